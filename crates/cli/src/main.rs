@@ -1,0 +1,3 @@
+fn main() {
+    println!("forkhost {}", env!("CARGO_PKG_VERSION"));
+}

@@ -1,0 +1,70 @@
+//! The three harnesses Forkhost hosts.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HarnessKind {
+    Claude,
+    Codex,
+    Pi,
+}
+
+impl HarnessKind {
+    pub const ALL: [HarnessKind; 3] = [HarnessKind::Claude, HarnessKind::Codex, HarnessKind::Pi];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HarnessKind::Claude => "claude",
+            HarnessKind::Codex => "codex",
+            HarnessKind::Pi => "pi",
+        }
+    }
+
+    /// The environment variable that names this harness's binary, overriding `PATH`.
+    pub fn bin_env(self) -> &'static str {
+        match self {
+            HarnessKind::Claude => "FORKHOST_CLAUDE_BIN",
+            HarnessKind::Codex => "FORKHOST_CODEX_BIN",
+            HarnessKind::Pi => "FORKHOST_PI_BIN",
+        }
+    }
+}
+
+impl fmt::Display for HarnessKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("unknown harness {0:?} (expected claude, codex or pi)")]
+pub struct UnknownHarness(pub String);
+
+impl FromStr for HarnessKind {
+    type Err = UnknownHarness;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "claude" => Ok(HarnessKind::Claude),
+            "codex" => Ok(HarnessKind::Codex),
+            "pi" => Ok(HarnessKind::Pi),
+            other => Err(UnknownHarness(other.to_owned())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_through_its_name() {
+        for kind in HarnessKind::ALL {
+            assert_eq!(kind.as_str().parse::<HarnessKind>().unwrap(), kind);
+        }
+        assert!("claude-code".parse::<HarnessKind>().is_err());
+    }
+}
