@@ -1,0 +1,229 @@
+//! Opening the store: connect, check health, migrate, and heal.
+//!
+//! A file that is not a database or fails `PRAGMA integrity_check` is moved aside (kept, renamed
+//! with a UTC timestamp) and a fresh store is created; the caller learns of it through
+//! [`Opened::recovered`] so that the Host can rebuild from the native sessions on disk.
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::SqlitePool;
+
+use crate::error::is_corruption;
+use crate::time::utc_stamp;
+use crate::{Result, Store, StoreError};
+
+/// How long a writer waits for another process's write lock before answering `Busy`.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A `creating` row older than this belongs to no live fork, whatever its pid says (pids are
+/// reused, and other OSes have no cheap liveness check).
+pub(crate) const CREATING_LEASE_MS: i64 = 10 * 60 * 1000;
+
+const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
+
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
+/// The result of [`Store::open`].
+#[derive(Debug)]
+pub struct Opened {
+    pub store: Store,
+    /// Set when the file was unusable and a fresh store took its place.
+    pub recovered: Option<Recovery>,
+    /// How many interrupted forks (`creating` rows) were removed.
+    pub removed_creating: u64,
+}
+
+/// A store file that was moved aside.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recovery {
+    pub moved_to: PathBuf,
+    pub reason: String,
+}
+
+enum Health {
+    Good(SqlitePool),
+    Broken(String),
+}
+
+pub(crate) async fn open(path: &Path) -> Result<Opened> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|source| StoreError::Io {
+            path: parent.to_owned(),
+            source,
+        })?;
+    }
+    let mut recovered = None;
+    let pool = match check(path).await? {
+        Health::Good(pool) => pool,
+        Health::Broken(reason) => {
+            let moved_to = move_aside(path)?;
+            tracing::warn!(store = %path.display(), moved_to = %moved_to.display(), %reason,
+                "store file unusable; moved aside and starting fresh");
+            recovered = Some(Recovery { moved_to, reason });
+            match check(path).await? {
+                Health::Good(pool) => pool,
+                Health::Broken(reason) => {
+                    return Err(StoreError::InvalidInput(format!(
+                        "a fresh store at {} is unusable: {reason}",
+                        path.display()
+                    )))
+                }
+            }
+        }
+    };
+    let store = Store::from_pool(pool, path.to_owned());
+    let removed_creating = store.remove_abandoned_creating().await?;
+    if removed_creating > 0 {
+        tracing::info!(removed_creating, "removed interrupted forks");
+    }
+    Ok(Opened {
+        store,
+        recovered,
+        removed_creating,
+    })
+}
+
+fn options(path: &Path) -> Result<SqliteConnectOptions> {
+    let url = format!("sqlite://{}", path.display());
+    let options = SqliteConnectOptions::from_str(&url)
+        .map_err(StoreError::Database)?
+        .filename(path)
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal)
+        // WAL with NORMAL survives a crash of any process; only a power cut can drop the last
+        // commits, never corrupt the file.
+        .synchronous(SqliteSynchronous::Normal)
+        .foreign_keys(true)
+        .busy_timeout(BUSY_TIMEOUT);
+    Ok(options)
+}
+
+/// Connects, checks integrity and migrates. Corruption is `Broken`; anything else (busy, I/O,
+/// permissions) is an error for the caller — never a reason to move a healthy file aside.
+async fn check(path: &Path) -> Result<Health> {
+    if let Some(reason) = not_a_database(path)? {
+        return Ok(Health::Broken(reason));
+    }
+    let pool = match SqlitePoolOptions::new()
+        .max_connections(4)
+        .connect_with(options(path)?)
+        .await
+    {
+        Ok(pool) => pool,
+        Err(err) if is_corruption(&err) => return Ok(Health::Broken(err.to_string())),
+        Err(err) => return Err(err.into()),
+    };
+    let verdict: std::result::Result<Vec<String>, sqlx::Error> =
+        sqlx::query_scalar("PRAGMA integrity_check")
+            .fetch_all(&pool)
+            .await;
+    match verdict {
+        Ok(lines) if lines.len() == 1 && lines[0] == "ok" => {}
+        Ok(lines) => {
+            pool.close().await;
+            return Ok(Health::Broken(format!(
+                "integrity check: {}",
+                lines.join("; ")
+            )));
+        }
+        Err(err) if is_corruption(&err) => {
+            pool.close().await;
+            return Ok(Health::Broken(err.to_string()));
+        }
+        Err(err) => return Err(err.into()),
+    }
+    match MIGRATOR.run(&pool).await {
+        Ok(()) => Ok(Health::Good(pool)),
+        Err(sqlx::migrate::MigrateError::Execute(err)) if is_corruption(&err) => {
+            pool.close().await;
+            Ok(Health::Broken(err.to_string()))
+        }
+        Err(err) => Err(err.into()),
+    }
+}
+
+/// A non-empty file without SQLite's magic header is not ours to open.
+fn not_a_database(path: &Path) -> Result<Option<String>> {
+    use std::io::Read;
+    let mut file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(StoreError::Io {
+                path: path.to_owned(),
+                source,
+            })
+        }
+    };
+    let mut head = Vec::with_capacity(16);
+    (&mut file)
+        .take(16)
+        .read_to_end(&mut head)
+        .map_err(|source| StoreError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+    Ok((!head.is_empty() && head.as_slice() != SQLITE_MAGIC)
+        .then(|| "not an SQLite database (bad header)".to_owned()))
+}
+
+/// Renames the store and its WAL/SHM companions to `<name>.corrupt-<UTC stamp>[-wal|-shm]`.
+fn move_aside(path: &Path) -> Result<PathBuf> {
+    let secs = crate::time::now_ms() / 1000;
+    let mut base = path.as_os_str().to_owned();
+    base.push(format!(".corrupt-{}", utc_stamp(secs)));
+    let mut target = PathBuf::from(&base);
+    let mut n = 1;
+    while target.exists() {
+        let mut alt = base.clone();
+        alt.push(format!("-{n}"));
+        target = PathBuf::from(alt);
+        n += 1;
+    }
+    for suffix in ["", "-wal", "-shm"] {
+        let mut from = path.as_os_str().to_owned();
+        from.push(suffix);
+        let mut to = target.as_os_str().to_owned();
+        to.push(suffix);
+        match std::fs::rename(&from, &to) {
+            Ok(()) => {}
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+            Err(source) => {
+                return Err(StoreError::Io {
+                    path: PathBuf::from(from),
+                    source,
+                })
+            }
+        }
+    }
+    Ok(target)
+}
+
+/// Whether a process with this pid exists. Only Unix can tell cheaply; elsewhere every pid is
+/// assumed alive and the lease alone decides.
+pub(crate) fn process_alive(pid: i64) -> bool {
+    #[cfg(unix)]
+    {
+        let Ok(pid) = libc::pid_t::try_from(pid) else {
+            return false;
+        };
+        if pid <= 0 {
+            return false;
+        }
+        if pid == std::process::id() as libc::pid_t {
+            // Our own process is not in the middle of a fork while it opens the store.
+            return false;
+        }
+        // SAFETY: kill with signal 0 sends nothing; it only asks whether the pid exists.
+        let rc = unsafe { libc::kill(pid, 0) };
+        rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        true
+    }
+}

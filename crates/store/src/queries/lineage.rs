@@ -1,0 +1,48 @@
+//! Lineage: which threads were forked from which, read from the fork columns of `threads`.
+
+use sqlx::SqliteConnection;
+
+use super::threads::{from_row, COLUMNS};
+use crate::{Result, ThreadRow};
+
+/// Forks made directly from a thread, oldest first.
+pub async fn children(conn: &mut SqliteConnection, thread_id: &str) -> Result<Vec<ThreadRow>> {
+    let rows = sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM threads WHERE fork_source_thread = ? AND state != 'creating' \
+         ORDER BY created_at, id"
+    ))
+    .bind(thread_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    rows.iter().map(from_row).collect()
+}
+
+/// Forks cut at a given turn (for the chip on a source message).
+pub async fn forks_of_turn(conn: &mut SqliteConnection, turn_id: &str) -> Result<Vec<ThreadRow>> {
+    let rows = sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM threads WHERE fork_source_turn = ? AND state != 'creating' \
+         ORDER BY created_at, id"
+    ))
+    .bind(turn_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    rows.iter().map(from_row).collect()
+}
+
+/// The chain of sources above a thread, nearest first. Bounded so that a cycle written by hand
+/// into the file cannot loop forever.
+pub async fn ancestors(conn: &mut SqliteConnection, thread_id: &str) -> Result<Vec<ThreadRow>> {
+    let rows = sqlx::query(&format!(
+        "WITH RECURSIVE up(source_id, depth) AS ( \
+             SELECT fork_source_thread, 1 FROM threads WHERE id = ? \
+             UNION ALL \
+             SELECT t.fork_source_thread, up.depth + 1 FROM threads t \
+             JOIN up ON t.id = up.source_id WHERE up.depth < 1000 \
+         ) \
+         SELECT {COLUMNS} FROM threads JOIN up ON threads.id = up.source_id ORDER BY up.depth"
+    ))
+    .bind(thread_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    rows.iter().map(from_row).collect()
+}

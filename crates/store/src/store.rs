@@ -1,0 +1,164 @@
+//! [`Store`]: the pool plus the operations the Host needs, each one transaction.
+
+use std::path::{Path, PathBuf};
+
+use sqlx::{Sqlite, SqlitePool, Transaction};
+
+use crate::open::{Opened, CREATING_LEASE_MS};
+use crate::queries::{layout, lineage, threads, turns};
+use crate::{Layout, NewThread, NewTurn, Result, ThreadRow, TurnRow};
+
+/// The mapping store. Cheap to clone; all clones share one pool.
+#[derive(Debug, Clone)]
+pub struct Store {
+    pool: SqlitePool,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens (creating if needed) the store at `path`, healing it on the way: see [`Opened`].
+    pub async fn open(path: impl AsRef<Path>) -> Result<Opened> {
+        crate::open::open(path.as_ref()).await
+    }
+
+    pub(crate) fn from_pool(pool: SqlitePool, path: PathBuf) -> Self {
+        Store { pool, path }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Waits for open connections to finish and closes the pool.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+
+    /// A write transaction that takes the write lock up front: a deferred transaction that
+    /// upgrades later can fail with SQLITE_BUSY at once, without waiting out the busy timeout.
+    pub async fn write(&self) -> Result<Transaction<'static, Sqlite>> {
+        Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
+    }
+
+    pub(crate) async fn remove_abandoned_creating(&self) -> Result<u64> {
+        let mut tx = self.write().await?;
+        let ids = threads::abandoned_creating(&mut tx, CREATING_LEASE_MS).await?;
+        let removed = threads::delete_creating(&mut tx, &ids).await?;
+        tx.commit().await?;
+        Ok(removed)
+    }
+
+    // Threads.
+
+    pub async fn insert_thread(&self, thread: &NewThread) -> Result<ThreadRow> {
+        let mut conn = self.pool.acquire().await?;
+        threads::insert(&mut conn, thread).await
+    }
+
+    pub async fn thread(&self, id: &str) -> Result<ThreadRow> {
+        let mut conn = self.pool.acquire().await?;
+        threads::get(&mut conn, id).await
+    }
+
+    pub async fn thread_by_native(
+        &self,
+        harness: &str,
+        native_session_id: &str,
+    ) -> Result<Option<ThreadRow>> {
+        let mut conn = self.pool.acquire().await?;
+        threads::find_by_native(&mut conn, harness, native_session_id).await
+    }
+
+    pub async fn threads(&self) -> Result<Vec<ThreadRow>> {
+        let mut conn = self.pool.acquire().await?;
+        threads::list(&mut conn).await
+    }
+
+    /// Compare-and-swap update: see [`threads::update`].
+    pub async fn update_thread(&self, thread: &ThreadRow) -> Result<ThreadRow> {
+        let mut conn = self.pool.acquire().await?;
+        threads::update(&mut conn, thread).await
+    }
+
+    pub async fn delete_thread(&self, id: &str, expected_revision: i64) -> Result<()> {
+        let mut conn = self.pool.acquire().await?;
+        threads::delete(&mut conn, id, expected_revision).await
+    }
+
+    /// Updates a thread and appends turn anchors in one transaction (the commit step of a fork,
+    /// and of a turn that ended). The thread's revision guards both.
+    pub async fn commit_thread(
+        &self,
+        thread: &ThreadRow,
+        new_turns: &[NewTurn],
+    ) -> Result<(ThreadRow, Vec<TurnRow>)> {
+        let mut tx = self.write().await?;
+        let updated = threads::update(&mut tx, thread).await?;
+        let added = turns::append(&mut tx, &thread.id, new_turns).await?;
+        tx.commit().await?;
+        Ok((updated, added))
+    }
+
+    /// Appends turn anchors to a thread whose revision is still `expected_revision`; returns the
+    /// new revision and the stored anchors.
+    pub async fn append_turns(
+        &self,
+        thread_id: &str,
+        expected_revision: i64,
+        new_turns: &[NewTurn],
+    ) -> Result<(i64, Vec<TurnRow>)> {
+        let mut tx = self.write().await?;
+        let revision = threads::touch(&mut tx, thread_id, expected_revision).await?;
+        let added = turns::append(&mut tx, thread_id, new_turns).await?;
+        tx.commit().await?;
+        Ok((revision, added))
+    }
+
+    // Turns.
+
+    pub async fn turns(&self, thread_id: &str) -> Result<Vec<TurnRow>> {
+        let mut conn = self.pool.acquire().await?;
+        turns::list(&mut conn, thread_id).await
+    }
+
+    pub async fn turn(&self, id: &str) -> Result<TurnRow> {
+        let mut conn = self.pool.acquire().await?;
+        turns::get(&mut conn, id).await
+    }
+
+    pub async fn turn_at(&self, thread_id: &str, ordinal: i64) -> Result<TurnRow> {
+        let mut conn = self.pool.acquire().await?;
+        turns::by_ordinal(&mut conn, thread_id, ordinal).await
+    }
+
+    // Lineage.
+
+    pub async fn children(&self, thread_id: &str) -> Result<Vec<ThreadRow>> {
+        let mut conn = self.pool.acquire().await?;
+        lineage::children(&mut conn, thread_id).await
+    }
+
+    pub async fn forks_of_turn(&self, turn_id: &str) -> Result<Vec<ThreadRow>> {
+        let mut conn = self.pool.acquire().await?;
+        lineage::forks_of_turn(&mut conn, turn_id).await
+    }
+
+    pub async fn ancestors(&self, thread_id: &str) -> Result<Vec<ThreadRow>> {
+        let mut conn = self.pool.acquire().await?;
+        lineage::ancestors(&mut conn, thread_id).await
+    }
+
+    // Layout.
+
+    pub async fn layout(&self) -> Result<Layout> {
+        let mut conn = self.pool.acquire().await?;
+        layout::load(&mut conn).await
+    }
+
+    pub async fn save_layout(&self, value: &Layout) -> Result<()> {
+        let mut tx = self.write().await?;
+        layout::replace(&mut tx, value).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+}

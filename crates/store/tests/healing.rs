@@ -1,0 +1,279 @@
+//! Self-healing at open: broken files are moved aside, interrupted forks are removed, and a
+//! process killed mid-transaction leaves no trace of that transaction.
+//!
+//! Child processes are this test binary re-run with `FORKHOST_STORE_CHILD` set: the `child_*`
+//! tests below do nothing unless that variable names them.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use common::{thread, turn};
+use forkhost_store::{Store, StoreError, ThreadState};
+
+const CHILD_ENV: &str = "FORKHOST_STORE_CHILD";
+const PATH_ENV: &str = "FORKHOST_STORE_PATH";
+
+fn child_role() -> Option<(String, PathBuf)> {
+    let role = std::env::var(CHILD_ENV).ok()?;
+    Some((role, PathBuf::from(std::env::var(PATH_ENV).ok()?)))
+}
+
+/// Starts this test binary as a child that runs test `name` in role `role`.
+fn spawn_child(name: &str, role: &str, store: &Path) -> Child {
+    Command::new(std::env::current_exe().unwrap())
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD_ENV, role)
+        .env(PATH_ENV, store)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap()
+}
+
+/// Reads the child's stdout until it prints `line`.
+fn wait_for_line(child: &mut Child, line: &str) {
+    let stdout = child.stdout.as_mut().unwrap();
+    let mut reader = BufReader::new(stdout);
+    let mut buf = String::new();
+    loop {
+        buf.clear();
+        let n = reader.read_line(&mut buf).unwrap();
+        assert!(n > 0, "child exited before printing {line:?}");
+        // libtest may print "test name ... " on the same line before the child's own output.
+        if buf.trim_end().ends_with(line) {
+            return;
+        }
+    }
+}
+
+fn kill(mut child: Child) {
+    child.kill().unwrap(); // SIGKILL on Unix.
+    child.wait().unwrap(); // Reaped, so its pid no longer counts as alive.
+}
+
+async fn seeded(path: &Path) {
+    let store = Store::open(path).await.unwrap().store;
+    for id in ["a", "b", "c"] {
+        let row = store.insert_thread(&thread(id)).await.unwrap();
+        store
+            .append_turns(id, row.revision, &[turn(&format!("{id}1"))])
+            .await
+            .unwrap();
+    }
+    store.close().await;
+}
+
+fn moved_aside(dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.to_string_lossy();
+            name.contains(".corrupt-") && !name.ends_with("-wal") && !name.ends_with("-shm")
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+#[tokio::test]
+async fn a_store_truncated_to_half_is_moved_aside_and_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("forkhost.sqlite");
+    seeded(&path).await;
+    // The last connection's close folds the WAL into the main file, which we then cut.
+    assert!(!path.with_extension("sqlite-wal").exists());
+    let bytes = std::fs::read(&path).unwrap();
+    assert!(
+        bytes.len() >= 4096 * 2,
+        "the seeded store spans several pages"
+    );
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+
+    let opened = Store::open(&path).await.unwrap();
+    let recovery = opened.recovered.expect("a half file must be moved aside");
+    assert!(recovery.moved_to.exists());
+    assert_eq!(
+        std::fs::read(&recovery.moved_to).unwrap(),
+        &bytes[..bytes.len() / 2],
+        "kept as it was"
+    );
+    assert_eq!(moved_aside(dir.path()).len(), 1);
+    // The fresh store works.
+    assert!(opened.store.threads().await.unwrap().is_empty());
+    opened.store.insert_thread(&thread("new")).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_file_full_of_garbage_is_moved_aside_and_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("forkhost.sqlite");
+    let garbage: Vec<u8> = (0..100_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    std::fs::write(&path, &garbage).unwrap();
+
+    let opened = Store::open(&path).await.unwrap();
+    let recovery = opened.recovered.expect("garbage must be moved aside");
+    assert!(
+        recovery.reason.contains("not an SQLite database"),
+        "{}",
+        recovery.reason
+    );
+    assert_eq!(std::fs::read(&recovery.moved_to).unwrap(), garbage);
+    opened.store.insert_thread(&thread("a")).await.unwrap();
+    opened.store.close().await;
+
+    // The next open is clean: nothing more is moved aside.
+    let again = Store::open(&path).await.unwrap();
+    assert!(again.recovered.is_none());
+    assert_eq!(again.store.threads().await.unwrap().len(), 1);
+    assert_eq!(moved_aside(dir.path()).len(), 1);
+}
+
+#[tokio::test]
+async fn garbage_behind_a_valid_header_is_moved_aside() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("forkhost.sqlite");
+    let mut bytes = b"SQLite format 3\0".to_vec();
+    bytes.extend((0..20_000u32).map(|i| (i * 7 % 251) as u8));
+    std::fs::write(&path, &bytes).unwrap();
+    let opened = Store::open(&path).await.unwrap();
+    assert!(opened.recovered.is_some());
+    opened.store.insert_thread(&thread("a")).await.unwrap();
+}
+
+#[tokio::test]
+async fn an_empty_file_becomes_a_store_without_recovery() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("forkhost.sqlite");
+    std::fs::write(&path, b"").unwrap();
+    let opened = Store::open(&path).await.unwrap();
+    assert!(opened.recovered.is_none());
+    opened.store.insert_thread(&thread("a")).await.unwrap();
+}
+
+#[tokio::test]
+async fn creating_rows_of_a_dead_process_are_gone_after_reopen() {
+    if let Some((role, path)) = child_role() {
+        if role == "creating" {
+            let store = Store::open(&path).await.unwrap().store;
+            let mut fork = common::fork_of(
+                "half-made",
+                "a",
+                Some("a1"),
+                forkhost_store::Boundary::After,
+            );
+            fork.state = ThreadState::Creating;
+            fork.native_session_id = None;
+            store.insert_thread(&fork).await.unwrap();
+            println!("FORKHOST_CHILD_READY");
+            std::thread::sleep(std::time::Duration::from_secs(600));
+        }
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("forkhost.sqlite");
+    seeded(&path).await;
+
+    let mut child = spawn_child(
+        "creating_rows_of_a_dead_process_are_gone_after_reopen",
+        "creating",
+        &path,
+    );
+    wait_for_line(&mut child, "FORKHOST_CHILD_READY");
+    // While the child lives, its row is a fork in flight: a concurrent open must keep it.
+    {
+        let opened = Store::open(&path).await.unwrap();
+        assert_eq!(opened.removed_creating, 0);
+        assert!(
+            matches!(opened.store.thread("half-made").await, Ok(t) if t.state == ThreadState::Creating)
+        );
+        opened.store.close().await;
+    }
+    kill(child);
+
+    let opened = Store::open(&path).await.unwrap();
+    assert_eq!(opened.removed_creating, 1);
+    assert!(matches!(
+        opened.store.thread("half-made").await,
+        Err(StoreError::ThreadNotFound(_))
+    ));
+    assert_eq!(
+        opened.store.threads().await.unwrap().len(),
+        3,
+        "nothing else was touched"
+    );
+    assert!(opened.store.children("a").await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_process_killed_inside_a_write_transaction_leaves_no_trace() {
+    if let Some((role, path)) = child_role() {
+        if role == "mid-transaction" {
+            let store = Store::open(&path).await.unwrap().store;
+            let mut tx = store.write().await.unwrap();
+            for i in 0..50 {
+                forkhost_store::queries::threads::insert(&mut tx, &thread(&format!("tx{i}")))
+                    .await
+                    .unwrap();
+            }
+            let a = forkhost_store::queries::threads::get(&mut tx, "a")
+                .await
+                .unwrap();
+            forkhost_store::queries::threads::touch(&mut tx, "a", a.revision)
+                .await
+                .unwrap();
+            forkhost_store::queries::turns::append(&mut tx, "a", &[turn("tx-turn")])
+                .await
+                .unwrap();
+            println!("FORKHOST_CHILD_READY");
+            std::thread::sleep(std::time::Duration::from_secs(600));
+            drop(tx);
+        }
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("forkhost.sqlite");
+    seeded(&path).await;
+    let before = {
+        let store = Store::open(&path).await.unwrap().store;
+        let t = store.thread("a").await.unwrap();
+        store.close().await;
+        t
+    };
+
+    let mut child = spawn_child(
+        "a_process_killed_inside_a_write_transaction_leaves_no_trace",
+        "mid-transaction",
+        &path,
+    );
+    wait_for_line(&mut child, "FORKHOST_CHILD_READY");
+    kill(child);
+
+    let opened = Store::open(&path).await.unwrap();
+    assert!(
+        opened.recovered.is_none(),
+        "a killed writer never corrupts the store"
+    );
+    let store = opened.store;
+    let ids: Vec<_> = store
+        .threads()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.id)
+        .collect();
+    assert_eq!(ids, ["a", "b", "c"]);
+    assert_eq!(store.thread("a").await.unwrap(), before);
+    assert_eq!(store.turns("a").await.unwrap().len(), 1);
+    // And the write lock died with the process.
+    let a = store.thread("a").await.unwrap();
+    store
+        .append_turns("a", a.revision, &[turn("after")])
+        .await
+        .unwrap();
+}

@@ -1,0 +1,343 @@
+//! Every store query, on a fresh store per test.
+
+mod common;
+
+use common::{fork_of, fresh, thread, turn};
+use forkhost_store::{Boundary, Layout, StoreError, TabKind, TabRow, ThreadState, WindowRow};
+
+#[tokio::test]
+async fn inserts_gets_and_lists_threads() {
+    let (_dir, store) = fresh().await;
+    let a = store.insert_thread(&thread("a")).await.unwrap();
+    assert_eq!(a.revision, 0);
+    assert_eq!(a.state, ThreadState::Ready);
+    assert_eq!(store.thread("a").await.unwrap(), a);
+    store.insert_thread(&thread("b")).await.unwrap();
+    let mut creating = thread("c");
+    creating.state = ThreadState::Creating;
+    store.insert_thread(&creating).await.unwrap();
+
+    let ids: Vec<_> = store
+        .threads()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.id)
+        .collect();
+    assert_eq!(ids, ["a", "b"], "creating rows are not listed");
+    let by_native = store.thread_by_native("claude", "native-b").await.unwrap();
+    assert_eq!(by_native.unwrap().id, "b");
+    assert!(store
+        .thread_by_native("codex", "native-b")
+        .await
+        .unwrap()
+        .is_none());
+}
+
+#[tokio::test]
+async fn unknown_thread_and_bad_input_are_typed() {
+    let (_dir, store) = fresh().await;
+    assert!(
+        matches!(store.thread("nope").await, Err(StoreError::ThreadNotFound(id)) if id == "nope")
+    );
+    let mut empty = thread("x");
+    empty.cwd = " ".into();
+    assert!(matches!(
+        store.insert_thread(&empty).await,
+        Err(StoreError::InvalidInput(_))
+    ));
+    assert!(
+        store.threads().await.unwrap().is_empty(),
+        "nothing half-made is left"
+    );
+}
+
+#[tokio::test]
+async fn one_thread_per_native_session() {
+    let (_dir, store) = fresh().await;
+    store.insert_thread(&thread("a")).await.unwrap();
+    let mut twin = thread("b");
+    twin.native_session_id = Some("native-a".into());
+    assert!(matches!(
+        store.insert_thread(&twin).await,
+        Err(StoreError::Duplicate(_))
+    ));
+    assert!(matches!(
+        store.insert_thread(&thread("a")).await,
+        Err(StoreError::Duplicate(_))
+    ));
+}
+
+#[tokio::test]
+async fn updates_compare_and_swap_the_revision() {
+    let (_dir, store) = fresh().await;
+    let first = store.insert_thread(&thread("a")).await.unwrap();
+
+    let mut renamed = first.clone();
+    renamed.title = "renamed".into();
+    let renamed = store.update_thread(&renamed).await.unwrap();
+    assert_eq!(renamed.revision, 1);
+    assert_eq!(store.thread("a").await.unwrap().title, "renamed");
+
+    // A writer holding the old revision loses, and its change is not applied.
+    let mut stale = first.clone();
+    stale.title = "stale".into();
+    match store.update_thread(&stale).await {
+        Err(StoreError::Conflict {
+            id,
+            expected,
+            found,
+        }) => {
+            assert_eq!((id.as_str(), expected, found), ("a", 0, 1));
+        }
+        other => panic!("expected a conflict, got {other:?}"),
+    }
+    assert_eq!(store.thread("a").await.unwrap().title, "renamed");
+
+    // Deleting with a stale revision conflicts too; with the current one it works.
+    assert!(matches!(
+        store.delete_thread("a", 0).await,
+        Err(StoreError::Conflict { .. })
+    ));
+    store.delete_thread("a", 1).await.unwrap();
+    assert!(matches!(
+        store.delete_thread("a", 1).await,
+        Err(StoreError::ThreadNotFound(_))
+    ));
+    let mut gone = renamed;
+    gone.title = "ghost".into();
+    assert!(matches!(
+        store.update_thread(&gone).await,
+        Err(StoreError::ThreadNotFound(_))
+    ));
+}
+
+#[tokio::test]
+async fn appends_turn_anchors_in_order_under_the_thread_revision() {
+    let (_dir, store) = fresh().await;
+    let a = store.insert_thread(&thread("a")).await.unwrap();
+    let (rev, added) = store
+        .append_turns("a", a.revision, &[turn("t1"), turn("t2")])
+        .await
+        .unwrap();
+    assert_eq!(rev, 1);
+    assert_eq!(added.iter().map(|t| t.ordinal).collect::<Vec<_>>(), [1, 2]);
+    let (rev, _) = store.append_turns("a", rev, &[turn("t3")]).await.unwrap();
+    assert_eq!(rev, 2);
+
+    let turns = store.turns("a").await.unwrap();
+    assert_eq!(
+        turns.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(),
+        ["t1", "t2", "t3"]
+    );
+    assert_eq!(turns[2].ordinal, 3);
+    assert_eq!(turns[1].native_checkpoint_ref.as_deref(), Some("cp-t2"));
+    assert_eq!(store.turn("t2").await.unwrap().ordinal, 2);
+    assert_eq!(store.turn_at("a", 3).await.unwrap().id, "t3");
+    assert!(matches!(
+        store.turn_at("a", 4).await,
+        Err(StoreError::TurnNotFound(_))
+    ));
+    assert!(matches!(
+        store.turn_at("a", 0).await,
+        Err(StoreError::TurnNotFound(_))
+    ));
+    assert!(matches!(
+        store.turn("zzz").await,
+        Err(StoreError::TurnNotFound(_))
+    ));
+
+    // A stale revision appends nothing.
+    assert!(matches!(
+        store.append_turns("a", 0, &[turn("t4")]).await,
+        Err(StoreError::Conflict { .. })
+    ));
+    assert_eq!(store.turns("a").await.unwrap().len(), 3);
+    // A duplicate native turn ref rolls the whole append back, revision included.
+    let dup = forkhost_store::NewTurn {
+        id: "t5".into(),
+        ..turn("t1")
+    };
+    assert!(matches!(
+        store.append_turns("a", 2, &[turn("t4"), dup]).await,
+        Err(StoreError::Duplicate(_))
+    ));
+    assert_eq!(store.turns("a").await.unwrap().len(), 3);
+    assert_eq!(store.thread("a").await.unwrap().revision, 2);
+}
+
+#[tokio::test]
+async fn commit_thread_sets_state_and_anchors_in_one_step() {
+    let (_dir, store) = fresh().await;
+    let mut creating = thread("f");
+    creating.state = ThreadState::Creating;
+    creating.native_session_id = None;
+    let row = store.insert_thread(&creating).await.unwrap();
+
+    let mut ready = row.clone();
+    ready.state = ThreadState::Ready;
+    ready.native_session_id = Some("native-f".into());
+    let (committed, anchors) = store
+        .commit_thread(&ready, &[turn("f1"), turn("f2")])
+        .await
+        .unwrap();
+    assert_eq!(committed.state, ThreadState::Ready);
+    assert_eq!(committed.revision, 1);
+    assert_eq!(anchors.len(), 2);
+
+    // Committing again from the old revision changes nothing at all.
+    assert!(matches!(
+        store.commit_thread(&ready, &[turn("f3")]).await,
+        Err(StoreError::Conflict { .. })
+    ));
+    assert_eq!(store.turns("f").await.unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn lineage_queries_walk_the_family() {
+    let (_dir, store) = fresh().await;
+    let root = store.insert_thread(&thread("root")).await.unwrap();
+    store
+        .append_turns("root", root.revision, &[turn("r1"), turn("r2")])
+        .await
+        .unwrap();
+    store
+        .insert_thread(&fork_of("child", "root", Some("r1"), Boundary::After))
+        .await
+        .unwrap();
+    store
+        .insert_thread(&fork_of("child2", "root", Some("r2"), Boundary::Before))
+        .await
+        .unwrap();
+    let child = store.thread("child").await.unwrap();
+    store
+        .append_turns("child", child.revision, &[turn("c1")])
+        .await
+        .unwrap();
+    store
+        .insert_thread(&fork_of(
+            "grandchild",
+            "child",
+            Some("c1"),
+            Boundary::Latest,
+        ))
+        .await
+        .unwrap();
+
+    let fork = store.thread("child2").await.unwrap().fork.unwrap();
+    assert_eq!(fork.source_thread, "root");
+    assert_eq!(fork.source_turn.as_deref(), Some("r2"));
+    assert_eq!(fork.boundary, Boundary::Before);
+
+    let kids: Vec<_> = store
+        .children("root")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.id)
+        .collect();
+    assert_eq!(kids, ["child", "child2"]);
+    let at_r1: Vec<_> = store
+        .forks_of_turn("r1")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.id)
+        .collect();
+    assert_eq!(at_r1, ["child"]);
+    let up: Vec<_> = store
+        .ancestors("grandchild")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.id)
+        .collect();
+    assert_eq!(up, ["child", "root"]);
+    assert!(store.ancestors("root").await.unwrap().is_empty());
+
+    // Deleting a source keeps its forks, with the link cleared rather than dangling.
+    let root = store.thread("root").await.unwrap();
+    store.delete_thread("root", root.revision).await.unwrap();
+    let orphan = store.thread("child").await.unwrap();
+    assert!(orphan.fork.is_none() || orphan.fork.as_ref().unwrap().source_turn.is_none());
+    assert!(
+        store.turns("root").await.unwrap().is_empty(),
+        "anchors go with their thread"
+    );
+}
+
+#[tokio::test]
+async fn layout_round_trips_and_refuses_unknown_threads() {
+    let (_dir, store) = fresh().await;
+    assert_eq!(store.layout().await.unwrap(), Layout::default());
+    store.insert_thread(&thread("a")).await.unwrap();
+    store.insert_thread(&thread("b")).await.unwrap();
+    let layout = Layout {
+        windows: vec![
+            WindowRow {
+                id: "main".into(),
+                active_tab: Some("tab-2".into()),
+                tabs: vec![
+                    TabRow {
+                        id: "tab-1".into(),
+                        thread_id: "a".into(),
+                        kind: TabKind::Conversation,
+                    },
+                    TabRow {
+                        id: "tab-2".into(),
+                        thread_id: "b".into(),
+                        kind: TabKind::Terminal,
+                    },
+                ],
+            },
+            WindowRow {
+                id: "fork-1".into(),
+                active_tab: None,
+                tabs: vec![TabRow {
+                    id: "tab-3".into(),
+                    thread_id: "b".into(),
+                    kind: TabKind::Conversation,
+                }],
+            },
+        ],
+    };
+    store.save_layout(&layout).await.unwrap();
+    assert_eq!(store.layout().await.unwrap(), layout);
+
+    let mut bad = layout.clone();
+    bad.windows[1].tabs[0].thread_id = "missing".into();
+    assert!(
+        matches!(store.save_layout(&bad).await, Err(StoreError::ThreadNotFound(id)) if id == "missing")
+    );
+    assert_eq!(
+        store.layout().await.unwrap(),
+        layout,
+        "a failed save keeps the old layout"
+    );
+
+    // A thread that goes away takes its tabs with it.
+    let b = store.thread("b").await.unwrap();
+    store.delete_thread("b", b.revision).await.unwrap();
+    let left = store.layout().await.unwrap();
+    assert_eq!(left.windows[0].tabs.len(), 1);
+    assert!(left.windows[1].tabs.is_empty());
+}
+
+#[tokio::test]
+async fn reopening_keeps_everything() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nested/forkhost.sqlite");
+    {
+        let store = forkhost_store::Store::open(&path).await.unwrap().store;
+        let a = store.insert_thread(&thread("a")).await.unwrap();
+        store
+            .append_turns("a", a.revision, &[turn("t1")])
+            .await
+            .unwrap();
+        store.close().await;
+    }
+    let opened = forkhost_store::Store::open(&path).await.unwrap();
+    assert!(opened.recovered.is_none());
+    assert_eq!(opened.removed_creating, 0);
+    assert_eq!(opened.store.turns("a").await.unwrap().len(), 1);
+}
