@@ -1,1 +1,4 @@
-//! Shared pieces of the end-to-end tests.
+//! Shared pieces of the end-to-end tests: the fake model server and temporary harness homes.
+
+pub mod fake_model;
+pub mod harness_env;
