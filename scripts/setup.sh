@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Installs what building (and, with --tests, testing) Forkhost needs on Debian/Ubuntu, skipping
+# whatever is already there: Debian packages, Rust, Node.js >= 20, npm dependencies, and for
+# tests tauri-driver and the pinned harness CLIs. Uses sudo only when not root.
+#
+#   scripts/setup.sh           what the app needs
+#   scripts/setup.sh --tests   and what the test suite needs
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+cd "$forkhost_root"
+
+for_tests=0
+[[ "${1:-}" == "--tests" ]] && for_tests=1
+
+sudo=""
+[[ "$(id -u)" -ne 0 ]] && sudo="sudo"
+
+app_packages=(libwebkit2gtk-4.1-dev build-essential file libxdo-dev libssl-dev
+  libayatana-appindicator3-dev librsvg2-dev pkg-config curl ca-certificates)
+test_packages=(xvfb xauth webkit2gtk-driver imagemagick)
+
+wanted=("${app_packages[@]}")
+((for_tests)) && wanted+=("${test_packages[@]}")
+missing=()
+for pkg in "${wanted[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+  step "apt: installing ${missing[*]}"
+  $sudo apt-get update -q
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+if ! command -v cargo >/dev/null; then
+  step "rust: installing with rustup"
+  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal -c clippy -c rustfmt
+fi
+
+node_major() { node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
+if ! command -v npm >/dev/null; then
+  step "node: installing Debian's nodejs and npm"
+  $sudo apt-get update -q
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends nodejs npm
+fi
+if (($(node_major) < 20)); then
+  # Vite needs Node >= 20; the `node` npm package ships a binary, found through env.sh's PATH.
+  step "node: installing Node 22 from npm into $FORKHOST_CACHE/node"
+  mkdir -p "$FORKHOST_CACHE/node"
+  npm install --prefix "$FORKHOST_CACHE/node" --no-audit --no-fund node@22
+fi
+
+if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then
+  step "npm ci"
+  npm ci --no-audit --no-fund
+fi
+
+if ((for_tests)); then
+  if ! command -v tauri-driver >/dev/null; then
+    step "cargo install tauri-driver"
+    cargo install tauri-driver --locked --root "$FORKHOST_CACHE/tools"
+  fi
+  step "harness CLIs"
+  bash scripts/install-harnesses.sh >/dev/null
+fi
