@@ -32,7 +32,9 @@ cargo test --workspace
 
 step "TypeScript bindings are current"
 if git rev-parse --git-dir >/dev/null 2>&1; then
-  git diff --exit-code -- ui/src/bindings || {
+  changed="$(git status --porcelain -- ui/src/bindings)"
+  [[ -z "$changed" ]] || {
+    echo "$changed" >&2
     echo "ui/src/bindings changed: commit the regenerated types" >&2
     exit 1
   }

@@ -14,8 +14,11 @@ pub struct ThreadView {
     pub state: String,
     pub native: NativeView,
     pub fork: Option<ForkView>,
+    #[ts(type = "number")]
     pub revision: i64,
+    #[ts(type = "number")]
     pub created_at: i64,
+    #[ts(type = "number")]
     pub updated_at: i64,
 }
 
