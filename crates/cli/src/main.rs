@@ -58,7 +58,12 @@ fn main() -> ExitCode {
 fn usage_error(err: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
     let wants_json = std::env::args().any(|a| a == "--json");
-    if !wants_json || matches!(err.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+    if !wants_json
+        || matches!(
+            err.kind(),
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+        )
+    {
         err.exit();
     }
     let message = err.render().to_string();

@@ -36,7 +36,8 @@ impl Output {
 
     pub fn fail(&self, err: &HostError) -> ExitCode {
         if self.json {
-            let doc = serde_json::json!({"error": {"code": err.code(), "message": err.to_string()}});
+            let doc =
+                serde_json::json!({"error": {"code": err.code(), "message": err.to_string()}});
             println!("{doc}");
         } else {
             eprintln!("forkhost: {err} [{}]", err.code());

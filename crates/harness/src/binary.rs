@@ -38,7 +38,11 @@ pub struct Capabilities {
 
 /// The binary's path: the override variable if set, else a `PATH` search.
 pub fn locate(kind: HarnessKind) -> HarnessResult<PathBuf> {
-    locate_in(kind, std::env::var_os(kind.bin_env()), std::env::var_os("PATH"))
+    locate_in(
+        kind,
+        std::env::var_os(kind.bin_env()),
+        std::env::var_os("PATH"),
+    )
 }
 
 fn locate_in(
@@ -53,7 +57,11 @@ fn locate_in(
         } else {
             Err(HarnessError::HarnessNotFound {
                 harness: kind,
-                detail: format!("{} points at {}, which is not an executable file", kind.bin_env(), path.display()),
+                detail: format!(
+                    "{} points at {}, which is not an executable file",
+                    kind.bin_env(),
+                    path.display()
+                ),
             })
         };
     }
@@ -87,7 +95,10 @@ fn is_executable(path: &Path) -> bool {
 /// Locates the binary and reads its version.
 pub async fn probe(kind: HarnessKind) -> HarnessResult<HarnessBinary> {
     let path = locate(kind)?;
-    let not_found = |detail: String| HarnessError::HarnessNotFound { harness: kind, detail };
+    let not_found = |detail: String| HarnessError::HarnessNotFound {
+        harness: kind,
+        detail,
+    };
     let output = tokio::time::timeout(
         VERSION_TIMEOUT,
         tokio::process::Command::new(&path)
@@ -100,10 +111,13 @@ pub async fn probe(kind: HarnessKind) -> HarnessResult<HarnessBinary> {
     .map_err(|_| not_found(format!("{} --version did not answer", path.display())))?
     .map_err(|err| not_found(format!("{} could not run: {err}", path.display())))?;
     let text = String::from_utf8_lossy(&output.stdout);
-    let version = parse_version(&text).ok_or_else(|| {
-        not_found(format!("{} --version printed no version", path.display()))
-    })?;
-    Ok(HarnessBinary { kind, path, version })
+    let version = parse_version(&text)
+        .ok_or_else(|| not_found(format!("{} --version printed no version", path.display())))?;
+    Ok(HarnessBinary {
+        kind,
+        path,
+        version,
+    })
 }
 
 /// The first `N.N.N` in a `--version` line ("2.1.197 (Claude Code)", "codex-cli 0.171.0").
@@ -136,8 +150,14 @@ mod tests {
 
     #[test]
     fn reads_versions_as_the_clis_print_them() {
-        assert_eq!(parse_version("2.1.197 (Claude Code)\n").as_deref(), Some("2.1.197"));
-        assert_eq!(parse_version("codex-cli 0.171.0").as_deref(), Some("0.171.0"));
+        assert_eq!(
+            parse_version("2.1.197 (Claude Code)\n").as_deref(),
+            Some("2.1.197")
+        );
+        assert_eq!(
+            parse_version("codex-cli 0.171.0").as_deref(),
+            Some("0.171.0")
+        );
         assert_eq!(parse_version("1.6.0").as_deref(), Some("1.6.0"));
         assert_eq!(parse_version("v 1.2 beta"), None);
         assert_eq!(version_triple("0.171.0"), Some((0, 171, 0)));
@@ -145,9 +165,19 @@ mod tests {
 
     #[test]
     fn a_missing_binary_is_harness_not_found() {
-        let err = locate_in(HarnessKind::Pi, Some("/nonexistent/forkhost/pi".into()), None)
-            .unwrap_err();
-        assert!(matches!(err, HarnessError::HarnessNotFound { harness: HarnessKind::Pi, .. }));
+        let err = locate_in(
+            HarnessKind::Pi,
+            Some("/nonexistent/forkhost/pi".into()),
+            None,
+        )
+        .unwrap_err();
+        assert!(matches!(
+            err,
+            HarnessError::HarnessNotFound {
+                harness: HarnessKind::Pi,
+                ..
+            }
+        ));
         let dir = tempfile::tempdir().unwrap();
         let err = locate_in(HarnessKind::Codex, None, Some(dir.path().into())).unwrap_err();
         assert!(err.to_string().contains("not on PATH"), "{err}");
@@ -164,6 +194,9 @@ mod tests {
         std::fs::write(&bin, "#!/bin/sh\necho 9.9.9\n").unwrap();
         std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
         let path = std::env::join_paths([plain.path(), real.path()]).unwrap();
-        assert_eq!(locate_in(HarnessKind::Claude, None, Some(path)).unwrap(), bin);
+        assert_eq!(
+            locate_in(HarnessKind::Claude, None, Some(path)).unwrap(),
+            bin
+        );
     }
 }

@@ -6,7 +6,10 @@ use crate::{HarnessKind, HistoryError};
 pub enum HarnessError {
     /// The binary is not installed, not executable, or does not answer `--version`.
     #[error("{harness} not found: {detail}")]
-    HarnessNotFound { harness: HarnessKind, detail: String },
+    HarnessNotFound {
+        harness: HarnessKind,
+        detail: String,
+    },
 
     #[error("native session not found: {0}")]
     SessionNotFound(String),
@@ -42,7 +45,11 @@ pub enum HarnessError {
 }
 
 impl HarnessError {
-    pub fn failed(harness: HarnessKind, message: impl Into<String>, stderr_tail: impl Into<String>) -> Self {
+    pub fn failed(
+        harness: HarnessKind,
+        message: impl Into<String>,
+        stderr_tail: impl Into<String>,
+    ) -> Self {
         HarnessError::HarnessFailed {
             harness,
             message: message.into(),

@@ -72,11 +72,25 @@ pub struct Forked {
 pub enum RuntimeEvent {
     /// The native session's coordinates became known (or changed, e.g. a pending fork
     /// materialized).
-    Session { session: NativeSession },
-    TurnStarted { native_turn_ref: Option<String> },
-    TextDelta { text: String },
-    ToolCall { id: Option<String>, name: String, input: serde_json::Value },
-    ToolResult { id: Option<String>, output: String, is_error: bool },
+    Session {
+        session: NativeSession,
+    },
+    TurnStarted {
+        native_turn_ref: Option<String>,
+    },
+    TextDelta {
+        text: String,
+    },
+    ToolCall {
+        id: Option<String>,
+        name: String,
+        input: serde_json::Value,
+    },
+    ToolResult {
+        id: Option<String>,
+        output: String,
+        is_error: bool,
+    },
     TurnEnded {
         native_turn_ref: Option<String>,
         native_checkpoint_ref: Option<String>,
@@ -84,7 +98,9 @@ pub enum RuntimeEvent {
     },
     /// The process ended. `error` is set when it was not asked to (a crash): the runtime is
     /// then dead, and the next send needs a new one.
-    Exited { error: Option<String> },
+    Exited {
+        error: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -117,7 +133,9 @@ impl Runtime {
     /// Starts the harness process for a session. Events (including a crash) go to `events`.
     pub async fn open(spec: OpenSpec, events: EventSender) -> HarnessResult<Runtime> {
         Ok(match spec.binary.kind {
-            HarnessKind::Claude => Runtime::Claude(claude::ClaudeRuntime::open(spec, events).await?),
+            HarnessKind::Claude => {
+                Runtime::Claude(claude::ClaudeRuntime::open(spec, events).await?)
+            }
             HarnessKind::Codex => Runtime::Codex(codex::CodexRuntime::open(spec, events).await?),
             HarnessKind::Pi => Runtime::Pi(pi::PiRuntime::open(spec, events).await?),
         })
