@@ -1,18 +1,22 @@
 //! `forkhost`: the Host from a terminal. A thin shell: parse, call one Host method, print.
 
 mod output;
+mod stream;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use forkhost_core::data_dir::{default_data_dir, DATA_DIR_ENV};
-use forkhost_core::view::ThreadView;
-use forkhost_core::{Host, HostError};
+use forkhost_core::view::ThreadDetail;
+use forkhost_core::{ForkAt, HarnessKind, Host, HostError, NewThreadSpec, TurnRef};
 
-use output::Output;
+use output::{Output, Printed};
 
 /// Fork coding-agent conversations (Claude Code, Codex, Pi) at any message.
+///
+/// Threads are Forkhost's handles on native harness sessions; a fork derives a new native
+/// session from exactly a turn boundary and leaves the source untouched.
 #[derive(Debug, Parser)]
 #[command(name = "forkhost", version)]
 struct Cli {
@@ -20,7 +24,8 @@ struct Cli {
     #[arg(long, global = true, env = DATA_DIR_ENV, value_name = "DIR")]
     data_dir: Option<PathBuf>,
 
-    /// Print one JSON document on stdout (errors as {"error":{"code","message"}}).
+    /// Print one JSON document on stdout (errors as {"error":{"code","message"}}); streamed
+    /// replies go to stderr.
     #[arg(long, global = true)]
     json: bool,
 
@@ -30,8 +35,56 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Show the harnesses found on this machine, their versions and what they can fork.
+    Doctor,
+    /// Start a new thread, optionally with its first prompt.
+    New {
+        /// claude, codex or pi.
+        #[arg(long)]
+        harness: HarnessKind,
+        /// The folder the harness works in.
+        #[arg(long)]
+        cwd: PathBuf,
+        #[arg(long)]
+        title: Option<String>,
+        /// A first prompt to send (runs one turn to its end).
+        prompt: Option<String>,
+    },
+    /// Send a prompt to a thread and run one turn to its end (Ctrl-C interrupts it).
+    Send { thread: String, prompt: String },
+    /// Fork a thread: a new native session from exactly a turn boundary.
+    #[command(group(clap::ArgGroup::new("boundary").required(true).args(["after", "before", "latest"])))]
+    Fork {
+        thread: String,
+        /// Keep turns up to and including TURN (a host turn id or a 1-based number).
+        #[arg(long, value_name = "TURN")]
+        after: Option<String>,
+        /// Keep turns before TURN; TURN's prompt is returned as `prefill` for editing.
+        #[arg(long, value_name = "TURN")]
+        before: Option<String>,
+        /// Keep every completed turn.
+        #[arg(long)]
+        latest: bool,
+    },
+    /// Show a thread: lineage, turns with their anchors, and the messages.
+    Show { thread: String },
     /// List all threads with their lineage.
     Threads,
+    /// Adopt a native session (an id or a file path) as a thread.
+    Import {
+        harness: HarnessKind,
+        session: String,
+    },
+    /// List the native sessions on this machine that can be imported.
+    Sessions,
+    /// Rename a thread.
+    Rename { thread: String, title: String },
+    /// Archive a thread (its native session is kept); --undo brings it back.
+    Archive {
+        thread: String,
+        #[arg(long)]
+        undo: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -72,7 +125,7 @@ fn usage_error(err: clap::Error) -> ExitCode {
     Output::new(true).fail(&HostError::InvalidInput(first))
 }
 
-async fn run(cli: Cli) -> Result<output::Printed, HostError> {
+async fn run(cli: Cli) -> Result<Printed, HostError> {
     let data_dir = cli
         .data_dir
         .or_else(default_data_dir)
@@ -80,22 +133,149 @@ async fn run(cli: Cli) -> Result<output::Printed, HostError> {
     let (host, report) = Host::open(&data_dir).await?;
     if let Some(recovery) = &report.recovered {
         eprintln!(
-            "forkhost: the store was unusable ({}); it was moved to {} and a fresh one created",
+            "forkhost: the store was unusable ({}); it was moved to {} and {} threads were rebuilt from the native sessions",
             recovery.reason,
-            recovery.moved_to.display()
+            recovery.moved_to.display(),
+            report.rebuilt
         );
     }
-    let printed = match cli.command {
-        Command::Threads => {
-            let threads: Vec<ThreadView> = host.threads().await?.iter().map(Into::into).collect();
-            let text = threads
+    let result = execute(&host, cli.command, cli.json).await;
+    host.shutdown().await;
+    result
+}
+
+async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, HostError> {
+    Ok(match command {
+        Command::Doctor => {
+            let harnesses = host.doctor().await;
+            let text = harnesses
                 .iter()
-                .map(|t| format!("{}  {:<6}  {:<8}  {}", t.id, t.harness, t.state, t.title))
+                .map(|h| match (&h.version, &h.capabilities, &h.error) {
+                    (Some(v), Some(c), _) => format!(
+                        "{:<7} {v:<10} forks: {}  ({})",
+                        h.name,
+                        c.boundaries.join(", "),
+                        h.path.as_deref().unwrap_or("")
+                    ),
+                    (_, _, Some(e)) => format!("{:<7} not usable: {e}", h.name),
+                    _ => format!("{:<7} unknown", h.name),
+                })
                 .collect::<Vec<_>>()
                 .join("\n");
-            output::Printed::new(serde_json::json!({ "threads": threads }), text)
+            Printed::new(serde_json::json!({ "harnesses": harnesses }), text)
         }
-    };
-    host.close().await;
-    Ok(printed)
+        Command::New {
+            harness,
+            cwd,
+            title,
+            prompt,
+        } => {
+            let created = host
+                .create(NewThreadSpec {
+                    harness,
+                    cwd,
+                    title,
+                })
+                .await?;
+            let detail = match prompt {
+                Some(prompt) => stream::send(host, &created.thread.id, &prompt, json).await?,
+                None => created,
+            };
+            thread_printed(&detail)
+        }
+        Command::Send { thread, prompt } => {
+            thread_printed(&stream::send(host, &thread, &prompt, json).await?)
+        }
+        Command::Fork {
+            thread,
+            after,
+            before,
+            latest,
+        } => {
+            let at = match (after, before, latest) {
+                (Some(t), None, false) => ForkAt::After(turn_ref(&t)?),
+                (None, Some(t), false) => ForkAt::Before(turn_ref(&t)?),
+                (None, None, true) => ForkAt::Latest,
+                _ => {
+                    return Err(HostError::InvalidInput(
+                        "give exactly one of --after, --before, --latest".into(),
+                    ))
+                }
+            };
+            let forked = host.fork(&thread, at).await?;
+            let mut text = output::thread_text(&forked.thread);
+            if let Some(prefill) = &forked.prefill {
+                text.push_str(&format!("\nprefill: {prefill}"));
+            }
+            Printed::new(
+                serde_json::json!({ "thread": forked.thread, "prefill": forked.prefill }),
+                text,
+            )
+        }
+        Command::Show { thread } => thread_printed(&host.show(&thread).await?),
+        Command::Threads => {
+            let threads = host.threads().await?;
+            let text = threads
+                .iter()
+                .map(output::thread_line)
+                .collect::<Vec<_>>()
+                .join("\n");
+            Printed::new(serde_json::json!({ "threads": threads }), text)
+        }
+        Command::Import { harness, session } => {
+            thread_printed(&host.import(harness, &session).await?)
+        }
+        Command::Sessions => {
+            let sessions = host.discover().await?;
+            let text = sessions
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{:<7} {}  {}{}",
+                        s.harness,
+                        s.session_id,
+                        s.path,
+                        s.thread_id
+                            .as_ref()
+                            .map(|t| format!("  (thread {t})"))
+                            .unwrap_or_default()
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            Printed::new(serde_json::json!({ "sessions": sessions }), text)
+        }
+        Command::Rename { thread, title } => {
+            let view = host.rename(&thread, &title).await?;
+            Printed::new(
+                serde_json::json!({ "thread": view }),
+                output::thread_line(&view),
+            )
+        }
+        Command::Archive { thread, undo } => {
+            let view = host.archive(&thread, !undo).await?;
+            Printed::new(
+                serde_json::json!({ "thread": view }),
+                output::thread_line(&view),
+            )
+        }
+    })
+}
+
+/// TURN is a 1-based number or a host turn id; 0 and negatives are refused here.
+fn turn_ref(text: &str) -> Result<TurnRef, HostError> {
+    match TurnRef::parse(text) {
+        TurnRef::Number(n) if n < 1 => Err(HostError::InvalidInput(format!(
+            "turn numbers start at 1 (got {n})"
+        ))),
+        TurnRef::Id(id) if id.is_empty() => Err(HostError::InvalidInput("an empty turn".into())),
+        r => Ok(r),
+    }
+}
+
+fn thread_printed(detail: &ThreadDetail) -> Printed {
+    Printed::new(
+        serde_json::json!({ "thread": detail }),
+        output::thread_text(detail),
+    )
 }

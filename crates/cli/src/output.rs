@@ -45,3 +45,28 @@ impl Output {
         ExitCode::FAILURE
     }
 }
+
+/// One line per thread: id, harness, state, title, lineage.
+pub fn thread_line(t: &forkhost_core::view::ThreadView) -> String {
+    let lineage = t
+        .fork
+        .as_ref()
+        .map(|f| format!("  ← {} {}", f.boundary, f.source_thread))
+        .unwrap_or_default();
+    format!(
+        "{}  {:<6} {:<8} {}{lineage}",
+        t.id, t.harness, t.state, t.title
+    )
+}
+
+/// A thread and its conversation, for reading in a terminal.
+pub fn thread_text(d: &forkhost_core::view::ThreadDetail) -> String {
+    let mut out = thread_line(&d.thread);
+    for turn in &d.turns {
+        out.push_str(&format!("\n— turn {} ({})", turn.number, turn.id));
+        for m in &turn.messages {
+            out.push_str(&format!("\n  {}: {}", m.role, m.text));
+        }
+    }
+    out
+}

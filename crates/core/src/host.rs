@@ -1,56 +1,302 @@
 //! [`Host`]: the one API over the store and the harnesses.
+//!
+//! Per-thread operations are serialized by the thread's [`Slot`]; different threads run in
+//! parallel. At most one live harness process (runtime) exists per thread.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex as StdMutex};
 
-use forkhost_store::{Recovery, Store, ThreadRow};
+use forkhost_harness::HarnessKind;
+use forkhost_store::{Recovery, Store, ThreadRow, ThreadState};
+use tokio::sync::broadcast;
 
 use crate::data_dir::STORE_FILE;
-use crate::error::HostResult;
+use crate::error::{HostError, HostResult};
+use crate::events::HostEvent;
+use crate::harnesses::{HarnessReport, Harnesses};
+use crate::slot::Slot;
+use crate::view::{ThreadDetail, ThreadView};
 
-/// The Host. Cheap to clone.
-#[derive(Debug, Clone)]
+/// How many events a slow subscriber may fall behind before it misses some.
+const EVENT_BUFFER: usize = 4096;
+
+/// The Host. Cheap to clone; clones share everything.
+#[derive(Clone)]
 pub struct Host {
-    store: Store,
-    data_dir: PathBuf,
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub store: Store,
+    pub data_dir: PathBuf,
+    pub harnesses: Harnesses,
+    pub events: broadcast::Sender<HostEvent>,
+    pub slots: StdMutex<HashMap<String, Arc<Slot>>>,
+    /// Extra environment for harness processes (tests point them at a fake model this way;
+    /// normally empty: harnesses inherit the Host's environment).
+    pub harness_env: Vec<(String, String)>,
 }
 
 /// What happened while the Host opened, for the shells to tell the user.
 #[derive(Debug, Default)]
 pub struct OpenReport {
-    /// The store file was unusable and was moved aside; a fresh one took its place.
+    /// The store file was unusable and was moved aside; a fresh one took its place and was
+    /// rebuilt from the native sessions on disk.
     pub recovered: Option<Recovery>,
+    /// Threads re-imported from native sessions after a recovery.
+    pub rebuilt: usize,
     /// Interrupted forks removed at open.
     pub removed_creating: u64,
+    /// Threads whose native session has vanished (now `missing`).
+    pub missing: Vec<String>,
+}
+
+/// Options for [`Host::open_with`].
+#[derive(Debug, Clone, Default)]
+pub struct HostOptions {
+    pub harness_env: Vec<(String, String)>,
+}
+
+/// What `new` needs.
+#[derive(Debug, Clone)]
+pub struct NewThreadSpec {
+    pub harness: HarnessKind,
+    pub cwd: PathBuf,
+    pub title: Option<String>,
 }
 
 impl Host {
     /// Opens the Host on a data folder, creating it and its store as needed.
     pub async fn open(data_dir: impl AsRef<Path>) -> HostResult<(Host, OpenReport)> {
+        Self::open_with(data_dir, HostOptions::default()).await
+    }
+
+    pub async fn open_with(
+        data_dir: impl AsRef<Path>,
+        options: HostOptions,
+    ) -> HostResult<(Host, OpenReport)> {
         let data_dir = data_dir.as_ref().to_owned();
         let opened = Store::open(data_dir.join(STORE_FILE)).await?;
-        let report = OpenReport {
-            recovered: opened.recovered,
-            removed_creating: opened.removed_creating,
-        };
-        Ok((
-            Host {
+        let (events, _) = broadcast::channel(EVENT_BUFFER);
+        let host = Host {
+            inner: Arc::new(Inner {
                 store: opened.store,
                 data_dir,
-            },
-            report,
-        ))
+                harnesses: Harnesses::default(),
+                events,
+                slots: StdMutex::new(HashMap::new()),
+                harness_env: options.harness_env,
+            }),
+        };
+        let mut report = OpenReport {
+            recovered: opened.recovered,
+            removed_creating: opened.removed_creating,
+            ..OpenReport::default()
+        };
+        if report.recovered.is_some() {
+            report.rebuilt = host.rebuild_from_native().await;
+        }
+        report.missing = host.mark_missing_sessions().await?;
+        Ok((host, report))
     }
 
     pub fn data_dir(&self) -> &Path {
-        &self.data_dir
+        &self.inner.data_dir
+    }
+
+    pub(crate) fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
+    /// Subscribes to every thread's events.
+    pub fn subscribe(&self) -> broadcast::Receiver<HostEvent> {
+        self.inner.events.subscribe()
+    }
+
+    pub(crate) fn emit(&self, event: HostEvent) {
+        // No subscriber is fine: the CLI often has none.
+        let _ = self.inner.events.send(event);
+    }
+
+    pub(crate) fn slot(&self, thread_id: &str) -> Arc<Slot> {
+        let mut slots = self.inner.slots.lock().unwrap_or_else(|e| e.into_inner());
+        slots
+            .entry(thread_id.to_owned())
+            .or_insert_with(|| Arc::new(Slot::default()))
+            .clone()
+    }
+
+    /// Harnesses found on this machine, with versions and capabilities.
+    pub async fn doctor(&self) -> Vec<HarnessReport> {
+        self.inner.harnesses.report().await
     }
 
     /// All threads, oldest first, without their turns.
-    pub async fn threads(&self) -> HostResult<Vec<ThreadRow>> {
-        Ok(self.store.threads().await?)
+    pub async fn threads(&self) -> HostResult<Vec<ThreadView>> {
+        Ok(self
+            .store()
+            .threads()
+            .await?
+            .iter()
+            .map(Into::into)
+            .collect())
     }
 
-    pub async fn close(&self) {
-        self.store.close().await;
+    /// A thread with its turns and messages read from the native session.
+    pub async fn show(&self, thread_id: &str) -> HostResult<ThreadDetail> {
+        let row = self.store().thread(thread_id).await?;
+        self.detail(&row).await
     }
+
+    /// Registers a new thread. Its native session is created with the first prompt.
+    pub async fn create(&self, spec: NewThreadSpec) -> HostResult<ThreadDetail> {
+        let cwd = checked_cwd(&spec.cwd)?;
+        // Fail early and in words when the harness isn't installed.
+        self.inner.harnesses.binary(spec.harness).await?;
+        let title = match spec.title {
+            Some(t) if !t.trim().is_empty() => clean_title(&t)?,
+            _ => default_title(&cwd),
+        };
+        let row = self
+            .store()
+            .insert_thread(&forkhost_store::NewThread {
+                id: new_id(),
+                harness: spec.harness.to_string(),
+                cwd: cwd.display().to_string(),
+                title,
+                state: ThreadState::Pending,
+                native_session_id: None,
+                native_path: None,
+                fork: None,
+                pending_fork: None,
+            })
+            .await?;
+        tracing::info!(thread = %row.id, harness = %row.harness, "thread created");
+        self.emit(HostEvent::ThreadChanged {
+            thread_id: row.id.clone(),
+        });
+        self.detail(&row).await
+    }
+
+    pub async fn rename(&self, thread_id: &str, title: &str) -> HostResult<ThreadView> {
+        let title = clean_title(title)?;
+        let slot = self.slot(thread_id);
+        let _op = slot.ops.lock().await;
+        let mut row = self.store().thread(thread_id).await?;
+        row.title = title;
+        let row = self.store().update_thread(&row).await?;
+        self.emit(HostEvent::ThreadChanged {
+            thread_id: row.id.clone(),
+        });
+        Ok((&row).into())
+    }
+
+    /// Archives a thread (hidden from the default list; its native session is kept), or brings
+    /// it back.
+    pub async fn archive(&self, thread_id: &str, archived: bool) -> HostResult<ThreadView> {
+        let slot = self.slot(thread_id);
+        let _op = slot.ops.lock().await;
+        let mut row = self.store().thread(thread_id).await?;
+        if archived {
+            self.stop_runtime(&slot).await;
+            row.state = ThreadState::Archived;
+        } else if row.state == ThreadState::Archived {
+            row.state = if row.native_session_id.is_some() && row.pending_fork.is_none() {
+                ThreadState::Ready
+            } else {
+                ThreadState::Pending
+            };
+        }
+        let row = self.store().update_thread(&row).await?;
+        self.emit(HostEvent::ThreadChanged {
+            thread_id: row.id.clone(),
+        });
+        Ok((&row).into())
+    }
+
+    /// Stops every runtime and closes the store.
+    pub async fn shutdown(&self) {
+        let slots: Vec<_> = {
+            let slots = self.inner.slots.lock().unwrap_or_else(|e| e.into_inner());
+            slots.values().cloned().collect()
+        };
+        for slot in slots {
+            self.stop_runtime(&slot).await;
+        }
+        self.store().close().await;
+    }
+
+    /// Marks `ready` threads whose native file is gone as `missing`; returns their ids.
+    async fn mark_missing_sessions(&self) -> HostResult<Vec<String>> {
+        let mut missing = Vec::new();
+        for mut row in self.store().threads().await? {
+            let gone = row.state == ThreadState::Ready
+                && row
+                    .native_path
+                    .as_deref()
+                    .is_some_and(|p| !Path::new(p).exists());
+            if gone {
+                row.state = ThreadState::Missing;
+                match self.store().update_thread(&row).await {
+                    Ok(_) | Err(forkhost_store::StoreError::Conflict { .. }) => {}
+                    Err(err) => return Err(err.into()),
+                }
+                tracing::warn!(thread = %row.id, "native session vanished");
+                missing.push(row.id);
+            }
+        }
+        Ok(missing)
+    }
+
+    /// Refuses operations on a thread whose native session is gone.
+    pub(crate) fn usable(row: &ThreadRow) -> HostResult<()> {
+        match row.state {
+            ThreadState::Missing => Err(HostError::SessionNotFound(format!(
+                "the native session of thread {} is gone",
+                row.id
+            ))),
+            ThreadState::Creating => Err(HostError::Busy(format!(
+                "thread {} is still being created",
+                row.id
+            ))),
+            _ => Ok(()),
+        }
+    }
+}
+
+pub(crate) fn new_id() -> String {
+    uuid::Uuid::now_v7().to_string()
+}
+
+fn checked_cwd(cwd: &Path) -> HostResult<PathBuf> {
+    let abs = std::fs::canonicalize(cwd).map_err(|err| {
+        HostError::InvalidInput(format!("folder {} is not usable: {err}", cwd.display()))
+    })?;
+    if !abs.is_dir() {
+        return Err(HostError::InvalidInput(format!(
+            "{} is not a folder",
+            cwd.display()
+        )));
+    }
+    Ok(abs)
+}
+
+fn clean_title(title: &str) -> HostResult<String> {
+    let title = title.trim();
+    if title.is_empty() {
+        return Err(HostError::InvalidInput("a title cannot be empty".into()));
+    }
+    if title.chars().count() > 200 || title.chars().any(char::is_control) {
+        return Err(HostError::InvalidInput(
+            "a title is one line of at most 200 characters".into(),
+        ));
+    }
+    Ok(title.to_owned())
+}
+
+fn default_title(cwd: &Path) -> String {
+    cwd.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "New thread".to_owned())
 }

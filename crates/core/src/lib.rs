@@ -4,13 +4,28 @@
 //! everything that decides anything lives here or below (store, harness).
 
 pub mod data_dir;
+pub mod discovery;
 pub mod error;
+pub mod events;
+pub mod failpoint;
+pub mod fork;
+pub mod harnesses;
 pub mod host;
 pub mod logging;
 pub mod view;
 
+mod runtimes;
+mod slot;
+mod sync;
+mod watch;
+
+pub use discovery::DiscoveredSession;
 pub use error::{HostError, HostResult};
-pub use host::{Host, OpenReport};
+pub use events::HostEvent;
+pub use fork::{ForkAt, TurnRef};
+pub use forkhost_harness::{HarnessKind, TurnOutcome};
+pub use harnesses::HarnessReport;
+pub use host::{Host, HostOptions, NewThreadSpec, OpenReport};
 
 /// The app's bundle identifier. The CLI derives its default data folder from it so that the app
 /// and the CLI open the same store without being told.

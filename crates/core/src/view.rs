@@ -64,3 +64,89 @@ impl From<&ThreadRow> for ThreadView {
 fn state_name(state: ThreadState) -> &'static str {
     state.as_str()
 }
+
+/// A thread with its turns and their messages, read from the native session.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct ThreadDetail {
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub thread: ThreadView,
+    pub turns: Vec<TurnView>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct TurnView {
+    pub id: String,
+    /// 1-based.
+    pub number: i64,
+    pub native_turn_ref: String,
+    pub native_checkpoint_ref: Option<String>,
+    pub messages: Vec<MessageView>,
+    /// Forks cut at this turn (ids), for the chip on the source message.
+    pub forks: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct MessageView {
+    /// `user`, `assistant` or `tool`.
+    pub role: String,
+    pub text: String,
+    pub tool: Option<ToolView>,
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct ToolView {
+    pub name: String,
+    #[ts(type = "unknown")]
+    pub input: serde_json::Value,
+    pub output: Option<String>,
+    pub is_error: bool,
+}
+
+impl MessageView {
+    /// The outward form of a harness message; `None` for records that are not part of the
+    /// conversation a user reads (harness bookkeeping without text or error).
+    pub fn from_message(m: &forkhost_harness::Message) -> Option<MessageView> {
+        use forkhost_harness::Role;
+        let role = match m.role {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+            Role::Other if m.error.is_some() => "assistant",
+            Role::Other => return None,
+        };
+        let tool = m.tool.as_ref().map(|t| ToolView {
+            name: t.name.clone(),
+            input: t.input.clone(),
+            output: t.output.clone(),
+            is_error: t.is_error,
+        });
+        let text = match (&m.tool, m.text.is_empty()) {
+            (Some(t), true) => match &t.output {
+                Some(out) => format!("{}: {}", t.name, out),
+                None => t.name.clone(),
+            },
+            _ => m.text.clone(),
+        };
+        Some(MessageView {
+            role: role.to_owned(),
+            text,
+            tool,
+            error: m.error.clone(),
+        })
+    }
+}
+
+/// What a fork returns.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct ForkResult {
+    pub thread: ThreadDetail,
+    /// For a fork `before` turn T: T's prompt, to put back in the composer.
+    pub prefill: Option<String>,
+}

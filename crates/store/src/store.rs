@@ -99,6 +99,37 @@ impl Store {
         Ok((updated, added))
     }
 
+    /// Brings a thread's anchors in line with its native session in one transaction: updates
+    /// the thread (compare-and-swap), re-points the `changed` anchors (matched by id) at their
+    /// new native coordinates, and appends `new_turns`.
+    pub async fn sync_turns(
+        &self,
+        thread: &ThreadRow,
+        changed: &[TurnRow],
+        new_turns: &[NewTurn],
+    ) -> Result<(ThreadRow, Vec<TurnRow>)> {
+        let mut tx = self.write().await?;
+        let updated = threads::update(&mut tx, thread).await?;
+        for turn in changed {
+            if turn.thread_id != thread.id {
+                return Err(crate::StoreError::InvalidInput(format!(
+                    "turn {} is not in thread {}",
+                    turn.id, thread.id
+                )));
+            }
+            turns::set_native(
+                &mut tx,
+                &turn.id,
+                &turn.native_turn_ref,
+                turn.native_checkpoint_ref.as_deref(),
+            )
+            .await?;
+        }
+        let added = turns::append(&mut tx, &thread.id, new_turns).await?;
+        tx.commit().await?;
+        Ok((updated, added))
+    }
+
     /// Appends turn anchors to a thread whose revision is still `expected_revision`; returns the
     /// new revision and the stored anchors.
     pub async fn append_turns(

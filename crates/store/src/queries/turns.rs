@@ -119,3 +119,24 @@ pub async fn set_checkpoint(
     }
     Ok(())
 }
+
+/// Points an anchor at new native coordinates: used when a fork's native session materializes
+/// and its turns take over the positions of the anchors inherited from the source.
+pub async fn set_native(
+    conn: &mut SqliteConnection,
+    id: &str,
+    native_turn_ref: &str,
+    native_checkpoint_ref: Option<&str>,
+) -> Result<()> {
+    let done =
+        sqlx::query("UPDATE turns SET native_turn_ref = ?, native_checkpoint_ref = ? WHERE id = ?")
+            .bind(native_turn_ref)
+            .bind(native_checkpoint_ref)
+            .bind(id)
+            .execute(&mut *conn)
+            .await?;
+    if done.rows_affected() == 0 {
+        return Err(StoreError::TurnNotFound(id.to_owned()));
+    }
+    Ok(())
+}

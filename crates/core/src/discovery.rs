@@ -1,0 +1,409 @@
+//! Native sessions already on the machine: listing them, importing one as a thread, and
+//! rebuilding the store from them after it was moved aside.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use forkhost_harness::HarnessKind;
+use forkhost_store::{Boundary, Lineage, NewThread, NewTurn, ThreadRow, ThreadState};
+use serde::Serialize;
+
+use crate::error::{HostError, HostResult};
+use crate::events::HostEvent;
+use crate::host::{new_id, Host};
+use crate::view::ThreadDetail;
+
+/// A native session found on disk.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct DiscoveredSession {
+    pub harness: String,
+    pub session_id: String,
+    pub path: String,
+    /// Unix milliseconds of the file's last change.
+    #[ts(type = "number")]
+    pub modified: i64,
+    /// The thread that already holds it, if any.
+    pub thread_id: Option<String>,
+}
+
+impl Host {
+    fn env_var(&self, name: &str) -> Option<PathBuf> {
+        self.inner
+            .harness_env
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| PathBuf::from(v))
+            .or_else(|| {
+                std::env::var_os(name)
+                    .filter(|v| !v.is_empty())
+                    .map(PathBuf::from)
+            })
+    }
+
+    /// Where each harness keeps its sessions, honouring `CLAUDE_CONFIG_DIR`, `CODEX_HOME` and
+    /// `PI_CODING_AGENT_DIR`.
+    pub fn session_root(&self, kind: HarnessKind) -> Option<PathBuf> {
+        let home = self.env_var("HOME").or_else(dirs::home_dir);
+        match kind {
+            HarnessKind::Claude => self
+                .env_var("CLAUDE_CONFIG_DIR")
+                .or_else(|| home.map(|h| h.join(".claude")))
+                .map(|d| d.join("projects")),
+            HarnessKind::Codex => self
+                .env_var("CODEX_HOME")
+                .or_else(|| home.map(|h| h.join(".codex")))
+                .map(|d| d.join("sessions")),
+            HarnessKind::Pi => self
+                .env_var("PI_CODING_AGENT_DIR")
+                .or_else(|| home.map(|h| h.join(".pi").join("agent")))
+                .map(|d| d.join("sessions")),
+        }
+    }
+
+    /// Native sessions on this machine, newest first.
+    pub async fn discover(&self) -> HostResult<Vec<DiscoveredSession>> {
+        let mut found = Vec::new();
+        for kind in HarnessKind::ALL {
+            let Some(root) = self.session_root(kind) else {
+                continue;
+            };
+            let files = tokio::task::spawn_blocking(move || session_files(kind, &root))
+                .await
+                .map_err(|e| HostError::Internal(e.to_string()))?;
+            for (path, modified) in files {
+                let Some(session_id) = session_id_of(kind, &path) else {
+                    continue;
+                };
+                let thread_id = self
+                    .store()
+                    .thread_by_native(kind.as_str(), &session_id)
+                    .await?
+                    .map(|t| t.id);
+                found.push(DiscoveredSession {
+                    harness: kind.to_string(),
+                    session_id,
+                    path: path.display().to_string(),
+                    modified,
+                    thread_id,
+                });
+            }
+        }
+        found.sort_by(|a, b| b.modified.cmp(&a.modified));
+        Ok(found)
+    }
+
+    /// Adopts a native session (by id or path) as a thread. Importing the same session twice
+    /// returns the existing thread.
+    pub async fn import(&self, kind: HarnessKind, session: &str) -> HostResult<ThreadDetail> {
+        let path = self.resolve_session(kind, session).await?;
+        let row = self.import_path(kind, &path).await?;
+        self.link_lineage(&row).await?;
+        self.show(&row.id).await
+    }
+
+    async fn resolve_session(&self, kind: HarnessKind, session: &str) -> HostResult<PathBuf> {
+        let session = session.trim();
+        if session.is_empty() {
+            return Err(HostError::InvalidInput("no session given".into()));
+        }
+        let as_path = Path::new(session);
+        if as_path.is_absolute() || session.ends_with(".jsonl") {
+            return if as_path.is_file() {
+                std::fs::canonicalize(as_path)
+                    .map_err(|e| HostError::SessionNotFound(e.to_string()))
+            } else {
+                Err(HostError::SessionNotFound(format!(
+                    "no session file at {session}"
+                )))
+            };
+        }
+        let root = self
+            .session_root(kind)
+            .ok_or_else(|| HostError::SessionNotFound(format!("no {kind} session folder")))?;
+        let wanted = session.to_owned();
+        let hit = tokio::task::spawn_blocking(move || {
+            session_files(kind, &root)
+                .into_iter()
+                .map(|(p, _)| p)
+                .find(|p| session_id_of(kind, p).as_deref() == Some(wanted.as_str()))
+        })
+        .await
+        .map_err(|e| HostError::Internal(e.to_string()))?;
+        hit.ok_or_else(|| HostError::SessionNotFound(format!("no {kind} session {session}")))
+    }
+
+    /// Records a native file as a `ready` thread with anchors for its complete turns.
+    async fn import_path(&self, kind: HarnessKind, path: &Path) -> HostResult<ThreadRow> {
+        let owned = path.to_owned();
+        let (history, cwd) = tokio::task::spawn_blocking(move || {
+            let history = forkhost_harness::read_history(kind, &owned)?;
+            Ok::<_, forkhost_harness::HistoryError>((history, native_cwd(&owned)))
+        })
+        .await
+        .map_err(|e| HostError::Internal(e.to_string()))??;
+        let session_id = history
+            .session_id
+            .clone()
+            .or_else(|| session_id_of(kind, path))
+            .ok_or_else(|| {
+                HostError::InvalidInput(format!("{} has no session id", path.display()))
+            })?;
+        if let Some(existing) = self
+            .store()
+            .thread_by_native(kind.as_str(), &session_id)
+            .await?
+        {
+            return Ok(existing);
+        }
+        let cwd = cwd.unwrap_or_else(|| "/".to_owned());
+        let title = history
+            .turns
+            .first()
+            .map(|_| format!("{kind} {}", short(&session_id)))
+            .unwrap_or_else(|| format!("{kind} session"));
+        let creating = self
+            .store()
+            .insert_thread(&NewThread {
+                id: new_id(),
+                harness: kind.to_string(),
+                cwd,
+                title,
+                state: ThreadState::Creating,
+                native_session_id: Some(session_id),
+                native_path: Some(path.display().to_string()),
+                fork: None,
+                pending_fork: None,
+            })
+            .await?;
+        let turns: Vec<NewTurn> = history
+            .turns
+            .iter()
+            .take_while(|t| t.complete)
+            .map(|t| NewTurn {
+                id: new_id(),
+                native_turn_ref: t.native_turn_ref.clone(),
+                native_checkpoint_ref: t.native_checkpoint_ref.clone(),
+            })
+            .collect();
+        let mut ready = creating.clone();
+        ready.state = ThreadState::Ready;
+        let (row, _) = match self.store().commit_thread(&ready, &turns).await {
+            Ok(done) => done,
+            Err(err) => {
+                let _ = self
+                    .store()
+                    .delete_thread(&creating.id, creating.revision)
+                    .await;
+                return Err(err.into());
+            }
+        };
+        tracing::info!(thread = %row.id, harness = %kind, turns = turns.len(), "session imported");
+        self.emit(HostEvent::ThreadChanged {
+            thread_id: row.id.clone(),
+        });
+        Ok(row)
+    }
+
+    /// Sets a thread's lineage from what its harness recorded (Codex `forked_from_id`, Pi
+    /// `parentSession`) or, for Claude, from record uuids shared with another thread.
+    async fn link_lineage(&self, row: &ThreadRow) -> HostResult<()> {
+        if row.fork.is_some() {
+            return Ok(());
+        }
+        let kind = crate::sync::harness_kind(row)?;
+        let Some(path) = row.native_path.clone() else {
+            return Ok(());
+        };
+        let forked_from = {
+            let path = PathBuf::from(&path);
+            tokio::task::spawn_blocking(move || forkhost_harness::read_history(kind, &path))
+                .await
+                .map_err(|e| HostError::Internal(e.to_string()))??
+                .forked_from
+        };
+        let mine = self.store().turns(&row.id).await?;
+        let mut candidates = Vec::new();
+        for other in self.store().threads().await? {
+            if other.id == row.id || other.harness != row.harness {
+                continue;
+            }
+            let recorded = forked_from.as_deref().is_some_and(|f| {
+                other.native_session_id.as_deref() == Some(f)
+                    || other.native_path.as_deref() == Some(f)
+            });
+            if forked_from.is_some() && !recorded {
+                continue;
+            }
+            let theirs = self.store().turns(&other.id).await?;
+            let shared = mine
+                .iter()
+                .zip(&theirs)
+                .take_while(|(a, b)| a.native_turn_ref == b.native_turn_ref)
+                .count();
+            // A fork shares a prefix and adds no fewer turns than... it holds the prefix it
+            // was cut at; the source is the thread with the longest shared prefix that is
+            // older than this one.
+            if recorded
+                || (shared > 0 && other.created_at <= row.created_at && theirs.len() >= shared)
+            {
+                candidates.push((recorded, shared, other, theirs));
+            }
+        }
+        candidates.sort_by_key(|(recorded, shared, o, _)| {
+            (!*recorded, std::cmp::Reverse(*shared), o.created_at)
+        });
+        let Some((_, shared, source, theirs)) = candidates.into_iter().next() else {
+            return Ok(());
+        };
+        if forked_from.is_none() && (shared == 0 || shared == mine.len() && shared == theirs.len())
+        {
+            // Identical histories are not a fork relation we can orient.
+            return Ok(());
+        }
+        let mut next = row.clone();
+        next.fork = Some(if shared == 0 {
+            Lineage {
+                source_thread: source.id.clone(),
+                source_turn: theirs.first().map(|t| t.id.clone()),
+                boundary: Boundary::Before,
+            }
+        } else {
+            Lineage {
+                source_thread: source.id.clone(),
+                source_turn: Some(theirs[shared - 1].id.clone()),
+                boundary: Boundary::After,
+            }
+        });
+        self.store().update_thread(&next).await?;
+        Ok(())
+    }
+
+    /// After the store was moved aside: adopt every native session on disk, then link forks
+    /// to their sources. Returns how many threads were rebuilt.
+    pub(crate) async fn rebuild_from_native(&self) -> usize {
+        let Ok(found) = self.discover().await else {
+            return 0;
+        };
+        let mut rows = Vec::new();
+        // Oldest first, so sources come before their forks.
+        for session in found.iter().rev() {
+            let Ok(kind) = session.harness.parse::<HarnessKind>() else {
+                continue;
+            };
+            match self.import_path(kind, Path::new(&session.path)).await {
+                Ok(row) => rows.push(row),
+                Err(err) => {
+                    tracing::warn!(code = err.code(), "a native session could not be rebuilt")
+                }
+            }
+        }
+        for row in &rows {
+            if let Ok(fresh) = self.store().thread(&row.id).await {
+                if let Err(err) = self.link_lineage(&fresh).await {
+                    tracing::warn!(code = err.code(), "lineage could not be rebuilt");
+                }
+            }
+        }
+        tracing::info!(threads = rows.len(), "store rebuilt from native sessions");
+        rows.len()
+    }
+}
+
+fn short(id: &str) -> &str {
+    id.get(..8).unwrap_or(id)
+}
+
+/// Session files under a harness's root, with their modification times.
+fn session_files(kind: HarnessKind, root: &Path) -> Vec<(PathBuf, i64)> {
+    // Claude and Pi: <root>/<project>/<file>.jsonl; Codex: <root>/YYYY/MM/DD/rollout-*.jsonl.
+    let depth = match kind {
+        HarnessKind::Codex => 4,
+        _ => 2,
+    };
+    let mut out = Vec::new();
+    collect(root, depth, &mut out);
+    out.into_iter()
+        .filter(|p| {
+            kind != HarnessKind::Codex
+                || p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("rollout-"))
+        })
+        .filter_map(|p| {
+            let modified = std::fs::metadata(&p)
+                .and_then(|m| m.modified())
+                .ok()?
+                .duration_since(std::time::UNIX_EPOCH)
+                .ok()?
+                .as_millis() as i64;
+            Some((p, modified))
+        })
+        .collect()
+}
+
+fn collect(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if depth > 1 && path.is_dir() {
+            collect(&path, depth - 1, out);
+        } else if depth == 1 && path.extension().is_some_and(|e| e == "jsonl") && path.is_file() {
+            out.push(path);
+        }
+    }
+}
+
+/// The session id a harness gives a file: Claude `<id>.jsonl`, Codex
+/// `rollout-<time>-<uuid>.jsonl`, Pi `<time>_<id>.jsonl`.
+pub(crate) fn session_id_of(kind: HarnessKind, path: &Path) -> Option<String> {
+    let stem = path.file_stem()?.to_str()?;
+    let id = match kind {
+        HarnessKind::Claude => stem,
+        HarnessKind::Codex => stem.get(stem.len().checked_sub(36)?..)?,
+        HarnessKind::Pi => stem.rsplit_once('_').map(|(_, id)| id).unwrap_or(stem),
+    };
+    (!id.is_empty()).then(|| id.to_owned())
+}
+
+/// The working directory a native session recorded: `cwd` at the top of a record (Claude, Pi
+/// header) or in its payload (Codex `session_meta`). Only the first lines are read.
+fn native_cwd(path: &Path) -> Option<String> {
+    let file = std::fs::File::open(path).ok()?;
+    for line in BufReader::new(file).lines().take(64) {
+        let Ok(line) = line else { break };
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(&line) else {
+            continue;
+        };
+        let cwd = value
+            .get("cwd")
+            .or_else(|| value.get("payload").and_then(|p| p.get("cwd")));
+        if let Some(cwd) = cwd.and_then(|c| c.as_str()) {
+            return Some(cwd.to_owned());
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_ids_come_from_file_names() {
+        let claude = Path::new("/x/projects/-tmp-a/0f8c3a64-1111-4222-8333-444455556666.jsonl");
+        assert_eq!(
+            session_id_of(HarnessKind::Claude, claude).unwrap(),
+            "0f8c3a64-1111-4222-8333-444455556666"
+        );
+        let codex = Path::new("/x/sessions/2026/11/29/rollout-2026-11-29T10-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl");
+        assert_eq!(
+            session_id_of(HarnessKind::Codex, codex).unwrap(),
+            "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000"
+        );
+        let pi = Path::new("/x/sessions/--tmp-a--/2026-11-29T10-00-00-000Z_abc123.jsonl");
+        assert_eq!(session_id_of(HarnessKind::Pi, pi).unwrap(), "abc123");
+    }
+}

@@ -1,0 +1,62 @@
+//! The Host's event stream: what the app and the CLI subscribe to.
+//!
+//! Events carry model text (deltas) for display; they are never logged.
+
+use serde::Serialize;
+
+/// One thing that happened to a thread.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[ts(export)]
+pub enum HostEvent {
+    TurnStarted {
+        thread_id: String,
+    },
+    TextDelta {
+        thread_id: String,
+        text: String,
+    },
+    ToolCall {
+        thread_id: String,
+        id: Option<String>,
+        name: String,
+        #[ts(type = "unknown")]
+        input: serde_json::Value,
+    },
+    ToolResult {
+        thread_id: String,
+        id: Option<String>,
+        output: String,
+        is_error: bool,
+    },
+    TurnEnded {
+        thread_id: String,
+        /// `completed`, `interrupted` or `failed`.
+        outcome: String,
+        message: Option<String>,
+    },
+    /// The thread's row or turns changed (state, title, new anchors): re-read it.
+    ThreadChanged {
+        thread_id: String,
+    },
+    /// Something went wrong outside a request (a harness crashed, a sync conflicted).
+    Error {
+        thread_id: String,
+        code: String,
+        message: String,
+    },
+}
+
+impl HostEvent {
+    pub fn thread_id(&self) -> &str {
+        match self {
+            HostEvent::TurnStarted { thread_id }
+            | HostEvent::TextDelta { thread_id, .. }
+            | HostEvent::ToolCall { thread_id, .. }
+            | HostEvent::ToolResult { thread_id, .. }
+            | HostEvent::TurnEnded { thread_id, .. }
+            | HostEvent::ThreadChanged { thread_id }
+            | HostEvent::Error { thread_id, .. } => thread_id,
+        }
+    }
+}

@@ -1,0 +1,352 @@
+//! The fork engine: check → insert `creating` with lineage → native fork → read the derived
+//! history and give every inherited turn a new host turn id → commit in one transaction →
+//! return (with the prefill text for `before`).
+//!
+//! If the native fork fails, the `creating` row is deleted and the source is unchanged. If the
+//! commit fails after the native fork, the row is deleted and the harness's files are left
+//! alone. A crash anywhere leaves at most a `creating` row, which the next start removes.
+
+use std::path::PathBuf;
+
+use forkhost_harness::{Cut, Forked, HarnessKind, NativeSession, TurnAnchor};
+use forkhost_store::{Boundary, Lineage, NewThread, NewTurn, ThreadRow, ThreadState, TurnRow};
+
+use crate::error::{HostError, HostResult};
+use crate::events::HostEvent;
+use crate::failpoint;
+use crate::host::{new_id, Host};
+use crate::sync::harness_kind;
+use crate::view::ForkResult;
+
+/// A turn as the user names it: its host turn id or its 1-based number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TurnRef {
+    Number(i64),
+    Id(String),
+}
+
+impl TurnRef {
+    /// `"3"` is a number, anything else a host turn id.
+    pub fn parse(text: &str) -> TurnRef {
+        match text.trim().parse::<i64>() {
+            Ok(n) => TurnRef::Number(n),
+            Err(_) => TurnRef::Id(text.trim().to_owned()),
+        }
+    }
+}
+
+/// Where to cut.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ForkAt {
+    After(TurnRef),
+    Before(TurnRef),
+    Latest,
+}
+
+/// The checked plan of one fork.
+struct Plan {
+    source: ThreadRow,
+    kind: HarnessKind,
+    turn: TurnRow,
+    boundary: Boundary,
+    cut: Cut,
+    /// The source's native anchors as read just now.
+    anchors: Vec<TurnAnchor>,
+    /// How many of the source's turns the fork keeps.
+    kept: usize,
+}
+
+impl Host {
+    /// Forks a thread at a boundary. See the module docs for the protocol.
+    pub async fn fork(&self, source_id: &str, at: ForkAt) -> HostResult<ForkResult> {
+        let started = std::time::Instant::now();
+        let plan = self.plan_fork(source_id, &at).await?;
+        let binary = self.inner.harnesses.binary(plan.kind).await?;
+        let caps = binary.capabilities();
+        if !caps.boundaries.contains(&plan.boundary.as_str()) {
+            return Err(HostError::Unsupported(format!(
+                "{} {} cannot fork {}{}",
+                plan.kind,
+                binary.version,
+                plan.boundary,
+                caps.note.map(|n| format!(": {n}")).unwrap_or_default()
+            )));
+        }
+
+        // Step 2: the child exists only as `creating` until the commit.
+        let child = self.insert_creating(&plan).await?;
+        failpoint::hit("after_insert")?;
+
+        // Step 3: the harness derives the native session.
+        let source_native = native_of(&plan.source, plan.kind)?;
+        let native_started = std::time::Instant::now();
+        let forked = match forkhost_harness::runtime::fork(
+            &binary,
+            &source_native,
+            &plan.anchors,
+            plan.cut,
+            &self.inner.harness_env,
+        )
+        .await
+        {
+            Ok(forked) => forked,
+            Err(err) => {
+                self.discard(&child).await;
+                return Err(err.into());
+            }
+        };
+        let native_ms = native_started.elapsed().as_secs_f64() * 1e3;
+
+        // Step 4: anchors with new host ids, committed in one transaction.
+        let committed = match self.commit_fork(&plan, child.clone(), &forked).await {
+            Ok(row) => row,
+            Err(err) => {
+                self.discard(&child).await;
+                return Err(err);
+            }
+        };
+        failpoint::hit("after_commit")?;
+
+        let prefill = match plan.boundary {
+            Boundary::Before => self.prompt_of(&plan.source, plan.kind, plan.kept).await,
+            _ => None,
+        };
+        tracing::info!(
+            source = %plan.source.id, fork = %committed.id, boundary = %plan.boundary,
+            kept = plan.kept, native_ms, total_ms = started.elapsed().as_secs_f64() * 1e3,
+            "fork made"
+        );
+        self.emit(HostEvent::ThreadChanged {
+            thread_id: committed.id.clone(),
+        });
+        self.emit(HostEvent::ThreadChanged {
+            thread_id: plan.source.id.clone(),
+        });
+        Ok(ForkResult {
+            thread: self.detail(&committed).await?,
+            prefill,
+        })
+    }
+
+    /// Step 1: refuse with a typed error before anything is created.
+    async fn plan_fork(&self, source_id: &str, at: &ForkAt) -> HostResult<Plan> {
+        let source = self.store().thread(source_id).await?;
+        Host::usable(&source)?;
+        let kind = harness_kind(&source)?;
+        let stored = self.store().turns(source_id).await?;
+        if source.native_session_id.is_none() || stored.is_empty() {
+            return Err(HostError::TurnNotFound(format!(
+                "thread {source_id} has no turns to fork from yet"
+            )));
+        }
+        if source.pending_fork.is_some() {
+            return Err(HostError::Unsupported(format!(
+                "thread {source_id} is a fork whose session starts with its first prompt; send one before forking it"
+            )));
+        }
+        let path = source
+            .native_path
+            .as_ref()
+            .map(PathBuf::from)
+            .ok_or_else(|| {
+                HostError::SessionNotFound(format!("thread {source_id} has no native file"))
+            })?;
+        if !path.exists() {
+            return Err(HostError::SessionNotFound(format!(
+                "the native session of thread {source_id} is gone"
+            )));
+        }
+        // Fresh native anchors: a reply that finished since the last sync counts; a turn
+        // still streaming does not.
+        let anchors = self.read_anchors(source_id, kind, &path).await?;
+        let index_of = |turn: &TurnRow| -> HostResult<usize> {
+            let i = (turn.ordinal - 1) as usize;
+            match anchors.get(i) {
+                Some(a) if a.native_turn_ref == turn.native_turn_ref => Ok(i),
+                _ => anchors
+                    .iter()
+                    .position(|a| a.native_turn_ref == turn.native_turn_ref)
+                    .ok_or_else(|| {
+                        HostError::CheckpointNotFound(format!(
+                            "turn {} is no longer in the native session",
+                            turn.ordinal
+                        ))
+                    }),
+            }
+        };
+        let find = |r: &TurnRef| -> HostResult<TurnRow> {
+            match r {
+                TurnRef::Number(n) if *n >= 1 && (*n as usize) <= stored.len() => {
+                    Ok(stored[*n as usize - 1].clone())
+                }
+                TurnRef::Number(n) => Err(HostError::TurnNotFound(format!(
+                    "turn {n} (thread {source_id} has {} turns)",
+                    stored.len()
+                ))),
+                TurnRef::Id(id) => {
+                    stored.iter().find(|t| &t.id == id).cloned().ok_or_else(|| {
+                        HostError::TurnNotFound(format!("{id} in thread {source_id}"))
+                    })
+                }
+            }
+        };
+        let (turn, boundary) = match at {
+            ForkAt::After(r) => (find(r)?, Boundary::After),
+            ForkAt::Before(r) => (find(r)?, Boundary::Before),
+            ForkAt::Latest => {
+                let last = stored
+                    .iter()
+                    .rev()
+                    .find(|t| index_of(t).is_ok_and(|i| anchors[i].complete))
+                    .cloned()
+                    .ok_or_else(|| {
+                        HostError::TurnNotFound(format!("thread {source_id} has no completed turn"))
+                    })?;
+                (last, Boundary::Latest)
+            }
+        };
+        let index = index_of(&turn)?;
+        if !anchors[index].complete {
+            return Err(HostError::Busy(format!(
+                "turn {} is still in progress",
+                turn.ordinal
+            )));
+        }
+        let (cut, kept) = match boundary {
+            Boundary::Before => (Cut::Before(index), index),
+            _ => (Cut::After(index), index + 1),
+        };
+        Ok(Plan {
+            source,
+            kind,
+            turn,
+            boundary,
+            cut,
+            anchors,
+            kept,
+        })
+    }
+
+    async fn insert_creating(&self, plan: &Plan) -> HostResult<ThreadRow> {
+        let title: String = format!("{} (fork)", plan.source.title)
+            .chars()
+            .take(200)
+            .collect();
+        Ok(self
+            .store()
+            .insert_thread(&NewThread {
+                id: new_id(),
+                harness: plan.source.harness.clone(),
+                cwd: plan.source.cwd.clone(),
+                title,
+                state: ThreadState::Creating,
+                native_session_id: None,
+                native_path: None,
+                fork: Some(Lineage {
+                    source_thread: plan.source.id.clone(),
+                    source_turn: Some(plan.turn.id.clone()),
+                    boundary: plan.boundary,
+                }),
+                pending_fork: None,
+            })
+            .await?)
+    }
+
+    async fn commit_fork(
+        &self,
+        plan: &Plan,
+        mut child: ThreadRow,
+        forked: &Forked,
+    ) -> HostResult<ThreadRow> {
+        failpoint::hit("after_native_fork")?;
+        let inherited: Vec<TurnAnchor> = match (&forked.pending, &forked.session.path) {
+            // The fork's file appears with its first prompt: until then its turns are the
+            // source's, at the source's coordinates.
+            (Some(_), _) => plan.anchors[..plan.kept].to_vec(),
+            (None, Some(path)) => {
+                let anchors = self.read_anchors(&child.id, plan.kind, path).await?;
+                if anchors.len() != plan.kept || anchors.iter().any(|a| !a.complete) {
+                    return Err(HostError::HarnessFailed(format!(
+                        "the derived session holds {} turns; expected {}",
+                        anchors.len(),
+                        plan.kept
+                    )));
+                }
+                anchors
+            }
+            (None, None) => {
+                return Err(HostError::HarnessFailed(
+                    "the harness reported no file for the derived session".into(),
+                ))
+            }
+        };
+        let new_turns: Vec<NewTurn> = inherited
+            .iter()
+            .map(|a| NewTurn {
+                id: new_id(),
+                native_turn_ref: a.native_turn_ref.clone(),
+                native_checkpoint_ref: a.native_checkpoint_ref.clone(),
+            })
+            .collect();
+        child.native_session_id = Some(forked.session.session_id.clone());
+        child.native_path = forked
+            .session
+            .path
+            .as_ref()
+            .map(|p| p.display().to_string());
+        match &forked.pending {
+            Some(pending) => {
+                child.state = ThreadState::Pending;
+                child.pending_fork = Some(
+                    serde_json::to_string(pending)
+                        .map_err(|e| HostError::Internal(e.to_string()))?,
+                );
+            }
+            None => child.state = ThreadState::Ready,
+        }
+        failpoint::hit("before_commit")?;
+        let (row, _) = self.store().commit_thread(&child, &new_turns).await?;
+        Ok(row)
+    }
+
+    /// Removes a `creating` row after a failed fork. Best effort: if this fails too, the next
+    /// start removes it.
+    async fn discard(&self, child: &ThreadRow) {
+        self.unfollow(&child.id);
+        if let Err(err) = self.store().delete_thread(&child.id, child.revision).await {
+            tracing::warn!(thread = %child.id, error = %err, "could not remove a failed fork");
+        }
+    }
+
+    /// The prompt of the source's turn at `index` (0-based): what "edit and fork" puts back.
+    async fn prompt_of(
+        &self,
+        source: &ThreadRow,
+        kind: HarnessKind,
+        index: usize,
+    ) -> Option<String> {
+        let path = PathBuf::from(source.native_path.as_ref()?);
+        let history =
+            tokio::task::spawn_blocking(move || forkhost_harness::read_history(kind, &path))
+                .await
+                .ok()?
+                .ok()?;
+        history.turns.get(index).and_then(|t| {
+            t.messages
+                .iter()
+                .find(|m| m.role == forkhost_harness::Role::User)
+                .map(|m| m.text.clone())
+        })
+    }
+}
+
+fn native_of(row: &ThreadRow, kind: HarnessKind) -> HostResult<NativeSession> {
+    Ok(NativeSession {
+        kind,
+        session_id: row.native_session_id.clone().ok_or_else(|| {
+            HostError::SessionNotFound(format!("thread {} has no session", row.id))
+        })?,
+        path: row.native_path.as_ref().map(PathBuf::from),
+        cwd: PathBuf::from(&row.cwd),
+    })
+}

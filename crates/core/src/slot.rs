@@ -1,0 +1,53 @@
+//! A thread's place in the Host: the lock that serializes its operations, its live runtime,
+//! its cached reader (for incremental re-reads) and its file watcher.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex as StdMutex};
+
+use forkhost_harness::{Runtime, SessionReader, TurnOutcome};
+use tokio::sync::{oneshot, Mutex};
+use tokio::task::JoinHandle;
+
+#[derive(Default)]
+pub(crate) struct Slot {
+    /// Serializes operations on the thread (send, rename, archive, close).
+    pub ops: Mutex<()>,
+    /// Serializes anchor syncs (after a turn, from the watcher, before a fork).
+    pub sync: Mutex<()>,
+    pub live: Mutex<Option<Live>>,
+    /// The native session indexed so far; re-reads continue from its offset.
+    pub reader: StdMutex<Option<Box<dyn SessionReader>>>,
+    pub watch: StdMutex<Option<crate::watch::Follow>>,
+}
+
+/// A live harness process and the task that pumps its events.
+pub(crate) struct Live {
+    pub runtime: Runtime,
+    pub pump: JoinHandle<()>,
+    pub turn: Arc<TurnState>,
+}
+
+/// Shared between the sender of a turn and the pump that sees it end.
+#[derive(Default)]
+pub(crate) struct TurnState {
+    pub done: StdMutex<Option<oneshot::Sender<TurnOutcome>>>,
+    pub streaming: AtomicBool,
+    pub dead: AtomicBool,
+}
+
+impl TurnState {
+    pub fn finish(&self, outcome: TurnOutcome) {
+        self.streaming.store(false, Ordering::SeqCst);
+        if let Some(done) = self.done.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let _ = done.send(outcome);
+        }
+    }
+
+    pub fn is_streaming(&self) -> bool {
+        self.streaming.load(Ordering::SeqCst)
+    }
+
+    pub fn is_dead(&self) -> bool {
+        self.dead.load(Ordering::SeqCst)
+    }
+}
