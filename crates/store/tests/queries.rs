@@ -341,3 +341,44 @@ async fn reopening_keeps_everything() {
     assert_eq!(opened.removed_creating, 0);
     assert_eq!(opened.store.turns("a").await.unwrap().len(), 1);
 }
+
+#[tokio::test]
+async fn sync_turns_repoints_anchors_and_appends_under_one_revision() {
+    let (_dir, store) = fresh().await;
+    let a = store.insert_thread(&thread("a")).await.unwrap();
+    let (_, anchors) = store
+        .append_turns("a", a.revision, &[turn("t1"), turn("t2")])
+        .await
+        .unwrap();
+    let row = store.thread("a").await.unwrap();
+    let mut moved = anchors[1].clone();
+    moved.native_turn_ref = "new-ref".into();
+    moved.native_checkpoint_ref = None;
+    let (after, added) = store
+        .sync_turns(&row, &[moved], &[turn("t3")])
+        .await
+        .unwrap();
+    assert_eq!(after.revision, row.revision + 1);
+    assert_eq!(added[0].ordinal, 3);
+    let turns = store.turns("a").await.unwrap();
+    assert_eq!(turns[1].id, "t2", "the host turn id stays");
+    assert_eq!(turns[1].native_turn_ref, "new-ref");
+    assert_eq!(turns[1].native_checkpoint_ref, None);
+
+    // A stale revision changes nothing, not even the anchors.
+    let mut again = turns[0].clone();
+    again.native_turn_ref = "x".into();
+    assert!(matches!(
+        store.sync_turns(&row, &[again], &[]).await,
+        Err(StoreError::Conflict { .. })
+    ));
+    assert_eq!(store.turns("a").await.unwrap()[0].native_turn_ref, "ref-t1");
+
+    // An anchor of another thread is refused.
+    store.insert_thread(&thread("b")).await.unwrap();
+    let b = store.thread("b").await.unwrap();
+    assert!(matches!(
+        store.sync_turns(&b, &[turns[0].clone()], &[]).await,
+        Err(StoreError::InvalidInput(_))
+    ));
+}
