@@ -16,7 +16,7 @@ use crate::events::HostEvent;
 use crate::failpoint;
 use crate::host::{new_id, Host};
 use crate::sync::harness_kind;
-use crate::view::ForkResult;
+use crate::view::{ForkResult, ForkTiming};
 
 /// A turn as the user names it: its host turn id or its 1-based number.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -122,9 +122,14 @@ impl Host {
         self.emit(HostEvent::ThreadChanged {
             thread_id: plan.source.id.clone(),
         });
+        let thread = self.detail(&committed).await?;
         Ok(ForkResult {
-            thread: self.detail(&committed).await?,
+            thread,
             prefill,
+            timing: ForkTiming {
+                native_ms,
+                total_ms: started.elapsed().as_secs_f64() * 1e3,
+            },
         })
     }
 

@@ -149,4 +149,14 @@ pub struct ForkResult {
     pub thread: ThreadDetail,
     /// For a fork `before` turn T: T's prompt, to put back in the composer.
     pub prefill: Option<String>,
+    pub timing: ForkTiming,
+}
+
+/// Where a fork's time went: the harness's native call, and everything (the Host's part
+/// included).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct ForkTiming {
+    pub native_ms: f64,
+    pub total_ms: f64,
 }
