@@ -11,7 +11,9 @@ pub mod failpoint;
 pub mod fork;
 pub mod harnesses;
 pub mod host;
+pub mod layout;
 pub mod logging;
+pub mod terminal;
 pub mod view;
 
 mod runtimes;

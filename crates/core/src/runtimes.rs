@@ -50,6 +50,11 @@ impl Host {
                 "thread {thread_id} is archived; unarchive it first"
             )));
         }
+        if slot.terminal.load(Ordering::SeqCst) {
+            return Err(HostError::Busy(format!(
+                "thread {thread_id} is open in a terminal tab; close it to send from here"
+            )));
+        }
         let mut live = slot.live.lock().await;
         if live.as_ref().is_some_and(|l| l.turn.is_dead()) {
             if let Some(dead) = live.take() {

@@ -18,6 +18,8 @@ pub(crate) struct Slot {
     /// The native session indexed so far; re-reads continue from its offset.
     pub reader: StdMutex<Option<Box<dyn SessionReader>>>,
     pub watch: StdMutex<Option<crate::watch::Follow>>,
+    /// The thread's session is open in a terminal tab (the harness's own TUI).
+    pub terminal: AtomicBool,
 }
 
 /// A live harness process and the task that pumps its events.
