@@ -78,7 +78,13 @@ enum Command {
     /// List the native sessions on this machine that can be imported.
     Sessions,
     /// Rename a thread.
-    Rename { thread: String, title: String },
+    Rename {
+        thread: String,
+        title: String,
+        /// Only if the thread is still at this revision (else `conflict`).
+        #[arg(long, value_name = "N")]
+        if_revision: Option<i64>,
+    },
     /// Archive a thread (its native session is kept); --undo brings it back.
     Archive {
         thread: String,
@@ -245,8 +251,12 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
                 .join("\n");
             Printed::new(serde_json::json!({ "sessions": sessions }), text)
         }
-        Command::Rename { thread, title } => {
-            let view = host.rename(&thread, &title).await?;
+        Command::Rename {
+            thread,
+            title,
+            if_revision,
+        } => {
+            let view = host.rename_if(&thread, &title, if_revision).await?;
             Printed::new(
                 serde_json::json!({ "thread": view }),
                 output::thread_line(&view),

@@ -143,8 +143,22 @@ impl Host {
             .collect())
     }
 
-    /// A thread with its turns and messages read from the native session.
+    /// A thread with its turns and messages read from the native session. Turns another
+    /// writer appended since the last look are recorded first.
     pub async fn show(&self, thread_id: &str) -> HostResult<ThreadDetail> {
+        let row = self.store().thread(thread_id).await?;
+        Host::usable(&row)?;
+        if row.native_path.is_some() && !self.is_streaming(thread_id).await {
+            if let Err(err) = self.sync_thread(thread_id).await {
+                // The conversation is still worth showing; the conflict is reported.
+                tracing::warn!(thread = %thread_id, code = err.code(), "sync before show failed");
+                self.emit(HostEvent::Error {
+                    thread_id: thread_id.to_owned(),
+                    code: err.code().into(),
+                    message: err.to_string(),
+                });
+            }
+        }
         let row = self.store().thread(thread_id).await?;
         self.detail(&row).await
     }
@@ -180,10 +194,24 @@ impl Host {
     }
 
     pub async fn rename(&self, thread_id: &str, title: &str) -> HostResult<ThreadView> {
+        self.rename_if(thread_id, title, None).await
+    }
+
+    /// Renames a thread only if it is still at `expected_revision` (when given): a script that
+    /// read a thread can change it without overwriting someone else's change.
+    pub async fn rename_if(
+        &self,
+        thread_id: &str,
+        title: &str,
+        expected_revision: Option<i64>,
+    ) -> HostResult<ThreadView> {
         let title = clean_title(title)?;
         let slot = self.slot(thread_id);
         let _op = slot.ops.lock().await;
         let mut row = self.store().thread(thread_id).await?;
+        if let Some(expected) = expected_revision {
+            row.revision = expected;
+        }
         row.title = title;
         let row = self.store().update_thread(&row).await?;
         self.emit(HostEvent::ThreadChanged {
