@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use forkhost_harness::{open_reader, HarnessKind};
 use serde_json::{json, Value};
 
-const RUNS: usize = 5;
+const RUNS: usize = 9;
 
 fn main() {
     let mb: usize = std::env::args()
@@ -27,9 +27,10 @@ fn main() {
         .unwrap_or(100);
     let dir = tempfile::tempdir().expect("temp dir");
     println!(
-        "history readers: {} core(s), rayon {} thread(s); median of {RUNS} warm runs\n",
+        "history readers: {} core(s), rayon {} thread(s), load average {}; median (best) of {RUNS} warm runs\n",
         std::thread::available_parallelism().map_or(1, |n| n.get()),
-        rayon::current_num_threads()
+        rayon::current_num_threads(),
+        load()
     );
     // `FORKHOST_BENCH_PROFILE=claude|codex|pi`: only index that file, over and over, for a
     // profiler to look at.
@@ -47,6 +48,14 @@ fn main() {
     for kind in HarnessKind::ALL {
         bench(kind, dir.path(), mb);
     }
+    println!("load average after: {}", load());
+}
+
+/// Other work on the machine shows in every figure: say how busy it was.
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
 }
 
 fn bench(kind: HarnessKind, dir: &Path, mb: usize) {
@@ -77,12 +86,16 @@ fn bench(kind: HarnessKind, dir: &Path, mb: usize) {
         index.push(t.elapsed());
         anchors = reader.anchors().len();
     }
+    let (best_index, best_wc) = (*index.iter().min().unwrap(), *wc.iter().min().unwrap());
     let (index, wc) = (median(index), median(wc));
     println!(
-        "   index (turns + anchors)  {:>9}   wc -l {:>9}   ratio {:.2}x   ({anchors} anchors, {:.2} GB/s)",
+        "   index (turns + anchors)  {:>9} ({:>8})   wc -l {:>8} ({:>8})   ratio {:.2}x ({:.2}x)   {anchors} anchors, {:.2} GB/s",
         ms(index),
+        ms(best_index),
         ms(wc),
+        ms(best_wc),
         index.as_secs_f64() / wc.as_secs_f64(),
+        best_index.as_secs_f64() / best_wc.as_secs_f64(),
         size as f64 / index.as_secs_f64() / 1e9
     );
     let one_core = rayon::ThreadPoolBuilder::new()
@@ -101,7 +114,7 @@ fn bench(kind: HarnessKind, dir: &Path, mb: usize) {
             .collect(),
     );
     println!(
-        "   index on one core        {:>9}                         ratio {:.2}x",
+        "   index on one core        {:>9}                                      ratio {:.2}x",
         ms(single),
         single.as_secs_f64() / wc.as_secs_f64()
     );

@@ -5,6 +5,14 @@
 //! become the UI's types). Message text is never stored by Forkhost: a reader indexes the
 //! native file once ([`TurnAnchor`]s: coordinates only) and materializes text on demand
 //! ([`SessionReader::turn`], [`SessionReader::history`]).
+//!
+//! Anchors per harness (details in each harness's `history` module):
+//!
+//! | harness | native turn ref | native checkpoint ref |
+//! | --- | --- | --- |
+//! | Claude Code | `uuid` of the user record that opens the turn | `uuid` of the turn's last assistant record (`--resume-session-at`) |
+//! | Codex | the turn id | the turn id (`thread/fork` `lastTurnId`) |
+//! | Pi | `id` of the user message entry (RPC `fork` takes it) | `id` of the turn's last entry |
 
 use std::path::{Path, PathBuf};
 
@@ -104,7 +112,7 @@ impl Message {
         self
     }
 
-    pub(crate) fn tool(call: ToolCall) -> Self {
+    pub(crate) fn for_tool(call: ToolCall) -> Self {
         Message {
             tool: Some(call),
             ..Message::new(Role::Tool, "")

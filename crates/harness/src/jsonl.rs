@@ -166,10 +166,14 @@ where
     let mut items = Vec::new();
     let mut last_end = None;
     let mut pos = 0usize;
+    // Bytes before this hold no `\n` past `pos`: a long line is searched once, not per read.
+    let mut searched = 0usize;
     let mut step = BLOCK;
     buf.len = 0;
     loop {
-        let Some(off) = memchr(b'\n', &buf.bytes()[pos..]) else {
+        let from = pos.max(searched);
+        let Some(off) = memchr(b'\n', &buf.bytes()[from..]).map(|o| o + from - pos) else {
+            searched = buf.len;
             let read_to = base + buf.len as u64;
             if read_to >= all.end || (seek_line && read_to >= end) {
                 break;
@@ -178,10 +182,13 @@ where
                 break;
             }
             // Keep the unfinished line, drop what was scanned.
-            buf.data.copy_within(pos..buf.len, 0);
-            buf.len -= pos;
-            base += pos as u64;
-            pos = 0;
+            if pos > 0 {
+                buf.data.copy_within(pos..buf.len, 0);
+                buf.len -= pos;
+                searched -= pos;
+                base += pos as u64;
+                pos = 0;
+            }
             let want = if read_to < end {
                 BLOCK.min((end - read_to) as usize)
             } else {

@@ -52,7 +52,7 @@ impl TurnMessages {
     }
 
     pub fn tool_call(&mut self, call: ToolCall, native_ref: Option<&str>) {
-        self.push(Message::tool(call).with_ref(native_ref));
+        self.push(Message::for_tool(call).with_ref(native_ref));
     }
 
     /// A tool's result: fills in its call when the call is in this turn, else stands alone.

@@ -123,7 +123,7 @@ pub fn items_page(result: &Value) -> Result<ItemsPage, HistoryError> {
 pub fn thread_item_message(item: &Value) -> Option<Message> {
     let id = str_of(item, "id");
     let tool = |name: &str, input: Value, output: Option<String>, is_error: bool| {
-        Message::tool(ToolCall {
+        Message::for_tool(ToolCall {
             id: id.map(str::to_owned),
             name: name.to_owned(),
             input,
