@@ -71,8 +71,9 @@ struct Buf {
 }
 
 impl Buf {
-    /// Buffers grown past this by one huge line are given back after use.
-    const KEEP: usize = 2 * CHUNK as usize;
+    /// Buffers grown past this by a long line are given back after use: every thread that
+    /// reads keeps one, and a block and its unfinished line fit in this.
+    const KEEP: usize = 4 * BLOCK;
 
     fn bytes(&self) -> &[u8] {
         &self.data[..self.len]
