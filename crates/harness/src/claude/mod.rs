@@ -6,4 +6,9 @@ pub use history::ClaudeReader;
 
 pub mod runtime;
 
+mod driver;
+mod paths;
+mod process;
+mod protocol;
+
 pub use runtime::{capabilities, fork, ClaudeRuntime};
