@@ -9,6 +9,9 @@ pub use pages::{
     items_page, thread_item_message, turn_from_page, turns_page, ItemsPage, PageItem, TurnsPage,
 };
 
+mod app_server;
+mod native_fork;
+mod protocol;
 pub mod runtime;
 
 pub use runtime::{capabilities, fork, CodexRuntime};

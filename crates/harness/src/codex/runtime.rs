@@ -1,49 +1,475 @@
-//! Codex's live process protocol and native fork. (Being built: every call answers Unsupported.)
+//! Codex's live runtime: one `codex app-server` (stdio JSON-RPC) per live thread, and the
+//! version gate for its native fork (the fork itself is in [`super::native_fork`]).
+//!
+//! Coordinates match the rollout reader ([`super::history`]): a turn's native turn ref and
+//! native checkpoint ref are both its Codex turn id, which `turn/started` and `turn/completed`
+//! carry, so a `TurnEnded` names exactly the anchor the reader will index for that turn.
 
-use crate::runtime::{Cut, EventSender, Forked, NativeSession, OpenSpec};
-use crate::{Capabilities, HarnessBinary, HarnessError, HarnessResult, TurnAnchor};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
-pub struct CodexRuntime {
-    _events: EventSender,
+use tokio::sync::watch;
+
+use super::app_server::{AppServer, Incoming, Launch};
+use super::find_rollout;
+use super::protocol::{
+    self, params, thread_of, to_harness_error, ItemEvent, Notice, ThreadResumeParams,
+    ThreadStartParams, TurnInterruptParams, TurnStartParams, UserInput, REQUEST_TIMEOUT,
+};
+use crate::binary::version_triple;
+use crate::runtime::{EventSender, NativeSession, OpenSpec, RuntimeEvent, SessionTarget};
+use crate::{Capabilities, HarnessError, HarnessKind, HarnessResult};
+
+pub use super::native_fork::fork;
+
+/// The first Codex version whose `thread/fork` was verified to cut at turn ids
+/// (`lastTurnId` inclusive, experimental `beforeTurnId` exclusive) and leave the source
+/// untouched: the version the harness notes and this crate's tests ran. Older versions may
+/// have it too, but an unverified fork could be a wrong one, so they get none.
+pub const MIN_FORK_VERSION: (u64, u64, u64) = (0, 171, 0);
+
+/// How long a closing app-server may take to leave after its stdin closed.
+const CLOSE_GRACE: Duration = Duration::from_secs(3);
+/// How long `interrupt` waits for the interrupted turn to report its end.
+const INTERRUPT_WAIT: Duration = Duration::from_secs(15);
+
+/// What this Codex version can fork.
+pub fn capabilities(version: &str) -> Capabilities {
+    let min = MIN_FORK_VERSION;
+    let supported = version_triple(version).is_some_and(|v| v >= min);
+    Capabilities {
+        boundaries: if supported {
+            vec!["after", "before", "latest"]
+        } else {
+            vec![]
+        },
+        granularity: "turn",
+        eager_fork: true,
+        note: (!supported).then(|| {
+            format!(
+                "codex {version} is older than {}.{}.{}, the first version whose turn-level \
+                 thread/fork Forkhost verified; update Codex to fork",
+                min.0, min.1, min.2
+            )
+        }),
+    }
 }
 
-fn not_yet() -> HarnessError {
-    HarnessError::Unsupported("the codex runtime is not built yet".into())
+/// The runtime's view of the server, shared with the reader task's notification handler.
+#[derive(Debug, Default, Clone)]
+struct State {
+    /// Our thread; notifications of other threads (sub-agents) are ignored.
+    thread_id: Option<String>,
+    /// A turn was started and has not reported its end.
+    running: bool,
+    turn_id: Option<String>,
+    /// The process died unasked: (what happened, its stderr tail).
+    dead: Option<(String, String)>,
+}
+
+/// A live Codex thread in its own `codex app-server`.
+pub struct CodexRuntime {
+    server: Option<AppServer>,
+    session: NativeSession,
+    state: watch::Sender<State>,
 }
 
 impl CodexRuntime {
-    pub async fn open(_spec: OpenSpec, _events: EventSender) -> HarnessResult<Self> {
-        Err(not_yet())
+    /// Spawns the app-server and starts or resumes the thread. A resumed thread must exist:
+    /// an unknown one is `SessionNotFound`, never a silent new thread.
+    pub async fn open(spec: OpenSpec, events: EventSender) -> HarnessResult<Self> {
+        let started = Instant::now();
+        let (cwd, resume) = target_of(&spec.target)?;
+        let state = watch::Sender::new(State::default());
+        let handler = event_pump(state.clone(), events.clone());
+        let launch = Launch {
+            binary: &spec.binary,
+            cwd: cwd.is_dir().then_some(cwd.as_path()),
+            env: &spec.env,
+        };
+        let server = AppServer::spawn(launch, handler)?;
+        let opened = start_thread(&server, &cwd, resume.as_ref()).await;
+        let session = match opened {
+            Ok(session) => session,
+            Err(err) => {
+                server.close(CLOSE_GRACE).await;
+                return Err(err);
+            }
+        };
+        state.send_modify(|s| s.thread_id = Some(session.session_id.clone()));
+        tracing::info!(
+            thread = %session.session_id,
+            resumed = resume.is_some(),
+            pid = server.pid(),
+            ms = started.elapsed().as_millis() as u64,
+            "codex runtime open"
+        );
+        let _ = events.send(RuntimeEvent::Session {
+            session: session.clone(),
+        });
+        Ok(CodexRuntime {
+            server: Some(server),
+            session,
+            state,
+        })
     }
-    pub async fn send(&mut self, _prompt: &str) -> HarnessResult<()> {
-        Err(not_yet())
+
+    /// Starts a turn. `Busy` while one runs; `HarnessFailed` (with the stderr tail) once the
+    /// process has died.
+    pub async fn send(&mut self, prompt: &str) -> HarnessResult<()> {
+        let server = self.live()?;
+        let mut busy = false;
+        self.state.send_modify(|s| {
+            busy = s.running;
+            if !busy {
+                s.running = true;
+                s.turn_id = None;
+            }
+        });
+        if busy {
+            return Err(HarnessError::Busy(format!(
+                "a turn is running in codex thread {}",
+                self.session.session_id
+            )));
+        }
+        let request = TurnStartParams {
+            thread_id: self.session.session_id.clone(),
+            input: vec![UserInput::text(prompt)],
+        };
+        let result = server
+            .request("turn/start", params(&request), REQUEST_TIMEOUT)
+            .await;
+        match result {
+            Ok(result) => {
+                let turn_id = protocol::turn_id_of(&result);
+                // `turn/started` may have set it already, or the turn may even be over.
+                self.state.send_modify(|s| {
+                    if s.running && s.turn_id.is_none() {
+                        s.turn_id = turn_id.clone();
+                    }
+                });
+                tracing::debug!(thread = %self.session.session_id, turn = ?turn_id, "codex turn started");
+                Ok(())
+            }
+            Err(failure) => {
+                self.state.send_modify(|s| s.running = false);
+                Err(self
+                    .dead_error()
+                    .unwrap_or_else(|| to_harness_error(failure, &server.stderr_tail())))
+            }
+        }
     }
+
+    /// Interrupts the running turn and waits until it has ended (`TurnEnded` with
+    /// `Interrupted`), so the next `send` is accepted. Without a running turn it does nothing.
     pub async fn interrupt(&mut self) -> HarnessResult<()> {
-        Err(not_yet())
+        let server = self.live()?;
+        let current = self.state.borrow().clone();
+        let (true, Some(turn_id)) = (current.running, current.turn_id) else {
+            return Ok(());
+        };
+        let request = TurnInterruptParams {
+            thread_id: self.session.session_id.clone(),
+            turn_id,
+        };
+        let answer = server
+            .request("turn/interrupt", params(&request), REQUEST_TIMEOUT)
+            .await;
+        if let Err(failure) = answer {
+            // "no active turn to interrupt": it ended on its own meanwhile.
+            let ended = !self.state.borrow().running;
+            if !ended {
+                return Err(to_harness_error(failure, &server.stderr_tail()));
+            }
+        }
+        let mut rx = self.state.subscribe();
+        let waited = tokio::time::timeout(
+            INTERRUPT_WAIT,
+            rx.wait_for(|s| !s.running || s.dead.is_some()),
+        )
+        .await;
+        if waited.is_err() {
+            return Err(HarnessError::failed(
+                HarnessKind::Codex,
+                format!("the interrupted turn did not end within {INTERRUPT_WAIT:?}"),
+                server.stderr_tail(),
+            ));
+        }
+        self.dead_error().map_or(Ok(()), Err)
     }
-    pub async fn close(self) -> HarnessResult<()> {
+
+    /// Ends the process: a running turn is interrupted first (so the rollout records its
+    /// end), then stdin is closed; after a grace period the process group is killed.
+    pub async fn close(mut self) -> HarnessResult<()> {
+        let Some(server) = self.server.take() else {
+            return Ok(());
+        };
+        let current = self.state.borrow().clone();
+        if let (true, Some(turn_id), None) = (current.running, current.turn_id, &current.dead) {
+            let request = TurnInterruptParams {
+                thread_id: self.session.session_id.clone(),
+                turn_id,
+            };
+            let _ = server
+                .request("turn/interrupt", params(&request), Duration::from_secs(2))
+                .await;
+            let mut rx = self.state.subscribe();
+            let _ = tokio::time::timeout(Duration::from_secs(2), rx.wait_for(|s| !s.running)).await;
+        }
+        server.close(CLOSE_GRACE).await;
+        tracing::info!(thread = %self.session.session_id, "codex runtime closed");
         Ok(())
     }
+
     pub fn session(&self) -> Option<NativeSession> {
-        None
+        Some(self.session.clone())
+    }
+
+    /// The app-server's process id (it leads its own process group), while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.server.as_ref().and_then(AppServer::pid)
+    }
+
+    fn live(&self) -> HarnessResult<&AppServer> {
+        if let Some(err) = self.dead_error() {
+            return Err(err);
+        }
+        self.server
+            .as_ref()
+            .ok_or_else(|| HarnessError::failed(HarnessKind::Codex, "the runtime is closed", ""))
+    }
+
+    fn dead_error(&self) -> Option<HarnessError> {
+        let dead = self.state.borrow().dead.clone()?;
+        Some(HarnessError::failed(HarnessKind::Codex, dead.0, dead.1))
     }
 }
 
-pub async fn fork(
-    _binary: &HarnessBinary,
-    _source: &NativeSession,
-    _anchors: &[TurnAnchor],
-    _cut: Cut,
-    _env: &[(String, String)],
-) -> HarnessResult<Forked> {
-    Err(not_yet())
+/// The directory to run in, and the thread to resume (if any).
+fn target_of(target: &SessionTarget) -> HarnessResult<(PathBuf, Option<NativeSession>)> {
+    match target {
+        SessionTarget::New { cwd } => {
+            if !cwd.is_dir() {
+                return Err(HarnessError::InvalidInput(format!(
+                    "the working directory {} does not exist",
+                    cwd.display()
+                )));
+            }
+            Ok((cwd.clone(), None))
+        }
+        SessionTarget::Resume(session) => {
+            check_session(session)?;
+            Ok((session.cwd.clone(), Some(session.clone())))
+        }
+        SessionTarget::PendingFork(_) => Err(HarnessError::InvalidInput(
+            "codex forks are eager: open the fork's session with Resume".into(),
+        )),
+    }
 }
 
-pub fn capabilities(_version: &str) -> Capabilities {
-    Capabilities {
-        boundaries: vec![],
-        granularity: "turn",
-        eager_fork: false,
-        note: Some("not built yet".into()),
+/// A Codex session whose rollout we were told about must still be there; without a path the
+/// app-server itself answers "no rollout found" for an unknown id.
+pub(crate) fn check_session(session: &NativeSession) -> HarnessResult<()> {
+    if session.kind != HarnessKind::Codex {
+        return Err(HarnessError::InvalidInput(format!(
+            "a {} session cannot be opened by codex",
+            session.kind
+        )));
+    }
+    match &session.path {
+        Some(path) if !path.is_file() => Err(HarnessError::SessionNotFound(format!(
+            "codex thread {}: {} does not exist",
+            session.session_id,
+            path.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Handshake, then `thread/start` or `thread/resume`.
+async fn start_thread(
+    server: &AppServer,
+    cwd: &Path,
+    resume: Option<&NativeSession>,
+) -> HarnessResult<NativeSession> {
+    let codex_home = protocol::initialize(server, false).await?;
+    let (method, request) = match resume {
+        None => (
+            "thread/start",
+            params(&ThreadStartParams {
+                cwd: cwd.to_string_lossy().into_owned(),
+            }),
+        ),
+        Some(session) => (
+            "thread/resume",
+            params(&ThreadResumeParams {
+                thread_id: session.session_id.clone(),
+                exclude_turns: true,
+            }),
+        ),
+    };
+    let result = server
+        .request(method, request, REQUEST_TIMEOUT)
+        .await
+        .map_err(|f| to_harness_error(f, &server.stderr_tail()))?;
+    let thread = thread_of(&result)?;
+    let path = rollout_path(&thread, codex_home.as_deref())
+        .or_else(|| resume.and_then(|s| s.path.clone()));
+    Ok(NativeSession {
+        kind: HarnessKind::Codex,
+        session_id: thread.id,
+        path,
+        cwd: thread.cwd.unwrap_or_else(|| cwd.to_owned()),
+    })
+}
+
+/// The thread's rollout: as the server reported it, else looked up under `$CODEX_HOME`.
+/// A new thread's file appears only with its first turn, so the reported path may not exist
+/// yet.
+pub(crate) fn rollout_path(
+    thread: &protocol::ThreadInfo,
+    codex_home: Option<&Path>,
+) -> Option<PathBuf> {
+    thread
+        .path
+        .clone()
+        .filter(|p| p.is_absolute())
+        .or_else(|| find_rollout(&codex_home?.join("sessions"), &thread.id))
+}
+
+/// Turns the server's notifications into runtime events and keeps [`State`] current. Runs on
+/// the app-server's reader task, in arrival order.
+fn event_pump(
+    state: watch::Sender<State>,
+    events: EventSender,
+) -> impl FnMut(Incoming) + Send + 'static {
+    // Agent messages whose text already arrived as deltas.
+    let streamed: Arc<Mutex<HashSet<String>>> = Arc::default();
+    move |incoming| match incoming {
+        Incoming::Notification { method, params } => {
+            let notice = protocol::parse_notice(&method, &params);
+            on_notice(notice, &state, &events, &streamed);
+        }
+        Incoming::Exited(report) => {
+            let error = (!report.expected).then(|| {
+                format!(
+                    "the codex app-server exited unexpectedly ({})",
+                    report.status
+                )
+            });
+            if let Some(message) = &error {
+                tracing::warn!(status = %report.status, "codex app-server died");
+                let tail = report.stderr_tail.clone();
+                state.send_modify(|s| {
+                    s.dead = Some((message.clone(), tail));
+                    s.running = false;
+                });
+            } else {
+                state.send_modify(|s| s.running = false);
+            }
+            let _ = events.send(RuntimeEvent::Exited { error });
+        }
+    }
+}
+
+fn on_notice(
+    notice: Notice,
+    state: &watch::Sender<State>,
+    events: &EventSender,
+    streamed: &Mutex<HashSet<String>>,
+) {
+    let ours = |thread: &str| state.borrow().thread_id.as_deref() == Some(thread);
+    let emit = |e: RuntimeEvent| {
+        let _ = events.send(e);
+    };
+    match notice {
+        Notice::TurnStarted { thread_id, turn_id } if ours(&thread_id) => {
+            state.send_modify(|s| {
+                s.running = true;
+                s.turn_id = Some(turn_id.clone());
+            });
+            emit(RuntimeEvent::TurnStarted {
+                native_turn_ref: Some(turn_id),
+            });
+        }
+        Notice::TurnCompleted {
+            thread_id,
+            turn_id,
+            outcome,
+        } if ours(&thread_id) => {
+            tracing::debug!(thread = %thread_id, turn = %turn_id, ?outcome, "codex turn ended");
+            streamed.lock().unwrap_or_else(|p| p.into_inner()).clear();
+            // Idle before the event goes out: whoever reacts to `TurnEnded` with a `send`
+            // must not be told `Busy`.
+            state.send_modify(|s| {
+                s.running = false;
+                s.turn_id = None;
+            });
+            emit(RuntimeEvent::TurnEnded {
+                native_turn_ref: Some(turn_id.clone()),
+                native_checkpoint_ref: Some(turn_id),
+                outcome,
+            });
+        }
+        Notice::Item { thread_id, event } if ours(&thread_id) => {
+            let mut streamed = streamed.lock().unwrap_or_else(|p| p.into_inner());
+            match event {
+                ItemEvent::Delta { item_id, text } => {
+                    streamed.insert(item_id);
+                    emit(RuntimeEvent::TextDelta { text });
+                }
+                // A message that arrived whole (no deltas) still reaches the UI once.
+                ItemEvent::MessageDone { item_id, text } => {
+                    if !streamed.remove(&item_id) && !text.is_empty() {
+                        emit(RuntimeEvent::TextDelta { text });
+                    }
+                }
+                ItemEvent::Event(e) => emit(e),
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_below_the_verified_one_cannot_fork() {
+        let ok = capabilities("0.171.0");
+        assert_eq!(ok.boundaries, vec!["after", "before", "latest"]);
+        assert_eq!(ok.granularity, "turn");
+        assert!(ok.eager_fork && ok.note.is_none());
+        assert_eq!(capabilities("1.0.3").boundaries.len(), 3);
+        let old = capabilities("0.170.9");
+        assert!(old.boundaries.is_empty());
+        assert!(old.note.unwrap().contains("0.171.0"));
+        assert!(capabilities("garbage").boundaries.is_empty());
+    }
+
+    #[test]
+    fn a_pending_fork_or_a_missing_rollout_is_refused_before_spawning() {
+        let session = NativeSession {
+            kind: HarnessKind::Codex,
+            session_id: "019a0000-0000-7000-8000-000000000000".into(),
+            path: Some("/nonexistent/forkhost/rollout.jsonl".into()),
+            cwd: "/".into(),
+        };
+        assert!(matches!(
+            target_of(&SessionTarget::Resume(session.clone())),
+            Err(HarnessError::SessionNotFound(_))
+        ));
+        let pending = crate::PendingFork {
+            source: None,
+            session,
+            resume_at: None,
+        };
+        assert!(matches!(
+            target_of(&SessionTarget::PendingFork(pending)),
+            Err(HarnessError::InvalidInput(_))
+        ));
     }
 }
