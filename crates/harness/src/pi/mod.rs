@@ -6,4 +6,9 @@ pub use history::PiReader;
 
 pub mod runtime;
 
+mod fork;
+mod process;
+mod protocol;
+mod session_files;
+
 pub use runtime::{capabilities, fork, PiRuntime};
