@@ -90,7 +90,7 @@ impl Host {
                 });
             }
         }
-        found.sort_by(|a, b| b.modified.cmp(&a.modified));
+        found.sort_by_key(|s| std::cmp::Reverse(s.modified));
         Ok(found)
     }
 
