@@ -1,13 +1,30 @@
 //! The Forkhost desktop app: a thin Tauri 2 shell over the Forkhost Host (`forkhost-core`).
 //!
-//! Commands parse input, call the core, and turn results or typed errors into JSON for the UI
-//! (`ui/src/ipc.ts` is the UI's only door to them). No decisions are made here.
+//! Commands ([`commands`]) parse input, call the Host, and turn results or typed errors into
+//! JSON for the UI (`ui/src/ipc.ts` is the UI's only door to them). Host events reach every
+//! window as one `host-event` Tauri event. The shell itself only manages windows, tabs
+//! ([`layout`]), menus ([`menu`]), terminals ([`terminal`]) and its own settings
+//! ([`settings`]); no decisions about threads are made here.
 
+pub mod commands;
+pub mod error;
+pub mod layout;
+pub mod menu;
+pub mod settings;
+pub mod terminal;
+
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 
-use serde::Serialize;
-use tauri::{Manager, RunEvent};
+use forkhost_core::{Host, HostEvent, HostOptions};
+use tauri::{AppHandle, Emitter, Manager, RunEvent, WebviewUrl, WebviewWindow, WindowEvent};
+use tokio::sync::{broadcast, mpsc};
+
+use crate::layout::{Layout, Windows};
+use crate::settings::Settings;
+use crate::terminal::Terminals;
 
 /// Keeps the log writer alive; dropping it flushes buffered lines. (The core's `WorkerGuard`,
 /// held opaquely so this crate needs no logging crates of its own.)
@@ -16,29 +33,63 @@ type LogGuard = Box<dyn std::any::Any + Send>;
 /// Label of the main window (tauri.conf.json `app.windows[0].label`).
 pub const MAIN_WINDOW: &str = "main";
 
+/// Prefix of the labels of the other windows (capabilities/default.json lists `w-*`).
+pub const WINDOW_PREFIX: &str = "w-";
+
 /// File (inside the data folder) where the window-state plugin keeps sizes and positions.
 const WINDOW_STATE_FILE: &str = "window-state.json";
 
-/// What the app knows about itself; managed state, read by commands.
-struct AppState {
-    data_dir: PathBuf,
+/// The one Tauri event carrying every [`HostEvent`] to the windows.
+pub const HOST_EVENT: &str = "host-event";
+
+/// The app's state, managed by Tauri and read by commands.
+pub struct AppState {
+    pub data_dir: PathBuf,
+    pub host: Host,
+    windows: Mutex<Windows>,
+    pub settings: Mutex<Settings>,
+    pub terminals: Terminals,
+    /// Set once the app is quitting: closing windows then keeps them in the layout.
+    pub exiting: AtomicBool,
+    save_layout: mpsc::UnboundedSender<Layout>,
 }
 
-/// Reply of [`app_info`]; mirrored by `AppInfo` in `ui/src/ipc.ts`.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct AppInfo {
-    /// The app's version (its Cargo package version).
-    pub version: String,
-    /// The data folder holding the store and the logs.
-    pub data_dir: String,
-}
-
-#[tauri::command]
-fn app_info(app: tauri::AppHandle, state: tauri::State<'_, AppState>) -> AppInfo {
-    AppInfo {
-        version: app.package_info().version.to_string(),
-        data_dir: state.data_dir.display().to_string(),
+impl AppState {
+    pub fn windows(&self) -> MutexGuard<'_, Windows> {
+        self.windows.lock().unwrap_or_else(|e| e.into_inner())
     }
+
+    /// Changes the layout, saves it, and keeps the Host in step: threads that gained a tab are
+    /// followed (live sync), threads that lost their last tab are closed (runtime stopped).
+    pub fn update_layout<R>(&self, change: impl FnOnce(&mut Windows) -> R) -> R {
+        let mut windows = self.windows();
+        let before = windows.threads();
+        let out = change(&mut windows);
+        let after = windows.threads();
+        let _ = self.save_layout.send(windows.layout.clone());
+        drop(windows);
+        for gone in before.difference(&after) {
+            let (host, id) = (self.host.clone(), gone.clone());
+            tauri::async_runtime::spawn(async move {
+                if let Err(err) = host.close(&id).await {
+                    tracing::debug!(thread = %id, code = err.code(), "close after last tab");
+                }
+            });
+        }
+        for new in after.difference(&before) {
+            follow(&self.host, new.clone());
+        }
+        out
+    }
+}
+
+fn follow(host: &Host, thread_id: String) {
+    let host = host.clone();
+    tauri::async_runtime::spawn(async move {
+        if let Err(err) = host.follow(&thread_id).await {
+            tracing::debug!(thread = %thread_id, code = err.code(), "follow failed");
+        }
+    });
 }
 
 /// Starts the app and returns its exit code once the last window closed.
@@ -46,6 +97,13 @@ pub fn run() -> i32 {
     // The data folder: FORKHOST_DATA_DIR, else the OS app-data folder (the same one Tauri's
     // app_data_dir() resolves to). Only when neither can be found is it left to Tauri (setup).
     let data_dir = forkhost_core::data_dir::default_data_dir();
+
+    // Harness binaries chosen in Settings are handed to the Host the way it reads them (its
+    // `FORKHOST_*_BIN` variables), before any thread exists.
+    let initial_settings = data_dir.as_deref().map(settings::load).unwrap_or_default();
+    for (var, path) in initial_settings.harness_paths.env() {
+        std::env::set_var(var, path);
+    }
 
     // The log guard must outlive the event loop, or buffered lines are lost at exit.
     let log_guard: Arc<Mutex<Option<LogGuard>>> = Arc::new(Mutex::new(None));
@@ -76,6 +134,8 @@ pub fn run() -> i32 {
         // single-instance must be the first plugin: a second launch exits before anything else.
         .plugin(single_instance.build())
         .plugin(window_state.build())
+        .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_opener::init())
         .setup(move |app| {
             let dir = match data_dir {
                 Some(dir) => dir,
@@ -86,26 +146,233 @@ pub fn run() -> i32 {
             if guard.is_none() {
                 *guard = init_logging(&dir);
             }
+            drop(guard);
             tracing::info!(
                 version = %app.package_info().version,
                 data_dir = %dir.display(),
                 "forkhost app started"
             );
-            app.manage(AppState { data_dir: dir });
+            setup(app, dir, initial_settings)?;
             Ok(())
         })
-        .invoke_handler(tauri::generate_handler![app_info])
+        .on_window_event(|window, event| {
+            if let WindowEvent::Destroyed = event {
+                window_closed(window.app_handle(), window.label());
+            }
+        })
+        .invoke_handler(tauri::generate_handler![
+            commands::app_info,
+            commands::threads,
+            commands::show,
+            commands::create,
+            commands::start_turn,
+            commands::interrupt,
+            commands::close,
+            commands::is_streaming,
+            commands::rename,
+            commands::archive,
+            commands::fork,
+            commands::discover,
+            commands::import,
+            commands::follow,
+            commands::unfollow,
+            commands::doctor,
+            commands::window_init,
+            commands::set_window_tabs,
+            commands::open_window,
+            commands::move_tab_to_new_window,
+            commands::close_window,
+            commands::get_settings,
+            commands::save_settings,
+            commands::terminal_open,
+            commands::terminal_write,
+            commands::terminal_resize,
+            commands::terminal_close,
+        ])
         .build(tauri::generate_context!())
         .expect("failed to build the Forkhost app");
 
-    let code = app.run_return(|_app, event| {
-        if let RunEvent::Exit = event {
-            tracing::info!("forkhost app exiting");
+    let code = app.run_return(|app, event| match event {
+        RunEvent::ExitRequested { .. } => {
+            if let Some(state) = app.try_state::<AppState>() {
+                state.exiting.store(true, Ordering::SeqCst);
+            }
         }
+        RunEvent::Exit => {
+            tracing::info!("forkhost app exiting");
+            if let Some(state) = app.try_state::<AppState>() {
+                state.exiting.store(true, Ordering::SeqCst);
+                state.terminals.kill_all();
+                let host = state.host.clone();
+                tauri::async_runtime::block_on(host.shutdown());
+            }
+        }
+        _ => {}
     });
     // Flush the log file before the process ends.
     drop(log_guard.lock().unwrap().take());
     code
+}
+
+/// Opens the Host, restores the layout, starts the event bridge, builds the menu and windows.
+fn setup(app: &mut tauri::App, dir: PathBuf, settings: Settings) -> anyhow::Result<()> {
+    let rt = tauri::async_runtime::block_on(async {
+        let (host, report) = Host::open_with(&dir, HostOptions::default()).await?;
+        if let Some(recovered) = &report.recovered {
+            tracing::warn!(?recovered, rebuilt = report.rebuilt, "store was rebuilt");
+        }
+        let known: BTreeSet<String> = host.threads().await?.into_iter().map(|t| t.id).collect();
+        let layout = match host.layout().await {
+            Ok(layout) => layout,
+            Err(err) => {
+                tracing::warn!(code = err.code(), "saved layout unreadable; starting empty");
+                Layout::default()
+            }
+        };
+        Ok::<_, forkhost_core::HostError>((host, layout::sanitized(layout, &known)))
+    });
+    let (host, layout) = rt?;
+
+    let (save_tx, save_rx) = mpsc::unbounded_channel();
+    let restored: Vec<String> = layout.windows.iter().map(|w| w.id.clone()).collect();
+    let shown = Windows::new(layout.clone()).threads();
+    app.manage(AppState {
+        data_dir: dir,
+        host: host.clone(),
+        windows: Mutex::new(Windows::new(layout)),
+        settings: Mutex::new(settings),
+        terminals: Terminals::default(),
+        exiting: AtomicBool::new(false),
+        save_layout: save_tx,
+    });
+    tauri::async_runtime::spawn(save_layouts(host.clone(), save_rx));
+    tauri::async_runtime::spawn(forward_events(app.handle().clone(), host.clone()));
+    for thread in shown {
+        follow(&host, thread);
+    }
+
+    let handle = app.handle().clone();
+    app.set_menu(menu::build(&handle)?)?;
+    app.on_menu_event(|app, event| menu::dispatch(app, event.id().as_ref()));
+
+    // The main window (created here rather than from the config, so that its UI never calls
+    // a command before the state above exists), then the other windows of the saved layout.
+    let config = app
+        .config()
+        .app
+        .windows
+        .iter()
+        .find(|w| w.label == MAIN_WINDOW)
+        .cloned()
+        .ok_or_else(|| anyhow::anyhow!("tauri.conf.json has no main window"))?;
+    tauri::WebviewWindowBuilder::from_config(&handle, &config)?.build()?;
+    for label in restored.iter().filter(|l| l.as_str() != MAIN_WINDOW) {
+        if let Err(err) = build_window(&handle, label, None) {
+            tracing::warn!(window = %label, error = %err, "could not reopen a window");
+        }
+    }
+    Ok(())
+}
+
+/// Builds a secondary window; `near` cascades it from another window.
+pub fn build_window(
+    app: &AppHandle,
+    label: &str,
+    near: Option<&WebviewWindow>,
+) -> tauri::Result<WebviewWindow> {
+    let mut builder =
+        tauri::WebviewWindowBuilder::new(app, label, WebviewUrl::App("index.html".into()))
+            .title("Forkhost")
+            .inner_size(1100.0, 760.0)
+            .min_inner_size(720.0, 480.0)
+            .disable_drag_drop_handler();
+    if let Some(near) = near {
+        if let (Ok(pos), Ok(scale)) = (near.outer_position(), near.scale_factor()) {
+            let pos = pos.to_logical::<f64>(scale);
+            builder = builder.position(pos.x + 36.0, pos.y + 36.0);
+        }
+    }
+    let window = builder.build()?;
+    let _ = window.set_focus();
+    Ok(window)
+}
+
+/// A window closed. While other windows remain it leaves the layout (and its threads are
+/// closed); the last window, or any window while quitting, stays in it for the next start.
+fn window_closed(app: &AppHandle, label: &str) {
+    let Some(state) = app.try_state::<AppState>() else {
+        return;
+    };
+    if state.exiting.load(Ordering::SeqCst) {
+        return;
+    }
+    let others = app
+        .webview_windows()
+        .keys()
+        .filter(|l| l.as_str() != label)
+        .count();
+    if others == 0 {
+        return;
+    }
+    tracing::info!(window = %label, "window closed");
+    state.update_layout(|w| w.remove_window(label));
+}
+
+/// Quits: every window stays in the layout.
+pub fn quit(app: &AppHandle) {
+    if let Some(state) = app.try_state::<AppState>() {
+        state.exiting.store(true, Ordering::SeqCst);
+    }
+    app.exit(0);
+}
+
+/// Saves layouts in order, skipping to the newest when several queued up.
+async fn save_layouts(host: Host, mut rx: mpsc::UnboundedReceiver<Layout>) {
+    while let Some(mut layout) = rx.recv().await {
+        while let Ok(newer) = rx.try_recv() {
+            layout = newer;
+        }
+        if let Err(err) = host.save_layout(&layout).await {
+            if err.code() == "thread_not_found" {
+                // A thread vanished under a tab: save what still exists.
+                if let Ok(threads) = host.threads().await {
+                    let known = threads.into_iter().map(|t| t.id).collect();
+                    let _ = host.save_layout(&layout::sanitized(layout, &known)).await;
+                }
+            } else {
+                tracing::warn!(code = err.code(), error = %err, "could not save the layout");
+            }
+        }
+    }
+}
+
+/// Forwards every Host event to the windows as one `host-event`. Also follows a shown thread
+/// again when it changes (its native file may have just appeared).
+async fn forward_events(app: AppHandle, host: Host) {
+    let mut rx = host.subscribe();
+    loop {
+        match rx.recv().await {
+            Ok(event) => {
+                if let HostEvent::ThreadChanged { thread_id } = &event {
+                    let shown = app
+                        .try_state::<AppState>()
+                        .is_some_and(|s| s.windows().threads().contains(thread_id));
+                    if shown {
+                        follow(&host, thread_id.clone());
+                    }
+                }
+                let _ = app.emit(HOST_EVENT, &event);
+            }
+            Err(broadcast::error::RecvError::Lagged(missed)) => {
+                tracing::warn!(
+                    missed,
+                    "UI fell behind the Host's events; asking for a reload"
+                );
+                let _ = app.emit("host-lagged", missed);
+            }
+            Err(broadcast::error::RecvError::Closed) => break,
+        }
+    }
 }
 
 /// File logging into `<data dir>/logs`; on failure the app still runs, with stderr logging only.
@@ -136,8 +403,10 @@ fn instance_id(data_dir: &Path) -> String {
     format!("{}.d{hash:016x}", forkhost_core::APP_IDENTIFIER)
 }
 
-fn focus_main_window(app: &tauri::AppHandle) {
-    if let Some(window) = app.get_webview_window(MAIN_WINDOW) {
+fn focus_main_window(app: &AppHandle) {
+    let windows = app.webview_windows();
+    let window = windows.get(MAIN_WINDOW).or_else(|| windows.values().next());
+    if let Some(window) = window {
         let _ = window.unminimize();
         let _ = window.show();
         let _ = window.set_focus();
@@ -155,6 +424,39 @@ mod tests {
         assert_eq!(config["identifier"], forkhost_core::APP_IDENTIFIER);
         assert_eq!(config["productName"], "Forkhost");
         assert_eq!(config["app"]["windows"][0]["label"], MAIN_WINDOW);
+        // Built in setup, after the state exists.
+        assert_eq!(config["app"]["windows"][0]["create"], false);
+    }
+
+    #[test]
+    fn capability_covers_every_window_and_stays_minimal() {
+        let cap: serde_json::Value =
+            serde_json::from_str(include_str!("../capabilities/default.json")).unwrap();
+        let windows: Vec<&str> = cap["windows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_str().unwrap())
+            .collect();
+        assert_eq!(windows, [MAIN_WINDOW, &format!("{WINDOW_PREFIX}*")]);
+        assert!(layout::new_window_label().starts_with(WINDOW_PREFIX));
+        let perms: Vec<String> = cap["permissions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                p.as_str()
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| p["identifier"].to_string())
+            })
+            .collect();
+        assert!(perms.iter().any(|p| p == "core:event:default"));
+        assert!(
+            !perms
+                .iter()
+                .any(|p| p.ends_with(":default") && p != "core:event:default"),
+            "only listen/unlisten are taken wholesale: {perms:?}"
+        );
     }
 
     #[test]

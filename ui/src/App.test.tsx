@@ -1,14 +1,95 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { cleanup, render, screen, waitFor } from "@testing-library/react";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { App } from "./App";
 import * as ipc from "./ipc";
+import { resetStore, store } from "./state";
+import type { ThreadDetail } from "./bindings/ThreadDetail";
+import type { HostEvent } from "./bindings/HostEvent";
 
-vi.mock("./ipc", () => ({
-  appInfo: vi.fn(),
-  inApp: () => true,
-}));
+let hostEvent: ((e: HostEvent) => void) | null = null;
 
-const appInfo = vi.mocked(ipc.appInfo);
+vi.mock("./ipc", () => {
+  class IpcError extends Error {
+    code: string;
+    constructor(code: string, message: string) {
+      super(message);
+      this.code = code;
+    }
+  }
+  const unlisten = () => Promise.resolve(() => {});
+  return {
+    IpcError,
+    inApp: () => true,
+    appInfo: vi.fn(),
+    threads: vi.fn(),
+    show: vi.fn(),
+    windowInit: vi.fn(),
+    getSettings: vi.fn(),
+    doctor: vi.fn(),
+    setWindowTabs: vi.fn(() => Promise.resolve()),
+    setWindowTitle: vi.fn(() => Promise.resolve()),
+    startTurn: vi.fn(() => Promise.resolve()),
+    fork: vi.fn(),
+    openWindow: vi.fn(() => Promise.resolve("w-1")),
+    onHostEvent: vi.fn((h: (e: HostEvent) => void) => {
+      hostEvent = h;
+      return Promise.resolve(() => {});
+    }),
+    onHostLagged: unlisten,
+    onSettingsChanged: unlisten,
+    onMenu: unlisten,
+    onLayoutChanged: unlisten,
+  };
+});
+
+const m = vi.mocked(ipc);
+
+function detail(): ThreadDetail {
+  return {
+    id: "t1",
+    harness: "claude",
+    cwd: "/home/me/proj",
+    title: "Refactor",
+    state: "ready",
+    native: { session_id: "s", path: "/s.jsonl" },
+    fork: null,
+    revision: 1,
+    created_at: 1,
+    updated_at: 2,
+    turns: [1, 2].map((n) => ({
+      id: `turn-${n}`,
+      number: n as unknown as bigint,
+      native_turn_ref: `r${n}`,
+      native_checkpoint_ref: null,
+      forks: [],
+      messages: [
+        { role: "user", text: `prompt ${n}`, tool: null, error: null },
+        { role: "assistant", text: `reply ${n}`, tool: null, error: null },
+      ],
+    })),
+  };
+}
+
+beforeEach(() => {
+  resetStore();
+  hostEvent = null;
+  m.appInfo.mockResolvedValue({ version: "1.2.3", data_dir: "/tmp/forkhost-data" });
+  m.getSettings.mockResolvedValue({
+    fork_opens_in: "window",
+    theme: "system",
+    harness_paths: { claude: null, codex: null, pi: null },
+  });
+  m.doctor.mockResolvedValue([]);
+  m.threads.mockResolvedValue([]);
+  m.windowInit.mockResolvedValue({
+    label: "main",
+    main: true,
+    tabs: [],
+    active_tab: null,
+    prefill: null,
+    focus_composer: false,
+  });
+});
 
 afterEach(cleanup);
 
@@ -20,41 +101,84 @@ function shellRoot(container: HTMLElement): HTMLElement {
 
 describe("App shell", () => {
   it("renders the sidebar, New thread, the empty states and the version", async () => {
-    appInfo.mockResolvedValue({ version: "1.2.3", data_dir: "/tmp/forkhost-data" });
     const { container } = render(<App />);
-
-    // The brand and the New thread action, with its stable automation hook.
     expect(screen.getByText("Forkhost")).toBeTruthy();
     const newThread = screen.getByRole("button", { name: "New thread" });
     expect(newThread.getAttribute("data-action")).toBe("new-thread");
-
-    // Empty states: no threads in the sidebar, no thread open in the main pane, no tabs.
-    expect(screen.getByRole("heading", { name: "Threads" })).toBeTruthy();
+    await waitFor(() => expect(shellRoot(container).dataset.appReady).toBe("true"));
     expect(screen.getByText("No threads yet")).toBeTruthy();
     expect(screen.getByRole("heading", { name: "No thread open" })).toBeTruthy();
-    const tablist = screen.getByRole("tablist", { name: "Open threads" });
-    expect(tablist.children.length).toBe(0);
-
-    // Ready once app_info settled; the version sits in the sidebar footer.
-    await waitFor(() => expect(shellRoot(container).dataset.appReady).toBe("true"));
+    expect(screen.getByRole("tablist", { name: "Open threads" }).children.length).toBe(0);
     const version = container.querySelector("[data-app-version]");
     expect(version?.textContent).toBe("Forkhost v1.2.3");
     expect(version?.getAttribute("title")).toContain("/tmp/forkhost-data");
-    expect(appInfo).toHaveBeenCalledTimes(1);
   });
 
-  it("is not ready before app_info settles", () => {
-    appInfo.mockReturnValue(new Promise(() => {}));
+  it("is not ready before the window's state settles", () => {
+    m.appInfo.mockReturnValue(new Promise(() => {}));
     const { container } = render(<App />);
     expect(shellRoot(container).dataset.appReady).toBe("false");
     expect(screen.getByText("Loading…")).toBeTruthy();
   });
 
   it("still becomes ready, without a version, when app_info fails", async () => {
-    appInfo.mockRejectedValue(new Error("no backend"));
+    m.appInfo.mockRejectedValue(new Error("no backend"));
     const { container } = render(<App />);
     await waitFor(() => expect(shellRoot(container).dataset.appReady).toBe("true"));
     expect(screen.getByText("Version unavailable")).toBeTruthy();
-    expect(container.querySelector("[data-app-version]")).toBeNull();
+  });
+});
+
+describe("a window with a thread open", () => {
+  beforeEach(() => {
+    const d = detail();
+    m.threads.mockResolvedValue([{ ...d, turns: undefined } as unknown as ThreadDetail]);
+    m.show.mockResolvedValue(d);
+    m.windowInit.mockResolvedValue({
+      label: "w-1",
+      main: false,
+      tabs: [{ id: "tab-1", thread_id: "t1", kind: "conversation" }],
+      active_tab: "tab-1",
+      prefill: { thread_id: "t1", text: "edit me" },
+      focus_composer: true,
+    });
+  });
+
+  it("shows the tab, the messages with fork actions, and the prefilled composer", async () => {
+    const { container } = render(<App />);
+    await waitFor(() => expect(container.querySelector('[role="tab"][data-thread-id="t1"]')).toBeTruthy());
+    const composer = await waitFor(() => {
+      const el = container.querySelector<HTMLTextAreaElement>('textarea[data-role="composer"]');
+      if (!el) throw new Error("no composer");
+      return el;
+    });
+    expect(composer.value).toBe("edit me");
+    // A fork window shows no sidebar until asked.
+    expect(container.querySelector(".sidebar")).toBeNull();
+    expect(container.querySelector('[data-action="send"]')).toBeTruthy();
+  });
+
+  it("sends with Enter, streams the reply live, and re-reads the thread when the turn ends", async () => {
+    const { container } = render(<App />);
+    const composer = await waitFor(() => {
+      const el = container.querySelector<HTMLTextAreaElement>('textarea[data-role="composer"]');
+      if (!el) throw new Error("no composer");
+      return el;
+    });
+    fireEvent.change(composer, { target: { value: "third" } });
+    fireEvent.keyDown(composer, { key: "Enter", shiftKey: true });
+    expect(m.startTurn).not.toHaveBeenCalled();
+    fireEvent.keyDown(composer, { key: "Enter" });
+    expect(m.startTurn).toHaveBeenCalledWith("t1", "third");
+    await act(async () => {
+      hostEvent?.({ type: "turn_started", thread_id: "t1" });
+      hostEvent?.({ type: "text_delta", thread_id: "t1", text: "live text" });
+    });
+    expect(store.get().slots.t1?.live?.items).toEqual([{ kind: "text", text: "live text" }]);
+    expect(container.querySelector('[data-action="stop"]')).toBeTruthy();
+    await act(async () => {
+      hostEvent?.({ type: "turn_ended", thread_id: "t1", outcome: "completed", message: null });
+    });
+    await waitFor(() => expect(m.show.mock.calls.length).toBeGreaterThanOrEqual(2));
   });
 });

@@ -1,40 +1,75 @@
-import { useCallback, useEffect, useState } from "react";
-import { appInfo, type AppInfo } from "./ipc";
+import { useEffect } from "react";
+import { boot, hideMenu } from "./actions";
+import { NewThreadDialog, SettingsDialog } from "./Dialogs";
+import { onMenu } from "./ipc";
+import { ContextMenu, Toasts } from "./Overlays";
+import { onKeyDown, runAction } from "./shortcuts";
 import { Sidebar } from "./Sidebar";
+import { useApp } from "./state";
 import { Workspace } from "./Workspace";
 
-export type AppInfoState =
-  | { status: "loading" }
-  | { status: "ready"; info: AppInfo }
-  | { status: "error"; message: string };
+export type { AppInfoState } from "./state";
 
 /**
- * The app shell. Its root element carries `data-app-ready="true"` once the shell has rendered and
- * the first `app_info` call has settled, so automation can wait on one attribute.
+ * One window of the app. Its root carries `data-app-ready="true"` once the window has loaded its
+ * tabs and the thread list (and the app's version settled), so automation can wait on one
+ * attribute.
  */
 export function App() {
-  const [info, setInfo] = useState<AppInfoState>({ status: "loading" });
+  const ready = useApp((s) => s.ready);
+  const sidebarOpen = useApp((s) => s.sidebarOpen);
+  const dialog = useApp((s) => s.dialog);
+  const theme = useApp((s) => s.settings.theme);
+  const label = useApp((s) => s.label);
 
   useEffect(() => {
+    let stop: (() => void) | undefined;
     let live = true;
-    appInfo().then(
-      (value) => live && setInfo({ status: "ready", info: value }),
-      (err: unknown) => live && setInfo({ status: "error", message: String(err) }),
-    );
+    void boot().then((s) => {
+      if (live) stop = s;
+      else s();
+    });
+    let unlistenMenu: (() => void) | undefined;
+    void onMenu(runAction).then((u) => {
+      if (live) unlistenMenu = u;
+      else u();
+    });
+    window.addEventListener("keydown", onKeyDown);
+    // The web view's own menu would offer "Reload" and friends; ours replace it.
+    const noMenu = (e: MouseEvent) => {
+      const target = e.target as HTMLElement | null;
+      if (!target?.closest("input, textarea, .md, .msg__text, .tool__pre")) e.preventDefault();
+    };
+    window.addEventListener("contextmenu", noMenu);
+    window.addEventListener("scroll", hideMenu, true);
     return () => {
       live = false;
+      stop?.();
+      unlistenMenu?.();
+      window.removeEventListener("keydown", onKeyDown);
+      window.removeEventListener("contextmenu", noMenu);
+      window.removeEventListener("scroll", hideMenu, true);
     };
   }, []);
 
-  const onNewThread = useCallback(() => {
-    // Creating threads arrives with the Host's thread API; the button is the stable hook for it.
-  }, []);
+  useEffect(() => {
+    const root = document.documentElement;
+    if (theme === "system") delete root.dataset.theme;
+    else root.dataset.theme = theme;
+  }, [theme]);
 
-  const ready = info.status !== "loading";
   return (
-    <div className="app" data-app-ready={ready ? "true" : "false"}>
-      <Sidebar info={info} onNewThread={onNewThread} />
+    <div
+      className={`app${sidebarOpen ? "" : " app--no-sidebar"}`}
+      data-app-ready={ready ? "true" : "false"}
+      data-window={label}
+    >
+      {sidebarOpen && <Sidebar />}
       <Workspace />
+      {dialog?.kind === "new-thread" && <NewThreadDialog />}
+      {dialog?.kind === "settings" && <SettingsDialog />}
+      <ContextMenu />
+      <Toasts />
     </div>
   );
 }

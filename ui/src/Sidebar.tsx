@@ -1,17 +1,64 @@
-import { LogoMark, PlusIcon, ThreadsIcon } from "./icons";
-import type { AppInfoState } from "./App";
+import { useEffect, useMemo, useState } from "react";
+import {
+  archiveThread,
+  importAndOpen,
+  loadDiscovered,
+  openDialog,
+  openTab,
+  openThread,
+  renameThread,
+  showMenu,
+} from "./actions";
+import type { ThreadView } from "./bindings/ThreadView";
+import {
+  ChevronIcon,
+  FolderIcon,
+  LogoMark,
+  PlusIcon,
+  RefreshIcon,
+  SettingsIcon,
+  Spinner,
+  ThreadsIcon,
+} from "./icons";
+import { buildProjects, flatten } from "./lineage";
+import { harnessName } from "./MessageRow";
+import { type AppInfoState, activeTabOf, useApp } from "./state";
 
-export interface SidebarProps {
-  info: AppInfoState;
-  onNewThread: () => void;
+export function relativeTime(ms: number, now = Date.now()): string {
+  const s = Math.round((now - ms) / 1000);
+  if (s < 45) return "just now";
+  const m = Math.round(s / 60);
+  if (m < 60) return `${m}m ago`;
+  const h = Math.round(m / 60);
+  if (h < 24) return `${h}h ago`;
+  const d = Math.round(h / 24);
+  if (d < 30) return `${d}d ago`;
+  return new Date(ms).toLocaleDateString();
 }
 
-export function Sidebar({ info, onNewThread }: SidebarProps) {
+export function Sidebar() {
+  const info = useApp((s) => s.info);
+  const threads = useApp((s) => s.threads);
+  const threadsLoaded = useApp((s) => s.threadsLoaded);
+  const projects = useMemo(() => buildProjects(threads), [threads]);
+  const empty = threadsLoaded && projects.length === 0;
+
   return (
     <aside className="sidebar" aria-label="Sidebar">
       <header className="sidebar__brand">
         <LogoMark className="sidebar__logo" />
         <span className="sidebar__name">Forkhost</span>
+        <span className="sidebar__grow" />
+        <button
+          type="button"
+          className="icon-button"
+          data-action="settings"
+          aria-label="Settings"
+          title="Settings (Ctrl+,)"
+          onClick={() => openDialog({ kind: "settings" })}
+        >
+          <SettingsIcon />
+        </button>
       </header>
 
       <div className="sidebar__actions">
@@ -19,7 +66,7 @@ export function Sidebar({ info, onNewThread }: SidebarProps) {
           type="button"
           className="button button--primary button--block"
           data-action="new-thread"
-          onClick={onNewThread}
+          onClick={() => openDialog({ kind: "new-thread" })}
         >
           <PlusIcon />
           <span>New thread</span>
@@ -30,14 +77,23 @@ export function Sidebar({ info, onNewThread }: SidebarProps) {
         <h2 id="threads-heading" className="threads__heading">
           Threads
         </h2>
-        <ul className="threads__list" role="list" />
-        <div className="threads__empty" data-empty="threads">
-          <ThreadsIcon className="threads__empty-icon" width={20} height={20} />
-          <p className="threads__empty-title">No threads yet</p>
-          <p className="threads__empty-hint">
-            Threads you start, open or fork show up here, grouped by project.
-          </p>
-        </div>
+        {projects.length > 0 && (
+          <ul className="threads__list" role="list">
+            {projects.map((p) => (
+              <ProjectGroup key={p.cwd} cwd={p.cwd} name={p.name} count={p.count} roots={p.roots} />
+            ))}
+          </ul>
+        )}
+        {empty && (
+          <div className="threads__empty" data-empty="threads">
+            <ThreadsIcon className="threads__empty-icon" width={20} height={20} />
+            <p className="threads__empty-title">No threads yet</p>
+            <p className="threads__empty-hint">
+              Threads you start, open or fork show up here, grouped by project.
+            </p>
+          </div>
+        )}
+        <Sessions />
       </nav>
 
       <footer className="sidebar__footer">
@@ -45,6 +101,205 @@ export function Sidebar({ info, onNewThread }: SidebarProps) {
       </footer>
     </aside>
   );
+}
+
+function ProjectGroup(props: {
+  cwd: string;
+  name: string;
+  count: number;
+  roots: ReturnType<typeof buildProjects>[number]["roots"];
+}) {
+  const [open, setOpen] = useState(true);
+  const rows = useMemo(() => flatten(props.roots), [props.roots]);
+  return (
+    <li className="project" data-project={props.cwd}>
+      <button
+        type="button"
+        className="project__head"
+        aria-expanded={open}
+        onClick={() => setOpen(!open)}
+        title={props.cwd}
+      >
+        <ChevronIcon className="project__chevron" width={12} height={12} />
+        <FolderIcon width={14} height={14} className="project__icon" />
+        <span className="project__name">{props.name}</span>
+        <span className="project__count">{props.count}</span>
+      </button>
+      {open && (
+        <ul className="tree" role="tree" aria-label={props.name}>
+          {rows.map((row) => (
+            <ThreadItem key={row.thread.id} thread={row.thread} depth={row.depth} lastAt={row.lastAt} />
+          ))}
+        </ul>
+      )}
+    </li>
+  );
+}
+
+function ThreadItem({ thread, depth, lastAt }: { thread: ThreadView; depth: number; lastAt: boolean[] }) {
+  const active = useApp((s) => activeTabOf(s)?.thread_id === thread.id);
+  const open = useApp((s) => s.tabs.some((t) => t.thread_id === thread.id));
+  const streaming = useApp((s) => Boolean(s.streaming[thread.id]));
+  const [renaming, setRenaming] = useState(false);
+  const [title, setTitle] = useState(thread.title);
+
+  const onMenu = (e: React.MouseEvent) => {
+    e.preventDefault();
+    showMenu({
+      x: e.clientX,
+      y: e.clientY,
+      items: [
+        { label: "Open in a new tab", action: () => openTab(thread.id) },
+        { label: "Open in a new window", action: () => void openThread(thread.id, "window") },
+        { label: "Open terminal tab", action: () => openTab(thread.id, "terminal") },
+        "separator",
+        {
+          label: "Rename…",
+          action: () => {
+            setTitle(thread.title);
+            setRenaming(true);
+          },
+        },
+        { label: "Archive", danger: true, action: () => void archiveThread(thread.id) },
+      ],
+    });
+  };
+
+  return (
+    <li role="treeitem" aria-selected={active} aria-level={depth + 1} className="tree__item">
+      {renaming ? (
+        <form
+          className="thread thread--editing"
+          style={{ paddingLeft: 10 + depth * 16 }}
+          onSubmit={(e) => {
+            e.preventDefault();
+            setRenaming(false);
+            if (title.trim() && title.trim() !== thread.title) void renameThread(thread.id, title);
+          }}
+        >
+          <input
+            className="thread__rename"
+            value={title}
+            autoFocus
+            aria-label="Thread title"
+            onChange={(e) => setTitle(e.target.value)}
+            onBlur={() => setRenaming(false)}
+            onKeyDown={(e) => e.key === "Escape" && setRenaming(false)}
+          />
+        </form>
+      ) : (
+        <button
+          type="button"
+          className="thread"
+          data-thread-id={thread.id}
+          data-active={active ? "true" : undefined}
+          data-open={open ? "true" : undefined}
+          data-state={thread.state}
+          style={{ paddingLeft: 10 + depth * 16 }}
+          title={`${thread.title}\n${harnessName(thread.harness)} · ${thread.cwd}`}
+          onClick={(e) => void openThread(thread.id, e.ctrlKey || e.metaKey ? "window" : "tab")}
+          onContextMenu={onMenu}
+        >
+          {depth > 0 && (
+            <span className="thread__branch" aria-hidden style={{ left: 10 + (depth - 1) * 16 }}>
+              <span className={`thread__elbow${lastAt[depth] ? " thread__elbow--last" : ""}`} />
+            </span>
+          )}
+          <span className={`harness-dot harness-dot--${thread.harness}`} aria-hidden />
+          <span className="thread__text">
+            <span className="thread__title">{thread.title}</span>
+            <span className="thread__sub">
+              {harnessName(thread.harness)}
+              {thread.fork ? ` · fork ${thread.fork.boundary}` : ""} · {relativeTime(thread.updated_at)}
+            </span>
+          </span>
+          {streaming && <Spinner size={12} />}
+          {thread.state === "missing" && <span className="thread__badge">missing</span>}
+        </button>
+      )}
+    </li>
+  );
+}
+
+/** Native sessions found on this machine that are not threads yet; click to import. */
+function Sessions() {
+  const discovered = useApp((s) => s.discovered);
+  const [open, setOpen] = useState(false);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    if (open && discovered === null) {
+      setBusy(true);
+      void loadDiscovered().finally(() => setBusy(false));
+    }
+  }, [open, discovered]);
+  const fresh = (discovered ?? []).filter((d) => d.thread_id === null);
+  return (
+    <section className="sessions" aria-labelledby="sessions-heading">
+      <div className="sessions__head">
+        <button
+          type="button"
+          id="sessions-heading"
+          className="threads__heading sessions__toggle"
+          aria-expanded={open}
+          data-action="toggle-sessions"
+          onClick={() => setOpen(!open)}
+        >
+          <ChevronIcon className="project__chevron" width={11} height={11} />
+          On this machine
+          {discovered !== null && fresh.length > 0 && <span className="project__count">{fresh.length}</span>}
+        </button>
+        {open && (
+          <button
+            type="button"
+            className="icon-button icon-button--small"
+            aria-label="Refresh sessions"
+            title="Look again"
+            onClick={() => {
+              setBusy(true);
+              void loadDiscovered().finally(() => setBusy(false));
+            }}
+          >
+            {busy ? <Spinner size={11} /> : <RefreshIcon width={12} height={12} />}
+          </button>
+        )}
+      </div>
+      {open && (
+        <ul className="sessions__list" role="list">
+          {discovered !== null && fresh.length === 0 && (
+            <li className="sessions__empty">No other sessions found.</li>
+          )}
+          {fresh.slice(0, 200).map((d) => (
+            <li key={`${d.harness}:${d.session_id}`}>
+              <button
+                type="button"
+                className="session"
+                data-session-id={d.session_id}
+                data-harness={d.harness}
+                title={`${d.path}\nClick to open it as a thread`}
+                onClick={() => void importAndOpen(d.harness, d.path, d.thread_id)}
+              >
+                <span className={`harness-dot harness-dot--${d.harness}`} aria-hidden />
+                <span className="thread__text">
+                  <span className="thread__title">{sessionLabel(d.path, d.session_id)}</span>
+                  <span className="thread__sub">
+                    {harnessName(d.harness)} · {relativeTime(d.modified)}
+                  </span>
+                </span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function sessionLabel(path: string, id: string): string {
+  const parts = path.split("/").filter(Boolean);
+  const dir = parts[parts.length - 2] ?? "";
+  // Claude keeps sessions per project folder, its path with / replaced by -.
+  const project = dir.startsWith("-") ? dir.split("-").filter(Boolean).pop() : undefined;
+  return `${project ? `${project} · ` : ""}${id.slice(0, 8)}`;
 }
 
 function VersionLabel({ info }: { info: AppInfoState }) {

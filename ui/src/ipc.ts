@@ -1,13 +1,63 @@
-// The one door between the UI and the Rust side: every Tauri command and event goes through this
-// module, so the rest of the UI stays plain React and can be tested with this module mocked.
+// The one door between the UI and the Rust side: every Tauri command, event and plugin call goes
+// through this module, so the rest of the UI stays plain React and can be tested with this module
+// mocked. Argument and result types are generated from Rust (ui/src/bindings, ts-rs).
 import { invoke, isTauri } from "@tauri-apps/api/core";
+import { listen, type UnlistenFn } from "@tauri-apps/api/event";
+import { getCurrentWindow } from "@tauri-apps/api/window";
+import { open as openDialog } from "@tauri-apps/plugin-dialog";
+import { openUrl } from "@tauri-apps/plugin-opener";
 
-/** What `app_info` returns (src-tauri/src/lib.rs `AppInfo`). */
-export interface AppInfo {
-  /** The app's version, from its Cargo package. */
-  version: string;
-  /** The data folder that holds the store and the logs. */
-  data_dir: string;
+import type { AppInfo } from "./bindings/AppInfo";
+import type { CommandError } from "./bindings/CommandError";
+import type { DiscoveredSession } from "./bindings/DiscoveredSession";
+import type { ForkPoint } from "./bindings/ForkPoint";
+import type { ForkResult } from "./bindings/ForkResult";
+import type { HarnessReport } from "./bindings/HarnessReport";
+import type { HostEvent } from "./bindings/HostEvent";
+import type { NewTab } from "./bindings/NewTab";
+import type { NewThreadArgs } from "./bindings/NewThreadArgs";
+import type { Prefill } from "./bindings/Prefill";
+import type { Settings } from "./bindings/Settings";
+import type { TabView } from "./bindings/TabView";
+import type { TerminalExit } from "./bindings/TerminalExit";
+import type { TerminalOutput } from "./bindings/TerminalOutput";
+import type { ThreadDetail } from "./bindings/ThreadDetail";
+import type { ThreadView } from "./bindings/ThreadView";
+import type { WindowInit } from "./bindings/WindowInit";
+
+export type {
+  AppInfo,
+  DiscoveredSession,
+  ForkPoint,
+  ForkResult,
+  HarnessReport,
+  HostEvent,
+  NewTab,
+  Prefill,
+  Settings,
+  TabView,
+  ThreadDetail,
+  ThreadView,
+  WindowInit,
+};
+
+/** A failed command: the Host's stable code and a message. */
+export class IpcError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = "IpcError";
+    this.code = code;
+  }
+}
+
+function toIpcError(err: unknown): IpcError {
+  if (err instanceof IpcError) return err;
+  if (err && typeof err === "object" && "code" in err && "message" in err) {
+    const e = err as CommandError;
+    return new IpcError(String(e.code), String(e.message));
+  }
+  return new IpcError("internal", err instanceof Error ? err.message : String(err));
 }
 
 /** True inside the desktop app; false in a plain browser (e.g. `vite` alone). */
@@ -15,10 +65,121 @@ export function inApp(): boolean {
   return isTauri();
 }
 
-/** Version and data folder of the running app. */
-export function appInfo(): Promise<AppInfo> {
+async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
   if (!inApp()) {
-    return Promise.reject(new Error("not running inside the Forkhost app"));
+    throw new IpcError("internal", "not running inside the Forkhost app");
   }
-  return invoke<AppInfo>("app_info");
+  try {
+    return await invoke<T>(command, args);
+  } catch (err) {
+    throw toIpcError(err);
+  }
+}
+
+// ---- commands: one per Host method -----------------------------------------------------------
+
+/** Version and data folder of the running app. */
+export const appInfo = () => call<AppInfo>("app_info");
+export const threads = () => call<ThreadView[]>("threads");
+export const show = (threadId: string) => call<ThreadDetail>("show", { thread_id: threadId });
+export const create = (spec: NewThreadArgs) => call<ThreadDetail>("create", { spec });
+/** Starts a turn; returns once it started. The reply streams as host events. */
+export const startTurn = (threadId: string, prompt: string) =>
+  call<void>("start_turn", { thread_id: threadId, prompt });
+export const interrupt = (threadId: string) => call<void>("interrupt", { thread_id: threadId });
+export const closeThread = (threadId: string) => call<void>("close", { thread_id: threadId });
+export const isStreaming = (threadId: string) =>
+  call<boolean>("is_streaming", { thread_id: threadId });
+export const rename = (threadId: string, title: string) =>
+  call<ThreadView>("rename", { thread_id: threadId, title });
+export const archive = (threadId: string, archived: boolean) =>
+  call<ThreadView>("archive", { thread_id: threadId, archived });
+export const fork = (threadId: string, at: ForkPoint) =>
+  call<ForkResult>("fork", { thread_id: threadId, at });
+export const discover = () => call<DiscoveredSession[]>("discover");
+export const importSession = (harness: string, session: string) =>
+  call<ThreadDetail>("import", { harness_name: harness, session });
+export const follow = (threadId: string) => call<void>("follow", { thread_id: threadId });
+export const unfollow = (threadId: string) => call<void>("unfollow", { thread_id: threadId });
+export const doctor = () => call<HarnessReport[]>("doctor");
+
+// ---- windows and tabs ------------------------------------------------------------------------
+
+export const windowInit = () => call<WindowInit>("window_init");
+export const setWindowTabs = (tabs: TabView[], activeTab: string | null) =>
+  call<void>("set_window_tabs", { tabs, active_tab: activeTab });
+/** Opens a new window with these tabs; returns its label. */
+export const openWindow = (tabs: NewTab[], prefill: Prefill | null, focusComposer: boolean) =>
+  call<string>("open_window", { tabs, prefill, focus_composer: focusComposer });
+export const moveTabToNewWindow = (tabId: string) =>
+  call<string>("move_tab_to_new_window", { tab_id: tabId });
+export const closeWindow = () => call<void>("close_window");
+
+export async function setWindowTitle(title: string): Promise<void> {
+  if (!inApp()) {
+    document.title = title;
+    return;
+  }
+  try {
+    await getCurrentWindow().setTitle(title);
+  } catch {
+    document.title = title;
+  }
+}
+
+// ---- settings --------------------------------------------------------------------------------
+
+export const getSettings = () => call<Settings>("get_settings");
+export const saveSettings = (settings: Settings) => call<void>("save_settings", { settings });
+
+// ---- terminal --------------------------------------------------------------------------------
+
+export const terminalOpen = (threadId: string, cols: number, rows: number) =>
+  call<string>("terminal_open", { thread_id: threadId, cols, rows });
+export const terminalWrite = (id: string, data: string) =>
+  call<void>("terminal_write", { id, data });
+export const terminalResize = (id: string, cols: number, rows: number) =>
+  call<void>("terminal_resize", { id, cols, rows });
+export const terminalClose = (id: string) => call<void>("terminal_close", { id });
+
+// ---- events ----------------------------------------------------------------------------------
+
+function on<T>(event: string, handler: (payload: T) => void): Promise<UnlistenFn> {
+  if (!inApp()) return Promise.resolve(() => {});
+  return listen<T>(event, (e) => handler(e.payload));
+}
+
+/** Every Host event (deltas, turn ends, thread changes) of every thread. */
+export const onHostEvent = (handler: (event: HostEvent) => void) =>
+  on<HostEvent>("host-event", handler);
+/** The UI missed Host events: re-read what is shown. */
+export const onHostLagged = (handler: () => void) => on<number>("host-lagged", () => handler());
+/** A menu item was chosen while this window had focus. */
+export const onMenu = (handler: (id: string) => void) => on<string>("menu", handler);
+export const onSettingsChanged = (handler: (settings: Settings) => void) =>
+  on<Settings>("settings-changed", handler);
+/** The shell changed this window's tabs (a tab moved to another window). */
+export const onLayoutChanged = (handler: () => void) => on<null>("layout-changed", () => handler());
+export const onTerminalOutput = (handler: (output: TerminalOutput) => void) =>
+  on<TerminalOutput>("terminal-output", handler);
+export const onTerminalExit = (handler: (exit: TerminalExit) => void) =>
+  on<TerminalExit>("terminal-exit", handler);
+
+// ---- plugins ---------------------------------------------------------------------------------
+
+/** The OS folder picker; null when cancelled. */
+export async function pickFolder(defaultPath?: string): Promise<string | null> {
+  if (!inApp()) return null;
+  const chosen = await openDialog({ directory: true, multiple: false, defaultPath });
+  return typeof chosen === "string" ? chosen : null;
+}
+
+/** Opens an http(s)/mailto link in the user's browser. */
+export async function openExternal(url: string): Promise<void> {
+  if (!/^(https?:|mailto:)/i.test(url)) return;
+  if (!inApp()) {
+    window.open(url, "_blank", "noopener,noreferrer");
+    return;
+  }
+  await openUrl(url);
 }

@@ -1,0 +1,398 @@
+//! The Tauri commands. Each parses its input, calls one Host method (or one window/terminal
+//! operation of the shell) and returns the result or a [`CommandError`]. Arguments are
+//! snake_case on the JS side too (`rename_all = "snake_case"`), like the generated types.
+
+use std::path::PathBuf;
+
+use forkhost_core::discovery::DiscoveredSession;
+use forkhost_core::view::{ForkResult, ThreadDetail, ThreadView};
+use forkhost_core::{ForkAt, HarnessKind, HarnessReport, NewThreadSpec, TurnRef};
+use serde::{Deserialize, Serialize};
+use tauri::{AppHandle, Emitter, State, WebviewWindow};
+
+use crate::error::{CmdResult, CommandError};
+use crate::layout::{NewTab, Prefill, TabLayout, WindowInit};
+use crate::settings::Settings;
+use crate::terminal::TerminalSpec;
+use crate::AppState;
+
+/// Reply of [`app_info`].
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
+#[ts(export)]
+pub struct AppInfo {
+    /// The app's version (its Cargo package version).
+    pub version: String,
+    /// The data folder holding the store and the logs.
+    pub data_dir: String,
+}
+
+/// A turn as the UI names it: its 1-based number or its host turn id.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[serde(untagged)]
+#[ts(export)]
+pub enum TurnArg {
+    Number(#[ts(type = "number")] i64),
+    Id(String),
+}
+
+impl From<TurnArg> for TurnRef {
+    fn from(t: TurnArg) -> TurnRef {
+        match t {
+            TurnArg::Number(n) => TurnRef::Number(n),
+            TurnArg::Id(id) => TurnRef::Id(id),
+        }
+    }
+}
+
+/// Where a fork cuts.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[ts(export)]
+pub enum ForkPoint {
+    /// After turn `turn` (inclusive).
+    After { turn: TurnArg },
+    /// Before turn `turn` (its prompt comes back for editing).
+    Before { turn: TurnArg },
+    /// After the last completed turn.
+    Latest,
+}
+
+impl From<ForkPoint> for ForkAt {
+    fn from(p: ForkPoint) -> ForkAt {
+        match p {
+            ForkPoint::After { turn } => ForkAt::After(turn.into()),
+            ForkPoint::Before { turn } => ForkAt::Before(turn.into()),
+            ForkPoint::Latest => ForkAt::Latest,
+        }
+    }
+}
+
+/// What `create` needs.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[ts(export)]
+pub struct NewThreadArgs {
+    /// `claude`, `codex` or `pi`.
+    pub harness: String,
+    pub cwd: String,
+    pub title: Option<String>,
+}
+
+fn harness(name: &str) -> CmdResult<HarnessKind> {
+    name.parse::<HarnessKind>()
+        .map_err(|e| CommandError::new("invalid_input", e.to_string()))
+}
+
+#[tauri::command]
+pub fn app_info(app: AppHandle, state: State<'_, AppState>) -> AppInfo {
+    AppInfo {
+        version: app.package_info().version.to_string(),
+        data_dir: state.data_dir.display().to_string(),
+    }
+}
+
+// ---- Host ---------------------------------------------------------------------------------
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn threads(state: State<'_, AppState>) -> CmdResult<Vec<ThreadView>> {
+    Ok(state.host.threads().await?)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn show(state: State<'_, AppState>, thread_id: String) -> CmdResult<ThreadDetail> {
+    Ok(state.host.show(&thread_id).await?)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn create(state: State<'_, AppState>, spec: NewThreadArgs) -> CmdResult<ThreadDetail> {
+    let cwd = expand_home(spec.cwd.trim());
+    Ok(state
+        .host
+        .create(NewThreadSpec {
+            harness: harness(&spec.harness)?,
+            cwd,
+            title: spec.title,
+        })
+        .await?)
+}
+
+/// Starts a turn and returns at once; the reply streams as `host-event`s.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn start_turn(
+    state: State<'_, AppState>,
+    thread_id: String,
+    prompt: String,
+) -> CmdResult<()> {
+    // The outcome also arrives as a `turn_ended` event; the receiver is not needed here.
+    let _done = state.host.start_turn(&thread_id, &prompt).await?;
+    Ok(())
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn interrupt(state: State<'_, AppState>, thread_id: String) -> CmdResult<()> {
+    Ok(state.host.interrupt(&thread_id).await?)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn close(state: State<'_, AppState>, thread_id: String) -> CmdResult<()> {
+    Ok(state.host.close(&thread_id).await?)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn is_streaming(state: State<'_, AppState>, thread_id: String) -> CmdResult<bool> {
+    Ok(state.host.is_streaming(&thread_id).await)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn rename(
+    state: State<'_, AppState>,
+    thread_id: String,
+    title: String,
+) -> CmdResult<ThreadView> {
+    Ok(state.host.rename(&thread_id, &title).await?)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn archive(
+    state: State<'_, AppState>,
+    thread_id: String,
+    archived: bool,
+) -> CmdResult<ThreadView> {
+    Ok(state.host.archive(&thread_id, archived).await?)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn fork(
+    state: State<'_, AppState>,
+    thread_id: String,
+    at: ForkPoint,
+) -> CmdResult<ForkResult> {
+    Ok(state.host.fork(&thread_id, at.into()).await?)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn discover(state: State<'_, AppState>) -> CmdResult<Vec<DiscoveredSession>> {
+    Ok(state.host.discover().await?)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn import(
+    state: State<'_, AppState>,
+    harness_name: String,
+    session: String,
+) -> CmdResult<ThreadDetail> {
+    Ok(state.host.import(harness(&harness_name)?, &session).await?)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn follow(state: State<'_, AppState>, thread_id: String) -> CmdResult<()> {
+    Ok(state.host.follow(&thread_id).await?)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn unfollow(state: State<'_, AppState>, thread_id: String) -> CmdResult<()> {
+    state.host.unfollow(&thread_id);
+    Ok(())
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn doctor(state: State<'_, AppState>) -> CmdResult<Vec<HarnessReport>> {
+    Ok(state.host.doctor().await)
+}
+
+// ---- windows and tabs ---------------------------------------------------------------------
+
+/// What the calling window starts with: its tabs, and for a fork window the prefill.
+#[tauri::command(rename_all = "snake_case")]
+pub fn window_init(window: WebviewWindow, state: State<'_, AppState>) -> WindowInit {
+    state.windows().init(window.label())
+}
+
+/// The calling window's tabs changed (opened, closed, reordered, activated).
+#[tauri::command(rename_all = "snake_case")]
+pub fn set_window_tabs(
+    window: WebviewWindow,
+    state: State<'_, AppState>,
+    tabs: Vec<TabLayout>,
+    active_tab: Option<String>,
+) {
+    state.update_layout(|w| w.set_tabs(window.label(), tabs, active_tab));
+}
+
+/// Opens a new window holding `tabs`, cascaded from the calling window; returns its label.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn open_window(
+    app: AppHandle,
+    window: WebviewWindow,
+    state: State<'_, AppState>,
+    tabs: Vec<NewTab>,
+    prefill: Option<Prefill>,
+    focus_composer: bool,
+) -> CmdResult<String> {
+    let label = crate::layout::new_window_label();
+    state.update_layout(|w| {
+        w.add_window(&label, tabs, prefill, focus_composer);
+    });
+    if let Err(err) = crate::build_window(&app, &label, Some(&window)) {
+        state.update_layout(|w| w.remove_window(&label));
+        return Err(err.into());
+    }
+    Ok(label)
+}
+
+/// Moves one tab of the calling window into a new window; returns the new window's label.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn move_tab_to_new_window(
+    app: AppHandle,
+    window: WebviewWindow,
+    state: State<'_, AppState>,
+    tab_id: String,
+) -> CmdResult<String> {
+    let label = crate::layout::new_window_label();
+    let moved = state.update_layout(|w| {
+        let tab = w.take_tab(window.label(), &tab_id)?;
+        w.add_window(
+            &label,
+            vec![NewTab {
+                thread_id: tab.thread_id,
+                kind: tab.kind,
+            }],
+            None,
+            false,
+        );
+        Some(())
+    });
+    if moved.is_none() {
+        return Err(CommandError::new("window", format!("no tab {tab_id} here")));
+    }
+    let _ = window.emit_to(window.label(), "layout-changed", ());
+    if let Err(err) = crate::build_window(&app, &label, Some(&window)) {
+        state.update_layout(|w| w.remove_window(&label));
+        return Err(err.into());
+    }
+    Ok(label)
+}
+
+/// Closes the calling window (its tabs leave the layout unless it is the last window).
+#[tauri::command(rename_all = "snake_case")]
+pub fn close_window(window: WebviewWindow) -> CmdResult<()> {
+    Ok(window.close()?)
+}
+
+// ---- settings -----------------------------------------------------------------------------
+
+#[tauri::command(rename_all = "snake_case")]
+pub fn get_settings(state: State<'_, AppState>) -> Settings {
+    state
+        .settings
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+}
+
+/// Saves the settings and tells every window. Harness paths take effect at the next start.
+#[tauri::command(rename_all = "snake_case")]
+pub fn save_settings(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    settings: Settings,
+) -> CmdResult<()> {
+    crate::settings::save(&state.data_dir, &settings)?;
+    *state.settings.lock().unwrap_or_else(|e| e.into_inner()) = settings.clone();
+    let _ = app.emit("settings-changed", settings);
+    Ok(())
+}
+
+// ---- terminal -----------------------------------------------------------------------------
+
+/// Opens the harness's own TUI on the thread's session in a PTY; returns the terminal id.
+/// Output arrives as `terminal-output` events, the end as `terminal-exit`.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn terminal_open(
+    app: AppHandle,
+    window: WebviewWindow,
+    state: State<'_, AppState>,
+    thread_id: String,
+    cols: u16,
+    rows: u16,
+) -> CmdResult<String> {
+    let command = state.host.terminal_command(&thread_id).await?;
+    let spec = TerminalSpec {
+        program: command.program,
+        args: command.args,
+        cwd: Some(command.cwd),
+        env: command.env,
+    };
+    let host = state.host.clone();
+    let thread = thread_id.clone();
+    let opened = state.terminals.open(
+        &app,
+        window.label(),
+        &thread_id,
+        spec,
+        (cols, rows),
+        move || {
+            tauri::async_runtime::spawn(async move {
+                if let Err(err) = host.release_terminal(&thread).await {
+                    tracing::warn!(thread = %thread, code = err.code(), "release_terminal failed");
+                }
+            });
+        },
+    );
+    if opened.is_err() {
+        let _ = state.host.release_terminal(&thread_id).await;
+    }
+    opened
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub fn terminal_write(state: State<'_, AppState>, id: String, data: String) -> CmdResult<()> {
+    state.terminals.write(&id, &data)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub fn terminal_resize(
+    state: State<'_, AppState>,
+    id: String,
+    cols: u16,
+    rows: u16,
+) -> CmdResult<()> {
+    state.terminals.resize(&id, cols, rows)
+}
+
+/// Ends the terminal's process; the session goes back to the structured runtime.
+#[tauri::command(rename_all = "snake_case")]
+pub fn terminal_close(state: State<'_, AppState>, id: String) -> CmdResult<()> {
+    state.terminals.kill(&id)
+}
+
+/// `~/x` → `$HOME/x`: a folder typed by hand.
+fn expand_home(path: &str) -> PathBuf {
+    match path.strip_prefix("~/").or((path == "~").then_some("")) {
+        Some(rest) => std::env::var_os("HOME")
+            .map(|h| PathBuf::from(h).join(rest))
+            .unwrap_or_else(|| PathBuf::from(path)),
+        None => PathBuf::from(path),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fork_points_parse_from_the_ui_shape() {
+        let p: ForkPoint = serde_json::from_str(r#"{"kind":"after","turn":2}"#).unwrap();
+        assert_eq!(ForkAt::from(p), ForkAt::After(TurnRef::Number(2)));
+        let p: ForkPoint = serde_json::from_str(r#"{"kind":"before","turn":"t-1"}"#).unwrap();
+        assert_eq!(ForkAt::from(p), ForkAt::Before(TurnRef::Id("t-1".into())));
+        let p: ForkPoint = serde_json::from_str(r#"{"kind":"latest"}"#).unwrap();
+        assert_eq!(ForkAt::from(p), ForkAt::Latest);
+    }
+
+    #[test]
+    fn home_is_expanded() {
+        let home = std::env::var("HOME").unwrap();
+        assert_eq!(expand_home("~/p"), PathBuf::from(&home).join("p"));
+        assert_eq!(expand_home("/abs"), PathBuf::from("/abs"));
+    }
+}

@@ -1,0 +1,285 @@
+//! Windows and their tabs: which windows are open, which tabs each holds (in order), which one
+//! is active. The UI of each window reports its tabs; this module keeps the whole picture,
+//! persists it (Host `save_layout`) at every change, and reopens it at start.
+
+use std::collections::{BTreeSet, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+pub use forkhost_core::layout::{
+    LayoutView as Layout, TabView as TabLayout, WindowView as WindowLayout,
+};
+
+/// Tab kinds (`TabView::kind`).
+pub const CONVERSATION: &str = "conversation";
+pub const TERMINAL: &str = "terminal";
+
+/// Text to put in a thread's composer when its tab first shows (a fork `before` a turn).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(export)]
+pub struct Prefill {
+    pub thread_id: String,
+    pub text: String,
+}
+
+/// What a window's UI asks for when it loads.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct WindowInit {
+    pub label: String,
+    /// The main window shows the sidebar by default.
+    pub main: bool,
+    pub tabs: Vec<TabLayout>,
+    pub active_tab: Option<String>,
+    pub prefill: Option<Prefill>,
+    /// Put the keyboard in the active tab's composer at once (a fork window).
+    pub focus_composer: bool,
+}
+
+/// One tab to open, without an id yet.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[ts(export)]
+pub struct NewTab {
+    pub thread_id: String,
+    /// `conversation` or `terminal`.
+    pub kind: String,
+}
+
+/// The in-memory layout plus what a window being opened still has to learn.
+#[derive(Debug, Default)]
+pub struct Windows {
+    pub layout: Layout,
+    /// Per window label: prefill and focus for its first load.
+    pending: HashMap<String, (Option<Prefill>, bool)>,
+}
+
+impl Windows {
+    pub fn new(layout: Layout) -> Self {
+        Windows {
+            layout,
+            pending: HashMap::new(),
+        }
+    }
+
+    pub fn window(&self, label: &str) -> Option<&WindowLayout> {
+        self.layout.windows.iter().find(|w| w.id == label)
+    }
+
+    /// Adds a window with fresh tab ids; returns it.
+    pub fn add_window(
+        &mut self,
+        label: &str,
+        tabs: Vec<NewTab>,
+        prefill: Option<Prefill>,
+        focus_composer: bool,
+    ) -> WindowLayout {
+        let tabs: Vec<TabLayout> = tabs
+            .into_iter()
+            .map(|t| TabLayout {
+                id: new_tab_id(),
+                thread_id: t.thread_id,
+                kind: t.kind,
+            })
+            .collect();
+        let window = WindowLayout {
+            id: label.to_owned(),
+            active_tab: tabs.first().map(|t| t.id.clone()),
+            tabs,
+        };
+        self.layout.windows.retain(|w| w.id != label);
+        self.layout.windows.push(window.clone());
+        self.pending
+            .insert(label.to_owned(), (prefill, focus_composer));
+        window
+    }
+
+    /// The window's tabs as its UI reports them.
+    pub fn set_tabs(&mut self, label: &str, tabs: Vec<TabLayout>, active_tab: Option<String>) {
+        let active_tab = active_tab.filter(|a| tabs.iter().any(|t| &t.id == a));
+        match self.layout.windows.iter_mut().find(|w| w.id == label) {
+            Some(w) => {
+                w.tabs = tabs;
+                w.active_tab = active_tab;
+            }
+            None => {
+                let window = WindowLayout {
+                    id: label.to_owned(),
+                    active_tab,
+                    tabs,
+                };
+                if label == crate::MAIN_WINDOW {
+                    self.layout.windows.insert(0, window);
+                } else {
+                    self.layout.windows.push(window);
+                }
+            }
+        }
+    }
+
+    /// Takes one tab out of its window (to move it elsewhere).
+    pub fn take_tab(&mut self, label: &str, tab_id: &str) -> Option<TabLayout> {
+        let window = self.layout.windows.iter_mut().find(|w| w.id == label)?;
+        let index = window.tabs.iter().position(|t| t.id == tab_id)?;
+        let tab = window.tabs.remove(index);
+        if window.active_tab.as_deref() == Some(tab_id) {
+            window.active_tab = window
+                .tabs
+                .get(index.min(window.tabs.len().saturating_sub(1)))
+                .map(|t| t.id.clone());
+        }
+        Some(tab)
+    }
+
+    pub fn remove_window(&mut self, label: &str) {
+        self.layout.windows.retain(|w| w.id != label);
+        self.pending.remove(label);
+    }
+
+    /// What the window's UI starts with; the one-time parts (prefill, focus) are consumed.
+    pub fn init(&mut self, label: &str) -> WindowInit {
+        let (prefill, focus_composer) = self.pending.remove(label).unwrap_or((None, false));
+        let window = self.window(label);
+        WindowInit {
+            label: label.to_owned(),
+            main: label == crate::MAIN_WINDOW,
+            tabs: window.map(|w| w.tabs.clone()).unwrap_or_default(),
+            active_tab: window.and_then(|w| w.active_tab.clone()),
+            prefill,
+            focus_composer,
+        }
+    }
+
+    /// Every thread some tab shows.
+    pub fn threads(&self) -> BTreeSet<String> {
+        self.layout
+            .windows
+            .iter()
+            .flat_map(|w| w.tabs.iter().map(|t| t.thread_id.clone()))
+            .collect()
+    }
+}
+
+/// Keeps only tabs of known threads and windows that still hold tabs (the main window
+/// always stays, first).
+pub fn sanitized(mut layout: Layout, known: &BTreeSet<String>) -> Layout {
+    for window in &mut layout.windows {
+        window.tabs.retain(|t| known.contains(&t.thread_id));
+        let active_ok = window
+            .active_tab
+            .as_ref()
+            .is_some_and(|a| window.tabs.iter().any(|t| &t.id == a));
+        if !active_ok {
+            window.active_tab = window.tabs.first().map(|t| t.id.clone());
+        }
+    }
+    layout
+        .windows
+        .retain(|w| w.id == crate::MAIN_WINDOW || !w.tabs.is_empty());
+    let mut seen = BTreeSet::new();
+    layout.windows.retain(|w| seen.insert(w.id.clone()));
+    match layout
+        .windows
+        .iter()
+        .position(|w| w.id == crate::MAIN_WINDOW)
+    {
+        Some(0) => {}
+        Some(i) => {
+            let main = layout.windows.remove(i);
+            layout.windows.insert(0, main);
+        }
+        None => layout.windows.insert(
+            0,
+            WindowLayout {
+                id: crate::MAIN_WINDOW.to_owned(),
+                active_tab: None,
+                tabs: Vec::new(),
+            },
+        ),
+    }
+    layout
+}
+
+pub fn new_tab_id() -> String {
+    format!("t-{}", uuid::Uuid::new_v4().simple())
+}
+
+/// A label for a new window: `w-` and 12 hex digits (Tauri labels allow `[A-Za-z0-9-/:_]`).
+pub fn new_window_label() -> String {
+    let id = uuid::Uuid::new_v4().simple().to_string();
+    format!("w-{}", &id[..12])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tab(id: &str, thread: &str) -> TabLayout {
+        TabLayout {
+            id: id.into(),
+            thread_id: thread.into(),
+            kind: CONVERSATION.into(),
+        }
+    }
+
+    #[test]
+    fn sanitize_drops_unknown_threads_and_empty_windows_and_keeps_main_first() {
+        let layout = Layout {
+            windows: vec![
+                WindowLayout {
+                    id: "w-1".into(),
+                    active_tab: Some("a".into()),
+                    tabs: vec![tab("a", "gone")],
+                },
+                WindowLayout {
+                    id: "w-2".into(),
+                    active_tab: Some("x".into()),
+                    tabs: vec![tab("b", "t1"), tab("c", "t2")],
+                },
+            ],
+        };
+        let known: BTreeSet<String> = ["t1".to_owned(), "t2".to_owned()].into();
+        let out = sanitized(layout, &known);
+        assert_eq!(out.windows.len(), 2);
+        assert_eq!(out.windows[0].id, "main");
+        assert!(out.windows[0].tabs.is_empty());
+        assert_eq!(out.windows[1].id, "w-2");
+        assert_eq!(out.windows[1].active_tab.as_deref(), Some("b"));
+    }
+
+    #[test]
+    fn windows_add_init_take() {
+        let mut w = Windows::new(Layout::default());
+        w.set_tabs(
+            "main",
+            vec![tab("a", "t1"), tab("b", "t2")],
+            Some("b".into()),
+        );
+        let added = w.add_window(
+            "w-x",
+            vec![NewTab {
+                thread_id: "t3".into(),
+                kind: CONVERSATION.into(),
+            }],
+            Some(Prefill {
+                thread_id: "t3".into(),
+                text: "edit me".into(),
+            }),
+            true,
+        );
+        assert_eq!(added.tabs.len(), 1);
+        let init = w.init("w-x");
+        assert!(init.focus_composer && !init.main);
+        assert_eq!(init.prefill.unwrap().text, "edit me");
+        // Prefill is handed out once.
+        assert!(w.init("w-x").prefill.is_none());
+        assert_eq!(
+            w.threads().into_iter().collect::<Vec<_>>(),
+            vec!["t1", "t2", "t3"]
+        );
+        let taken = w.take_tab("main", "b").unwrap();
+        assert_eq!(taken.thread_id, "t2");
+        assert_eq!(w.window("main").unwrap().active_tab.as_deref(), Some("a"));
+        w.remove_window("w-x");
+        assert!(w.window("w-x").is_none());
+    }
+}

@@ -1,0 +1,132 @@
+//! The app's own preferences (`<data dir>/settings.json`): where forks open, the theme, and
+//! harness binary paths. Not domain state: the Host never reads this file.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{CmdResult, CommandError};
+
+const SETTINGS_FILE: &str = "settings.json";
+
+/// Where a fork opens when no modifier key is held.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum ForkOpens {
+    #[default]
+    Window,
+    Tab,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum Theme {
+    /// Follow the OS.
+    #[default]
+    System,
+    Light,
+    Dark,
+}
+
+/// Binary paths chosen by the user; empty = auto-detect (`FORKHOST_*_BIN`, then `PATH`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(default)]
+#[ts(export)]
+pub struct HarnessPaths {
+    pub claude: Option<String>,
+    pub codex: Option<String>,
+    pub pi: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(default)]
+#[ts(export)]
+pub struct Settings {
+    pub fork_opens_in: ForkOpens,
+    pub theme: Theme,
+    pub harness_paths: HarnessPaths,
+}
+
+impl HarnessPaths {
+    /// `(FORKHOST_*_BIN, path)` for every path the user set.
+    pub fn env(&self) -> Vec<(&'static str, String)> {
+        [
+            (forkhost_core::HarnessKind::Claude, &self.claude),
+            (forkhost_core::HarnessKind::Codex, &self.codex),
+            (forkhost_core::HarnessKind::Pi, &self.pi),
+        ]
+        .into_iter()
+        .filter_map(|(kind, path)| {
+            path.as_deref()
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .map(|p| (kind.bin_env(), p.to_owned()))
+        })
+        .collect()
+    }
+}
+
+fn file(data_dir: &Path) -> PathBuf {
+    data_dir.join(SETTINGS_FILE)
+}
+
+/// The saved settings; defaults when there are none or the file is unreadable (logged).
+pub fn load(data_dir: &Path) -> Settings {
+    let path = file(data_dir);
+    match std::fs::read(&path) {
+        Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|err| {
+            tracing::warn!(error = %err, file = %path.display(), "settings unreadable; using defaults");
+            Settings::default()
+        }),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Settings::default(),
+        Err(err) => {
+            tracing::warn!(error = %err, file = %path.display(), "settings unreadable; using defaults");
+            Settings::default()
+        }
+    }
+}
+
+/// Writes the settings atomically (temp file + rename).
+pub fn save(data_dir: &Path, settings: &Settings) -> CmdResult<()> {
+    let path = file(data_dir);
+    let tmp = path.with_extension("json.tmp");
+    let text = serde_json::to_vec_pretty(settings)
+        .map_err(|e| CommandError::new("settings", e.to_string()))?;
+    std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::rename(&tmp, &path))
+        .map_err(|e| CommandError::new("settings", format!("cannot save settings: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_defaults() {
+        let dir = std::env::temp_dir().join(format!("forkhost-settings-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        assert_eq!(load(&dir), Settings::default());
+        let settings = Settings {
+            fork_opens_in: ForkOpens::Tab,
+            theme: Theme::Dark,
+            harness_paths: HarnessPaths {
+                claude: Some("/opt/claude".into()),
+                codex: Some("  ".into()),
+                pi: None,
+            },
+        };
+        save(&dir, &settings).unwrap();
+        assert_eq!(load(&dir), settings);
+        assert_eq!(
+            settings.harness_paths.env(),
+            vec![("FORKHOST_CLAUDE_BIN", "/opt/claude".to_owned())]
+        );
+        // A partial file fills in defaults.
+        std::fs::write(dir.join(SETTINGS_FILE), r#"{"theme":"light"}"#).unwrap();
+        assert_eq!(load(&dir).theme, Theme::Light);
+        assert_eq!(load(&dir).fork_opens_in, ForkOpens::Window);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,400 @@
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type MouseEvent } from "react";
+import { useVirtualizer } from "@tanstack/react-virtual";
+import {
+  ensureLoaded,
+  forkAt,
+  loadThread,
+  markPainted,
+  openTab,
+  reveal,
+  select,
+  selectionKey,
+  showMenu,
+} from "./actions";
+import type { ForkView } from "./bindings/ForkView";
+import type { TabView } from "./bindings/TabView";
+import type { ThreadView } from "./bindings/ThreadView";
+import { Composer } from "./Composer";
+import { AlertIcon, ArrowUpRightIcon, ForkIcon, Spinner, TerminalIcon } from "./icons";
+import { type ForkChip, MessageRow, StatusLine, forkLabel, harnessName } from "./MessageRow";
+import { type LiveRow, type MessageRow as MessageRowData, type Row, buildRows, copyText, rowIndexOf } from "./rows";
+import { threadById, useApp } from "./state";
+
+function estimate(row: Row | undefined): number {
+  if (!row) return 80;
+  if (row.kind === "status") return 40;
+  if (row.role === "tool") return 52;
+  const text = row.kind === "message" ? row.message.text : row.text;
+  const lines = Math.ceil(text.length / 90) + (text.match(/\n/g)?.length ?? 0);
+  return 64 + Math.min(lines, 60) * 22;
+}
+
+export function shortPath(path: string): string {
+  const home = /^(\/home\/[^/]+|\/Users\/[^/]+|\/root)(\/|$)/.exec(path);
+  const p = home ? `~${path.slice(home[1]?.length ?? 0)}` : path;
+  return p.length > 48 ? `…${p.slice(-47)}` : p;
+}
+
+/** The active conversation tab: header with lineage, the message list, the composer. */
+export function Conversation({ tab }: { tab: TabView }) {
+  const threadId = tab.thread_id;
+  const slot = useApp((s) => s.slots[threadId]);
+  const thread = useApp((s) => threadById(s, threadId));
+
+  useEffect(() => {
+    if (!slot?.detail && !slot?.loading && !slot?.error) void loadThread(threadId);
+  }, [threadId, slot]);
+
+  if (!slot?.detail || !thread) {
+    if (slot?.error) {
+      return (
+        <section className="conv conv--empty" data-thread-state="error">
+          <div className="conv-error" role="alert">
+            <AlertIcon width={20} height={20} />
+            <div>
+              <strong>Can't open this thread</strong>
+              <p>{slot.error.message}</p>
+            </div>
+            <button type="button" className="button" onClick={() => void loadThread(threadId)}>
+              Try again
+            </button>
+          </div>
+        </section>
+      );
+    }
+    return (
+      <section className="conv conv--empty" data-thread-state="loading">
+        <div className="conv-loading">
+          <Spinner size={18} /> Loading thread…
+        </div>
+      </section>
+    );
+  }
+  return <ConversationView key={threadId} threadId={threadId} thread={thread} />;
+}
+
+function ConversationView({ threadId, thread }: { threadId: string; thread: ThreadView }) {
+  const slot = useApp((s) => s.slots[threadId]);
+  const detail = slot?.detail;
+  const live = slot?.live;
+  const threads = useApp((s) => s.threads);
+  const doctor = useApp((s) => s.doctor);
+  const selected = useApp((s) => s.selected[threadId]);
+  const highlight = useApp((s) => s.highlight);
+  const forking = useApp((s) => s.forking);
+  const where = useApp((s) => (s.settings.fork_opens_in === "tab" ? "tab" : "window"));
+  const focusSignal = useApp((s) => s.focusComposer);
+  const terminalOpen = useApp((s) =>
+    s.tabs.some((t) => t.thread_id === threadId && t.kind === "terminal"),
+  );
+
+  const report = doctor?.find((r) => r.name === thread.harness);
+  const byId = useMemo(() => new Map(threads.map((t) => [t.id, t])), [threads]);
+  const rows = useMemo(
+    () =>
+      detail ? buildRows(detail, live, report, (id) => byId.get(id)?.fork?.boundary) : [],
+    [detail, live, report, byId],
+  );
+
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const stick = useRef(true);
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: (i) => estimate(rows[i]),
+    overscan: 8,
+    getItemKey: (i) => rows[i]?.key ?? i,
+  });
+
+  // Stay at the end while the user is there (new turns, streaming text).
+  useLayoutEffect(() => {
+    const el = scrollRef.current;
+    if (el && stick.current && rows.length > 0) {
+      el.scrollTop = el.scrollHeight;
+    }
+  });
+
+  // First paint / scrollable marks for the benchmarks.
+  const painted = useRef(false);
+  useLayoutEffect(() => {
+    if (painted.current || rows.length === 0) return;
+    painted.current = true;
+    virtualizer.scrollToIndex(rows.length - 1, { align: "end" });
+    requestAnimationFrame(() => {
+      markPainted(threadId, "paint");
+      requestAnimationFrame(() => {
+        const el = scrollRef.current;
+        if (el && stick.current) el.scrollTop = el.scrollHeight;
+        markPainted(threadId, "scrollable");
+      });
+    });
+  }, [rows.length, threadId, virtualizer]);
+
+  // Reveal a highlighted message (lineage jump).
+  const [flash, setFlash] = useState<{ key: string; seq: number } | null>(null);
+  useEffect(() => {
+    if (!highlight || highlight.threadId !== threadId || rows.length === 0) return;
+    if (flash?.seq === highlight.seq) return;
+    const index = rowIndexOf(rows, highlight.turn, highlight.role);
+    if (index < 0) return;
+    stick.current = false;
+    virtualizer.scrollToIndex(index, { align: "center" });
+    const key = rows[index]?.key ?? "";
+    setFlash({ key, seq: highlight.seq });
+    select(threadId, selectionKey(highlight.turn, rows[index]?.kind === "message" ? (rows[index] as MessageRowData).role : highlight.role, key));
+    const timer = setTimeout(() => setFlash((f) => (f?.seq === highlight.seq ? { key: "", seq: f.seq } : f)), 2600);
+    return () => clearTimeout(timer);
+  }, [highlight, threadId, rows, virtualizer, flash?.seq]);
+
+  const onScroll = () => {
+    const el = scrollRef.current;
+    if (!el) return;
+    stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+  };
+
+  const onFork = useCallback(
+    (row: MessageRowData | LiveRow, invert: boolean) => {
+      void forkAt({ threadId, turn: row.turn, role: row.role, rowKey: row.key, invert });
+    },
+    [threadId],
+  );
+
+  const onSelect = useCallback(
+    (row: MessageRowData | LiveRow) => select(threadId, selectionKey(row.turn, row.role, row.key)),
+    [threadId],
+  );
+
+  const onContextMenu = useCallback(
+    (row: MessageRowData | LiveRow, e: MouseEvent) => {
+      select(threadId, selectionKey(row.turn, row.role, row.key));
+      const label = forkLabel(row.role);
+      const other = where === "window" ? "tab" : "window";
+      const why = row.fork.ok ? undefined : row.fork.why;
+      const text = row.kind === "message" ? copyText(row.message) : row.text;
+      showMenu({
+        x: e.clientX,
+        y: e.clientY,
+        items: [
+          {
+            label: `${label}`,
+            shortcut: "Ctrl+Shift+F",
+            disabled: !row.fork.ok,
+            title: why,
+            action: () => onFork(row, false),
+          },
+          {
+            label: `${label} in a new ${other}`,
+            disabled: !row.fork.ok,
+            title: why,
+            action: () => onFork(row, true),
+          },
+          "separator",
+          {
+            label: "Copy text",
+            action: () => void navigator.clipboard?.writeText(text).catch(() => {}),
+          },
+        ],
+      });
+    },
+    [threadId, where, onFork],
+  );
+
+  const onChips = useCallback((chips: ForkChip[], e: MouseEvent) => {
+    showMenu({
+      x: e.clientX,
+      y: e.clientY,
+      items: chips.map((c) => ({ label: `Open fork “${c.title}”`, action: () => openTab(c.id) })),
+    });
+  }, []);
+
+  // Arrow keys move the selection between messages.
+  const onKeyDown = (e: React.KeyboardEvent) => {
+    if (e.key !== "ArrowDown" && e.key !== "ArrowUp") return;
+    const messageRows = rows
+      .map((r, i) => ({ r, i }))
+      .filter((x): x is { r: MessageRowData | LiveRow; i: number } => x.r.kind !== "status");
+    if (messageRows.length === 0) return;
+    e.preventDefault();
+    const current = messageRows.findIndex(
+      (x) => selected !== undefined && selected.endsWith(`|${x.r.key}`),
+    );
+    const next =
+      current < 0
+        ? e.key === "ArrowUp"
+          ? messageRows.length - 1
+          : 0
+        : Math.max(0, Math.min(messageRows.length - 1, current + (e.key === "ArrowDown" ? 1 : -1)));
+    const target = messageRows[next];
+    if (!target) return;
+    stick.current = false;
+    select(threadId, selectionKey(target.r.turn, target.r.role, target.r.key));
+    virtualizer.scrollToIndex(target.i, { align: "auto" });
+  };
+
+  if (!detail) return null;
+  const items = virtualizer.getVirtualItems();
+
+  return (
+    <section className="conv" data-conversation={threadId} data-thread-state={thread.state}>
+      <ConversationHeader thread={thread} terminalOpen={terminalOpen} />
+      <div
+        ref={scrollRef}
+        className="conv-scroll"
+        tabIndex={0}
+        onScroll={onScroll}
+        onKeyDown={onKeyDown}
+        aria-label={`Conversation: ${thread.title}`}
+        data-rows={rows.length}
+      >
+        {rows.length === 0 ? (
+          <div className="conv-start">
+            <div className={`conv-start__badge conv-start__badge--${thread.harness}`} />
+            <h2>{thread.title}</h2>
+            <p>
+              A new {harnessName(thread.harness)} thread in <code>{shortPath(thread.cwd)}</code>. Its
+              native session starts with the first prompt.
+            </p>
+          </div>
+        ) : (
+          <div className="conv-list" style={{ height: virtualizer.getTotalSize() }}>
+            {items.map((v) => {
+              const row = rows[v.index];
+              if (!row) return null;
+              const prev = rows[v.index - 1];
+              return (
+                <div
+                  key={v.key}
+                  data-index={v.index}
+                  ref={virtualizer.measureElement}
+                  className="conv-row"
+                  style={{ transform: `translateY(${v.start}px)` }}
+                >
+                  {row.kind === "status" ? (
+                    <StatusLine row={row} harness={thread.harness} />
+                  ) : (
+                    <MessageRow
+                      row={row}
+                      thread={thread}
+                      showAuthor={
+                        row.role !== "user" && (!prev || prev.kind === "status" || prev.role === "user")
+                      }
+                      selected={selected !== undefined && selected.endsWith(`|${row.key}`)}
+                      highlighted={flash?.key === row.key}
+                      forking={Boolean(forking[row.key])}
+                      where={where}
+                      chips={
+                        row.kind === "message"
+                          ? row.forks.map((id) => ({ id, title: byId.get(id)?.title ?? "Fork" }))
+                          : []
+                      }
+                      onSelect={onSelect}
+                      onFork={onFork}
+                      onContextMenu={onContextMenu}
+                      onChips={onChips}
+                    />
+                  )}
+                </div>
+              );
+            })}
+          </div>
+        )}
+      </div>
+      <Composer
+        threadId={threadId}
+        harness={thread.harness}
+        threadState={thread.state}
+        live={live}
+        terminalOpen={terminalOpen}
+        focusSignal={focusSignal}
+        autoFocus={false}
+      />
+    </section>
+  );
+}
+
+function ConversationHeader({ thread, terminalOpen }: { thread: ThreadView; terminalOpen: boolean }) {
+  return (
+    <header className="conv-head">
+      <div className="conv-head__row">
+        <span className={`harness-dot harness-dot--${thread.harness}`} aria-hidden />
+        <h1 className="conv-head__title" title={thread.title}>
+          {thread.title}
+        </h1>
+        <span className="badge">{harnessName(thread.harness)}</span>
+        {thread.state !== "ready" && (
+          <span className={`badge badge--state badge--${thread.state}`} title={stateHint(thread.state)}>
+            {thread.state}
+          </span>
+        )}
+        <span className="conv-head__cwd" title={thread.cwd}>
+          {shortPath(thread.cwd)}
+        </span>
+        <span className="conv-head__spacer" />
+        <button
+          type="button"
+          className="button button--ghost button--small"
+          data-action="open-terminal"
+          onClick={() => openTab(thread.id, "terminal")}
+          title={terminalOpen ? "Show the terminal tab" : "Open the harness's own TUI on this session (Ctrl+Shift+T)"}
+        >
+          <TerminalIcon width={14} height={14} />
+          Terminal
+        </button>
+      </div>
+      {thread.fork && <LineageLine fork={thread.fork} />}
+    </header>
+  );
+}
+
+function stateHint(state: string) {
+  switch (state) {
+    case "pending":
+      return "The native session is created with the next prompt";
+    case "missing":
+      return "The native session's file is gone";
+    case "archived":
+      return "Archived";
+    default:
+      return state;
+  }
+}
+
+/** "Forked from ‹title› after turn N": jumps to the source message. */
+export function LineageLine({ fork }: { fork: ForkView }) {
+  const source = useApp((s) => threadById(s, fork.source_thread));
+  const sourceDetail = useApp((s) => s.slots[fork.source_thread]?.detail);
+  const sourceError = useApp((s) => s.slots[fork.source_thread]?.error);
+  useEffect(() => ensureLoaded(fork.source_thread), [fork.source_thread]);
+  const turn = sourceDetail?.turns.find((t) => t.id === fork.source_turn);
+  const n = turn ? Number(turn.number) : null;
+  const before = fork.boundary === "before";
+  const where =
+    n === null
+      ? fork.source_turn === null
+        ? before
+          ? "before its first turn"
+          : ""
+        : "…"
+      : `${before ? "before" : "after"} turn ${n}`;
+  const title = source?.title ?? (sourceError ? "a thread that is gone" : "…");
+  return (
+    <button
+      type="button"
+      className="lineage"
+      data-action="jump-to-source"
+      data-source-thread={fork.source_thread}
+      disabled={Boolean(sourceError)}
+      onClick={() => {
+        if (n !== null) reveal(fork.source_thread, n, before ? "user" : "assistant");
+        else openTab(fork.source_thread);
+      }}
+      title="Show the message this fork was made from"
+    >
+      <ForkIcon width={13} height={13} />
+      <span>
+        Forked from <strong>{title}</strong> {where}
+      </span>
+      <ArrowUpRightIcon width={13} height={13} className="lineage__go" />
+    </button>
+  );
+}

@@ -1,0 +1,346 @@
+import { useEffect, useRef, useState, type ReactNode } from "react";
+import { closeDialog, createThread, loadDoctor, saveSettings } from "./actions";
+import type { HarnessReport } from "./bindings/HarnessReport";
+import type { Settings } from "./bindings/Settings";
+import { CheckIcon, CloseIcon, FolderIcon, RefreshIcon, Spinner } from "./icons";
+import { pickFolder, inApp } from "./ipc";
+import { HARNESS_NAMES } from "./MessageRow";
+import { useApp } from "./state";
+
+function Modal(props: { title: string; label: string; children: ReactNode; wide?: boolean }) {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape") {
+        e.stopPropagation();
+        closeDialog();
+      }
+    };
+    window.addEventListener("keydown", onKey, true);
+    return () => window.removeEventListener("keydown", onKey, true);
+  }, []);
+  return (
+    <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && closeDialog()}>
+      <div
+        className={`modal${props.wide ? " modal--wide" : ""}`}
+        role="dialog"
+        aria-modal="true"
+        aria-label={props.label}
+        data-dialog={props.label}
+      >
+        <header className="modal__head">
+          <h2>{props.title}</h2>
+          <button type="button" className="icon-button" aria-label="Close" onClick={closeDialog}>
+            <CloseIcon />
+          </button>
+        </header>
+        {props.children}
+      </div>
+    </div>
+  );
+}
+
+const HARNESSES = ["claude", "codex", "pi"] as const;
+
+function remembered(key: string): string {
+  try {
+    return localStorage.getItem(key) ?? "";
+  } catch {
+    return "";
+  }
+}
+
+export function NewThreadDialog() {
+  const doctor = useApp((s) => s.doctor);
+  const [harness, setHarness] = useState(() => remembered("forkhost.lastHarness") || "claude");
+  const [cwd, setCwd] = useState(() => remembered("forkhost.lastFolder"));
+  const [title, setTitle] = useState("");
+  const [prompt, setPrompt] = useState("");
+  const [busy, setBusy] = useState(false);
+  const promptRef = useRef<HTMLTextAreaElement>(null);
+  const folderRef = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    (cwd ? promptRef : folderRef).current?.focus();
+    // Only on open.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  const reportOf = (name: string) => doctor?.find((r) => r.name === name);
+  const unavailable = (name: string) => {
+    const r = reportOf(name);
+    return r ? !r.path : false;
+  };
+  const canCreate = !busy && cwd.trim().length > 0 && !unavailable(harness);
+
+  const submit = async () => {
+    if (!canCreate) return;
+    setBusy(true);
+    const ok = await createThread({ harness, cwd: cwd.trim(), title, prompt });
+    setBusy(false);
+    if (ok) closeDialog();
+  };
+
+  return (
+    <Modal title="New thread" label="new-thread">
+      <form
+        className="form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void submit();
+        }}
+      >
+        <fieldset className="field">
+          <legend className="field__label">Harness</legend>
+          <div className="segmented" role="radiogroup" aria-label="Harness">
+            {HARNESSES.map((name) => {
+              const r = reportOf(name);
+              const off = unavailable(name);
+              return (
+                <label
+                  key={name}
+                  className="segmented__item"
+                  data-checked={harness === name ? "true" : undefined}
+                  data-disabled={off ? "true" : undefined}
+                  title={off ? (r?.error ?? "Not installed") : r?.version ? `${HARNESS_NAMES[name]} ${r.version}` : undefined}
+                >
+                  <input
+                    type="radio"
+                    name="harness"
+                    value={name}
+                    data-harness={name}
+                    checked={harness === name}
+                    disabled={off}
+                    onChange={() => setHarness(name)}
+                  />
+                  <span className={`harness-dot harness-dot--${name}`} aria-hidden />
+                  {HARNESS_NAMES[name]}
+                  {r?.version && <span className="segmented__meta">{r.version.split(" ")[0]}</span>}
+                </label>
+              );
+            })}
+          </div>
+        </fieldset>
+        <label className="field">
+          <span className="field__label">Project folder</span>
+          <div className="field__row">
+            <input
+              ref={folderRef}
+              className="input"
+              name="cwd"
+              data-field="cwd"
+              placeholder="/path/to/project"
+              value={cwd}
+              spellCheck={false}
+              onChange={(e) => setCwd(e.target.value)}
+            />
+            {inApp() && (
+              <button
+                type="button"
+                className="button"
+                onClick={async () => {
+                  const chosen = await pickFolder(cwd || undefined).catch(() => null);
+                  if (chosen) setCwd(chosen);
+                }}
+              >
+                <FolderIcon width={14} height={14} />
+                Browse…
+              </button>
+            )}
+          </div>
+        </label>
+        <label className="field">
+          <span className="field__label">
+            Title <span className="field__optional">optional</span>
+          </span>
+          <input
+            className="input"
+            name="title"
+            data-field="title"
+            placeholder="Defaults to the folder's name"
+            value={title}
+            onChange={(e) => setTitle(e.target.value)}
+          />
+        </label>
+        <label className="field">
+          <span className="field__label">First prompt</span>
+          <textarea
+            ref={promptRef}
+            className="input input--area"
+            name="prompt"
+            data-field="prompt"
+            rows={4}
+            placeholder="What should it do? (Ctrl+Enter to start)"
+            value={prompt}
+            onChange={(e) => setPrompt(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+                e.preventDefault();
+                void submit();
+              }
+            }}
+          />
+        </label>
+        <footer className="form__actions">
+          <button type="button" className="button" onClick={closeDialog}>
+            Cancel
+          </button>
+          <button
+            type="submit"
+            className="button button--primary"
+            data-action="create-thread"
+            disabled={!canCreate}
+          >
+            {busy && <Spinner size={12} />}
+            Start thread
+          </button>
+        </footer>
+      </form>
+    </Modal>
+  );
+}
+
+function HarnessCard(props: {
+  report: HarnessReport | undefined;
+  name: string;
+  path: string;
+  onPath: (p: string) => void;
+}) {
+  const { report, name } = props;
+  const caps = report?.capabilities;
+  return (
+    <div className="harness-card" data-harness={name} data-found={report?.path ? "true" : "false"}>
+      <div className="harness-card__head">
+        <span className={`harness-dot harness-dot--${name}`} aria-hidden />
+        <strong>{HARNESS_NAMES[name] ?? name}</strong>
+        {report === undefined ? (
+          <Spinner size={12} />
+        ) : report.path ? (
+          <span className="pill pill--ok">
+            <CheckIcon width={12} height={12} /> {report.version}
+          </span>
+        ) : (
+          <span className="pill pill--bad">not found</span>
+        )}
+      </div>
+      {report?.path && (
+        <div className="harness-card__path" title={report.path}>
+          {report.path}
+        </div>
+      )}
+      {report?.error && <div className="harness-card__error">{report.error}</div>}
+      {caps && (
+        <div className="harness-card__caps">
+          Forks: {caps.boundaries.length ? caps.boundaries.join(", ") : "none"} · per {caps.granularity}
+          {caps.eager_fork ? " · native session at once" : " · native session with the first prompt"}
+          {caps.note && <div className="harness-card__note">{caps.note}</div>}
+        </div>
+      )}
+      <label className="field field--inline">
+        <span className="field__label">Binary</span>
+        <input
+          className="input input--small"
+          placeholder="Auto-detect (FORKHOST_*_BIN, then PATH)"
+          value={props.path}
+          spellCheck={false}
+          data-field={`path-${name}`}
+          onChange={(e) => props.onPath(e.target.value)}
+        />
+      </label>
+    </div>
+  );
+}
+
+export function SettingsDialog() {
+  const saved = useApp((s) => s.settings);
+  const doctor = useApp((s) => s.doctor);
+  const [draft, setDraft] = useState<Settings>(saved);
+  const [busy, setBusy] = useState(false);
+  const pathsChanged =
+    JSON.stringify(draft.harness_paths) !== JSON.stringify(saved.harness_paths);
+
+  const setPath = (name: "claude" | "codex" | "pi", value: string) =>
+    setDraft((d) => ({ ...d, harness_paths: { ...d.harness_paths, [name]: value.trim() ? value : null } }));
+
+  return (
+    <Modal title="Settings" label="settings" wide>
+      <form
+        className="form"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          setBusy(true);
+          const ok = await saveSettings(draft);
+          setBusy(false);
+          if (ok) closeDialog();
+        }}
+      >
+        <section className="settings-section">
+          <h3>Forks open in</h3>
+          <div className="segmented" role="radiogroup" aria-label="Forks open in">
+            {(["window", "tab"] as const).map((v) => (
+              <label key={v} className="segmented__item" data-checked={draft.fork_opens_in === v ? "true" : undefined}>
+                <input
+                  type="radio"
+                  name="fork_opens_in"
+                  value={v}
+                  data-setting={`fork-opens-in-${v}`}
+                  checked={draft.fork_opens_in === v}
+                  onChange={() => setDraft((d) => ({ ...d, fork_opens_in: v }))}
+                />
+                {v === "window" ? "A new window" : "A new tab"}
+              </label>
+            ))}
+          </div>
+          <p className="settings-hint">Hold Ctrl (⌘ on macOS) while clicking Fork for the other one.</p>
+        </section>
+        <section className="settings-section">
+          <h3>Theme</h3>
+          <div className="segmented" role="radiogroup" aria-label="Theme">
+            {(["system", "light", "dark"] as const).map((v) => (
+              <label key={v} className="segmented__item" data-checked={draft.theme === v ? "true" : undefined}>
+                <input
+                  type="radio"
+                  name="theme"
+                  value={v}
+                  data-setting={`theme-${v}`}
+                  checked={draft.theme === v}
+                  onChange={() => setDraft((d) => ({ ...d, theme: v }))}
+                />
+                {v === "system" ? "Follow the system" : v === "light" ? "Light" : "Dark"}
+              </label>
+            ))}
+          </div>
+        </section>
+        <section className="settings-section">
+          <div className="settings-section__head">
+            <h3>Harnesses</h3>
+            <button type="button" className="button button--ghost button--small" onClick={() => void loadDoctor(true)}>
+              <RefreshIcon width={12} height={12} /> Check again
+            </button>
+          </div>
+          <div className="harness-grid">
+            {(["claude", "codex", "pi"] as const).map((name) => (
+              <HarnessCard
+                key={name}
+                name={name}
+                report={doctor?.find((r) => r.name === name)}
+                path={draft.harness_paths[name] ?? ""}
+                onPath={(p) => setPath(name, p)}
+              />
+            ))}
+          </div>
+          {pathsChanged && (
+            <p className="settings-hint settings-hint--warn">Binary paths take effect when Forkhost next starts.</p>
+          )}
+        </section>
+        <footer className="form__actions">
+          <button type="button" className="button" onClick={closeDialog}>
+            Cancel
+          </button>
+          <button type="submit" className="button button--primary" data-action="save-settings" disabled={busy}>
+            Save
+          </button>
+        </footer>
+      </form>
+    </Modal>
+  );
+}

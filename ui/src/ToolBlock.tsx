@@ -1,0 +1,110 @@
+import { memo, useState } from "react";
+import { ChevronIcon, Spinner, ToolIcon } from "./icons";
+
+export interface ToolBlockProps {
+  name: string;
+  input: unknown;
+  output: string | null;
+  isError: boolean;
+  /** Still waiting for its result. */
+  running?: boolean;
+  /** Remembered across re-mounts of virtualized rows. */
+  expandedKey?: string;
+}
+
+const expanded = new Set<string>();
+
+/** A one-line hint of what the call does: its command, path or pattern. */
+export function toolSummary(input: unknown): string {
+  let text = "";
+  if (typeof input === "string") {
+    text = input;
+  } else if (input && typeof input === "object") {
+    const o = input as Record<string, unknown>;
+    for (const key of ["command", "cmd", "file_path", "path", "pattern", "url", "query", "description"]) {
+      const v = o[key];
+      if (typeof v === "string" && v.trim()) {
+        text = v;
+        break;
+      }
+      if (Array.isArray(v) && v.every((x) => typeof x === "string")) {
+        text = v.join(" ");
+        break;
+      }
+    }
+    if (!text) {
+      const first = Object.values(o).find((v) => typeof v === "string");
+      text = typeof first === "string" ? first : "";
+    }
+  }
+  text = text.replace(/\s+/g, " ").trim();
+  return text.length > 96 ? `${text.slice(0, 95)}…` : text;
+}
+
+function pretty(input: unknown): string {
+  if (typeof input === "string") return input;
+  try {
+    return JSON.stringify(input, null, 2);
+  } catch {
+    return String(input);
+  }
+}
+
+/** A tool call, collapsed to one line; opens to its input and output. */
+export const ToolBlock = memo(function ToolBlock(props: ToolBlockProps) {
+  const { name, input, output, isError, running, expandedKey } = props;
+  const [open, setOpen] = useState(() => (expandedKey ? expanded.has(expandedKey) : false));
+  const toggle = () => {
+    const next = !open;
+    setOpen(next);
+    if (expandedKey) {
+      if (next) expanded.add(expandedKey);
+      else expanded.delete(expandedKey);
+    }
+  };
+  const summary = toolSummary(input);
+  const state = running ? "running" : isError ? "error" : output !== null ? "done" : "called";
+  return (
+    <div className="tool" data-state={state} data-open={open ? "true" : "false"}>
+      <button
+        type="button"
+        className="tool__head"
+        aria-expanded={open}
+        onClick={(e) => {
+          e.stopPropagation();
+          toggle();
+        }}
+      >
+        <ChevronIcon className="tool__chevron" width={14} height={14} />
+        <ToolIcon className="tool__icon" width={14} height={14} />
+        <span className="tool__name">{name}</span>
+        {summary && <code className="tool__summary">{summary}</code>}
+        <span className="tool__status">
+          {running ? (
+            <>
+              <Spinner size={11} /> running
+            </>
+          ) : isError ? (
+            "failed"
+          ) : output !== null ? (
+            "done"
+          ) : null}
+        </span>
+      </button>
+      {open && (
+        <div className="tool__body">
+          <div className="tool__label">Input</div>
+          <pre className="tool__pre">{pretty(input)}</pre>
+          {output !== null && (
+            <>
+              <div className="tool__label">{isError ? "Error" : "Output"}</div>
+              <pre className={`tool__pre${isError ? " tool__pre--error" : ""}`}>
+                {output.length > 200_000 ? `${output.slice(0, 200_000)}\n… (cut)` : output}
+              </pre>
+            </>
+          )}
+        </div>
+      )}
+    </div>
+  );
+});

@@ -1,0 +1,82 @@
+// @vitest-environment jsdom
+import { describe, expect, it } from "vitest";
+import { highlight, renderMarkdown, sanitize } from "./markdown";
+
+function dom(html: string): HTMLElement {
+  const div = document.createElement("div");
+  div.innerHTML = html;
+  return div;
+}
+
+describe("renderMarkdown", () => {
+  it("renders Markdown: emphasis, lists, inline code, links", () => {
+    const el = dom(renderMarkdown("**bold** and `code`\n\n- one\n- two\n\n[site](https://example.com)"));
+    expect(el.querySelector("strong")?.textContent).toBe("bold");
+    expect(el.querySelector("code")?.textContent).toBe("code");
+    expect(el.querySelectorAll("li")).toHaveLength(2);
+    const a = el.querySelector("a");
+    expect(a?.getAttribute("href")).toBe("https://example.com");
+    expect(a?.getAttribute("rel")).toBe("noopener noreferrer");
+    expect(a?.getAttribute("data-external")).toBe("true");
+  });
+
+  it("highlights fenced code by language", () => {
+    const el = dom(renderMarkdown("```rust\nfn main() { let x = 1; }\n```"));
+    const code = el.querySelector("pre.code code.hljs");
+    expect(code).toBeTruthy();
+    expect(code?.querySelector(".hljs-keyword")?.textContent).toBe("fn");
+    expect(el.querySelector(".code__lang")?.textContent).toBe("rust");
+    expect(highlight("x", "no-such-language").html).toBe("x");
+  });
+
+  it("shows raw HTML as text: <img onerror>, <script> and event handlers never become elements", () => {
+    const payload =
+      'look <img src=x onerror="window.__pwned=1"> and <script>window.__pwned=2</script> <b onclick="x()">b</b>';
+    const html = renderMarkdown(payload);
+    const el = dom(html);
+    expect(el.querySelector("img")).toBeNull();
+    expect(el.querySelector("script")).toBeNull();
+    expect(el.querySelector("b")).toBeNull();
+    expect(el.querySelector("[onerror],[onclick]")).toBeNull();
+    // The text is still there for the reader.
+    expect(el.textContent).toContain("<img src=x onerror=");
+    expect(el.textContent).toContain("<script>");
+  });
+
+  it("makes javascript: and other unsafe links inert", () => {
+    for (const src of [
+      "[click](javascript:window.__pwned=1)",
+      "[x](JAVASCRIPT:alert(1))",
+      "[d](data:text/html,<script>alert(1)</script>)",
+      "[v](vbscript:msgbox)",
+      "<javascript:alert(1)>",
+    ]) {
+      const el = dom(renderMarkdown(src));
+      for (const a of Array.from(el.querySelectorAll("a"))) {
+        const href = a.getAttribute("href");
+        expect(href === null || /^(https?:|mailto:)/i.test(href), `${src} → ${href}`).toBe(true);
+      }
+      expect(el.innerHTML.toLowerCase()).not.toContain('href="javascript');
+    }
+  });
+
+  it("turns Markdown images into links (nothing is fetched)", () => {
+    const el = dom(renderMarkdown("![alt](https://example.com/a.png)"));
+    expect(el.querySelector("img")).toBeNull();
+    expect(el.querySelector("a")?.getAttribute("href")).toBe("https://example.com/a.png");
+  });
+});
+
+describe("sanitize", () => {
+  it("removes active content that got past the Markdown layer", () => {
+    const el = dom(
+      sanitize(
+        '<p>ok</p><img src=x onerror=alert(1)><script>alert(1)</script><iframe src="https://x"></iframe>' +
+          '<a href="javascript:alert(1)">j</a><svg onload=alert(1)></svg><form><input></form><style>*{}</style>',
+      ),
+    );
+    expect(el.querySelector("p")?.textContent).toBe("ok");
+    expect(el.querySelector("img, script, iframe, svg, form, input, style")).toBeNull();
+    expect(el.querySelector("a")?.hasAttribute("href")).toBe(false);
+  });
+});

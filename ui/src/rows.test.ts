@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+import type { HarnessReport } from "./bindings/HarnessReport";
+import type { ThreadDetail } from "./bindings/ThreadDetail";
+import { startLive } from "./live";
+import { buildRows, forkAbility, rowIndexOf } from "./rows";
+
+export function detail(turns: number, extra: Partial<ThreadDetail> = {}): ThreadDetail {
+  return {
+    id: "t",
+    harness: "claude",
+    cwd: "/w",
+    title: "T",
+    state: "ready",
+    native: { session_id: "s", path: "/s.jsonl" },
+    fork: null,
+    revision: 1,
+    created_at: 1,
+    updated_at: 1,
+    turns: Array.from({ length: turns }, (_, i) => ({
+      id: `turn-${i + 1}`,
+      number: i + 1 as unknown as bigint,
+      native_turn_ref: `n${i}`,
+      native_checkpoint_ref: null,
+      forks: [],
+      messages: [
+        { role: "user", text: `prompt ${i + 1}`, tool: null, error: null },
+        { role: "assistant", text: `reply ${i + 1}`, tool: null, error: null },
+      ],
+    })),
+    ...extra,
+  };
+}
+
+const claude: HarnessReport = {
+  name: "claude",
+  path: "/bin/claude",
+  version: "2",
+  capabilities: { boundaries: ["after", "before", "latest"], granularity: "turn", eager_fork: false, note: null },
+  error: null,
+};
+
+describe("rows", () => {
+  it("lists every message with its turn and role, and a live turn after", () => {
+    const rows = buildRows(detail(2), { ...startLive("next", 2), phase: "streaming" }, claude, () => undefined);
+    expect(rows.map((r) => [r.kind, r.turn, r.kind === "status" ? "-" : r.role])).toEqual([
+      ["message", 1, "user"],
+      ["message", 1, "assistant"],
+      ["message", 2, "user"],
+      ["message", 2, "assistant"],
+      ["live", 3, "user"],
+      ["status", 3, "-"],
+    ]);
+    const live = rows[4]!;
+    expect(live.kind === "live" && live.fork).toEqual({ ok: false, why: "Can't fork: this turn is still running" });
+    expect(rowIndexOf(rows, 2, "user")).toBe(2);
+    expect(rowIndexOf(rows, 2, "assistant")).toBe(3);
+  });
+
+  it("places fork chips on the user message (before) or the last reply (after)", () => {
+    const d = detail(1);
+    d.turns[0]!.forks = ["fa", "fb"];
+    const rows = buildRows(d, undefined, claude, (id) => (id === "fb" ? "before" : "after"));
+    expect(rows[0]?.kind === "message" && rows[0].forks).toEqual(["fb"]);
+    expect(rows[1]?.kind === "message" && rows[1].forks).toEqual(["fa"]);
+  });
+
+  it("says why a fork is impossible", () => {
+    expect(forkAbility({ state: "missing", harness: "claude" }, "assistant", claude)).toMatchObject({ ok: false });
+    const after: HarnessReport = { ...claude, capabilities: { ...claude.capabilities!, boundaries: ["after"], note: "old version" } };
+    const ab = forkAbility({ state: "ready", harness: "claude" }, "user", after);
+    expect(ab).toEqual({ ok: false, why: "Can't fork: claude can't fork before a turn (old version)" });
+    expect(forkAbility({ state: "ready", harness: "claude" }, "assistant", after)).toEqual({ ok: true });
+    const gone: HarnessReport = { ...claude, path: null, capabilities: null, error: "not on PATH" };
+    expect(forkAbility({ state: "ready", harness: "claude" }, "assistant", gone)).toEqual({
+      ok: false,
+      why: "Can't fork: claude is not available (not on PATH)",
+    });
+    expect(forkAbility({ state: "ready", harness: "claude" }, "assistant", undefined)).toEqual({ ok: true });
+  });
+});

@@ -1,0 +1,145 @@
+// The window's state: its tabs, the threads it knows, the live turns, drafts, dialogs and
+// notices. One store per window (each window is its own web view).
+import type { AppInfo } from "./bindings/AppInfo";
+import type { DiscoveredSession } from "./bindings/DiscoveredSession";
+import type { HarnessReport } from "./bindings/HarnessReport";
+import type { Settings } from "./bindings/Settings";
+import type { TabView } from "./bindings/TabView";
+import type { ThreadDetail } from "./bindings/ThreadDetail";
+import type { ThreadView } from "./bindings/ThreadView";
+import type { LiveTurn } from "./live";
+import { createStore, useSelector } from "./store";
+
+export type AppInfoState =
+  | { status: "loading" }
+  | { status: "ready"; info: AppInfo }
+  | { status: "error"; message: string };
+
+export interface ThreadSlot {
+  detail?: ThreadDetail;
+  loading: boolean;
+  /** Why the last read failed (code and words). */
+  error?: { code: string; message: string };
+  live?: LiveTurn;
+}
+
+export interface Toast {
+  id: number;
+  kind: "info" | "error" | "progress" | "success";
+  title: string;
+  message?: string;
+}
+
+export interface Highlight {
+  threadId: string;
+  turn: number;
+  role: "user" | "assistant";
+  /** Bumped per request, so the same target can be revealed twice. */
+  seq: number;
+}
+
+export type Dialog = null | { kind: "new-thread" } | { kind: "settings" };
+
+export interface ContextMenuItem {
+  label: string;
+  action?: () => void;
+  disabled?: boolean;
+  title?: string;
+  shortcut?: string;
+  danger?: boolean;
+}
+
+export interface ContextMenuState {
+  x: number;
+  y: number;
+  items: (ContextMenuItem | "separator")[];
+}
+
+export interface AppState {
+  label: string;
+  main: boolean;
+  /** The window finished loading its tabs (data-app-ready). */
+  ready: boolean;
+  info: AppInfoState;
+  threads: ThreadView[];
+  threadsLoaded: boolean;
+  discovered: DiscoveredSession[] | null;
+  doctor: HarnessReport[] | null;
+  settings: Settings;
+  tabs: TabView[];
+  activeTab: string | null;
+  sidebarOpen: boolean;
+  slots: Record<string, ThreadSlot>;
+  /** Threads with a turn running (from Host events, any window's). */
+  streaming: Record<string, boolean>;
+  drafts: Record<string, string>;
+  /** Per thread: the selected row's key (keyboard fork, arrows). */
+  selected: Record<string, string>;
+  highlight: Highlight | null;
+  /** Row key → a fork from it is running. */
+  forking: Record<string, boolean>;
+  /** Bumped to move the keyboard into the active composer. */
+  focusComposer: number;
+  dialog: Dialog;
+  menu: ContextMenuState | null;
+  toasts: Toast[];
+}
+
+export const defaultSettings: Settings = {
+  fork_opens_in: "window",
+  theme: "system",
+  harness_paths: { claude: null, codex: null, pi: null },
+};
+
+export function initialState(): AppState {
+  return {
+    label: "main",
+    main: true,
+    ready: false,
+    info: { status: "loading" },
+    threads: [],
+    threadsLoaded: false,
+    discovered: null,
+    doctor: null,
+    settings: defaultSettings,
+    tabs: [],
+    activeTab: null,
+    sidebarOpen: true,
+    slots: {},
+    streaming: {},
+    drafts: {},
+    selected: {},
+    highlight: null,
+    forking: {},
+    focusComposer: 0,
+    dialog: null,
+    menu: null,
+    toasts: [],
+  };
+}
+
+export const store = createStore<AppState>(initialState());
+
+export function useApp<T>(selector: (state: AppState) => T): T {
+  return useSelector(store, selector);
+}
+
+/** Resets the store (tests). */
+export function resetStore() {
+  store.set(initialState());
+}
+
+export function updateSlot(threadId: string, update: (slot: ThreadSlot) => ThreadSlot) {
+  store.set((s) => ({
+    slots: { ...s.slots, [threadId]: update(s.slots[threadId] ?? { loading: false }) },
+  }));
+}
+
+export function threadById(state: AppState, id: string | null | undefined): ThreadView | undefined {
+  if (!id) return undefined;
+  return state.threads.find((t) => t.id === id) ?? state.slots[id]?.detail;
+}
+
+export function activeTabOf(state: AppState): TabView | undefined {
+  return state.tabs.find((t) => t.id === state.activeTab);
+}
