@@ -55,6 +55,7 @@ fn main() {
         let bytes = std::fs::metadata(&file).unwrap().len();
 
         let (mut native, mut overhead, mut total) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut check, mut commit, mut read_back) = (Vec::new(), Vec::new(), Vec::new());
         for i in 0..FORKS {
             let at = match i % 3 {
                 0 => ForkAt::Latest,
@@ -65,15 +66,34 @@ fn main() {
             let fork = host.fork(&source.thread.id, at).await.unwrap();
             let wall = started.elapsed().as_secs_f64() * 1e3;
             native.push(fork.timing.native_ms);
+            check.push(fork.timing.check_ms);
+            commit.push(fork.timing.commit_ms);
+            read_back.push(fork.timing.read_back_ms);
             overhead.push(wall - fork.timing.native_ms);
             total.push(wall);
         }
+        let mut show = Vec::new();
+        for _ in 0..10 {
+            let started = Instant::now();
+            host.show(&source.thread.id).await.unwrap();
+            show.push(started.elapsed().as_secs_f64() * 1e3);
+        }
+        println!(
+            "show of the {TURNS}-turn source (anchors + every message read from the native file), median of 10: {:.2} ms",
+            median(&mut show)
+        );
         println!(
             "fork of a {TURNS}-turn Claude source ({:.1} MB), median of {FORKS}: host overhead {:.2} ms (goal <= 10 ms) | native call {:.2} ms | total {:.2} ms",
             bytes as f64 / 1e6,
             median(&mut overhead),
             median(&mut native),
             median(&mut total)
+        );
+        println!(
+            "  of which: checks {:.2} ms | insert creating + commit {:.2} ms | read back with messages {:.2} ms",
+            median(&mut check),
+            median(&mut commit),
+            median(&mut read_back)
         );
         host.shutdown().await;
     });

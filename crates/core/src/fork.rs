@@ -60,7 +60,9 @@ impl Host {
     /// Forks a thread at a boundary. See the module docs for the protocol.
     pub async fn fork(&self, source_id: &str, at: ForkAt) -> HostResult<ForkResult> {
         let started = std::time::Instant::now();
+        let ms = |since: std::time::Instant| since.elapsed().as_secs_f64() * 1e3;
         let plan = self.plan_fork(source_id, &at).await?;
+        let check_ms = ms(started);
         let binary = self.inner.harnesses.binary(plan.kind).await?;
         let caps = binary.capabilities();
         if !caps.boundaries.contains(&plan.boundary.as_str()) {
@@ -95,9 +97,10 @@ impl Host {
                 return Err(err.into());
             }
         };
-        let native_ms = native_started.elapsed().as_secs_f64() * 1e3;
+        let native_ms = ms(native_started);
 
         // Step 4: anchors with new host ids, committed in one transaction.
+        let commit_started = std::time::Instant::now();
         let committed = match self.commit_fork(&plan, child.clone(), &forked).await {
             Ok(row) => row,
             Err(err) => {
@@ -106,7 +109,9 @@ impl Host {
             }
         };
         failpoint::hit("after_commit")?;
+        let commit_ms = ms(commit_started);
 
+        let read_started = std::time::Instant::now();
         let prefill = match plan.boundary {
             Boundary::Before => self.prompt_of(&plan.source, plan.kind, plan.kept).await,
             _ => None,
@@ -127,8 +132,11 @@ impl Host {
             thread,
             prefill,
             timing: ForkTiming {
+                check_ms,
                 native_ms,
-                total_ms: started.elapsed().as_secs_f64() * 1e3,
+                commit_ms,
+                read_back_ms: ms(read_started),
+                total_ms: ms(started),
             },
         })
     }
@@ -331,12 +339,12 @@ impl Host {
         index: usize,
     ) -> Option<String> {
         let path = PathBuf::from(source.native_path.as_ref()?);
-        let history =
-            tokio::task::spawn_blocking(move || forkhost_harness::read_history(kind, &path))
-                .await
-                .ok()?
-                .ok()?;
-        history.turns.get(index).and_then(|t| {
+        let host = self.clone();
+        let turns = tokio::task::spawn_blocking(move || host.inner.texts.turns(kind, &path))
+            .await
+            .ok()?
+            .ok()?;
+        turns.get(index).and_then(|t| {
             t.messages
                 .iter()
                 .find(|m| m.role == forkhost_harness::Role::User)

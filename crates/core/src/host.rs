@@ -36,6 +36,7 @@ pub(crate) struct Inner {
     /// Extra environment for harness processes (tests point them at a fake model this way;
     /// normally empty: harnesses inherit the Host's environment).
     pub harness_env: Vec<(String, String)>,
+    pub texts: crate::text::TextCache,
 }
 
 /// What happened while the Host opened, for the shells to tell the user.
@@ -87,6 +88,7 @@ impl Host {
                 events,
                 slots: StdMutex::new(HashMap::new()),
                 harness_env: options.harness_env,
+                texts: crate::text::TextCache::default(),
             }),
         };
         let mut report = OpenReport {

@@ -19,6 +19,7 @@ pub mod view;
 mod runtimes;
 mod slot;
 mod sync;
+mod text;
 mod watch;
 
 pub use discovery::DiscoveredSession;

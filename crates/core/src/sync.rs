@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use forkhost_harness::{open_reader, HarnessKind, History, NativeSession, PendingFork, TurnAnchor};
+use forkhost_harness::{open_reader, HarnessKind, NativeSession, PendingFork, Turn, TurnAnchor};
 use forkhost_store::{NewTurn, StoreError, ThreadRow, ThreadState, TurnRow};
 
 use crate::error::{HostError, HostResult};
@@ -147,13 +147,21 @@ impl Host {
     pub(crate) async fn detail(&self, row: &ThreadRow) -> HostResult<ThreadDetail> {
         let stored = self.store().turns(&row.id).await?;
         let history = match text_source(row)? {
-            Some((kind, path)) if path.exists() => Some(
-                tokio::task::spawn_blocking(move || forkhost_harness::read_history(kind, &path))
-                    .await
-                    .map_err(|e| HostError::Internal(e.to_string()))??,
-            ),
+            Some((kind, path)) if path.exists() => {
+                let host = self.clone();
+                Some(
+                    tokio::task::spawn_blocking(move || host.inner.texts.turns(kind, &path))
+                        .await
+                        .map_err(|e| HostError::Internal(e.to_string()))??,
+                )
+            }
             _ => None,
         };
+        let by_ref: HashMap<&str, &Turn> = history
+            .iter()
+            .flat_map(|turns| turns.iter())
+            .map(|t| (t.native_turn_ref.as_str(), t))
+            .collect();
         let mut forks: HashMap<String, Vec<String>> = HashMap::new();
         for child in self.store().children(&row.id).await? {
             if let Some(turn) = child.fork.as_ref().and_then(|f| f.source_turn.clone()) {
@@ -167,7 +175,7 @@ impl Host {
                 number: t.ordinal,
                 native_turn_ref: t.native_turn_ref.clone(),
                 native_checkpoint_ref: t.native_checkpoint_ref.clone(),
-                messages: messages_of(history.as_ref(), &t.native_turn_ref),
+                messages: messages_of(&by_ref, &t.native_turn_ref),
                 forks: forks.remove(&t.id).unwrap_or_default(),
             })
             .collect();
@@ -201,13 +209,9 @@ fn text_source(row: &ThreadRow) -> HostResult<Option<(HarnessKind, PathBuf)>> {
     Ok(None)
 }
 
-fn messages_of(history: Option<&History>, native_turn_ref: &str) -> Vec<MessageView> {
-    history
-        .and_then(|h| {
-            h.turns
-                .iter()
-                .find(|t| t.native_turn_ref == native_turn_ref)
-        })
+fn messages_of(turns: &HashMap<&str, &Turn>, native_turn_ref: &str) -> Vec<MessageView> {
+    turns
+        .get(native_turn_ref)
         .map(|t| {
             t.messages
                 .iter()

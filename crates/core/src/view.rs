@@ -157,6 +157,13 @@ pub struct ForkResult {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, ts_rs::TS)]
 #[ts(export)]
 pub struct ForkTiming {
+    /// Step 1: checks, reading the source's anchors.
+    pub check_ms: f64,
+    /// Step 3: the harness's native fork.
     pub native_ms: f64,
+    /// Step 4: reading the derived anchors and the commit.
+    pub commit_ms: f64,
+    /// Reading the fork back with its messages (and the prefill).
+    pub read_back_ms: f64,
     pub total_ms: f64,
 }

@@ -4,4 +4,20 @@
  * Where a fork's time went: the harness's native call, and everything (the Host's part
  * included).
  */
-export type ForkTiming = { native_ms: number, total_ms: number, };
+export type ForkTiming = { 
+/**
+ * Step 1: checks, reading the source's anchors.
+ */
+check_ms: number, 
+/**
+ * Step 3: the harness's native fork.
+ */
+native_ms: number, 
+/**
+ * Step 4: reading the derived anchors and the commit.
+ */
+commit_ms: number, 
+/**
+ * Reading the fork back with its messages (and the prefill).
+ */
+read_back_ms: number, total_ms: number, };

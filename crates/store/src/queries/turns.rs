@@ -67,38 +67,56 @@ pub async fn count(conn: &mut SqliteConnection, thread_id: &str) -> Result<i64> 
     )
 }
 
+/// Rows per multi-row INSERT: 5 parameters each stays far below SQLite's variable limit.
+const INSERT_CHUNK: usize = 200;
+
 /// Appends anchors after the thread's last turn. Callers hold a transaction that has already
-/// compare-and-swapped the thread, so ordinals cannot race.
+/// compare-and-swapped the thread, so ordinals cannot race. Inserted in multi-row statements:
+/// a fork of a long thread copies every anchor, and one statement per row would dominate it.
 pub async fn append(
     conn: &mut SqliteConnection,
     thread_id: &str,
     turns: &[NewTurn],
 ) -> Result<Vec<TurnRow>> {
-    let mut ordinal: i64 =
+    if turns
+        .iter()
+        .any(|t| t.id.trim().is_empty() || t.native_turn_ref.trim().is_empty())
+    {
+        return Err(StoreError::InvalidInput(
+            "a turn anchor needs an id and a native turn ref".into(),
+        ));
+    }
+    let last: i64 =
         sqlx::query_scalar("SELECT COALESCE(MAX(ordinal), 0) FROM turns WHERE thread_id = ?")
             .bind(thread_id)
             .fetch_one(&mut *conn)
             .await?;
-    let mut rows = Vec::with_capacity(turns.len());
-    for turn in turns {
-        if turn.id.trim().is_empty() || turn.native_turn_ref.trim().is_empty() {
-            return Err(StoreError::InvalidInput(
-                "a turn anchor needs an id and a native turn ref".into(),
-            ));
+    let rows: Vec<TurnRow> = turns
+        .iter()
+        .enumerate()
+        .map(|(i, t)| TurnRow {
+            id: t.id.clone(),
+            thread_id: thread_id.to_owned(),
+            ordinal: last + 1 + i as i64,
+            native_turn_ref: t.native_turn_ref.clone(),
+            native_checkpoint_ref: t.native_checkpoint_ref.clone(),
+        })
+        .collect();
+    for chunk in rows.chunks(INSERT_CHUNK) {
+        let mut sql = String::from(
+            "INSERT INTO turns (id, thread_id, ordinal, native_turn_ref, native_checkpoint_ref) VALUES ",
+        );
+        sql.push_str(&vec!["(?, ?, ?, ?, ?)"; chunk.len()].join(", "));
+        let mut query = sqlx::query(&sql);
+        for row in chunk {
+            query = query
+                .bind(&row.id)
+                .bind(&row.thread_id)
+                .bind(row.ordinal)
+                .bind(&row.native_turn_ref)
+                .bind(&row.native_checkpoint_ref);
         }
-        ordinal += 1;
-        let row = sqlx::query(&format!(
-            "INSERT INTO turns (id, thread_id, ordinal, native_turn_ref, native_checkpoint_ref) \
-             VALUES (?, ?, ?, ?, ?) RETURNING {COLUMNS}"
-        ))
-        .bind(&turn.id)
-        .bind(thread_id)
-        .bind(ordinal)
-        .bind(&turn.native_turn_ref)
-        .bind(&turn.native_checkpoint_ref)
-        .fetch_one(&mut *conn)
-        .await?;
-        rows.push(from_row(&row)?);
+        query.execute(&mut *conn).await?;
     }
     Ok(rows)
 }
