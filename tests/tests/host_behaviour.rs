@@ -362,3 +362,85 @@ per_harness! {
     live => live_sync,
     race => two_processes_race,
 }
+
+/// A store moved aside at open is rebuilt from the native sessions on disk, with lineage where
+/// the harness records it (Codex `forked_from_id`, Pi `parentSession`, Claude shared uuids).
+async fn rebuild_after_store_loss(harness: Harness) {
+    let Some(s) = setup(harness).await else {
+        return;
+    };
+    let host = s.host().await;
+    let source = s.thread_with_turns(&host, &["one", "two"]).await;
+    let fork = host
+        .fork(&source, ForkAt::After(TurnRef::Number(1)))
+        .await
+        .unwrap();
+    let fork_id = fork.thread.thread.id;
+    host.send(&fork_id, "in the fork").await.unwrap();
+    let source_session = host
+        .show(&source)
+        .await
+        .unwrap()
+        .thread
+        .native
+        .session_id
+        .unwrap();
+    let fork_session = host
+        .show(&fork_id)
+        .await
+        .unwrap()
+        .thread
+        .native
+        .session_id
+        .unwrap();
+    host.shutdown().await;
+    drop(host);
+
+    let store = s.data.path().join("forkhost.sqlite");
+    std::fs::write(&store, b"this is not a database, it is a note about one").unwrap();
+    for companion in ["forkhost.sqlite-wal", "forkhost.sqlite-shm"] {
+        let _ = std::fs::remove_file(s.data.path().join(companion));
+    }
+    let (host, report) = Host::open_with(
+        s.data.path(),
+        HostOptions {
+            harness_env: s.env.vars().to_vec(),
+        },
+    )
+    .await
+    .unwrap();
+    assert!(report.recovered.is_some());
+    assert_eq!(report.rebuilt, 2, "both native sessions came back");
+    let threads = host.threads().await.unwrap();
+    let by_session = |sid: &str| {
+        threads
+            .iter()
+            .find(|t| t.native.session_id.as_deref() == Some(sid))
+            .unwrap()
+            .clone()
+    };
+    let new_source = by_session(&source_session);
+    let new_fork = by_session(&fork_session);
+    let lineage = new_fork.fork.expect("the fork's lineage came back");
+    assert_eq!(lineage.source_thread, new_source.id);
+    let shown = host.show(&new_source.id).await.unwrap();
+    assert_eq!(shown.turns.len(), 2);
+    println!(
+        "{}: rebuilt lineage {} at {:?}",
+        harness.name(),
+        lineage.boundary,
+        lineage.source_turn
+    );
+    if lineage.source_turn.is_some() {
+        assert_eq!(
+            lineage.source_turn.as_deref(),
+            Some(shown.turns[0].id.as_str())
+        );
+        assert_eq!(lineage.boundary, "after");
+    }
+    host.shutdown().await;
+}
+
+per_harness! {
+    rebuild => rebuild_after_store_loss,
+}

@@ -242,9 +242,8 @@ impl Host {
                 .zip(&theirs)
                 .take_while(|(a, b)| a.native_turn_ref == b.native_turn_ref)
                 .count();
-            // A fork shares a prefix and adds no fewer turns than... it holds the prefix it
-            // was cut at; the source is the thread with the longest shared prefix that is
-            // older than this one.
+            // Without a recorded source, the source is the oldest thread that shares the
+            // longest prefix of turns with this one (Claude forks keep their source's uuids).
             if recorded
                 || (shared > 0 && other.created_at <= row.created_at && theirs.len() >= shared)
             {
