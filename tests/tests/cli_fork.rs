@@ -249,7 +249,10 @@ fn fork_flow(harness: Harness) {
     );
     assert_eq!(cli.err(&["fork", &source]), "invalid_input");
     assert_eq!(cli.err(&["send", &source, "   "]), "invalid_input");
-    assert_eq!(cli.err(&["show", "💥'; DROP TABLE threads; --"]), "thread_not_found");
+    assert_eq!(
+        cli.err(&["show", "💥'; DROP TABLE threads; --"]),
+        "thread_not_found"
+    );
     assert_eq!(
         cli.err(&["new", "--harness", "nope", "--cwd", &cwd]),
         "invalid_input"
