@@ -38,9 +38,15 @@ fn child_fork() -> bool {
         serde_json::from_str(&std::fs::read_to_string(env_file).unwrap()).unwrap();
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let (host, _) = Host::open_with(&data, HostOptions { harness_env: env })
-            .await
-            .unwrap();
+        let (host, _) = Host::open_with(
+            &data,
+            HostOptions {
+                harness_env: env,
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
         match host.fork(&source, ForkAt::After(TurnRef::Number(1))).await {
             Ok(done) => println!("FORK_OK {}", done.thread.thread.id),
             Err(err) => println!("FORK_ERR {}", err.code()),
@@ -84,6 +90,7 @@ async fn fixture(harness: Harness) -> Option<Fixture> {
         data.path(),
         HostOptions {
             harness_env: env.vars().to_vec(),
+            ..Default::default()
         },
     )
     .await
@@ -177,6 +184,7 @@ async fn check_after_restart(fx: &Fixture, harness: Harness) -> Option<String> {
                 fx.data.path(),
                 HostOptions {
                     harness_env: fx.env.vars().to_vec(),
+                    ..Default::default()
                 },
             )
             .await

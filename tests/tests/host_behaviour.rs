@@ -34,6 +34,7 @@ impl Setup {
     async fn host(&self) -> Host {
         let options = HostOptions {
             harness_env: self.env.vars().to_vec(),
+            ..Default::default()
         };
         Host::open_with(self.data.path(), options).await.unwrap().0
     }
@@ -168,6 +169,7 @@ async fn restart_recovery(harness: Harness) {
         s.data.path(),
         HostOptions {
             harness_env: s.env.vars().to_vec(),
+            ..Default::default()
         },
     )
     .await
@@ -405,6 +407,7 @@ async fn rebuild_after_store_loss(harness: Harness) {
         s.data.path(),
         HostOptions {
             harness_env: s.env.vars().to_vec(),
+            ..Default::default()
         },
     )
     .await
@@ -443,4 +446,47 @@ async fn rebuild_after_store_loss(harness: Harness) {
 
 per_harness! {
     rebuild => rebuild_after_store_loss,
+}
+
+/// An idle runtime is stopped; the next send starts a new one on the same native session.
+async fn idle_runtimes_stop(harness: Harness) {
+    let Some(s) = setup(harness).await else {
+        return;
+    };
+    let options = HostOptions {
+        harness_env: s.env.vars().to_vec(),
+        idle_timeout: Some(Duration::from_millis(500)),
+    };
+    let (host, _) = Host::open_with(s.data.path(), options).await.unwrap();
+    let id = s.thread_with_turns(&host, &["before idling"]).await;
+    let session = host.show(&id).await.unwrap().thread.native.session_id;
+    let stopped = tokio::time::timeout(Duration::from_secs(30), async {
+        while host.is_live(&id).await {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await;
+    assert!(stopped.is_ok(), "the idle runtime was never stopped");
+    let after = tokio::time::timeout(TURN, host.send(&id, "after idling"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(after.turns.len(), 2);
+    assert_eq!(
+        after.thread.native.session_id, session,
+        "the same native session"
+    );
+    assert_eq!(
+        s.model.last_model_request().unwrap().conversation(),
+        vec![
+            Msg::user("before idling"),
+            Msg::assistant("reply (turn 1) to: before idling"),
+            Msg::user("after idling")
+        ]
+    );
+    host.shutdown().await;
+}
+
+per_harness! {
+    idle => idle_runtimes_stop,
 }

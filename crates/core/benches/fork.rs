@@ -49,7 +49,7 @@ fn main() {
         let file = transcript(&project, &cwd, sid);
         let data = tempfile::tempdir().unwrap();
         let env = vec![("HOME".to_owned(), home.path().display().to_string())];
-        let (host, _) = Host::open_with(data.path(), HostOptions { harness_env: env }).await.unwrap();
+        let (host, _) = Host::open_with(data.path(), HostOptions { harness_env: env, ..Default::default() }).await.unwrap();
         let source = host.import(HarnessKind::Claude, file.to_str().unwrap()).await.unwrap();
         assert_eq!(source.turns.len(), TURNS);
         let bytes = std::fs::metadata(&file).unwrap().len();

@@ -57,7 +57,13 @@ pub struct OpenReport {
 #[derive(Debug, Clone, Default)]
 pub struct HostOptions {
     pub harness_env: Vec<(String, String)>,
+    /// Stop a thread's harness process after this long without a turn (default 10 minutes);
+    /// the next send starts it again on the same session.
+    pub idle_timeout: Option<std::time::Duration>,
 }
+
+/// How long an idle runtime lives by default.
+const IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// What `new` needs.
 #[derive(Debug, Clone)]
@@ -78,6 +84,7 @@ impl Host {
         options: HostOptions,
     ) -> HostResult<(Host, OpenReport)> {
         let data_dir = data_dir.as_ref().to_owned();
+        let options_idle = options.idle_timeout;
         let opened = Store::open(data_dir.join(STORE_FILE)).await?;
         let (events, _) = broadcast::channel(EVENT_BUFFER);
         let host = Host {
@@ -100,6 +107,7 @@ impl Host {
             report.rebuilt = host.rebuild_from_native().await;
         }
         report.missing = host.mark_missing_sessions().await?;
+        crate::runtimes::reap_idle(&host, options_idle.unwrap_or(IDLE_TIMEOUT));
         Ok((host, report))
     }
 

@@ -113,6 +113,13 @@ impl Host {
         Ok(())
     }
 
+    /// Whether the thread has a live harness process (in this process).
+    pub async fn is_live(&self, thread_id: &str) -> bool {
+        let slot = self.slot(thread_id);
+        let live = slot.live.lock().await;
+        live.as_ref().is_some_and(|l| !l.turn.is_dead())
+    }
+
     /// Whether a turn is running in the thread (in this process).
     pub async fn is_streaming(&self, thread_id: &str) -> bool {
         let slot = self.slot(thread_id);
@@ -146,6 +153,7 @@ impl Host {
         )
         .await?;
         let turn = Arc::new(TurnState::default());
+        turn.touch();
         let pump = tokio::spawn(pump(self.clone(), row.id.clone(), rx, turn.clone()));
         tracing::info!(thread = %row.id, harness = %kind, "runtime started");
         Ok(Live {
@@ -282,4 +290,40 @@ fn outcome_words(outcome: &TurnOutcome) -> (&'static str, Option<String>) {
         TurnOutcome::Interrupted => ("interrupted", None),
         TurnOutcome::Failed { message } => ("failed", Some(message.clone())),
     }
+}
+
+/// Stops runtimes that had no turn for `limit`, checking every so often, for as long as the
+/// Host lives.
+pub(crate) fn reap_idle(host: &Host, limit: std::time::Duration) {
+    let weak = Arc::downgrade(&host.inner);
+    let every = (limit / 4).clamp(
+        std::time::Duration::from_millis(100),
+        std::time::Duration::from_secs(60),
+    );
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(every).await;
+            let Some(inner) = weak.upgrade() else { break };
+            let host = Host { inner };
+            let slots: Vec<_> = {
+                let slots = host.inner.slots.lock().unwrap_or_else(|e| e.into_inner());
+                slots
+                    .iter()
+                    .map(|(id, s)| (id.clone(), s.clone()))
+                    .collect()
+            };
+            for (id, slot) in slots {
+                let Ok(_op) = slot.ops.try_lock() else {
+                    continue;
+                };
+                let mut live = slot.live.lock().await;
+                if live.as_ref().is_some_and(|l| l.turn.idle_for(limit)) {
+                    if let Some(idle) = live.take() {
+                        tracing::info!(thread = %id, "idle runtime stopped");
+                        close_live(idle).await;
+                    }
+                }
+            }
+        }
+    });
 }

@@ -35,14 +35,32 @@ pub(crate) struct TurnState {
     pub done: StdMutex<Option<oneshot::Sender<TurnOutcome>>>,
     pub streaming: AtomicBool,
     pub dead: AtomicBool,
+    /// When the last turn ended (or the runtime started): idle runtimes are stopped.
+    pub last_active: StdMutex<Option<std::time::Instant>>,
 }
 
 impl TurnState {
     pub fn finish(&self, outcome: TurnOutcome) {
         self.streaming.store(false, Ordering::SeqCst);
+        self.touch();
         if let Some(done) = self.done.lock().unwrap_or_else(|e| e.into_inner()).take() {
             let _ = done.send(outcome);
         }
+    }
+
+    pub fn touch(&self) {
+        *self.last_active.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some(std::time::Instant::now());
+    }
+
+    /// Idle for at least `limit` (never while a turn runs).
+    pub fn idle_for(&self, limit: std::time::Duration) -> bool {
+        !self.is_streaming()
+            && self
+                .last_active
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .is_some_and(|t| t.elapsed() >= limit)
     }
 
     pub fn is_streaming(&self) -> bool {
