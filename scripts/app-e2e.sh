@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # End-to-end test of the desktop app as a user sees it: builds the UI and the app, runs the app
 # under a virtual display (Xvfb, unless $DISPLAY is set) and drives it over WebDriver
-# (tauri-driver → WebKitWebDriver) with `cargo test -p forkhost-tests --test app_shell`.
+# (tauri-driver → WebKitWebDriver) with the `app_*` tests of forkhost-tests: the empty shell
+# (app_shell), the fork flows with the real harness CLIs against the fake model (app_fork), and
+# the benchmarks (app_bench: a 10,000-message thread, 10 tabs' memory; figures are printed).
 #
 # Needs: node/npm, the Debian packages libwebkit2gtk-4.1-dev, webkit2gtk-driver, xvfb, xauth, and
 # `tauri-driver` on PATH (cargo install tauri-driver --locked; ~/.cargo/bin is searched too).
 # Honours CARGO_TARGET_DIR. Screenshots land in test-artifacts/. Exit code = the test's.
 #
-#   scripts/app-e2e.sh              build as needed, then test
-#   SKIP_BUILD=1 scripts/app-e2e.sh test an app that is already built
+#   scripts/app-e2e.sh                    build as needed, then run every app test
+#   scripts/app-e2e.sh app_fork app_bench only these test files
+#   SKIP_BUILD=1 scripts/app-e2e.sh       test an app that is already built
+#
+# The harness CLIs come from scripts/install-harnesses.sh (their FORKHOST_*_BIN paths are
+# exported); a test whose harness is missing skips itself.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -27,6 +33,17 @@ for tool in tauri-driver WebKitWebDriver; do
   command -v "$tool" >/dev/null || { log "missing $tool (see the header of this script)"; exit 2; }
 done
 
+tests=("$@")
+[[ ${#tests[@]} -gt 0 ]] || tests=(app_shell app_fork app_bench)
+test_args=()
+for t in "${tests[@]}"; do test_args+=(--test "$t"); done
+
+if [[ -z "${FORKHOST_CLAUDE_BIN:-}${FORKHOST_CODEX_BIN:-}${FORKHOST_PI_BIN:-}" ]]; then
+  log "installing / locating the harness CLIs"
+  eval "$(bash scripts/install-harnesses.sh --print-env)" || log "no harness CLIs: their tests skip"
+fi
+export FORKHOST_CLAUDE_BIN FORKHOST_CODEX_BIN FORKHOST_PI_BIN
+
 if [[ -z "${SKIP_BUILD:-}" ]]; then
   if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then
     log "npm ci"
@@ -36,8 +53,8 @@ if [[ -z "${SKIP_BUILD:-}" ]]; then
   npm run build --silent
   log "building the app"
   cargo build -p forkhost-app
-  log "building the test"
-  cargo test -p forkhost-tests --test app_shell --no-run
+  log "building the tests"
+  cargo test -p forkhost-tests "${test_args[@]}" --no-run
 fi
 [[ -x "$app_binary" ]] || { log "no app binary at $app_binary"; exit 2; }
 
@@ -103,9 +120,9 @@ port_open "$driver_port" || { log "tauri-driver did not listen on $driver_port";
 
 export FORKHOST_APP_BINARY="$app_binary"
 export FORKHOST_WEBDRIVER_URL="http://127.0.0.1:$driver_port"
-log "running the app_shell test against $FORKHOST_APP_BINARY"
+log "running ${tests[*]} against $FORKHOST_APP_BINARY"
 set +e
-cargo test -p forkhost-tests --test app_shell -- --nocapture --test-threads=1
+cargo test -p forkhost-tests "${test_args[@]}" -- --nocapture --test-threads=1
 status=$?
 set -e
 log "done (exit $status); artifacts in $artifacts"

@@ -66,6 +66,10 @@ describe("rows", () => {
 
   it("says why a fork is impossible", () => {
     expect(forkAbility({ state: "missing", harness: "claude" }, "assistant", claude)).toMatchObject({ ok: false });
+    expect(forkAbility({ state: "pending", harness: "claude" }, "user", claude)).toMatchObject({
+      ok: false,
+      why: expect.stringContaining("send one first"),
+    });
     const after: HarnessReport = { ...claude, capabilities: { ...claude.capabilities!, boundaries: ["after"], note: "old version" } };
     const ab = forkAbility({ state: "ready", harness: "claude" }, "user", after);
     expect(ab).toEqual({ ok: false, why: "Can't fork: claude can't fork before a turn (old version)" });

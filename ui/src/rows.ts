@@ -67,6 +67,12 @@ export function forkAbility(
   if (thread.state === "missing") {
     return { ok: false, why: "Can't fork: this thread's native session is gone" };
   }
+  if (thread.state === "pending") {
+    return {
+      ok: false,
+      why: "Can't fork yet: this thread's native session starts with its next prompt; send one first",
+    };
+  }
   if (thread.state === "creating") {
     return { ok: false, why: "Can't fork: this thread is still being created" };
   }

@@ -1,0 +1,520 @@
+//! The desktop app's fork flows as a user performs them, end to end: the built app under a
+//! virtual display over WebDriver, the real harness CLIs against the fake model, a fresh data
+//! folder and HOME per run. Run with `scripts/app-e2e.sh` (which sets `FORKHOST_APP_BINARY`,
+//! `FORKHOST_WEBDRIVER_URL` and the `FORKHOST_*_BIN` harness paths); without them the tests
+//! skip. Screenshots of every step land in `test-artifacts/app_fork_*/`.
+//!
+//! The strongest check of a fork is what the model receives on the fork's next turn: exactly
+//! the history up to the boundary, then the new prompt.
+
+mod app_support;
+
+use std::time::Duration;
+
+use anyhow::{bail, ensure, Context, Result};
+use app_support::*;
+use fantoccini::Client;
+use forkhost_tests::fake_model::{FakeModel, FakeModelOptions, Msg};
+use forkhost_tests::harness_env::{Harness, HarnessEnv};
+
+const SLOW: Duration = Duration::from_secs(6);
+
+fn reply(turn: usize, text: &str) -> Msg {
+    Msg::assistant(format!("reply (turn {turn}) to: {text}"))
+}
+
+fn history(prompts: &[&str]) -> Vec<Msg> {
+    let mut out = Vec::new();
+    for (i, p) in prompts.iter().enumerate() {
+        out.push(Msg::user(*p));
+        out.push(reply(i + 1, p));
+    }
+    out
+}
+
+fn last_conversation(model: &FakeModel) -> Result<Vec<Msg>> {
+    Ok(model
+        .last_model_request()
+        .context("the model got no request")?
+        .conversation())
+}
+
+/// Runs `body` against a launched app; always takes a last screenshot and ends the session.
+async fn with_app<F, Fut>(env: &AppEnv, shots: &mut Shots, body: F) -> Result<()>
+where
+    F: FnOnce(Client) -> Fut,
+    Fut: std::future::Future<Output = (Client, Result<()>)>,
+{
+    let client = env.launch().await?;
+    let (client, result) = body(client).await;
+    if result.is_err() {
+        shots.take(&client, "failure").await;
+    }
+    let closed = client.close().await;
+    result?;
+    closed.context("ending the WebDriver session")?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn app_claude_fork_flow() -> Result<()> {
+    let Some(app) = app_binary()? else {
+        println!("skipped: FORKHOST_APP_BINARY not set");
+        return Ok(());
+    };
+    // SLOW replies stream for 6 s: long enough for two tabs to be seen streaming together.
+    let model = FakeModel::start(FakeModelOptions {
+        slow_duration: SLOW,
+        ..FakeModelOptions::default()
+    })
+    .await?;
+    let Some(harness) = HarnessEnv::for_fake(Harness::Claude, &model)? else {
+        println!("skipped: FORKHOST_CLAUDE_BIN not set");
+        return Ok(());
+    };
+    let env = AppEnv::new(&app, Some(&harness))?;
+    let mut shots = Shots::new("app_fork_claude")?;
+
+    // Everything but the restart runs in one app session.
+    let mut layout_before = Vec::new();
+    {
+        let shots = &mut shots;
+        let layout = &mut layout_before;
+        let model = &model;
+        let harness = &harness;
+        with_app(
+            &env,
+            &mut Shots::new("app_fork_claude_failure")?,
+            |client| async move {
+                let result = claude_session(&client, model, harness, shots, layout).await;
+                (client, result)
+            },
+        )
+        .await?;
+    }
+
+    // Restart: the windows and their tabs come back.
+    let client = env.launch().await?;
+    let result = check_layout(&client, &layout_before, &mut shots).await;
+    if result.is_err() {
+        shots.take(&client, "restart-failure").await;
+    }
+    client.close().await.ok();
+    result
+}
+
+async fn claude_session(
+    client: &Client,
+    model: &FakeModel,
+    harness: &HarnessEnv,
+    shots: &mut Shots,
+    layout: &mut Vec<(String, Vec<(String, String)>)>,
+) -> Result<()> {
+    let main = client.window().await?;
+    shots.take(client, "empty").await;
+
+    // A Claude thread with three turns, through New thread and the composer.
+    let source = new_thread(client, "claude", harness.work_dir(), "first prompt").await?;
+    shots.take(client, "turn-1").await;
+    send_prompt(client, "second prompt").await?;
+    wait_turn_done(client, 2).await?;
+    send_prompt(client, "third prompt").await?;
+    wait_turn_done(client, 3).await?;
+    let source_rows = rows(client).await?;
+    ensure!(
+        source_rows.len() == 6,
+        "three turns should show six messages: {source_rows:?}"
+    );
+    ensure!(
+        last_conversation(model)?
+            == history(&["first prompt", "second prompt", "third prompt"])[..5],
+        "turn 3 got the wrong history: {:?}",
+        last_conversation(model)?
+    );
+    // The sidebar lists it; the composer and send are there.
+    wait_css(
+        client,
+        &format!(r#"button.thread[data-thread-id="{source}"]"#),
+        Duration::from_secs(5),
+    )
+    .await?;
+    shots.take(client, "three-turns").await;
+
+    // Fork on the second reply → a new window with exactly turns 1–2, composer focused.
+    let fork_button = r#"article[data-role="assistant"][data-turn="2"] button[data-action="fork"]"#;
+    let label = wait_css(client, fork_button, Duration::from_secs(5))
+        .await?
+        .attr("aria-label")
+        .await?
+        .unwrap_or_default();
+    ensure!(label.starts_with("Fork"), "fork button label {label:?}");
+    let before = client.windows().await?;
+    click(client, fork_button).await?;
+    let fork_window = new_window(client, &before).await?;
+    switch_ready(client, &fork_window).await?;
+    wait_js(
+        client,
+        r#"document.querySelectorAll('article[data-turn][data-role]').length === 4"#,
+        Duration::from_secs(20),
+        "the fork's inherited history",
+    )
+    .await?;
+    let fork_rows = rows(client).await?;
+    ensure!(
+        fork_rows
+            .iter()
+            .map(|r| (r.0, r.1.as_str()))
+            .collect::<Vec<_>>()
+            == [(1, "user"), (1, "assistant"), (2, "user"), (2, "assistant")],
+        "the fork window should hold exactly turns 1–2: {fork_rows:?}"
+    );
+    ensure!(
+        fork_rows[..] == source_rows[..4],
+        "inherited text differs: {fork_rows:?}"
+    );
+    let focused = js(
+        client,
+        "return document.activeElement?.dataset?.role ?? null",
+    )
+    .await?;
+    ensure!(
+        focused == "composer",
+        "the fork's composer should have the keyboard, not {focused}"
+    );
+    let lineage = wait_css(
+        client,
+        r#"[data-action="jump-to-source"]"#,
+        Duration::from_secs(10),
+    )
+    .await?;
+    wait_js(
+        client,
+        r#"document.querySelector('[data-action="jump-to-source"]').innerText.includes('after turn 2')"#,
+        Duration::from_secs(10),
+        "the lineage header",
+    )
+    .await?;
+    let lineage_text = lineage.text().await?;
+    ensure!(
+        lineage_text.contains("Forked from") && lineage_text.contains("after turn 2"),
+        "lineage header says {lineage_text:?}"
+    );
+    if let Some(png) = shots.take(client, "fork-window").await {
+        let docs =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/screenshot-fork.png");
+        std::fs::copy(&png, &docs).ok();
+    }
+    let timing = perf(client).await?;
+    println!("fork window perf: {timing}");
+
+    // Send in the fork: the model sees turns 1–2, then the new prompt.
+    send_prompt(client, "fork prompt").await?;
+    wait_turn_done(client, 3).await?;
+    let want = [
+        history(&["first prompt", "second prompt"]),
+        vec![Msg::user("fork prompt")],
+    ]
+    .concat();
+    let got = last_conversation(model)?;
+    ensure!(
+        got == want,
+        "the fork's first turn got {got:?}, want {want:?}"
+    );
+    shots.take(client, "fork-window-sent").await;
+
+    // The source window is unchanged, and shows the fork's chip on the second reply.
+    client.switch_to_window(main.clone()).await?;
+    wait_css(
+        client,
+        r#"article[data-role="assistant"][data-turn="2"] [data-action="show-forks"]"#,
+        Duration::from_secs(15),
+    )
+    .await
+    .context("the fork chip on the source message")?;
+    let after = rows(client).await?;
+    ensure!(after == source_rows, "the source changed: {after:?}");
+    shots.take(client, "source-with-chip").await;
+
+    // Edit and fork on the third user message → its prompt in the new window's composer.
+    let edit_button = r#"article[data-role="user"][data-turn="3"] button[data-action="fork"]"#;
+    let label = wait_css(client, edit_button, Duration::from_secs(5))
+        .await?
+        .attr("aria-label")
+        .await?
+        .unwrap_or_default();
+    ensure!(
+        label.starts_with("Edit and fork"),
+        "edit button label {label:?}"
+    );
+    let before = client.windows().await?;
+    click(client, edit_button).await?;
+    let edit_window = new_window(client, &before).await?;
+    switch_ready(client, &edit_window).await?;
+    let composer = wait_js(
+        client,
+        r#"document.querySelector('textarea[data-role="composer"]')?.value"#,
+        Duration::from_secs(20),
+        "the prefilled composer",
+    )
+    .await?;
+    ensure!(composer == "third prompt", "the composer holds {composer}");
+    let edit_rows = rows(client).await?;
+    ensure!(
+        edit_rows.iter().all(|r| r.0 <= 2) && edit_rows.len() == 4,
+        "a fork before turn 3 holds turns 1–2: {edit_rows:?}"
+    );
+    shots.take(client, "edit-and-fork").await;
+
+    // The lineage line jumps to the source message, opening its thread in this window.
+    click(client, r#"[data-action="jump-to-source"]"#).await?;
+    wait_css(
+        client,
+        r#"article[data-highlighted="true"][data-turn="3"][data-role="user"]"#,
+        Duration::from_secs(20),
+    )
+    .await
+    .context("the source message highlighted after the lineage jump")?;
+    shots.take(client, "lineage-jump").await;
+
+    // Forks open as tabs once Settings says so; Ctrl-click then opens a window.
+    client.switch_to_window(main.clone()).await?;
+    click(client, r#"button[data-action="settings"]"#).await?;
+    wait_css(
+        client,
+        r#"[data-dialog="settings"]"#,
+        Duration::from_secs(10),
+    )
+    .await?;
+    shots.take(client, "settings").await;
+    js(client, r#"document.querySelector('input[data-setting="fork-opens-in-tab"]').click(); return true;"#).await?;
+    click(client, r#"button[data-action="save-settings"]"#).await?;
+    wait_js(
+        client,
+        r#"!document.querySelector('[data-dialog="settings"]')"#,
+        Duration::from_secs(10),
+        "settings to close",
+    )
+    .await?;
+
+    let before = client.windows().await?;
+    click(
+        client,
+        r#"article[data-role="assistant"][data-turn="1"] button[data-action="fork"]"#,
+    )
+    .await?;
+    wait_js(
+        client,
+        r#"document.querySelectorAll('[role="tab"]').length === 2"#,
+        Duration::from_secs(20),
+        "the fork's tab",
+    )
+    .await?;
+    ensure!(
+        client.windows().await?.len() == before.len(),
+        "a tab fork opened a window"
+    );
+    let (tab_list, active) = tabs(client).await?;
+    let tab_fork = active.clone().context("no active tab")?;
+    ensure!(
+        tab_fork != source && tab_list.iter().any(|t| t.0 == source),
+        "tabs: {tab_list:?}"
+    );
+    wait_js(
+        client,
+        r#"document.querySelectorAll('article[data-turn][data-role]').length === 2"#,
+        Duration::from_secs(20),
+        "the tab fork's history",
+    )
+    .await?;
+    shots.take(client, "fork-as-tab").await;
+
+    // A fork whose native session starts with its first prompt can't be forked yet; its
+    // Fork says why.
+    let pending = wait_css(
+        client,
+        r#"article[data-role="assistant"][data-turn="1"] button[data-action="fork"]"#,
+        Duration::from_secs(5),
+    )
+    .await?;
+    ensure!(
+        pending.attr("aria-disabled").await?.as_deref() == Some("true"),
+        "a pending fork's Fork should be disabled"
+    );
+    let why = pending.attr("title").await?.unwrap_or_default();
+    ensure!(why.contains("send one first"), "disabled Fork says {why:?}");
+
+    // Ctrl-click on the source: the other place (a window).
+    click(
+        client,
+        &format!(r#"[role="tab"][data-thread-id="{source}"]"#),
+    )
+    .await?;
+    wait_js(
+        client,
+        r#"document.querySelectorAll('article[data-turn][data-role]').length === 6"#,
+        Duration::from_secs(20),
+        "the source tab",
+    )
+    .await?;
+    js(
+        client,
+        r#"document.querySelector('article[data-role="assistant"][data-turn="1"] button[data-action="fork"]')
+             .dispatchEvent(new MouseEvent('click', { bubbles: true, ctrlKey: true })); return true;"#,
+    )
+    .await?;
+    let ctrl_window = new_window(client, &before).await?;
+    client.switch_to_window(ctrl_window).await?;
+    wait_css(client, READY, STARTUP).await?;
+    client.switch_to_window(main.clone()).await?;
+
+    // Two tabs stream at once (SLOW replies take 6 s each).
+    model.clear_requests();
+    click(
+        client,
+        &format!(r#"[role="tab"][data-thread-id="{tab_fork}"]"#),
+    )
+    .await?;
+    send_prompt(client, "SLOW one").await?;
+    click(
+        client,
+        &format!(r#"[role="tab"][data-thread-id="{source}"]"#),
+    )
+    .await?;
+    send_prompt(client, "SLOW two").await?;
+    wait_js(
+        client,
+        &format!(
+            r#"document.querySelector('[role="tab"][data-thread-id="{source}"] .spinner') &&
+               document.querySelector('[role="tab"][data-thread-id="{tab_fork}"] .spinner')"#
+        ),
+        Duration::from_secs(30),
+        "both tabs streaming",
+    )
+    .await?;
+    shots.take(client, "two-tabs-streaming").await;
+    wait_turn_done(client, 4).await?;
+    click(
+        client,
+        &format!(r#"[role="tab"][data-thread-id="{tab_fork}"]"#),
+    )
+    .await?;
+    wait_turn_done(client, 2).await?;
+    let slow: Vec<_> = model
+        .model_requests()
+        .into_iter()
+        .filter(|r| r.last_user_text().is_some_and(|t| t.starts_with("SLOW")))
+        .collect();
+    ensure!(
+        slow.len() >= 2,
+        "expected both SLOW turns at the model, got {}",
+        slow.len()
+    );
+    let gap = slow[0].at_ms.abs_diff(slow[1].at_ms);
+    println!("the two streams started {gap} ms apart (each streams for {SLOW:?})");
+    ensure!(
+        u128::from(gap) < SLOW.as_millis(),
+        "the streams did not overlap: {gap} ms apart"
+    );
+    shots.take(client, "two-tabs-done").await;
+
+    // A reply carrying script is shown as text or inert: nothing runs.
+    click(
+        client,
+        &format!(r#"[role="tab"][data-thread-id="{source}"]"#),
+    )
+    .await?;
+    let payload = r#"XSS <img src=x onerror="window.__pwned='img'"> <script>window.__pwned='script'</script> [click me](javascript:window.__pwned='link') <a href="javascript:window.__pwned='a'">raw link</a>"#;
+    send_prompt(client, payload).await?;
+    wait_turn_done(client, 5).await?;
+    let check = js(
+        client,
+        r#"const md = Array.from(document.querySelectorAll('article[data-role="assistant"] .md')).pop();
+           return { pwned: window.__pwned ?? null,
+                    active: md ? md.querySelectorAll('img, script, iframe, [onerror], [onclick], a[href^="javascript" i]').length : -1,
+                    text: md ? md.innerText : null };"#,
+    )
+    .await?;
+    ensure!(check["pwned"].is_null(), "script ran: {check}");
+    ensure!(check["active"] == 0, "active content in the reply: {check}");
+    ensure!(
+        check["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("<img src=x")),
+        "the payload should show as text: {check}"
+    );
+    // Click the links: still nothing runs, and the page stays.
+    js(
+        client,
+        r#"document.querySelectorAll('.md a').forEach(a => a.click()); return true;"#,
+    )
+    .await?;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let pwned = js(client, "return window.__pwned ?? null").await?;
+    ensure!(pwned.is_null(), "script ran after clicking: {pwned}");
+    wait_css(client, READY, Duration::from_secs(2)).await?;
+    shots.take(client, "xss-inert").await;
+
+    // Note what is open, for the restart.
+    for handle in client.windows().await? {
+        client.switch_to_window(handle).await?;
+        wait_css(client, READY, STARTUP).await?;
+        let label = js(
+            client,
+            "return document.querySelector('.app').dataset.window",
+        )
+        .await?;
+        let (list, _) = tabs(client).await?;
+        layout.push((label.as_str().unwrap_or("").to_owned(), list));
+    }
+    layout.sort();
+    println!("layout before restart: {layout:?}");
+    // Give the debounced layout save a moment.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    Ok(())
+}
+
+async fn check_layout(
+    client: &Client,
+    before: &[(String, Vec<(String, String)>)],
+    shots: &mut Shots,
+) -> Result<()> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        if client.windows().await?.len() >= before.len() {
+            break;
+        }
+        if std::time::Instant::now() > deadline {
+            bail!(
+                "only {} of {} windows came back",
+                client.windows().await?.len(),
+                before.len()
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let mut after = Vec::new();
+    for handle in client.windows().await? {
+        client.switch_to_window(handle).await?;
+        wait_css(client, READY, STARTUP).await?;
+        let label = js(
+            client,
+            "return document.querySelector('.app').dataset.window",
+        )
+        .await?;
+        let (list, _) = tabs(client).await?;
+        shots
+            .take(
+                client,
+                &format!("restored-{}", label.as_str().unwrap_or("window")),
+            )
+            .await;
+        after.push((label.as_str().unwrap_or("").to_owned(), list));
+    }
+    after.sort();
+    println!("layout after restart: {after:?}");
+    ensure!(
+        after == before,
+        "windows and tabs after restart:\n{after:?}\nbefore:\n{before:?}"
+    );
+    Ok(())
+}

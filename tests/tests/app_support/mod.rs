@@ -1,0 +1,466 @@
+//! Shared pieces of the desktop app's end-to-end tests (`app_*.rs`): launching the built app
+//! over WebDriver with a fresh data folder and a harness environment, and small helpers to
+//! drive it. See `scripts/app-e2e.sh` for the environment these tests expect.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, ensure, Context, Result};
+use fantoccini::elements::Element;
+use fantoccini::wd::WindowHandle;
+use fantoccini::{Client, ClientBuilder, Locator};
+use forkhost_tests::harness_env::HarnessEnv;
+use hyper_util::client::legacy::connect::HttpConnector;
+use serde_json::{json, Value};
+
+pub const READY: &str = r#".app[data-app-ready="true"]"#;
+pub const STARTUP: Duration = Duration::from_secs(40);
+/// A harness turn against the fake model (process start included).
+pub const TURN: Duration = Duration::from_secs(90);
+
+/// The built app, or `None` (the test is skipped) when `FORKHOST_APP_BINARY` is unset.
+pub fn app_binary() -> Result<Option<PathBuf>> {
+    let Some(bin) = std::env::var_os("FORKHOST_APP_BINARY").map(PathBuf::from) else {
+        return Ok(None);
+    };
+    ensure!(
+        bin.is_file(),
+        "FORKHOST_APP_BINARY={} is not a file; build it with `cargo build -p forkhost-app`",
+        bin.display()
+    );
+    Ok(Some(bin))
+}
+
+pub fn webdriver_url() -> String {
+    std::env::var("FORKHOST_WEBDRIVER_URL").unwrap_or_else(|_| "http://127.0.0.1:4444".to_owned())
+}
+
+/// A fresh data folder and a launcher script that runs the app with it and with one harness's
+/// environment (tauri-driver can't set the app's environment per session).
+pub struct AppEnv {
+    pub scratch: tempfile::TempDir,
+    pub data_dir: PathBuf,
+    pub launcher: PathBuf,
+}
+
+impl AppEnv {
+    pub fn new(app_binary: &Path, harness: Option<&HarnessEnv>) -> Result<AppEnv> {
+        Self::with_vars(app_binary, harness, &[])
+    }
+
+    pub fn with_vars(
+        app_binary: &Path,
+        harness: Option<&HarnessEnv>,
+        extra: &[(String, String)],
+    ) -> Result<AppEnv> {
+        use std::os::unix::fs::PermissionsExt;
+        let scratch = tempfile::Builder::new().prefix("forkhost-app-").tempdir()?;
+        let data_dir = scratch.path().join("data");
+        let launcher = scratch.path().join("forkhost-app-launcher");
+        let mut script = String::from("#!/bin/sh\n");
+        let mut unset = Vec::new();
+        let mut set: Vec<(String, String)> = vec![(
+            "FORKHOST_DATA_DIR".into(),
+            data_dir.to_string_lossy().into_owned(),
+        )];
+        if let Some(env) = harness {
+            unset.extend(env.scrubbed_vars());
+            set.extend(env.vars().iter().cloned());
+        }
+        for var in [
+            "FORKHOST_CLAUDE_BIN",
+            "FORKHOST_CODEX_BIN",
+            "FORKHOST_PI_BIN",
+        ] {
+            if let Ok(v) = std::env::var(var) {
+                set.push((var.into(), v));
+            }
+        }
+        set.extend(extra.iter().cloned());
+        for var in &unset {
+            if var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                script.push_str(&format!("unset {var}\n"));
+            }
+        }
+        for (k, v) in &set {
+            script.push_str(&format!("{k}={}\nexport {k}\n", sh_quote(v)));
+        }
+        if let Some(env) = harness {
+            script.push_str(&format!(
+                "cd {}\n",
+                sh_quote(&env.work_dir().to_string_lossy())
+            ));
+        }
+        script.push_str(&format!(
+            "exec {} \"$@\"\n",
+            sh_quote(&std::fs::canonicalize(app_binary)?.to_string_lossy())
+        ));
+        std::fs::write(&launcher, script)?;
+        std::fs::set_permissions(&launcher, std::fs::Permissions::from_mode(0o755))?;
+        Ok(AppEnv {
+            scratch,
+            data_dir,
+            launcher,
+        })
+    }
+
+    /// Starts the app (a WebDriver session) and waits until its main window is ready.
+    pub async fn launch(&self) -> Result<Client> {
+        let mut caps = fantoccini::wd::Capabilities::new();
+        caps.insert(
+            "tauri:options".into(),
+            json!({ "application": self.launcher, "args": [] }),
+        );
+        caps.insert("browserName".into(), json!("wry"));
+        let url = webdriver_url();
+        let client = ClientBuilder::new(HttpConnector::new())
+            .capabilities(caps)
+            .connect(&url)
+            .await
+            .with_context(|| format!("WebDriver session at {url} (is tauri-driver running?)"))?;
+        wait_css(&client, READY, STARTUP)
+            .await
+            .context("the app never became ready")?;
+        Ok(client)
+    }
+}
+
+pub fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// Screenshots of one test, numbered in order, in `test-artifacts/<test>/`.
+pub struct Shots {
+    dir: PathBuf,
+    n: usize,
+}
+
+impl Shots {
+    pub fn new(test: &str) -> Result<Shots> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../test-artifacts")
+            .join(test);
+        std::fs::create_dir_all(&dir)?;
+        for entry in std::fs::read_dir(&dir)?.flatten() {
+            if entry.path().extension().is_some_and(|e| e == "png") {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+        Ok(Shots { dir, n: 0 })
+    }
+
+    /// Saves the current window as `NN-name.png`; returns its path. Never fails the test.
+    pub async fn take(&mut self, client: &Client, name: &str) -> Option<PathBuf> {
+        self.n += 1;
+        // Let the last frame land.
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        match client.screenshot().await {
+            Ok(png) => {
+                let path = self.dir.join(format!("{:02}-{name}.png", self.n));
+                std::fs::write(&path, png).ok()?;
+                println!("screenshot: {}", path.display());
+                Some(path)
+            }
+            Err(err) => {
+                println!("screenshot {name} failed: {err}");
+                None
+            }
+        }
+    }
+}
+
+pub async fn js(client: &Client, script: &str) -> Result<Value> {
+    client
+        .execute(script, vec![])
+        .await
+        .with_context(|| format!("script: {script}"))
+}
+
+pub async fn js_args(client: &Client, script: &str, args: Vec<Value>) -> Result<Value> {
+    client
+        .execute(script, args)
+        .await
+        .with_context(|| format!("script: {script}"))
+}
+
+/// Polls `check` (a JS expression) until it is truthy; returns its value.
+pub async fn wait_js(client: &Client, check: &str, timeout: Duration, what: &str) -> Result<Value> {
+    let deadline = Instant::now() + timeout;
+    let script = format!("return ({check});");
+    loop {
+        let value = js(client, &script).await?;
+        if truthy(&value) {
+            return Ok(value);
+        }
+        if Instant::now() > deadline {
+            bail!("timed out after {timeout:?} waiting for {what} ({check}); last value {value}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(_) | Value::Object(_) => true,
+    }
+}
+
+pub async fn wait_css(client: &Client, css: &str, timeout: Duration) -> Result<Element> {
+    client
+        .wait()
+        .at_most(timeout)
+        .for_element(Locator::Css(css))
+        .await
+        .with_context(|| format!("waiting {timeout:?} for {css}"))
+}
+
+pub async fn click(client: &Client, css: &str) -> Result<()> {
+    let el = wait_css(client, css, Duration::from_secs(15)).await?;
+    el.click().await.with_context(|| format!("clicking {css}"))
+}
+
+/// Types into a field (appending).
+pub async fn type_into(client: &Client, css: &str, text: &str) -> Result<()> {
+    let el = wait_css(client, css, Duration::from_secs(15)).await?;
+    el.send_keys(text)
+        .await
+        .with_context(|| format!("typing into {css}"))
+}
+
+/// The message rows shown: (turn, role, text).
+pub async fn rows(client: &Client) -> Result<Vec<(i64, String, String)>> {
+    let v = js(
+        client,
+        r#"return Array.from(document.querySelectorAll('article[data-turn][data-role]:not([data-live])'))
+             .map(e => [Number(e.dataset.turn), e.dataset.role, (e.querySelector('.msg__body')?.innerText ?? '').trim()]);"#,
+    )
+    .await?;
+    let mut out = Vec::new();
+    for row in v.as_array().cloned().unwrap_or_default() {
+        out.push((
+            row[0].as_i64().unwrap_or(0),
+            row[1].as_str().unwrap_or("").to_owned(),
+            row[2].as_str().unwrap_or("").to_owned(),
+        ));
+    }
+    Ok(out)
+}
+
+/// Types a prompt into the active composer and clicks Send.
+pub async fn send_prompt(client: &Client, prompt: &str) -> Result<()> {
+    let composer = wait_css(
+        client,
+        r#"textarea[data-role="composer"]"#,
+        Duration::from_secs(20),
+    )
+    .await?;
+    composer.clear().await.ok();
+    composer.send_keys(prompt).await?;
+    wait_js(
+        client,
+        r#"document.querySelector('[data-action="send"]') && !document.querySelector('[data-action="send"]').disabled"#,
+        Duration::from_secs(10),
+        "Send to be enabled",
+    )
+    .await?;
+    click(client, r#"[data-action="send"]"#).await
+}
+
+/// Waits until turn `turn` of the active conversation has a reply and nothing is running.
+/// A failed turn ends the wait with its message.
+pub async fn wait_turn_done(client: &Client, turn: i64) -> Result<()> {
+    let check = format!(
+        r#"(() => {{
+            const failed = document.querySelector('[data-turn-state="failed"]');
+            if (failed) return 'failed: ' + failed.innerText;
+            const running = document.querySelector('[data-live], [data-turn-state="starting"], [data-turn-state="streaming"]');
+            const reply = document.querySelector('article[data-role="assistant"][data-turn="{turn}"]:not([data-live])');
+            return !running && reply ? 'done' : '';
+        }})()"#
+    );
+    let v = wait_js(client, &check, TURN, &format!("turn {turn} to finish")).await?;
+    if let Some(s) = v.as_str() {
+        if s.starts_with("failed") {
+            bail!("turn {turn} {s}");
+        }
+    }
+    Ok(())
+}
+
+/// The window handle that appeared since `before`.
+pub async fn new_window(client: &Client, before: &[WindowHandle]) -> Result<WindowHandle> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let now = client.windows().await?;
+        if let Some(h) = now.into_iter().find(|h| !before.contains(h)) {
+            return Ok(h);
+        }
+        if Instant::now() > deadline {
+            bail!("no new window appeared");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Switches to a window and waits until its UI is ready.
+pub async fn switch_ready(client: &Client, handle: &WindowHandle) -> Result<()> {
+    client.switch_to_window(handle.clone()).await?;
+    wait_css(client, READY, STARTUP).await?;
+    Ok(())
+}
+
+/// The tabs of the current window: (thread id, kind), and the active one's thread id.
+pub async fn tabs(client: &Client) -> Result<(Vec<(String, String)>, Option<String>)> {
+    let v = js(
+        client,
+        r#"return [Array.from(document.querySelectorAll('[role="tab"][data-thread-id]')).map(t => [t.dataset.threadId, t.dataset.tabKind]),
+                   document.querySelector('[role="tab"][aria-selected="true"]')?.dataset.threadId ?? null];"#,
+    )
+    .await?;
+    let list = v[0]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|t| {
+            (
+                t[0].as_str().unwrap_or("").to_owned(),
+                t[1].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect();
+    Ok((list, v[1].as_str().map(str::to_owned)))
+}
+
+/// Starts a thread through New thread: harness, folder, first prompt; waits for its reply.
+pub async fn new_thread(
+    client: &Client,
+    harness: &str,
+    cwd: &Path,
+    prompt: &str,
+) -> Result<String> {
+    click(client, r#"button[data-action="new-thread"]"#).await?;
+    wait_css(
+        client,
+        r#"[data-dialog="new-thread"]"#,
+        Duration::from_secs(10),
+    )
+    .await?;
+    // The harness list comes from doctor; wait until this one is selectable.
+    let radio = format!(r#"input[data-harness="{harness}"]"#);
+    wait_js(
+        client,
+        &format!(
+            r#"document.querySelector('{radio}') && !document.querySelector('{radio}').disabled"#
+        ),
+        Duration::from_secs(30),
+        &format!("{harness} to be available"),
+    )
+    .await?;
+    js(
+        client,
+        &format!(r#"document.querySelector('{radio}').click(); return true;"#),
+    )
+    .await?;
+    let cwd_field = wait_css(client, r#"input[data-field="cwd"]"#, Duration::from_secs(5)).await?;
+    cwd_field.clear().await.ok();
+    cwd_field.send_keys(&cwd.to_string_lossy()).await?;
+    type_into(client, r#"textarea[data-field="prompt"]"#, prompt).await?;
+    click(client, r#"button[data-action="create-thread"]"#).await?;
+    wait_js(
+        client,
+        r#"!document.querySelector('[data-dialog="new-thread"]')"#,
+        Duration::from_secs(30),
+        "the New thread dialog to close",
+    )
+    .await?;
+    wait_turn_done(client, 1).await?;
+    let (_, active) = tabs(client).await?;
+    active.ok_or_else(|| anyhow!("no active tab after New thread"))
+}
+
+/// `Forkhost`'s `__forkhostPerf` record of the current window.
+pub async fn perf(client: &Client) -> Result<Value> {
+    js(client, "return window.__forkhostPerf ?? null;").await
+}
+
+/// Resident memory (kB) of a process and its descendants, split into the app's own processes
+/// (the app and its WebKit helpers) and harness processes (anything else: node, claude, codex…).
+pub fn memory_kb(root_pid: u32) -> (u64, u64, Vec<(u32, String, u64)>) {
+    let mut procs: Vec<(u32, u32, String, u64)> = Vec::new();
+    if let Ok(entries) = std::fs::read_dir("/proc") {
+        for entry in entries.flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|s| s.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let status = std::fs::read_to_string(entry.path().join("status")).unwrap_or_default();
+            let field = |name: &str| {
+                status
+                    .lines()
+                    .find(|l| l.starts_with(name))
+                    .and_then(|l| l.split_whitespace().nth(1))
+                    .map(str::to_owned)
+            };
+            let ppid = field("PPid:").and_then(|v| v.parse().ok()).unwrap_or(0);
+            let rss = field("VmRSS:").and_then(|v| v.parse().ok()).unwrap_or(0);
+            let name = field("Name:").unwrap_or_default();
+            procs.push((pid, ppid, name, rss));
+        }
+    }
+    let mut tree = vec![root_pid];
+    let mut i = 0;
+    while i < tree.len() {
+        let parent = tree[i];
+        for p in &procs {
+            if p.1 == parent && !tree.contains(&p.0) {
+                tree.push(p.0);
+            }
+        }
+        i += 1;
+    }
+    let mut app = 0;
+    let mut harness = 0;
+    let mut list = Vec::new();
+    for p in procs.iter().filter(|p| tree.contains(&p.0)) {
+        let ours = p.0 == root_pid || p.2.starts_with("WebKit") || p.2.starts_with("forkhost");
+        if ours {
+            app += p.3;
+        } else {
+            harness += p.3;
+        }
+        list.push((p.0, p.2.clone(), p.3));
+    }
+    (app, harness, list)
+}
+
+/// The app's pid: the forkhost-app process whose FORKHOST_DATA_DIR is `data_dir`.
+pub fn app_pid(data_dir: &Path) -> Option<u32> {
+    let want = format!("FORKHOST_DATA_DIR={}", data_dir.display());
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let comm = std::fs::read_to_string(entry.path().join("comm")).unwrap_or_default();
+        if !comm.trim().starts_with("forkhost-app") {
+            continue;
+        }
+        let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
+        if environ.split(|b| *b == 0).any(|kv| kv == want.as_bytes()) {
+            return Some(pid);
+        }
+    }
+    None
+}
