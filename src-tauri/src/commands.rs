@@ -359,10 +359,20 @@ pub fn terminal_resize(
     state.terminals.resize(&id, cols, rows)
 }
 
-/// Ends the terminal's process; the session goes back to the structured runtime.
+/// Ends the terminal's process and hands the session back to the structured runtime (returns
+/// once the Host took it back, so a send right after works).
 #[tauri::command(rename_all = "snake_case")]
-pub fn terminal_close(state: State<'_, AppState>, id: String) -> CmdResult<()> {
-    state.terminals.kill(&id)
+pub async fn terminal_close(state: State<'_, AppState>, id: String) -> CmdResult<()> {
+    let thread = state.terminals.thread_of(&id);
+    state.terminals.kill(&id)?;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while state.terminals.thread_of(&id).is_some() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    if let Some(thread) = thread {
+        state.host.release_terminal(&thread).await?;
+    }
+    Ok(())
 }
 
 /// `~/x` → `$HOME/x`: a folder typed by hand.

@@ -518,3 +518,111 @@ async fn check_layout(
     );
     Ok(())
 }
+
+/// The terminal tab: Claude's own TUI on the thread's session; what it writes reaches the
+/// conversation through live sync, the composer waits meanwhile, and closing the tab hands the
+/// session back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn app_terminal_tab() -> Result<()> {
+    let Some(app) = app_binary()? else {
+        println!("skipped: FORKHOST_APP_BINARY not set");
+        return Ok(());
+    };
+    let model = FakeModel::start(FakeModelOptions::default()).await?;
+    let Some(harness) = HarnessEnv::for_fake(Harness::Claude, &model)? else {
+        println!("skipped: FORKHOST_CLAUDE_BIN not set");
+        return Ok(());
+    };
+    let env = AppEnv::new(&app, Some(&harness))?;
+    let mut shots = Shots::new("app_terminal")?;
+    let client = env.launch().await?;
+    let result = terminal_session(&client, &model, &harness, &mut shots).await;
+    if result.is_err() {
+        shots.take(&client, "failure").await;
+    }
+    client.close().await.ok();
+    result
+}
+
+async fn terminal_session(
+    client: &Client,
+    model: &FakeModel,
+    harness: &HarnessEnv,
+    shots: &mut Shots,
+) -> Result<()> {
+    new_thread(client, "claude", harness.work_dir(), "before the terminal").await?;
+    click(client, r#"[data-action="open-terminal"]"#).await?;
+    wait_css(client, r#"[data-terminal-state="running"]"#, STARTUP).await?;
+    // The TUI shows the resumed conversation and its prompt.
+    wait_js(
+        client,
+        r#"(document.querySelector('.xterm-rows')?.innerText ?? '').includes('reply (turn 1) to: before the terminal')"#,
+        Duration::from_secs(60),
+        "the TUI showing the session",
+    )
+    .await?;
+    shots.take(client, "tui").await;
+    type_into(client, ".xterm-helper-textarea", "from the tui").await?;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    type_into(client, ".xterm-helper-textarea", "\u{E007}").await?;
+    wait_js(
+        client,
+        r#"(document.querySelector('.xterm-rows')?.innerText ?? '').includes('reply (turn 2) to: from the tui')"#,
+        TURN,
+        "the TUI's reply",
+    )
+    .await?;
+    shots.take(client, "tui-turn").await;
+
+    // The conversation tab shows the TUI's turn (live sync); its composer waits.
+    click(client, r#"[role="tab"][data-tab-kind="conversation"]"#).await?;
+    wait_css(
+        client,
+        r#"article[data-role="assistant"][data-turn="2"]"#,
+        Duration::from_secs(30),
+    )
+    .await
+    .context("the TUI's turn in the conversation")?;
+    let rows = rows(client).await?;
+    ensure!(
+        rows.iter()
+            .any(|r| r.0 == 2 && r.2.contains("from the tui")),
+        "{rows:?}"
+    );
+    let disabled = js(
+        client,
+        r#"return document.querySelector('textarea[data-role="composer"]').disabled"#,
+    )
+    .await?;
+    ensure!(
+        disabled == true,
+        "the composer should wait while the terminal has the session"
+    );
+    shots.take(client, "conversation-while-terminal").await;
+
+    // Closing the terminal tab hands the session back: the next turn comes from here.
+    click(
+        client,
+        r#"[role="tab"][data-tab-kind="terminal"] [data-action="close-tab"]"#,
+    )
+    .await?;
+    wait_js(
+        client,
+        r#"!document.querySelector('textarea[data-role="composer"]').disabled"#,
+        Duration::from_secs(10),
+        "the composer to be usable",
+    )
+    .await?;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    send_prompt(client, "after the terminal").await?;
+    wait_turn_done(client, 3).await?;
+    let got = last_conversation(model)?;
+    let want = [
+        history(&["before the terminal", "from the tui"]),
+        vec![Msg::user("after the terminal")],
+    ]
+    .concat();
+    ensure!(got == want, "after the terminal the model got {got:?}");
+    shots.take(client, "after-terminal").await;
+    Ok(())
+}
