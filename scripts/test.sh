@@ -28,6 +28,8 @@ for crate in forkhost-store forkhost-harness forkhost-core forkhost-cli; do
 done
 
 step "Rust tests"
+# The end-to-end tests run the `forkhost` binary itself; `cargo test` alone does not build it.
+cargo build -p forkhost-cli
 cargo test --workspace
 
 step "TypeScript bindings are current"
@@ -45,3 +47,4 @@ npm test --silent
 
 step "desktop app end to end"
 bash scripts/app-e2e.sh
+step "packaging: workflow lint, then the .deb installed and run end to end"; bash scripts/lint-workflows.sh; bash scripts/deb-e2e.sh
