@@ -84,3 +84,50 @@ impl TextCache {
         Ok(turns)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    fn line(kind: &str, uuid: &str, parent: Option<&str>, text: &str) -> String {
+        let parent = parent.map(|p| format!("\"{p}\"")).unwrap_or("null".into());
+        match kind {
+            "user" => format!(
+                r#"{{"type":"user","uuid":"{uuid}","parentUuid":{parent},"sessionId":"s","message":{{"role":"user","content":"{text}"}}}}"#
+            ),
+            _ => format!(
+                r#"{{"type":"assistant","uuid":"{uuid}","parentUuid":{parent},"sessionId":"s","message":{{"id":"m-{uuid}","role":"assistant","content":[{{"type":"text","text":"{text}"}}],"stop_reason":"end_turn"}}}}"#
+            ),
+        }
+    }
+
+    #[test]
+    fn a_second_read_keeps_unchanged_turns_and_reads_what_was_appended() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let mut file = std::fs::File::create(&path).unwrap();
+        writeln!(file, "{}", line("user", "u1", None, "one")).unwrap();
+        writeln!(file, "{}", line("assistant", "a1", Some("u1"), "reply one")).unwrap();
+        let cache = TextCache::default();
+        let first = cache.turns(HarnessKind::Claude, &path).unwrap();
+        assert_eq!(first.len(), 1);
+        let again = cache.turns(HarnessKind::Claude, &path).unwrap();
+        assert!(
+            Arc::ptr_eq(&first, &again),
+            "nothing changed: the same text is reused"
+        );
+
+        writeln!(file, "{}", line("user", "u2", Some("a1"), "two")).unwrap();
+        writeln!(file, "{}", line("assistant", "a2", Some("u2"), "reply two")).unwrap();
+        drop(file);
+        let grown = cache.turns(HarnessKind::Claude, &path).unwrap();
+        let fresh = forkhost_harness::read_history(HarnessKind::Claude, &path)
+            .unwrap()
+            .turns;
+        assert_eq!(*grown, fresh, "incremental text equals a full read");
+        assert_eq!(grown.len(), 2);
+        assert_eq!(grown[1].messages.last().unwrap().text, "reply two");
+    }
+}
