@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# End-to-end test of the Debian package: builds the .deb and .rpm (scripts/package.sh), then
+# runs tests/tests/deb_install.rs, which installs the .deb into THIS system with apt-get (sudo
+# when not root), starts the INSTALLED app (/usr/bin/forkhost-app) under a virtual display
+# (Xvfb, unless $DISPLAY is set) over WebDriver (tauri-driver → WebKitWebDriver) and checks its
+# shell, runs the installed `forkhost --version`, checks the desktop entry and icons, removes
+# the package and checks that its files are gone. The .rpm's file list is checked too when the
+# `rpm` tool is installed (it is not needed to build the .rpm).
+#
+# Needs what scripts/app-e2e.sh needs (the Debian packages libwebkit2gtk-4.1-dev,
+# webkit2gtk-driver, xvfb, xauth; tauri-driver on PATH), plus apt-get and dpkg. Honours
+# CARGO_TARGET_DIR: the release build is reused between runs (cold ~6 min on 2 cores).
+# Screenshots and logs land in test-artifacts/. Exit code = the test's.
+#
+#   scripts/deb-e2e.sh              build as needed, then test
+#   SKIP_BUILD=1 scripts/deb-e2e.sh test the newest .deb already built
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+cd "$forkhost_root"
+
+target_dir="$CARGO_TARGET_DIR"
+case "$target_dir" in /*) ;; *) target_dir="$forkhost_root/$target_dir" ;; esac
+export CARGO_TARGET_DIR="$target_dir"
+artifacts="$forkhost_root/test-artifacts"
+mkdir -p "$artifacts"
+package=forkhost
+
+log() { printf '[deb-e2e] %s\n' "$*" >&2; }
+
+sudo=""
+[[ "$(id -u)" -ne 0 ]] && sudo="sudo -n"
+
+for tool in tauri-driver WebKitWebDriver apt-get dpkg dpkg-deb; do
+  command -v "$tool" >/dev/null || { log "missing $tool (see the header of this script)"; exit 2; }
+done
+
+if [[ -z "${SKIP_BUILD:-}" ]]; then
+  built="$(bash scripts/package.sh deb,rpm)"
+  deb="$(grep '\.deb$' <<<"$built" | tail -n1)"
+  rpm="$(grep '\.rpm$' <<<"$built" | tail -n1 || true)"
+else
+  deb="$(ls -t "$target_dir"/release/bundle/deb/*.deb 2>/dev/null | head -n1 || true)"
+  rpm="$(ls -t "$target_dir"/release/bundle/rpm/*.rpm 2>/dev/null | head -n1 || true)"
+fi
+[[ -n "$deb" && -f "$deb" ]] || { log "no .deb found under $target_dir/release/bundle/deb"; exit 2; }
+log "deb: $deb ($(du -h "$deb" | cut -f1))"
+dpkg-deb -c "$deb" >"$artifacts/deb-contents.txt"
+dpkg-deb -I "$deb" >"$artifacts/deb-info.txt"
+
+if [[ -n "$rpm" && -f "$rpm" ]]; then
+  log "rpm: $rpm ($(du -h "$rpm" | cut -f1))"
+  if command -v rpm >/dev/null; then
+    rpm -qpl "$rpm" >"$artifacts/rpm-contents.txt" 2>/dev/null
+    rpm -qpi "$rpm" >"$artifacts/rpm-info.txt" 2>/dev/null
+    for file in /usr/bin/forkhost-app /usr/bin/forkhost /usr/share/applications/Forkhost.desktop; do
+      grep -qx "$file" "$artifacts/rpm-contents.txt" || { log "the rpm lacks $file"; exit 1; }
+    done
+    log "rpm holds the app, the CLI and the desktop entry"
+  else
+    log "rpm tool not installed: the .rpm's contents are not checked"
+  fi
+fi
+
+log "building the test"
+cargo test -p forkhost-tests --test deb_install --no-run
+
+# Started here, stopped on exit; the package is removed on exit if the test left it installed.
+pids=()
+driver_pgid=""
+cleanup() {
+  local pid
+  if [[ -n "$driver_pgid" ]]; then
+    kill -TERM "$driver_pgid" 2>/dev/null || true
+    sleep 0.5
+    kill -TERM -- "-$driver_pgid" 2>/dev/null || true
+  fi
+  for pid in "${pids[@]}"; do
+    kill "$pid" 2>/dev/null || true
+  done
+  for pid in "${pids[@]}"; do
+    wait "$pid" 2>/dev/null || true
+  done
+  if dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    log "removing the $package package left installed"
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get remove -y -q "$package" >&2 || true
+  fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+if [[ -z "${DISPLAY:-}" ]]; then
+  command -v Xvfb >/dev/null || { log "missing Xvfb (apt-get install xvfb xauth)"; exit 2; }
+  display=""
+  for n in $(seq 90 190); do
+    if [[ ! -e "/tmp/.X$n-lock" && ! -e "/tmp/.X11-unix/X$n" ]]; then display=$n; break; fi
+  done
+  [[ -n "$display" ]] || { log "no free X display number"; exit 2; }
+  log "starting Xvfb :$display"
+  Xvfb ":$display" -screen 0 1280x800x24 -nolisten tcp >"$artifacts/deb-xvfb.log" 2>&1 &
+  pids+=("$!")
+  export DISPLAY=":$display"
+  for _ in $(seq 100); do
+    [[ -e "/tmp/.X11-unix/X$display" ]] && break
+    kill -0 "${pids[-1]}" 2>/dev/null || { log "Xvfb exited; see $artifacts/deb-xvfb.log"; exit 2; }
+    sleep 0.1
+  done
+fi
+
+driver_port="$(free_port)"
+native_port="$(free_port)"
+log "starting tauri-driver on port $driver_port (WebKitWebDriver on $native_port), DISPLAY=$DISPLAY"
+setsid tauri-driver --port "$driver_port" --native-port "$native_port" \
+  >"$artifacts/deb-tauri-driver.log" 2>&1 &
+pids+=("$!")
+driver_pgid="$!"
+for _ in $(seq 100); do
+  port_open "$driver_port" && break
+  kill -0 "${pids[-1]}" 2>/dev/null || { log "tauri-driver exited; see $artifacts/deb-tauri-driver.log"; exit 2; }
+  sleep 0.1
+done
+port_open "$driver_port" || { log "tauri-driver did not listen on $driver_port"; exit 2; }
+
+export FORKHOST_DEB="$deb"
+export FORKHOST_WEBDRIVER_URL="http://127.0.0.1:$driver_port"
+log "running the deb_install test against $FORKHOST_DEB"
+set +e
+cargo test -p forkhost-tests --test deb_install -- --nocapture --test-threads=1
+status=$?
+set -e
+log "done (exit $status); artifacts in $artifacts"
+exit "$status"

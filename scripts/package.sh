@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Builds the Linux packages of the desktop app here, offline: the .deb and the .rpm, each with
+# the `forkhost` CLI at /usr/bin/forkhost beside the app (/usr/bin/forkhost-app).
+#
+#   1. the UI (ui/dist, embedded into the app)
+#   2. the CLI in release mode (cargo build --release -p forkhost-cli), staged where
+#      src-tauri/tauri.linux.conf.json's bundle.linux.{deb,rpm,appimage}.files expects it:
+#      target/cli-bundle/forkhost at the repository root (paths in those `files` maps are
+#      relative to src-tauri/, and CARGO_TARGET_DIR may be anywhere, hence the fixed spot)
+#   3. npx tauri build --bundles deb,rpm (release build of the app + bundling)
+#
+# Honours CARGO_TARGET_DIR (default: scripts/env.sh's cache folder), so repeated runs reuse the
+# release build. Progress goes to stderr; the paths of the packages built go to stdout, one a
+# line, so `deb=$(scripts/package.sh | grep '\.deb$')` works.
+#
+#   scripts/package.sh              deb and rpm
+#   scripts/package.sh deb          only the deb (any `--bundles` list: deb, rpm or deb,rpm)
+#
+# AppImage is not built here: its tools are downloaded at bundle time (see docs/release.md).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+cd "$forkhost_root"
+
+bundles="${1:-deb,rpm}"
+case ",$bundles," in
+  *,appimage,* | *,all,*)
+    echo "package.sh builds deb and rpm only; AppImage needs network tools (docs/release.md)" >&2
+    exit 2
+    ;;
+esac
+
+target_dir="$CARGO_TARGET_DIR"
+case "$target_dir" in /*) ;; *) target_dir="$forkhost_root/$target_dir" ;; esac
+export CARGO_TARGET_DIR="$target_dir"
+
+started=$SECONDS
+elapsed() { printf '%dm%02ds' $(((SECONDS - $1) / 60)) $(((SECONDS - $1) % 60)); }
+
+if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then
+  step "npm ci"
+  npm ci --no-audit --no-fund >&2
+fi
+
+t=$SECONDS
+step "the UI (ui/dist)"
+npm run build --silent >&2
+printf '[package] UI built in %s\n' "$(elapsed "$t")" >&2
+
+t=$SECONDS
+step "the forkhost CLI (release)"
+cargo build --release -p forkhost-cli >&2
+cli="$target_dir/release/forkhost"
+[[ -x "$cli" ]] || { echo "no CLI binary at $cli" >&2; exit 1; }
+# The bundler follows the link and copies the binary itself into the package.
+mkdir -p "$forkhost_root/target/cli-bundle"
+ln -sfn "$cli" "$forkhost_root/target/cli-bundle/forkhost"
+printf '[package] CLI built in %s: %s (%s)\n' "$(elapsed "$t")" "$cli" "$("$cli" --version)" >&2
+
+t=$SECONDS
+step "tauri build --bundles $bundles"
+bundle_dir="$target_dir/release/bundle"
+stamp="$(mktemp)"
+trap 'rm -f "$stamp"' EXIT
+# `tauri build` runs build.beforeBuildCommand (the UI build again, a few seconds) and then
+# `cargo build --release` of src-tauri, and bundles. --ci: no prompts.
+npx --no-install tauri build --ci --bundles "$bundles" >&2
+printf '[package] app built and bundled in %s\n' "$(elapsed "$t")" >&2
+
+built=()
+for kind in ${bundles//,/ }; do
+  while IFS= read -r file; do
+    built+=("$file")
+  done < <(find "$bundle_dir/$kind" -maxdepth 1 -type f -name "*.$kind" -newer "$stamp" | sort)
+done
+((${#built[@]})) || { echo "tauri build produced no package under $bundle_dir" >&2; exit 1; }
+for file in "${built[@]}"; do
+  printf '[package] %s  %s\n' "$(du -h "$file" | cut -f1)" "$file" >&2
+done
+printf '[package] done in %s\n' "$(elapsed "$started")" >&2
+printf '%s\n' "${built[@]}"

@@ -1,0 +1,383 @@
+//! The Debian package as a user gets it: install the built .deb into the system, start the
+//! INSTALLED app under a virtual display and drive it over WebDriver (tauri-driver →
+//! WebKitWebDriver), run the installed `forkhost` CLI, check the desktop entry and icons, then
+//! remove the package and check that everything it installed is gone.
+//!
+//! Run it with `scripts/deb-e2e.sh`, which builds the package (`scripts/package.sh`), starts Xvfb
+//! and tauri-driver and sets:
+//!
+//! - `FORKHOST_DEB`: the .deb to test. Unset → the test is skipped, so a plain
+//!   `cargo test --workspace` passes without a display and without touching the system.
+//! - `FORKHOST_WEBDRIVER_URL`: tauri-driver's address (default `http://127.0.0.1:4444`).
+//!
+//! It changes the machine: apt-get installs and removes the `forkhost` package (with `sudo`
+//! when not root). The package is removed again even when a check fails.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, ensure, Context, Result};
+use fantoccini::{Client, ClientBuilder, Locator};
+use hyper_util::client::legacy::connect::HttpConnector;
+use serde_json::json;
+
+/// The Debian package name (Tauri derives it from productName, kebab-cased).
+const PACKAGE: &str = "forkhost";
+/// What the package installs, as a user finds it.
+const APP: &str = "/usr/bin/forkhost-app";
+const CLI: &str = "/usr/bin/forkhost";
+const DESKTOP_FILE: &str = "/usr/share/applications/Forkhost.desktop";
+
+const READY: &str = r#"[data-app-ready="true"]"#;
+const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deb_installs_runs_and_removes_cleanly() -> Result<()> {
+    let Some(deb) = std::env::var_os("FORKHOST_DEB").map(PathBuf::from) else {
+        println!("skipped: FORKHOST_DEB not set (scripts/deb-e2e.sh sets it)");
+        return Ok(());
+    };
+    let deb = std::fs::canonicalize(&deb)
+        .with_context(|| format!("FORKHOST_DEB={} is not a file", deb.display()))?;
+    let webdriver_url = std::env::var("FORKHOST_WEBDRIVER_URL")
+        .unwrap_or_else(|_| "http://127.0.0.1:4444".to_owned());
+    let version = env!("CARGO_PKG_VERSION");
+
+    check_control_fields(&deb, version)?;
+
+    if is_installed(PACKAGE)? {
+        println!("{PACKAGE} is already installed: removing it first");
+        apt_get(&["remove", "-y", PACKAGE])?;
+    }
+    apt_get(&["install", "-y", &deb.to_string_lossy()])?;
+    ensure!(
+        is_installed(PACKAGE)?,
+        "{PACKAGE} is not installed after apt-get install"
+    );
+
+    // Whatever happens in the checks, the package is removed again.
+    let checked = check_installed(&webdriver_url, version).await;
+    let removed = apt_get(&["remove", "-y", PACKAGE]);
+    checked?;
+    removed?;
+
+    ensure!(
+        !is_installed(PACKAGE)?,
+        "{PACKAGE} is still installed after apt-get remove"
+    );
+    for path in [APP, CLI, DESKTOP_FILE] {
+        ensure!(
+            !Path::new(path).exists(),
+            "{path} is still there after removing the package"
+        );
+    }
+    let leftover_icons = hicolor_icons("forkhost-app");
+    ensure!(
+        leftover_icons.is_empty(),
+        "icons left after removing the package: {leftover_icons:?}"
+    );
+    println!("removed: {APP}, {CLI}, {DESKTOP_FILE} and the icons are gone");
+    Ok(())
+}
+
+/// The package's control fields: name, the crate version, a description and dependencies.
+fn check_control_fields(deb: &Path, version: &str) -> Result<()> {
+    let out = run(Command::new("dpkg-deb").arg("-f").arg(deb).args([
+        "Package",
+        "Version",
+        "Architecture",
+        "Depends",
+        "Description",
+    ]))?;
+    let fields = String::from_utf8_lossy(&out.stdout).into_owned();
+    let field = |name: &str| -> Option<String> {
+        fields
+            .lines()
+            .find_map(|line| line.strip_prefix(&format!("{name}: ")))
+            .map(|v| v.trim().to_owned())
+    };
+    ensure!(
+        field("Package").as_deref() == Some(PACKAGE),
+        "Package field in:\n{fields}"
+    );
+    ensure!(
+        field("Version").as_deref() == Some(version),
+        "Version field (want the crate version {version}) in:\n{fields}"
+    );
+    let depends = field("Depends").unwrap_or_default();
+    ensure!(
+        depends.contains("libwebkit2gtk-4.1-0") && depends.contains("libgtk-3-0"),
+        "Depends lacks webkit/gtk: {depends:?}"
+    );
+    let description = field("Description").unwrap_or_default();
+    ensure!(
+        !description.is_empty() && description != "(none)",
+        "no Description in:\n{fields}"
+    );
+    println!("control: {}", fields.replace('\n', " | "));
+    Ok(())
+}
+
+async fn check_installed(webdriver_url: &str, version: &str) -> Result<()> {
+    // What dpkg says the package owns.
+    let out = run(Command::new("dpkg").args(["-L", PACKAGE]))?;
+    let listed = String::from_utf8_lossy(&out.stdout).into_owned();
+    for path in [APP, CLI, DESKTOP_FILE] {
+        ensure!(
+            listed.lines().any(|line| line == path),
+            "dpkg -L {PACKAGE} does not list {path}:\n{listed}"
+        );
+    }
+    for path in [APP, CLI] {
+        ensure!(is_executable(Path::new(path)), "{path} is not executable");
+    }
+
+    let icon_name = check_desktop_entry()?;
+    let icons = hicolor_icons(&icon_name);
+    ensure!(
+        !icons.is_empty(),
+        "no hicolor icon named {icon_name} installed"
+    );
+    println!("icons: {icons:?}");
+
+    // The CLI on PATH.
+    let path_var = std::env::var("PATH").unwrap_or_default();
+    ensure!(
+        std::env::split_paths(&path_var).any(|dir| dir == Path::new("/usr/bin")),
+        "/usr/bin is not on PATH ({path_var})"
+    );
+    let out = run(Command::new(CLI).arg("--version"))?;
+    let printed = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    ensure!(
+        printed == format!("forkhost {version}"),
+        "`forkhost --version` printed {printed:?}, expected \"forkhost {version}\""
+    );
+    println!("{CLI} --version: {printed}");
+
+    // The installed app, started from the path its desktop entry runs.
+    let scratch = tempfile::tempdir()?;
+    let data_dir = scratch.path().join("data");
+    let launcher = write_launcher(scratch.path(), Path::new(APP), &data_dir)?;
+    let client = start_session(webdriver_url, &launcher).await?;
+    let checked = check_shell(&client, version).await;
+    let shot = save_screenshot(&client, "deb_install").await;
+    let closed = client.close().await;
+    checked?;
+    let shot = shot?;
+    closed.context("ending the WebDriver session")?;
+    println!("screenshot: {}", shot.display());
+
+    // The app wrote its log under <data>/logs; the installed CLI opens the same data folder.
+    let log_file = wait_for_log_line(&data_dir.join("logs"), "forkhost app started").await?;
+    println!("log file: {}", log_file.display());
+    let out = run(Command::new(CLI)
+        .arg("--data-dir")
+        .arg(&data_dir)
+        .args(["--json", "threads"]))?;
+    let threads: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .with_context(|| format!("`forkhost --json threads` printed {:?}", out.stdout))?;
+    println!("forkhost --json threads on the app's data folder: {threads}");
+    Ok(())
+}
+
+/// Checks the installed desktop entry and returns its icon name.
+fn check_desktop_entry() -> Result<String> {
+    let text =
+        std::fs::read_to_string(DESKTOP_FILE).with_context(|| format!("reading {DESKTOP_FILE}"))?;
+    let key = |name: &str| -> Option<String> {
+        text.lines()
+            .find_map(|line| line.strip_prefix(&format!("{name}=")))
+            .map(|v| v.trim().to_owned())
+    };
+    ensure!(
+        key("Type").as_deref() == Some("Application"),
+        "Type in:\n{text}"
+    );
+    ensure!(
+        key("Name").as_deref() == Some("Forkhost"),
+        "Name in:\n{text}"
+    );
+    let exec = key("Exec").unwrap_or_default();
+    let program = exec.split_whitespace().next().unwrap_or_default();
+    let program = if program.starts_with('/') {
+        PathBuf::from(program)
+    } else {
+        Path::new("/usr/bin").join(program)
+    };
+    ensure!(
+        program == Path::new(APP),
+        "Exec={exec:?} does not start {APP}"
+    );
+    let categories = key("Categories").unwrap_or_default();
+    ensure!(
+        categories.split(';').any(|c| c == "Development"),
+        "Categories={categories:?} lacks Development"
+    );
+    let icon = key("Icon").context("no Icon= in the desktop entry")?;
+    println!("desktop entry: Exec={exec} Icon={icon} Categories={categories}");
+    Ok(icon)
+}
+
+/// PNG icons named `name` in the hicolor theme.
+fn hicolor_icons(name: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let Ok(sizes) = std::fs::read_dir("/usr/share/icons/hicolor") else {
+        return found;
+    };
+    for size in sizes.flatten() {
+        let icon = size.path().join("apps").join(format!("{name}.png"));
+        if icon.is_file() {
+            found.push(icon);
+        }
+    }
+    found.sort();
+    found
+}
+
+async fn check_shell(client: &Client, version: &str) -> Result<()> {
+    client
+        .wait()
+        .at_most(STARTUP_TIMEOUT)
+        .for_element(Locator::Css(READY))
+        .await
+        .with_context(|| format!("the shell never set {READY} within {STARTUP_TIMEOUT:?}"))?;
+    let title = client.title().await?;
+    ensure!(
+        title == "Forkhost",
+        "window title is {title:?}, expected \"Forkhost\""
+    );
+    let new_thread = client
+        .find(Locator::Css(r#"button[data-action="new-thread"]"#))
+        .await
+        .context("New thread button")?;
+    ensure!(
+        new_thread.is_displayed().await?,
+        "New thread is not visible"
+    );
+    let label = new_thread.text().await?;
+    ensure!(
+        label.trim() == "New thread",
+        "New thread button says {label:?}"
+    );
+    // The release build reports the same version as the package.
+    let shown = client
+        .find(Locator::Css("[data-app-version]"))
+        .await
+        .context("version in the sidebar footer")?
+        .attr("data-app-version")
+        .await?;
+    ensure!(
+        shown.as_deref() == Some(version),
+        "data-app-version is {shown:?}, expected {version}"
+    );
+    Ok(())
+}
+
+async fn start_session(webdriver_url: &str, launcher: &Path) -> Result<Client> {
+    let mut caps = fantoccini::wd::Capabilities::new();
+    caps.insert(
+        "tauri:options".into(),
+        json!({ "application": launcher, "args": [] }),
+    );
+    caps.insert("browserName".into(), json!("wry"));
+    ClientBuilder::new(HttpConnector::new())
+        .capabilities(caps)
+        .connect(webdriver_url)
+        .await
+        .with_context(|| format!("WebDriver session at {webdriver_url} (is tauri-driver running?)"))
+}
+
+/// A launcher that runs the installed app with `FORKHOST_DATA_DIR` set to `data_dir`
+/// (tauri-driver cannot set an app's environment per session).
+fn write_launcher(dir: &Path, app: &Path, data_dir: &Path) -> Result<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join("forkhost-app-launcher");
+    let script = format!(
+        "#!/bin/sh\nFORKHOST_DATA_DIR={}\nexport FORKHOST_DATA_DIR\nexec {} \"$@\"\n",
+        sh_quote(&data_dir.to_string_lossy()),
+        sh_quote(&app.to_string_lossy()),
+    );
+    std::fs::write(&path, script)?;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
+    Ok(path)
+}
+
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+async fn wait_for_log_line(log_dir: &Path, needle: &str) -> Result<PathBuf> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Ok(entries) = std::fs::read_dir(log_dir) {
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.is_file()
+                    && std::fs::read_to_string(&path).is_ok_and(|text| text.contains(needle))
+                {
+                    return Ok(path);
+                }
+            }
+        }
+        if Instant::now() > deadline {
+            bail!("no log file in {} contains {needle:?}", log_dir.display());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn save_screenshot(client: &Client, name: &str) -> Result<PathBuf> {
+    let png = client.screenshot().await.context("taking a screenshot")?;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test-artifacts");
+    std::fs::create_dir_all(&dir)?;
+    let path = dir.join(format!("{name}.png"));
+    std::fs::write(&path, png)?;
+    Ok(path.canonicalize().unwrap_or(path))
+}
+
+fn is_installed(package: &str) -> Result<bool> {
+    let out = Command::new("dpkg-query")
+        .args(["-W", "-f=${Status}", package])
+        .output()
+        .context("running dpkg-query")?;
+    Ok(out.status.success()
+        && String::from_utf8_lossy(&out.stdout).contains("install ok installed"))
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// `apt-get ARGS` as root: directly when root, else through `sudo -n`.
+fn apt_get(args: &[&str]) -> Result<()> {
+    let root = unsafe { libc::geteuid() } == 0;
+    let mut cmd = if root {
+        Command::new("apt-get")
+    } else {
+        let mut c = Command::new("sudo");
+        c.args(["-n", "apt-get"]);
+        c
+    };
+    cmd.env("DEBIAN_FRONTEND", "noninteractive")
+        .args(["-q", "-o", "DPkg::Lock::Timeout=120"])
+        .args(args);
+    run(&mut cmd).map(|_| ())
+}
+
+/// Runs a command; an error carries its exit status and output.
+fn run(cmd: &mut Command) -> Result<Output> {
+    let shown = format!("{cmd:?}");
+    let out = cmd.output().with_context(|| format!("starting {shown}"))?;
+    if !out.status.success() {
+        bail!(
+            "{shown} failed ({}):\n{}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    Ok(out)
+}
