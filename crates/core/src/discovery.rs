@@ -285,9 +285,22 @@ impl Host {
         let Ok(found) = self.discover().await else {
             return 0;
         };
+        // Oldest session first, so sources come before their forks. A file's last change says
+        // little (a harness may touch a source again after it was forked); the first
+        // timestamp the session recorded says when it began.
+        let mut ordered: Vec<(String, DiscoveredSession)> = Vec::with_capacity(found.len());
+        for session in found {
+            let path = PathBuf::from(&session.path);
+            let began = tokio::task::spawn_blocking(move || first_timestamp(&path))
+                .await
+                .ok()
+                .flatten()
+                .unwrap_or_default();
+            ordered.push((began, session));
+        }
+        ordered.sort_by(|(a, x), (b, y)| a.cmp(b).then(x.modified.cmp(&y.modified)));
         let mut rows = Vec::new();
-        // Oldest first, so sources come before their forks.
-        for session in found.iter().rev() {
+        for (_, session) in &ordered {
             let Ok(kind) = session.harness.parse::<HarnessKind>() else {
                 continue;
             };
@@ -365,6 +378,22 @@ pub(crate) fn session_id_of(kind: HarnessKind, path: &Path) -> Option<String> {
         HarnessKind::Pi => stem.rsplit_once('_').map(|(_, id)| id).unwrap_or(stem),
     };
     (!id.is_empty()).then(|| id.to_owned())
+}
+
+/// The first `timestamp` a native session recorded (ISO 8601, so text order is time order):
+/// when the session began, even for a fork whose copied records carry older times further on.
+fn first_timestamp(path: &Path) -> Option<String> {
+    let file = std::fs::File::open(path).ok()?;
+    for line in BufReader::new(file).lines().take(64) {
+        let Ok(line) = line else { break };
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(&line) else {
+            continue;
+        };
+        if let Some(ts) = value.get("timestamp").and_then(|t| t.as_str()) {
+            return Some(ts.to_owned());
+        }
+    }
+    None
 }
 
 /// The working directory a native session recorded: `cwd` at the top of a record (Claude, Pi
