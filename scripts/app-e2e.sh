@@ -11,6 +11,7 @@
 #
 #   scripts/app-e2e.sh                    build as needed, then run every app test
 #   scripts/app-e2e.sh app_fork app_bench only these test files
+#   scripts/app-e2e.sh app_fork -- app_pi  only the tests whose names match
 #   SKIP_BUILD=1 scripts/app-e2e.sh       test an app that is already built
 #
 # The harness CLIs come from scripts/install-harnesses.sh (their FORKHOST_*_BIN paths are
@@ -33,7 +34,12 @@ for tool in tauri-driver WebKitWebDriver; do
   command -v "$tool" >/dev/null || { log "missing $tool (see the header of this script)"; exit 2; }
 done
 
-tests=("$@")
+tests=()
+filter=()
+while [[ $# -gt 0 ]]; do
+  if [[ "$1" == "--" ]]; then shift; filter=("$@"); break; fi
+  tests+=("$1"); shift
+done
 [[ ${#tests[@]} -gt 0 ]] || tests=(app_shell app_fork app_bench)
 test_args=()
 for t in "${tests[@]}"; do test_args+=(--test "$t"); done
@@ -122,7 +128,7 @@ export FORKHOST_APP_BINARY="$app_binary"
 export FORKHOST_WEBDRIVER_URL="http://127.0.0.1:$driver_port"
 log "running ${tests[*]} against $FORKHOST_APP_BINARY"
 set +e
-cargo test -p forkhost-tests "${test_args[@]}" -- --nocapture --test-threads=1
+cargo test -p forkhost-tests "${test_args[@]}" -- --nocapture --test-threads=1 "${filter[@]}"
 status=$?
 set -e
 log "done (exit $status); artifacts in $artifacts"

@@ -219,6 +219,7 @@ pub fn set_window_tabs(
 }
 
 /// Opens a new window holding `tabs`, cascaded from the calling window; returns its label.
+/// `seed` is a thread the window can show without reading it again (a fork's result).
 #[tauri::command(rename_all = "snake_case")]
 pub async fn open_window(
     app: AppHandle,
@@ -227,16 +228,9 @@ pub async fn open_window(
     tabs: Vec<NewTab>,
     prefill: Option<Prefill>,
     focus_composer: bool,
+    seed: Option<serde_json::Value>,
 ) -> CmdResult<String> {
-    let label = crate::layout::new_window_label();
-    state.update_layout(|w| {
-        w.add_window(&label, tabs, prefill, focus_composer);
-    });
-    if let Err(err) = crate::build_window(&app, &label, Some(&window)) {
-        state.update_layout(|w| w.remove_window(&label));
-        return Err(err.into());
-    }
-    Ok(label)
+    crate::open_window(&app, &state, &window, tabs, prefill, focus_composer, seed)
 }
 
 /// Moves one tab of the calling window into a new window; returns the new window's label.
@@ -247,28 +241,26 @@ pub async fn move_tab_to_new_window(
     state: State<'_, AppState>,
     tab_id: String,
 ) -> CmdResult<String> {
-    let label = crate::layout::new_window_label();
-    let moved = state.update_layout(|w| {
-        let tab = w.take_tab(window.label(), &tab_id)?;
-        w.add_window(
-            &label,
-            vec![NewTab {
-                thread_id: tab.thread_id,
-                kind: tab.kind,
-            }],
-            None,
-            false,
-        );
-        Some(())
-    });
-    if moved.is_none() {
-        return Err(CommandError::new("window", format!("no tab {tab_id} here")));
-    }
+    let tab = state
+        .windows()
+        .window(window.label())
+        .and_then(|w| w.tabs.iter().find(|t| t.id == tab_id).cloned())
+        .ok_or_else(|| CommandError::new("window", format!("no tab {tab_id} here")))?;
+    // Open the new window first: the thread never leaves the layout, so its runtime lives on.
+    let label = crate::open_window(
+        &app,
+        &state,
+        &window,
+        vec![NewTab {
+            thread_id: tab.thread_id,
+            kind: tab.kind,
+        }],
+        None,
+        false,
+        None,
+    )?;
+    state.update_layout(|w| w.take_tab(window.label(), &tab_id));
     let _ = window.emit_to(window.label(), "layout-changed", ());
-    if let Err(err) = crate::build_window(&app, &label, Some(&window)) {
-        state.update_layout(|w| w.remove_window(&label));
-        return Err(err.into());
-    }
     Ok(label)
 }
 

@@ -34,6 +34,11 @@ pub struct WindowInit {
     pub prefill: Option<Prefill>,
     /// Put the keyboard in the active tab's composer at once (a fork window).
     pub focus_composer: bool,
+    /// A thread the window can show at once without reading it again (a fork's result).
+    #[ts(type = "import(\"./ThreadDetail\").ThreadDetail | null")]
+    pub seed: Option<serde_json::Value>,
+    /// A hidden window kept ready for the next fork: it waits for `window-assign`.
+    pub spare: bool,
 }
 
 /// One tab to open, without an id yet.
@@ -45,12 +50,21 @@ pub struct NewTab {
     pub kind: String,
 }
 
+/// What a window being opened still has to learn at its first load.
+#[derive(Debug, Default)]
+struct Pending {
+    prefill: Option<Prefill>,
+    focus_composer: bool,
+    seed: Option<serde_json::Value>,
+}
+
 /// The in-memory layout plus what a window being opened still has to learn.
 #[derive(Debug, Default)]
 pub struct Windows {
     pub layout: Layout,
-    /// Per window label: prefill and focus for its first load.
-    pending: HashMap<String, (Option<Prefill>, bool)>,
+    pending: HashMap<String, Pending>,
+    /// Hidden windows kept ready for forks, and whether their UI is listening yet.
+    spares: HashMap<String, bool>,
 }
 
 impl Windows {
@@ -58,7 +72,33 @@ impl Windows {
         Windows {
             layout,
             pending: HashMap::new(),
+            spares: HashMap::new(),
         }
+    }
+
+    /// A hidden window was built to be used by the next fork.
+    pub fn add_spare(&mut self, label: &str) {
+        self.spares.insert(label.to_owned(), false);
+    }
+
+    /// Takes a spare whose UI is ready, if there is one.
+    pub fn take_spare(&mut self) -> Option<String> {
+        let label = self
+            .spares
+            .iter()
+            .find(|(_, ready)| **ready)
+            .map(|(l, _)| l.clone())?;
+        self.spares.remove(&label);
+        Some(label)
+    }
+
+    pub fn is_spare(&self, label: &str) -> bool {
+        self.spares.contains_key(label)
+    }
+
+    /// Whether any spare exists (ready or still loading).
+    pub fn has_spare(&self) -> bool {
+        !self.spares.is_empty()
     }
 
     pub fn window(&self, label: &str) -> Option<&WindowLayout> {
@@ -72,6 +112,7 @@ impl Windows {
         tabs: Vec<NewTab>,
         prefill: Option<Prefill>,
         focus_composer: bool,
+        seed: Option<serde_json::Value>,
     ) -> WindowLayout {
         let tabs: Vec<TabLayout> = tabs
             .into_iter()
@@ -88,8 +129,14 @@ impl Windows {
         };
         self.layout.windows.retain(|w| w.id != label);
         self.layout.windows.push(window.clone());
-        self.pending
-            .insert(label.to_owned(), (prefill, focus_composer));
+        self.pending.insert(
+            label.to_owned(),
+            Pending {
+                prefill,
+                focus_composer,
+                seed,
+            },
+        );
         window
     }
 
@@ -133,19 +180,30 @@ impl Windows {
     pub fn remove_window(&mut self, label: &str) {
         self.layout.windows.retain(|w| w.id != label);
         self.pending.remove(label);
+        self.spares.remove(label);
     }
 
     /// What the window's UI starts with; the one-time parts (prefill, focus) are consumed.
     pub fn init(&mut self, label: &str) -> WindowInit {
-        let (prefill, focus_composer) = self.pending.remove(label).unwrap_or((None, false));
+        let pending = self.pending.remove(label).unwrap_or_default();
+        let spare = match self.spares.get_mut(label) {
+            Some(ready) => {
+                // Its UI is loaded and listening for `window-assign`.
+                *ready = true;
+                true
+            }
+            None => false,
+        };
         let window = self.window(label);
         WindowInit {
             label: label.to_owned(),
             main: label == crate::MAIN_WINDOW,
             tabs: window.map(|w| w.tabs.clone()).unwrap_or_default(),
             active_tab: window.and_then(|w| w.active_tab.clone()),
-            prefill,
-            focus_composer,
+            prefill: pending.prefill,
+            focus_composer: pending.focus_composer,
+            seed: pending.seed,
+            spare,
         }
     }
 
@@ -265,6 +323,7 @@ mod tests {
                 text: "edit me".into(),
             }),
             true,
+            None,
         );
         assert_eq!(added.tabs.len(), 1);
         let init = w.init("w-x");
@@ -281,5 +340,20 @@ mod tests {
         assert_eq!(w.window("main").unwrap().active_tab.as_deref(), Some("a"));
         w.remove_window("w-x");
         assert!(w.window("w-x").is_none());
+    }
+
+    #[test]
+    fn spares_are_handed_out_once_their_ui_listens() {
+        let mut w = Windows::new(Layout::default());
+        w.add_spare("w-s");
+        assert!(w.has_spare() && w.is_spare("w-s"));
+        assert_eq!(w.take_spare(), None, "not loaded yet");
+        let init = w.init("w-s");
+        assert!(init.spare && init.tabs.is_empty());
+        assert_eq!(w.take_spare().as_deref(), Some("w-s"));
+        assert!(!w.has_spare());
+        // Taken: it becomes an ordinary window.
+        w.add_window("w-s", vec![], None, false, None);
+        assert!(!w.init("w-s").spare);
     }
 }

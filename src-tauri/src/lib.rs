@@ -266,25 +266,117 @@ fn setup(app: &mut tauri::App, dir: PathBuf, settings: Settings) -> anyhow::Resu
         .cloned()
         .ok_or_else(|| anyhow::anyhow!("tauri.conf.json has no main window"))?;
     tauri::WebviewWindowBuilder::from_config(&handle, &config)?.build()?;
+    schedule_spare(&handle, std::time::Duration::from_secs(3));
     for label in restored.iter().filter(|l| l.as_str() != MAIN_WINDOW) {
-        if let Err(err) = build_window(&handle, label, None) {
+        if let Err(err) = build_window(&handle, label, None, true) {
             tracing::warn!(window = %label, error = %err, "could not reopen a window");
         }
     }
     Ok(())
 }
 
-/// Builds a secondary window; `near` cascades it from another window.
+/// Opens a window holding `tabs` near `near`: the ready spare window when there is one (it
+/// shows at once), else a new one. Returns its label.
+pub fn open_window(
+    app: &AppHandle,
+    state: &AppState,
+    near: &WebviewWindow,
+    tabs: Vec<layout::NewTab>,
+    prefill: Option<layout::Prefill>,
+    focus_composer: bool,
+    seed: Option<serde_json::Value>,
+) -> Result<String, error::CommandError> {
+    let spare = state
+        .windows()
+        .take_spare()
+        .and_then(|label| app.get_webview_window(&label));
+    let result = match spare {
+        Some(window) => {
+            let label = window.label().to_owned();
+            state.update_layout(|w| {
+                w.add_window(&label, tabs, prefill, focus_composer, seed);
+            });
+            place_near(&window, near);
+            let _ = app.emit_to(&label, "window-assign", ());
+            let _ = window.show();
+            let _ = window.set_focus();
+            tracing::info!(window = %label, "spare window assigned");
+            Ok(label)
+        }
+        None => {
+            let label = layout::new_window_label();
+            state.update_layout(|w| {
+                w.add_window(&label, tabs, prefill, focus_composer, seed);
+            });
+            match build_window(app, &label, Some(near), true) {
+                Ok(_) => Ok(label),
+                Err(err) => {
+                    state.update_layout(|w| w.remove_window(&label));
+                    Err(err.into())
+                }
+            }
+        }
+    };
+    schedule_spare(app, std::time::Duration::from_millis(1500));
+    result
+}
+
+/// Whether forks may use a hidden, preloaded window (`FORKHOST_SPARE_WINDOW=0` turns it off:
+/// every fork window then loads from scratch, and the app holds one web view less).
+fn spares_enabled() -> bool {
+    std::env::var("FORKHOST_SPARE_WINDOW").map_or(true, |v| v != "0")
+}
+
+/// Builds a hidden spare window after `delay`, unless one exists.
+fn schedule_spare(app: &AppHandle, delay: std::time::Duration) {
+    if !spares_enabled() {
+        return;
+    }
+    let app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        tokio::time::sleep(delay).await;
+        let Some(state) = app.try_state::<AppState>() else {
+            return;
+        };
+        if state.exiting.load(Ordering::SeqCst) {
+            return;
+        }
+        let label = {
+            let mut windows = state.windows();
+            if windows.has_spare() {
+                return;
+            }
+            let label = layout::new_window_label();
+            windows.add_spare(&label);
+            label
+        };
+        if let Err(err) = build_window(&app, &label, None, false) {
+            tracing::warn!(error = %err, "could not build a spare window");
+            state.windows().remove_window(&label);
+        }
+    });
+}
+
+fn place_near(window: &WebviewWindow, near: &WebviewWindow) {
+    if let (Ok(pos), Ok(scale)) = (near.outer_position(), near.scale_factor()) {
+        let pos = pos.to_logical::<f64>(scale);
+        let _ = window.set_position(tauri::LogicalPosition::new(pos.x + 36.0, pos.y + 36.0));
+    }
+}
+
+/// Builds a secondary window; `near` cascades it from another window. A hidden one is a spare.
 pub fn build_window(
     app: &AppHandle,
     label: &str,
     near: Option<&WebviewWindow>,
+    visible: bool,
 ) -> tauri::Result<WebviewWindow> {
     let mut builder =
         tauri::WebviewWindowBuilder::new(app, label, WebviewUrl::App("index.html".into()))
             .title("Forkhost")
             .inner_size(1100.0, 760.0)
             .min_inner_size(720.0, 480.0)
+            .visible(visible)
             .disable_drag_drop_handler();
     if let Some(near) = near {
         if let (Ok(pos), Ok(scale)) = (near.outer_position(), near.scale_factor()) {
@@ -293,25 +385,37 @@ pub fn build_window(
         }
     }
     let window = builder.build()?;
-    let _ = window.set_focus();
+    if visible {
+        let _ = window.set_focus();
+    }
     Ok(window)
 }
 
 /// A window closed. While other windows remain it leaves the layout (and its threads are
 /// closed); the last window, or any window while quitting, stays in it for the next start.
+/// Spare windows are not part of the layout, and don't keep the app running.
 fn window_closed(app: &AppHandle, label: &str) {
     let Some(state) = app.try_state::<AppState>() else {
         return;
     };
+    if state.windows().is_spare(label) {
+        state.windows().remove_window(label);
+        return;
+    }
     if state.exiting.load(Ordering::SeqCst) {
         return;
     }
-    let others = app
-        .webview_windows()
-        .keys()
-        .filter(|l| l.as_str() != label)
-        .count();
+    let others = {
+        let windows = state.windows();
+        app.webview_windows()
+            .keys()
+            .filter(|l| l.as_str() != label && !windows.is_spare(l))
+            .count()
+    };
     if others == 0 {
+        // The last window: it stays for the next start, and the app quits (a spare window
+        // would keep the process alive otherwise).
+        quit(app);
         return;
     }
     tracing::info!(window = %label, "window closed");

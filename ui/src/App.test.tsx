@@ -7,6 +7,7 @@ import type { ThreadDetail } from "./bindings/ThreadDetail";
 import type { HostEvent } from "./bindings/HostEvent";
 
 let hostEvent: ((e: HostEvent) => void) | null = null;
+let windowAssign: (() => void) | null = null;
 
 vi.mock("./ipc", () => {
   class IpcError extends Error {
@@ -33,6 +34,10 @@ vi.mock("./ipc", () => {
     openWindow: vi.fn(() => Promise.resolve("w-1")),
     onHostEvent: vi.fn((h: (e: HostEvent) => void) => {
       hostEvent = h;
+      return Promise.resolve(() => {});
+    }),
+    onWindowAssign: vi.fn((h: () => void) => {
+      windowAssign = h;
       return Promise.resolve(() => {});
     }),
     onHostLagged: unlisten,
@@ -88,6 +93,8 @@ beforeEach(() => {
     active_tab: null,
     prefill: null,
     focus_composer: false,
+    seed: null,
+    spare: false,
   });
 });
 
@@ -141,6 +148,8 @@ describe("a window with a thread open", () => {
       active_tab: "tab-1",
       prefill: { thread_id: "t1", text: "edit me" },
       focus_composer: true,
+      seed: null,
+      spare: false,
     });
   });
 
@@ -180,5 +189,44 @@ describe("a window with a thread open", () => {
       hostEvent?.({ type: "turn_ended", thread_id: "t1", outcome: "completed", message: null });
     });
     await waitFor(() => expect(m.show.mock.calls.length).toBeGreaterThanOrEqual(2));
+  });
+});
+
+describe("a spare window", () => {
+  it("waits hidden, then shows the fork it is given at once, without reading it again", async () => {
+    const d = detail();
+    m.windowInit.mockResolvedValueOnce({
+      label: "w-spare",
+      main: false,
+      tabs: [],
+      active_tab: null,
+      prefill: null,
+      focus_composer: false,
+      seed: null,
+      spare: true,
+    });
+    const { container } = render(<App />);
+    await waitFor(() => expect(shellRoot(container).dataset.appReady).toBe("true"));
+    expect(shellRoot(container).dataset.spare).toBe("true");
+    m.windowInit.mockResolvedValueOnce({
+      label: "w-spare",
+      main: false,
+      tabs: [{ id: "tab-9", thread_id: "t1", kind: "conversation" }],
+      active_tab: "tab-9",
+      prefill: null,
+      focus_composer: true,
+      seed: d,
+      spare: false,
+    });
+    // Let timers of earlier tests (debounced re-reads) run out first.
+    await new Promise((r) => setTimeout(r, 200));
+    m.show.mockClear();
+    await act(async () => windowAssign?.());
+    // The list (virtualized; happy-dom lays nothing out) holds the seeded thread's four rows.
+    await waitFor(() =>
+      expect(container.querySelector('[data-conversation="t1"] .conv-scroll')?.getAttribute("data-rows")).toBe("4"),
+    );
+    expect(shellRoot(container).dataset.spare).toBeUndefined();
+    expect(m.show).not.toHaveBeenCalled();
   });
 });

@@ -21,6 +21,7 @@ export function App() {
   const dialog = useApp((s) => s.dialog);
   const theme = useApp((s) => s.settings.theme);
   const label = useApp((s) => s.label);
+  const spare = useApp((s) => s.spare);
 
   useEffect(() => {
     let stop: (() => void) | undefined;
@@ -63,6 +64,7 @@ export function App() {
       className={`app${sidebarOpen ? "" : " app--no-sidebar"}`}
       data-app-ready={ready ? "true" : "false"}
       data-window={label}
+      data-spare={spare ? "true" : undefined}
     >
       {sidebarOpen && <Sidebar />}
       <Workspace />

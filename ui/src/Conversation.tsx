@@ -1,7 +1,6 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type MouseEvent } from "react";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import {
-  ensureLoaded,
   forkAt,
   loadThread,
   markPainted,
@@ -10,6 +9,7 @@ import {
   select,
   selectionKey,
   showMenu,
+  sourceTurnNumber,
 } from "./actions";
 import type { ForkView } from "./bindings/ForkView";
 import type { TabView } from "./bindings/TabView";
@@ -17,7 +17,15 @@ import type { ThreadView } from "./bindings/ThreadView";
 import { Composer } from "./Composer";
 import { AlertIcon, ArrowUpRightIcon, ForkIcon, Spinner, TerminalIcon } from "./icons";
 import { type ForkChip, MessageRow, StatusLine, forkLabel, harnessName } from "./MessageRow";
-import { type LiveRow, type MessageRow as MessageRowData, type Row, buildRows, copyText, rowIndexOf } from "./rows";
+import {
+  type LiveRow,
+  type MessageRow as MessageRowData,
+  type Row,
+  buildRows,
+  copyText,
+  liveRows,
+  rowIndexOf,
+} from "./rows";
 import { threadById, useApp } from "./state";
 
 function estimate(row: Row | undefined): number {
@@ -25,8 +33,23 @@ function estimate(row: Row | undefined): number {
   if (row.kind === "status") return 40;
   if (row.role === "tool") return 52;
   const text = row.kind === "message" ? row.message.text : row.text;
-  const lines = Math.ceil(text.length / 90) + (text.match(/\n/g)?.length ?? 0);
-  return 64 + Math.min(lines, 60) * 22;
+  let lines = Math.ceil(text.length / 95);
+  for (let i = text.indexOf("\n"); i >= 0 && lines < 80; i = text.indexOf("\n", i + 1)) lines++;
+  return (row.role === "user" ? 92 : 70) + Math.min(lines, 80) * 22;
+}
+
+const NO_CHIPS: ForkChip[] = [];
+const chipCache = new WeakMap<string[], ForkChip[]>();
+
+/** Chips for a row's forks; the same array while the forks and titles are the same. */
+function chipsOf(forks: string[], byId: Map<string, ThreadView>): ForkChip[] {
+  const chips = forks.map((id) => ({ id, title: byId.get(id)?.title ?? "Fork" }));
+  const cached = chipCache.get(forks);
+  if (cached && cached.length === chips.length && cached.every((c, i) => c.title === chips[i]?.title)) {
+    return cached;
+  }
+  chipCache.set(forks, chips);
+  return chips;
 }
 
 export function shortPath(path: string): string {
@@ -74,6 +97,7 @@ export function Conversation({ tab }: { tab: TabView }) {
 }
 
 function ConversationView({ threadId, thread }: { threadId: string; thread: ThreadView }) {
+  const rendered = useRef(false);
   const slot = useApp((s) => s.slots[threadId]);
   const detail = slot?.detail;
   const live = slot?.live;
@@ -88,12 +112,33 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
     s.tabs.some((t) => t.thread_id === threadId && t.kind === "terminal"),
   );
 
+  if (!rendered.current) {
+    rendered.current = true;
+    performance.mark(`forkhost:render:${threadId}`);
+  }
   const report = doctor?.find((r) => r.name === thread.harness);
-  const byId = useMemo(() => new Map(threads.map((t) => [t.id, t])), [threads]);
-  const rows = useMemo(
+  // Forks' boundaries and titles (for chips): a signature, so that other changes to the thread
+  // list don't rebuild the rows.
+  const forkSig = useMemo(
     () =>
-      detail ? buildRows(detail, live, report, (id) => byId.get(id)?.fork?.boundary) : [],
-    [detail, live, report, byId],
+      threads
+        .filter((t) => t.fork)
+        .map((t) => `${t.id}\u0001${t.fork?.boundary}\u0001${t.title}`)
+        .join("\u0002"),
+    [threads],
+  );
+  const byId = useMemo(() => new Map(threads.map((t) => [t.id, t])), [forkSig]); // eslint-disable-line react-hooks/exhaustive-deps
+  const baseRows = useMemo(
+    () => (detail ? buildRows(detail, undefined, report, (id) => byId.get(id)?.fork?.boundary) : []),
+    [detail, report, byId],
+  );
+  const rows = useMemo(() => (live ? baseRows.concat(liveRows(live)) : baseRows), [baseRows, live]);
+  // Open at the end: start the list's range there, sized like the window, before it is measured.
+  const initialOffset = useMemo(
+    () => Math.max(0, baseRows.reduce((sum, r) => sum + estimate(r), 0) - 600),
+    // Only the first layout uses it.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [],
   );
 
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -104,6 +149,8 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
     estimateSize: (i) => estimate(rows[i]),
     overscan: 8,
     getItemKey: (i) => rows[i]?.key ?? i,
+    initialOffset,
+    initialRect: { width: 900, height: 700 },
   });
 
   // Stay at the end while the user is there (new turns, streaming text).
@@ -119,7 +166,7 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
   useLayoutEffect(() => {
     if (painted.current || rows.length === 0) return;
     painted.current = true;
-    virtualizer.scrollToIndex(rows.length - 1, { align: "end" });
+    performance.mark(`forkhost:layout:${threadId}`);
     requestAnimationFrame(() => {
       markPainted(threadId, "paint");
       requestAnimationFrame(() => {
@@ -128,7 +175,7 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
         markPainted(threadId, "scrollable");
       });
     });
-  }, [rows.length, threadId, virtualizer]);
+  }, [rows.length, threadId]);
 
   // Reveal a highlighted message (lineage jump).
   const [flash, setFlash] = useState<{ key: string; seq: number } | null>(null);
@@ -283,9 +330,9 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
                       forking={Boolean(forking[row.key])}
                       where={where}
                       chips={
-                        row.kind === "message"
-                          ? row.forks.map((id) => ({ id, title: byId.get(id)?.title ?? "Fork" }))
-                          : []
+                        row.kind === "message" && row.forks.length > 0
+                          ? chipsOf(row.forks, byId)
+                          : NO_CHIPS
                       }
                       onSelect={onSelect}
                       onFork={onFork}
@@ -359,17 +406,43 @@ function stateHint(state: string) {
   }
 }
 
+/**
+ * The number of a fork's source turn. Read after the fork's own list has painted, and not kept:
+ * only the number is needed (unless this window shows the source anyway).
+ */
+function useSourceTurn(sourceId: string, turnId: string | null): number | null | "gone" {
+  const shown = useApp((s) => s.slots[sourceId]?.detail);
+  const [n, setN] = useState<number | null | "gone">(null);
+  useEffect(() => {
+    if (turnId === null) return;
+    if (shown) {
+      const t = shown.turns.find((x) => x.id === turnId);
+      setN(t ? Number(t.number) : null);
+      return;
+    }
+    let live = true;
+    const timer = setTimeout(() => {
+      void sourceTurnNumber(sourceId, turnId).then(
+        (num) => live && setN(num),
+        () => live && setN("gone"),
+      );
+    }, 400);
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [sourceId, turnId, shown]);
+  return n;
+}
+
 /** "Forked from ‹title› after turn N": jumps to the source message. */
 export function LineageLine({ fork }: { fork: ForkView }) {
   const source = useApp((s) => threadById(s, fork.source_thread));
-  const sourceDetail = useApp((s) => s.slots[fork.source_thread]?.detail);
-  const sourceError = useApp((s) => s.slots[fork.source_thread]?.error);
-  useEffect(() => ensureLoaded(fork.source_thread), [fork.source_thread]);
-  const turn = sourceDetail?.turns.find((t) => t.id === fork.source_turn);
-  const n = turn ? Number(turn.number) : null;
+  const n = useSourceTurn(fork.source_thread, fork.source_turn);
+  const sourceError = n === "gone";
   const before = fork.boundary === "before";
   const where =
-    n === null
+    n === null || n === "gone"
       ? fork.source_turn === null
         ? before
           ? "before its first turn"
@@ -384,8 +457,14 @@ export function LineageLine({ fork }: { fork: ForkView }) {
       data-action="jump-to-source"
       data-source-thread={fork.source_thread}
       disabled={Boolean(sourceError)}
-      onClick={() => {
-        if (n !== null) reveal(fork.source_thread, n, before ? "user" : "assistant");
+      onClick={async () => {
+        const num =
+          typeof n === "number"
+            ? n
+            : fork.source_turn === null
+              ? null
+              : await sourceTurnNumber(fork.source_thread, fork.source_turn).catch(() => null);
+        if (num !== null) reveal(fork.source_thread, num, before ? "user" : "assistant");
         else openTab(fork.source_thread);
       }}
       title="Show the message this fork was made from"

@@ -1,4 +1,4 @@
-import { useRef } from "react";
+import { Suspense, lazy, useRef } from "react";
 import {
   activateTab,
   closeOtherTabs,
@@ -14,7 +14,8 @@ import { Conversation } from "./Conversation";
 import { ChatIcon, CloseIcon, PlusIcon, SidebarIcon, Spinner, TerminalIcon } from "./icons";
 import { harnessName } from "./MessageRow";
 import { store, threadById, useApp } from "./state";
-import { TerminalView } from "./TerminalView";
+// xterm.js is loaded with the first terminal tab, not with every window.
+const TerminalView = lazy(() => import("./TerminalView").then((m) => ({ default: m.TerminalView })));
 
 /** The right-hand side: the tab bar of open threads and the active tab. */
 export function Workspace() {
@@ -44,7 +45,9 @@ export function Workspace() {
           tab.kind === "terminal" ? (
             // Terminals stay mounted while their tab exists: the process and screen live on.
             <div key={tab.id} className="tabpanel" hidden={tab.id !== activeTab} role="tabpanel">
-              <TerminalView tab={tab} active={tab.id === activeTab} />
+              <Suspense fallback={<div className="term" />}>
+                <TerminalView tab={tab} active={tab.id === activeTab} />
+              </Suspense>
             </div>
           ) : tab.id === activeTab ? (
             <div key={tab.id} className="tabpanel" role="tabpanel">

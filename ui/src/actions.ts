@@ -1,7 +1,7 @@
 // What the user can do, and how the window follows the Host: each action updates the store and
 // calls the app through ipc.ts.
 import * as ipc from "./ipc";
-import type { ForkPoint, HostEvent, TabView, ThreadDetail, ThreadView } from "./ipc";
+import type { ForkPoint, HostEvent, TabView, ThreadDetail, ThreadView, WindowInit } from "./ipc";
 import { describeError } from "./errors";
 import { applyEvent, settled, startLive } from "./live";
 import {
@@ -33,6 +33,8 @@ export interface OpenMeasure {
 export interface ForkMeasure {
   threadId: string;
   forkId: string;
+  /** The label of the window it opened in (null: a tab here). */
+  window: string | null;
   /** Date.now() at the click. */
   clickedAt: number;
   /** Click → the fork command returned, ms. */
@@ -45,7 +47,8 @@ export interface ForkMeasure {
 interface Perf {
   opens: OpenMeasure[];
   forks: ForkMeasure[];
-  pending: Record<string, { readAt: number; readMs: number; messages: number }>;
+  /** Per thread: when its data was last read, until its list is painted. */
+  pending: Record<string, { readAt: number; open: OpenMeasure }>;
 }
 
 declare global {
@@ -59,36 +62,38 @@ export function perf(): Perf {
   return window.__forkhostPerf;
 }
 
-/** The conversation list of `threadId` painted its rows / became scrollable. */
+/** A thread's data was read (`readMs` for the read itself); its list paints next. */
+export function markRead(threadId: string, readMs: number, messages: number) {
+  const p = perf();
+  const open: OpenMeasure = {
+    threadId,
+    messages,
+    readMs,
+    firstPaintMs: null,
+    scrollableMs: null,
+    paintedAt: null,
+  };
+  p.opens.push(open);
+  p.pending[threadId] = { readAt: performance.now(), open };
+  performance.mark(`forkhost:read:${threadId}`);
+}
+
+/** The conversation list of `threadId` painted its rows / became scrollable at its end. */
 export function markPainted(threadId: string, stage: "paint" | "scrollable") {
   const p = perf();
   const pending = p.pending[threadId];
   if (!pending) return;
-  let open = p.opens.find((o) => o.threadId === threadId && o.scrollableMs === null);
-  if (!open) {
-    open = {
-      threadId,
-      messages: pending.messages,
-      readMs: pending.readMs,
-      firstPaintMs: null,
-      scrollableMs: null,
-      paintedAt: null,
-    };
-    p.opens.push(open);
-  }
+  const { open } = pending;
   const ms = performance.now() - pending.readAt;
-  if (stage === "paint" && open.firstPaintMs === null) {
+  if (open.firstPaintMs === null) {
     open.firstPaintMs = ms;
     open.paintedAt = Date.now();
   }
   if (stage === "scrollable") {
-    if (open.firstPaintMs === null) {
-      open.firstPaintMs = ms;
-      open.paintedAt = Date.now();
-    }
     open.scrollableMs = ms;
     delete p.pending[threadId];
   }
+  performance.mark(`forkhost:${stage}:${threadId}`);
 }
 
 // ---- small helpers ---------------------------------------------------------------------------
@@ -166,21 +171,23 @@ export async function loadThread(threadId: string): Promise<ThreadDetail | undef
   const started = performance.now();
   try {
     const detail = await ipc.show(threadId);
-    const readAt = performance.now();
     const messages = detail.turns.reduce((n, t) => n + t.messages.length, 0);
-    const hadDetail = Boolean(store.get().slots[threadId]?.detail);
-    if (!hadDetail) {
-      perf().pending[threadId] = { readAt, readMs: readAt - started, messages };
+    if (!store.get().slots[threadId]?.detail) {
+      markRead(threadId, performance.now() - started, messages);
     }
     updateSlot(threadId, (s) => {
       const live = s.live && settled(s.live, detail.turns.length) ? undefined : s.live;
       return { ...s, detail, loading: false, error: undefined, live };
     });
-    store.set((s) => ({
-      threads: s.threads.some((t) => t.id === detail.id)
-        ? s.threads.map((t) => (t.id === detail.id ? stripTurns(detail) : t))
-        : [...s.threads, stripTurns(detail)],
-    }));
+    const known = store.get().threads.find((t) => t.id === detail.id);
+    const fresh = stripTurns(detail);
+    if (!known || !sameThread(known, fresh)) {
+      store.set((s) => ({
+        threads: known
+          ? s.threads.map((t) => (t.id === detail.id ? fresh : t))
+          : [...s.threads, fresh],
+      }));
+    }
     return detail;
   } catch (err) {
     const words = describeError(err);
@@ -191,6 +198,16 @@ export async function loadThread(threadId: string): Promise<ThreadDetail | undef
     }));
     return undefined;
   }
+}
+
+function sameThread(a: ThreadView, b: ThreadView) {
+  return (
+    a.revision === b.revision &&
+    a.updated_at === b.updated_at &&
+    a.state === b.state &&
+    a.title === b.title &&
+    a.native.path === b.native.path
+  );
 }
 
 function stripTurns(detail: ThreadDetail): ThreadView {
@@ -446,31 +463,35 @@ export async function forkAt(req: ForkRequest) {
   try {
     const result = await ipc.fork(req.threadId, at);
     const fork = result.thread;
-    perf().forks.push({
+    const measure: ForkMeasure = {
       threadId: req.threadId,
       forkId: fork.id,
+      window: null,
       clickedAt,
       commandMs: performance.now() - started,
       nativeMs: result.timing.native_ms,
       hostTotalMs: result.timing.total_ms,
       opensIn: where,
-    });
+    };
     store.set((s) => ({
       threads: s.threads.some((t) => t.id === fork.id) ? s.threads : [...s.threads, stripTurns(fork)],
     }));
     if (where === "window") {
-      await ipc.openWindow(
+      measure.window = await ipc.openWindow(
         [{ thread_id: fork.id, kind: "conversation" }],
         result.prefill !== null ? { thread_id: fork.id, text: result.prefill } : null,
         true,
+        fork,
       );
+      perf().forks.push(measure);
     } else {
+      perf().forks.push(measure);
+      markRead(
+        fork.id,
+        0,
+        fork.turns.reduce((n, t) => n + t.messages.length, 0),
+      );
       updateSlot(fork.id, (s) => ({ ...s, detail: fork }));
-      perf().pending[fork.id] = {
-        readAt: performance.now(),
-        readMs: 0,
-        messages: fork.turns.reduce((n, t) => n + t.messages.length, 0),
-      };
       if (result.prefill !== null) setDraft(fork.id, result.prefill);
       openTab(fork.id);
       store.set((s) => ({ focusComposer: s.focusComposer + 1 }));
@@ -560,10 +581,18 @@ export function reveal(threadId: string, turn: number, role: "user" | "assistant
   store.set({ highlight: { threadId, turn, role, seq: ++highlightSeq } });
 }
 
-/** Makes sure the fork's source is read, for the header's "after turn N". */
-export function ensureLoaded(threadId: string) {
-  const slot = store.get().slots[threadId];
-  if (!slot?.detail && !slot?.loading && !slot?.error) void loadThread(threadId);
+const turnNumbers = new Map<string, number | null>();
+
+/** The 1-based number of turn `turnId` of thread `threadId` (remembered; null if gone). */
+export async function sourceTurnNumber(threadId: string, turnId: string): Promise<number | null> {
+  const key = `${threadId}/${turnId}`;
+  const known = turnNumbers.get(key);
+  if (known !== undefined) return known;
+  const detail = store.get().slots[threadId]?.detail ?? (await ipc.show(threadId));
+  for (const t of detail.turns) turnNumbers.set(`${threadId}/${t.id}`, Number(t.number));
+  const n = turnNumbers.get(key) ?? null;
+  turnNumbers.set(key, n);
+  return n;
 }
 
 // ---- new thread, import ----------------------------------------------------------------------
@@ -618,14 +647,15 @@ export async function importAndOpen(harness: string, session: string, existing: 
     return;
   }
   const progress = notify({ kind: "progress", title: "Opening session…" });
+  const started = performance.now();
   try {
     const detail = await ipc.importSession(harness, session);
+    markRead(
+      detail.id,
+      performance.now() - started,
+      detail.turns.reduce((n, t) => n + t.messages.length, 0),
+    );
     updateSlot(detail.id, (s) => ({ ...s, detail }));
-    perf().pending[detail.id] = {
-      readAt: performance.now(),
-      readMs: 0,
-      messages: detail.turns.reduce((n, t) => n + t.messages.length, 0),
-    };
     store.set((s) => ({
       threads: [...s.threads.filter((t) => t.id !== detail.id), stripTurns(detail)],
     }));
@@ -706,6 +736,52 @@ function titleOf(state: AppState): string {
   return `${thread.title}${tab.kind === "terminal" ? " (terminal)" : ""} — Forkhost`;
 }
 
+/** Applies what the app says this window holds (at load, or when a spare is assigned). */
+function applyInit(value: WindowInit) {
+  const state = store.get();
+  const drafts = { ...state.drafts };
+  if (value.prefill) drafts[value.prefill.thread_id] = value.prefill.text;
+  if (value.seed) {
+    const seed = value.seed;
+    markRead(
+      seed.id,
+      0,
+      seed.turns.reduce((n, t) => n + t.messages.length, 0),
+    );
+    updateSlot(seed.id, (s) => ({ ...s, detail: seed, loading: false, error: undefined }));
+    if (!state.threads.some((t) => t.id === seed.id)) {
+      store.set((s) => ({ threads: [...s.threads, stripTurns(seed)] }));
+    }
+  }
+  store.set({
+    label: value.label,
+    main: value.main,
+    spare: value.spare,
+    sidebarOpen: value.main,
+    tabs: value.tabs,
+    activeTab: value.active_tab ?? value.tabs[0]?.id ?? null,
+    drafts,
+    focusComposer: value.focus_composer ? state.focusComposer + 1 : state.focusComposer,
+  });
+  const active = activeTabOf(store.get());
+  const slots = store.get().slots;
+  const threads = [...new Set(value.tabs.map((t) => t.thread_id))].filter((id) => !slots[id]?.detail);
+  // The active tab first: it is what shows.
+  if (active && threads.includes(active.thread_id)) void loadThread(active.thread_id);
+  for (const id of threads) if (id !== active?.thread_id) void loadThread(id);
+}
+
+/** This spare window now holds tabs (a fork opened in it). */
+async function assigned() {
+  try {
+    applyInit(await ipc.windowInit());
+  } catch (err) {
+    notifyError(err, "Window");
+  }
+  lastSynced = { tabs: store.get().tabs, activeTab: store.get().activeTab };
+  void refreshThreads();
+}
+
 /** Loads the window (its tabs, the threads, settings) and wires the app's events. */
 export async function boot(): Promise<() => void> {
   const unlisten: (() => void)[] = [];
@@ -717,8 +793,10 @@ export async function boot(): Promise<() => void> {
     }
   };
 
-  // Events first, so nothing between the first read and the subscription is missed.
+  // Events first, so nothing between the first read and the subscription is missed (and a
+  // spare window listens for its assignment before it says it is ready).
   await Promise.all([
+    listen(ipc.onWindowAssign(() => void assigned())),
     listen(ipc.onHostEvent(handleHostEvent)),
     listen(ipc.onHostLagged(reloadAll)),
     listen(ipc.onSettingsChanged((settings) => store.set({ settings }))),
@@ -733,27 +811,7 @@ export async function boot(): Promise<() => void> {
     (value) => store.set({ settings: value }),
     () => {},
   );
-  const init = ipc.windowInit().then(
-    (value) => {
-      const drafts = { ...store.get().drafts };
-      if (value.prefill) drafts[value.prefill.thread_id] = value.prefill.text;
-      store.set({
-        label: value.label,
-        main: value.main,
-        sidebarOpen: value.main,
-        tabs: value.tabs,
-        activeTab: value.active_tab ?? value.tabs[0]?.id ?? null,
-        drafts,
-        focusComposer: value.focus_composer ? store.get().focusComposer + 1 : store.get().focusComposer,
-      });
-      const active = activeTabOf(store.get());
-      const threads = [...new Set(value.tabs.map((t) => t.thread_id))];
-      // The active tab first: it is what shows.
-      if (active) void loadThread(active.thread_id);
-      for (const id of threads) if (id !== active?.thread_id) void loadThread(id);
-    },
-    () => {},
-  );
+  const init = ipc.windowInit().then(applyInit, () => {});
   await Promise.all([info, settings, init, refreshThreads()]);
   lastSynced = { tabs: store.get().tabs, activeTab: store.get().activeTab };
   store.set({ ready: true });

@@ -108,9 +108,16 @@ export const doctor = () => call<HarnessReport[]>("doctor");
 export const windowInit = () => call<WindowInit>("window_init");
 export const setWindowTabs = (tabs: TabView[], activeTab: string | null) =>
   call<void>("set_window_tabs", { tabs, active_tab: activeTab });
-/** Opens a new window with these tabs; returns its label. */
-export const openWindow = (tabs: NewTab[], prefill: Prefill | null, focusComposer: boolean) =>
-  call<string>("open_window", { tabs, prefill, focus_composer: focusComposer });
+/**
+ * Opens a window with these tabs (the app's preloaded spare window when it has one); returns its
+ * label. `seed` is a thread it can show without reading it again.
+ */
+export const openWindow = (
+  tabs: NewTab[],
+  prefill: Prefill | null,
+  focusComposer: boolean,
+  seed: ThreadDetail | null = null,
+) => call<string>("open_window", { tabs, prefill, focus_composer: focusComposer, seed });
 export const moveTabToNewWindow = (tabId: string) =>
   call<string>("move_tab_to_new_window", { tab_id: tabId });
 export const closeWindow = () => call<void>("close_window");
@@ -158,6 +165,8 @@ export const onHostLagged = (handler: () => void) => on<number>("host-lagged", (
 export const onMenu = (handler: (id: string) => void) => on<string>("menu", handler);
 export const onSettingsChanged = (handler: (settings: Settings) => void) =>
   on<Settings>("settings-changed", handler);
+/** This spare window was given tabs: read `window_init` again and show them. */
+export const onWindowAssign = (handler: () => void) => on<null>("window-assign", () => handler());
 /** The shell changed this window's tabs (a tab moved to another window). */
 export const onLayoutChanged = (handler: () => void) => on<null>("layout-changed", () => handler());
 export const onTerminalOutput = (handler: (output: TerminalOutput) => void) =>

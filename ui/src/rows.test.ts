@@ -66,10 +66,8 @@ describe("rows", () => {
 
   it("says why a fork is impossible", () => {
     expect(forkAbility({ state: "missing", harness: "claude" }, "assistant", claude)).toMatchObject({ ok: false });
-    expect(forkAbility({ state: "pending", harness: "claude" }, "user", claude)).toMatchObject({
-      ok: false,
-      why: expect.stringContaining("send one first"),
-    });
+    // A fork whose session starts with its first prompt forks too (the Host decides).
+    expect(forkAbility({ state: "pending", harness: "claude" }, "user", claude)).toEqual({ ok: true });
     const after: HarnessReport = { ...claude, capabilities: { ...claude.capabilities!, boundaries: ["after"], note: "old version" } };
     const ab = forkAbility({ state: "ready", harness: "claude" }, "user", after);
     expect(ab).toEqual({ ok: false, why: "Can't fork: claude can't fork before a turn (old version)" });

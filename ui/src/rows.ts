@@ -67,12 +67,6 @@ export function forkAbility(
   if (thread.state === "missing") {
     return { ok: false, why: "Can't fork: this thread's native session is gone" };
   }
-  if (thread.state === "pending") {
-    return {
-      ok: false,
-      why: "Can't fork yet: this thread's native session starts with its next prompt; send one first",
-    };
-  }
   if (thread.state === "creating") {
     return { ok: false, why: "Can't fork: this thread is still being created" };
   }
@@ -96,6 +90,8 @@ function cannotFork(harness: string, boundary: string, caps: Capabilities): stri
   return `Can't fork: ${harness} can't fork ${what}${caps.note ? ` (${caps.note})` : ""}`;
 }
 
+const NONE: string[] = [];
+
 const RUNNING: ForkAbility = { ok: false, why: "Can't fork: this turn is still running" };
 
 /**
@@ -117,8 +113,8 @@ export function buildRows(
   };
   for (const turn of detail.turns) {
     const messages = turn.messages;
-    const before = turn.forks.filter((id) => forkBoundary(id) === "before");
-    const after = turn.forks.filter((id) => forkBoundary(id) !== "before");
+    const before = turn.forks.length ? turn.forks.filter((id) => forkBoundary(id) === "before") : NONE;
+    const after = turn.forks.length ? turn.forks.filter((id) => forkBoundary(id) !== "before") : NONE;
     let lastReply = -1;
     let firstUser = -1;
     messages.forEach((m, i) => {
@@ -128,7 +124,7 @@ export function buildRows(
     });
     messages.forEach((message, i) => {
       const role = roleOf(message);
-      let forks: string[] = [];
+      let forks = NONE;
       if (i === firstUser) forks = before;
       if (i === lastReply) forks = after;
       if (lastReply < 0 && i === messages.length - 1) forks = [...before, ...after];
@@ -144,41 +140,46 @@ export function buildRows(
       });
     });
   }
-  if (live) {
-    const turn = live.baseTurns + 1;
-    if (live.prompt !== null) {
-      rows.push({
-        kind: "live",
-        key: "live:prompt",
-        turn,
-        role: "user",
-        text: live.prompt,
-        item: null,
-        fork: RUNNING,
-      });
-    }
-    live.items.forEach((item, i) => {
-      rows.push({
-        kind: "live",
-        key: `live:${i}`,
-        turn,
-        role: item.kind === "tool" ? "tool" : "assistant",
-        text: item.kind === "text" ? item.text : item.name,
-        item,
-        fork: RUNNING,
-      });
-    });
+  if (live) rows.push(...liveRows(live));
+  return rows;
+}
+
+/** The rows of a turn being streamed: its prompt, the streamed items, a status line. */
+export function liveRows(live: LiveTurn): Row[] {
+  const rows: Row[] = [];
+  const turn = live.baseTurns + 1;
+  if (live.prompt !== null) {
     rows.push({
-      kind: "status",
-      key: "live:status",
+      kind: "live",
+      key: "live:prompt",
       turn,
-      phase: live.phase,
-      outcome: live.outcome,
-      error: live.error,
-      startedAt: live.startedAt,
-      streaming: live.phase !== "ended",
+      role: "user",
+      text: live.prompt,
+      item: null,
+      fork: RUNNING,
     });
   }
+  live.items.forEach((item, i) => {
+    rows.push({
+      kind: "live",
+      key: `live:${i}`,
+      turn,
+      role: item.kind === "tool" ? "tool" : "assistant",
+      text: item.kind === "text" ? item.text : item.name,
+      item,
+      fork: RUNNING,
+    });
+  });
+  rows.push({
+    kind: "status",
+    key: "live:status",
+    turn,
+    phase: live.phase,
+    outcome: live.outcome,
+    error: live.error,
+    startedAt: live.startedAt,
+    streaming: live.phase !== "ended",
+  });
   return rows;
 }
 

@@ -58,6 +58,8 @@ export interface ContextMenuState {
 export interface AppState {
   label: string;
   main: boolean;
+  /** A hidden window waiting to be used by the next fork. */
+  spare: boolean;
   /** The window finished loading its tabs (data-app-ready). */
   ready: boolean;
   info: AppInfoState;
@@ -95,6 +97,7 @@ export function initialState(): AppState {
   return {
     label: "main",
     main: true,
+    spare: false,
     ready: false,
     info: { status: "loading" },
     threads: [],

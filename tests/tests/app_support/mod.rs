@@ -307,6 +307,61 @@ pub async fn new_window(client: &Client, before: &[WindowHandle]) -> Result<Wind
     }
 }
 
+/// How many forks the current window has made (its `__forkhostPerf.forks`).
+pub async fn fork_count(client: &Client) -> Result<usize> {
+    let v = js(client, "return (window.__forkhostPerf?.forks ?? []).length").await?;
+    Ok(v.as_u64().unwrap_or(0) as usize)
+}
+
+/// The window that fork number `index` of the current window opened in: switches to it (and
+/// waits until it is ready) and returns its handle. Fork windows may be the app's preloaded
+/// spare window, so they are found by label, not as a new handle.
+pub async fn fork_window(client: &Client, index: usize) -> Result<WindowHandle> {
+    let label = wait_js(
+        client,
+        &format!("(window.__forkhostPerf?.forks ?? [])[{index}]?.window"),
+        Duration::from_secs(30),
+        "the fork's window",
+    )
+    .await?;
+    let label = label.as_str().unwrap_or_default().to_owned();
+    window_by_label(client, &label).await
+}
+
+/// Switches to the (non-spare, ready) window with this label.
+pub async fn window_by_label(client: &Client, label: &str) -> Result<WindowHandle> {
+    let origin = client.window().await?;
+    let deadline = Instant::now() + STARTUP;
+    let check = format!(
+        r#"const a = document.querySelector('.app'); return !!a && a.dataset.window === '{label}' && a.dataset.appReady === 'true' && !a.dataset.spare;"#
+    );
+    loop {
+        for handle in client.windows().await? {
+            if client.switch_to_window(handle.clone()).await.is_err() {
+                continue;
+            }
+            if js(client, &check).await.is_ok_and(|v| v == true) {
+                return Ok(handle);
+            }
+        }
+        client.switch_to_window(origin.clone()).await?;
+        if Instant::now() > deadline {
+            bail!("no ready window labelled {label}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The label of the current window, or `None` for a spare one.
+pub async fn window_label(client: &Client) -> Result<Option<String>> {
+    let v = js(
+        client,
+        "const a = document.querySelector('.app'); return a && !a.dataset.spare ? a.dataset.window : null;",
+    )
+    .await?;
+    Ok(v.as_str().map(str::to_owned))
+}
+
 /// Switches to a window and waits until its UI is ready.
 pub async fn switch_ready(client: &Client, handle: &WindowHandle) -> Result<()> {
     client.switch_to_window(handle.clone()).await?;
@@ -389,10 +444,21 @@ pub async fn perf(client: &Client) -> Result<Value> {
     js(client, "return window.__forkhostPerf ?? null;").await
 }
 
-/// Resident memory (kB) of a process and its descendants, split into the app's own processes
-/// (the app and its WebKit helpers) and harness processes (anything else: node, claude, codex…).
-pub fn memory_kb(root_pid: u32) -> (u64, u64, Vec<(u32, String, u64)>) {
-    let mut procs: Vec<(u32, u32, String, u64)> = Vec::new();
+/// Memory of a process tree, in kB.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Memory {
+    /// The app and its WebKit processes: resident set (shared pages counted in each process).
+    pub app_rss: u64,
+    /// The same, proportional (shared pages split between the processes that map them).
+    pub app_pss: u64,
+    /// Everything else under the app (harness CLIs, their node/tool children): resident set.
+    pub harness_rss: u64,
+}
+
+/// The memory of a process and its descendants, split into the app's own processes (the app
+/// and its WebKit helpers) and harness processes (anything else: node, claude, codex…).
+pub fn memory_kb(root_pid: u32) -> (Memory, Vec<(u32, String, u64, u64)>) {
+    let mut procs: Vec<(u32, u32, String)> = Vec::new();
     if let Ok(entries) = std::fs::read_dir("/proc") {
         for entry in entries.flatten() {
             let Some(pid) = entry
@@ -411,9 +477,8 @@ pub fn memory_kb(root_pid: u32) -> (u64, u64, Vec<(u32, String, u64)>) {
                     .map(str::to_owned)
             };
             let ppid = field("PPid:").and_then(|v| v.parse().ok()).unwrap_or(0);
-            let rss = field("VmRSS:").and_then(|v| v.parse().ok()).unwrap_or(0);
             let name = field("Name:").unwrap_or_default();
-            procs.push((pid, ppid, name, rss));
+            procs.push((pid, ppid, name));
         }
     }
     let mut tree = vec![root_pid];
@@ -427,19 +492,30 @@ pub fn memory_kb(root_pid: u32) -> (u64, u64, Vec<(u32, String, u64)>) {
         }
         i += 1;
     }
-    let mut app = 0;
-    let mut harness = 0;
+    let rollup = |pid: u32, key: &str| -> u64 {
+        std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
+            .unwrap_or_default()
+            .lines()
+            .find(|l| l.starts_with(key))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    let mut mem = Memory::default();
     let mut list = Vec::new();
     for p in procs.iter().filter(|p| tree.contains(&p.0)) {
+        let rss = rollup(p.0, "Rss:");
+        let pss = rollup(p.0, "Pss:");
         let ours = p.0 == root_pid || p.2.starts_with("WebKit") || p.2.starts_with("forkhost");
         if ours {
-            app += p.3;
+            mem.app_rss += rss;
+            mem.app_pss += pss;
         } else {
-            harness += p.3;
+            mem.harness_rss += rss;
         }
-        list.push((p.0, p.2.clone(), p.3));
+        list.push((p.0, p.2.clone(), rss, pss));
     }
-    (app, harness, list)
+    (mem, list)
 }
 
 /// The app's pid: the forkhost-app process whose FORKHOST_DATA_DIR is `data_dir`.

@@ -13,4 +13,12 @@ main: boolean, tabs: Array<TabView>, active_tab: string | null, prefill: Prefill
 /**
  * Put the keyboard in the active tab's composer at once (a fork window).
  */
-focus_composer: boolean, };
+focus_composer: boolean, 
+/**
+ * A thread the window can show at once without reading it again (a fork's result).
+ */
+seed: import("./ThreadDetail").ThreadDetail | null, 
+/**
+ * A hidden window kept ready for the next fork: it waits for `window-assign`.
+ */
+spare: boolean, };
