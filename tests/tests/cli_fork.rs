@@ -185,6 +185,16 @@ fn fork_flow(harness: Harness) {
     let before2 = cli.ok(&["fork", &source, "--before", "2"]);
     assert_eq!(before2["prefill"], "second prompt");
     assert_eq!(before2["thread"]["turns"].as_array().unwrap().len(), 1);
+    // A fork of a fork that has not had its first prompt yet (Claude's are pending until then).
+    let of_pending = cli.ok(&["fork", &id(&before2), "--latest"]);
+    assert_eq!(
+        of_pending["thread"]["fork"]["source_thread"],
+        id(&before2).as_str()
+    );
+    cli.ok(&["send", &id(&of_pending), "child of a fresh fork"]);
+    let mut want = history[..2].to_vec();
+    want.push(Msg::user("child of a fresh fork"));
+    assert_eq!(conversation(&model), want);
     cli.ok(&["send", &id(&before2), "edited second"]);
     let mut want = history[..2].to_vec();
     want.push(Msg::user("edited second"));
@@ -224,7 +234,7 @@ fn fork_flow(harness: Harness) {
     assert_eq!(forks_at_1, 1, "{shown}");
     let threads = cli.ok(&["threads"]);
     let all = threads["threads"].as_array().unwrap();
-    assert_eq!(all.len(), 5);
+    assert_eq!(all.len(), 6);
     assert!(all.iter().all(|t| t.get("turns").is_none()));
     let grand_row = all.iter().find(|t| t["id"] == id(&grand).as_str()).unwrap();
     assert_eq!(grand_row["fork"]["source_thread"], id(&after1).as_str());
@@ -271,7 +281,7 @@ fn fork_flow(harness: Harness) {
         cli.err(&["import", harness.name(), "no-such-session"]),
         "session_not_found"
     );
-    assert_eq!(cli.ok(&["threads"])["threads"].as_array().unwrap().len(), 5);
+    assert_eq!(cli.ok(&["threads"])["threads"].as_array().unwrap().len(), 6);
 }
 
 #[test]

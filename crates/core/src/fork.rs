@@ -46,6 +46,8 @@ pub enum ForkAt {
 /// The checked plan of one fork.
 struct Plan {
     source: ThreadRow,
+    /// The native session the harness forks: the thread's own, or a pending fork's source.
+    native: NativeSession,
     kind: HarnessKind,
     turn: TurnRow,
     boundary: Boundary,
@@ -80,7 +82,7 @@ impl Host {
         failpoint::hit("after_insert")?;
 
         // Step 3: the harness derives the native session.
-        let source_native = native_of(&plan.source, plan.kind)?;
+        let source_native = plan.native.clone();
         let native_started = std::time::Instant::now();
         let forked = match forkhost_harness::runtime::fork(
             &binary,
@@ -113,7 +115,7 @@ impl Host {
 
         let read_started = std::time::Instant::now();
         let prefill = match plan.boundary {
-            Boundary::Before => self.prompt_of(&plan.source, plan.kind, plan.kept).await,
+            Boundary::Before => self.prompt_of(&plan.native, plan.kind, plan.kept).await,
             _ => None,
         };
         tracing::info!(
@@ -152,26 +154,34 @@ impl Host {
                 "thread {source_id} has no turns to fork from yet"
             )));
         }
-        if source.pending_fork.is_some() {
-            return Err(HostError::Unsupported(format!(
-                "thread {source_id} is a fork whose session starts with its first prompt; send one before forking it"
-            )));
-        }
-        let path = source
-            .native_path
-            .as_ref()
-            .map(PathBuf::from)
-            .ok_or_else(|| {
-                HostError::SessionNotFound(format!("thread {source_id} has no native file"))
-            })?;
+        // A fork that materializes with its first prompt has no file yet; its inherited turns
+        // are its own source's records, so it forks from there.
+        let native = match &source.pending_fork {
+            Some(pending) => serde_json::from_str::<forkhost_harness::PendingFork>(pending)
+                .map_err(|e| HostError::Internal(format!("bad pending fork record: {e}")))?
+                .source
+                .ok_or_else(|| {
+                    HostError::TurnNotFound(format!(
+                        "thread {source_id} has no turns to fork from yet"
+                    ))
+                })?,
+            None => native_of(&source, kind)?,
+        };
+        let path = native.path.clone().ok_or_else(|| {
+            HostError::SessionNotFound(format!("thread {source_id} has no native file"))
+        })?;
         if !path.exists() {
             return Err(HostError::SessionNotFound(format!(
                 "the native session of thread {source_id} is gone"
             )));
         }
         // Fresh native anchors: a reply that finished since the last sync counts; a turn
-        // still streaming does not.
-        let anchors = self.read_anchors(source_id, kind, &path).await?;
+        // still streaming does not. Only as many as the thread holds (a pending fork keeps a
+        // prefix of its source's).
+        let mut anchors = self.read_anchors(source_id, kind, &path).await?;
+        if source.pending_fork.is_some() {
+            anchors.truncate(stored.len());
+        }
         let index_of = |turn: &TurnRow| -> HostResult<usize> {
             let i = (turn.ordinal - 1) as usize;
             match anchors.get(i) {
@@ -231,6 +241,7 @@ impl Host {
         };
         Ok(Plan {
             source,
+            native,
             kind,
             turn,
             boundary,
@@ -334,11 +345,11 @@ impl Host {
     /// The prompt of the source's turn at `index` (0-based): what "edit and fork" puts back.
     async fn prompt_of(
         &self,
-        source: &ThreadRow,
+        source: &NativeSession,
         kind: HarnessKind,
         index: usize,
     ) -> Option<String> {
-        let path = PathBuf::from(source.native_path.as_ref()?);
+        let path = source.path.clone()?;
         let host = self.clone();
         let turns = tokio::task::spawn_blocking(move || host.inner.texts.turns(kind, &path))
             .await
