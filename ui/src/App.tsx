@@ -6,6 +6,7 @@ import { ContextMenu, Toasts } from "./Overlays";
 import { onKeyDown, runAction } from "./shortcuts";
 import { Sidebar } from "./Sidebar";
 import { useApp } from "./state";
+import { WarmUp } from "./WarmUp";
 import { Workspace } from "./Workspace";
 
 export type { AppInfoState } from "./state";
@@ -72,6 +73,7 @@ export function App() {
       {dialog?.kind === "settings" && <SettingsDialog />}
       <ContextMenu />
       <Toasts />
+      {spare && <WarmUp />}
     </div>
   );
 }

@@ -224,7 +224,7 @@ function HarnessCard(props: {
       </div>
       {report?.path && (
         <div className="harness-card__path" title={report.path}>
-          {report.path}
+          {report.path.length > 44 ? `…${report.path.slice(-43)}` : report.path}
         </div>
       )}
       {report?.error && <div className="harness-card__error">{report.error}</div>}
@@ -235,11 +235,12 @@ function HarnessCard(props: {
           {caps.note && <div className="harness-card__note">{caps.note}</div>}
         </div>
       )}
-      <label className="field field--inline">
+      <label className="field harness-card__field">
         <span className="field__label">Binary</span>
         <input
           className="input input--small"
-          placeholder="Auto-detect (FORKHOST_*_BIN, then PATH)"
+          placeholder="Auto-detect"
+          title="Empty: FORKHOST_*_BIN, then PATH"
           value={props.path}
           spellCheck={false}
           data-field={`path-${name}`}
