@@ -620,6 +620,42 @@ async fn terminal_session(
     .concat();
     ensure!(got == want, "after the terminal the model got {got:?}");
     shots.take(client, "after-terminal").await;
+
+    // A tool call shows collapsed; opened, it shows its input and output and pushes the next
+    // message down (the list re-measures it).
+    send_prompt(client, "CALL_TOOL and report").await?;
+    wait_turn_done(client, 4).await?;
+    let head = wait_css(
+        client,
+        r#"article[data-role="tool"][data-turn="4"] .tool__head"#,
+        Duration::from_secs(10),
+    )
+    .await?;
+    ensure!(
+        head.attr("aria-expanded").await?.as_deref() == Some("false"),
+        "a tool call starts collapsed"
+    );
+    head.click().await?;
+    let check = wait_js(
+        client,
+        r#"(() => {
+            const tool = document.querySelector('article[data-role="tool"][data-turn="4"] .tool');
+            if (!tool || tool.dataset.open !== 'true') return '';
+            const rows = Array.from(document.querySelectorAll('.conv-row')).map(r => r.getBoundingClientRect());
+            const overlap = rows.some((r, i) => i > 0 && r.top < rows[i - 1].bottom - 1);
+            return overlap ? '' : tool.innerText;
+        })()"#,
+        Duration::from_secs(10),
+        "the opened tool call, without overlapping rows",
+    )
+    .await?;
+    let text = check.as_str().unwrap_or_default();
+    ensure!(
+        text.contains("echo tool-ok") && text.contains("tool-ok"),
+        "the tool call shows {text:?}"
+    );
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    shots.take(client, "tool-call-open").await;
     Ok(())
 }
 

@@ -27,6 +27,7 @@ import {
   rowIndexOf,
 } from "./rows";
 import { threadById, useApp } from "./state";
+import { RemeasureContext } from "./ToolBlock";
 
 function estimate(row: Row | undefined): number {
   if (!row) return 80;
@@ -303,6 +304,7 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
             </p>
           </div>
         ) : (
+          <RemeasureContext.Provider value={virtualizer.measureElement}>
           <div className="conv-list" style={{ height: virtualizer.getTotalSize() }}>
             {items.map((v) => {
               const row = rows[v.index];
@@ -344,6 +346,7 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
               );
             })}
           </div>
+          </RemeasureContext.Provider>
         )}
       </div>
       <Composer

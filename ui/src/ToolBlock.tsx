@@ -1,4 +1,4 @@
-import { memo, useState } from "react";
+import { createContext, memo, useContext, useRef, useState } from "react";
 import { ChevronIcon, Spinner, ToolIcon } from "./icons";
 
 export interface ToolBlockProps {
@@ -13,6 +13,9 @@ export interface ToolBlockProps {
 }
 
 const expanded = new Set<string>();
+
+/** Re-measures the list row holding an element (a virtualized list's `measureElement`). */
+export const RemeasureContext = createContext<((row: Element) => void) | null>(null);
 
 /** A one-line hint of what the call does: its command, path or pattern. */
 export function toolSummary(input: unknown): string {
@@ -54,6 +57,8 @@ function pretty(input: unknown): string {
 export const ToolBlock = memo(function ToolBlock(props: ToolBlockProps) {
   const { name, input, output, isError, running, expandedKey } = props;
   const [open, setOpen] = useState(() => (expandedKey ? expanded.has(expandedKey) : false));
+  const remeasure = useContext(RemeasureContext);
+  const ref = useRef<HTMLDivElement>(null);
   const toggle = () => {
     const next = !open;
     setOpen(next);
@@ -61,11 +66,16 @@ export const ToolBlock = memo(function ToolBlock(props: ToolBlockProps) {
       if (next) expanded.add(expandedKey);
       else expanded.delete(expandedKey);
     }
+    // The row changed height: tell the list now rather than when the browser gets to it.
+    requestAnimationFrame(() => {
+      const row = ref.current?.closest("[data-index]");
+      if (row && remeasure) remeasure(row);
+    });
   };
   const summary = toolSummary(input);
   const state = running ? "running" : isError ? "error" : output !== null ? "done" : "called";
   return (
-    <div className="tool" data-state={state} data-open={open ? "true" : "false"}>
+    <div className="tool" ref={ref} data-state={state} data-open={open ? "true" : "false"}>
       <button
         type="button"
         className="tool__head"
