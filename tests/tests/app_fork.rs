@@ -712,13 +712,26 @@ async fn harness_session(
     );
     shots.take(client, "two-turns").await;
 
-    // Fork on the first reply → a new window with turn 1 only.
+    // Fork on the first reply → a new window with turn 1 only. Codex does it from the
+    // keyboard: select the reply, then Ctrl+Shift+F ("Fork Selected Message").
     let forks = fork_count(client).await?;
-    click(
-        client,
-        r#"article[data-role="assistant"][data-turn="1"] button[data-action="fork"]"#,
-    )
-    .await?;
+    if which == Harness::Codex {
+        click(client, r#"article[data-role="assistant"][data-turn="1"]"#).await?;
+        wait_css(
+            client,
+            r#"article[data-role="assistant"][data-turn="1"][data-selected="true"]"#,
+            Duration::from_secs(5),
+        )
+        .await?;
+        let list = wait_css(client, ".conv-scroll", Duration::from_secs(5)).await?;
+        list.send_keys("\u{E009}\u{E008}f").await?;
+    } else {
+        click(
+            client,
+            r#"article[data-role="assistant"][data-turn="1"] button[data-action="fork"]"#,
+        )
+        .await?;
+    }
     fork_window(client, forks).await?;
     wait_js(
         client,
