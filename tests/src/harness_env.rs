@@ -16,7 +16,7 @@
 //! # Ok(()) }
 //! ```
 //!
-//! What each harness gets (see `/work/shared/harness-notes/` and `docs/harness-behaviour.md`):
+//! What each harness gets (see the brief's `shared/harness-notes/` and `docs/harness-behaviour.md`):
 //!
 //! * every harness: `HOME` and `XDG_{CONFIG,CACHE,DATA,STATE}_HOME` inside the temp dir, and no
 //!   inherited `ANTHROPIC_*`, `CLAUDE*`, `CODEX_*`, `OPENAI_*`, `PI_*` variables;
