@@ -128,7 +128,9 @@ export FORKHOST_APP_BINARY="$app_binary"
 export FORKHOST_WEBDRIVER_URL="http://127.0.0.1:$driver_port"
 log "running ${tests[*]} against $FORKHOST_APP_BINARY"
 set +e
-cargo test -p forkhost-tests "${test_args[@]}" -- --nocapture --test-threads=1 "${filter[@]}"
+# A hung WebDriver call must fail the run, not eat CI's whole budget.
+timeout --kill-after=30 "${FORKHOST_APP_E2E_TIMEOUT:-1800}" \
+  cargo test -p forkhost-tests "${test_args[@]}" -- --nocapture --test-threads=1 "${filter[@]}"
 status=$?
 set -e
 log "done (exit $status); artifacts in $artifacts"
