@@ -17,6 +17,9 @@
 # The harness CLIs come from scripts/install-harnesses.sh (their FORKHOST_*_BIN paths are
 # exported); a test whose harness is missing skips itself.
 set -euo pipefail
+# WebKitWebDriver's screenshots hang when WebKit renders without compositing, which the app
+# picks by itself on machines without a GPU render node (like CI's): keep compositing on here.
+export WEBKIT_DISABLE_COMPOSITING_MODE=0
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"

@@ -15,6 +15,9 @@
 #   scripts/deb-e2e.sh              build as needed, then test
 #   SKIP_BUILD=1 scripts/deb-e2e.sh test the newest .deb already built
 set -euo pipefail
+# WebKitWebDriver's screenshots hang when WebKit renders without compositing, which the app
+# picks by itself on machines without a GPU render node (like CI's): keep compositing on here.
+export WEBKIT_DISABLE_COMPOSITING_MODE=0
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$forkhost_root"
 
