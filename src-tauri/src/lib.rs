@@ -98,9 +98,6 @@ pub fn run() -> i32 {
     // app_data_dir() resolves to). Only when neither can be found is it left to Tauri (setup).
     let data_dir = forkhost_core::data_dir::default_data_dir();
 
-    #[cfg(target_os = "linux")]
-    software_rendering_defaults();
-
     // Harness binaries chosen in Settings are handed to the Host the way it reads them (its
     // `FORKHOST_*_BIN` variables), before any thread exists.
     let initial_settings = data_dir.as_deref().map(settings::load).unwrap_or_default();
@@ -114,7 +111,11 @@ pub fn run() -> i32 {
         *log_guard.lock().unwrap() = init_logging(dir);
     }
 
-    let mut window_state = tauri_plugin_window_state::Builder::default();
+    // The plugin shows every window it has no saved state for: spare windows must stay hidden,
+    // so it leaves them alone (a fork window that was a spare gets its geometry remembered
+    // from the next start on).
+    let mut window_state =
+        tauri_plugin_window_state::Builder::default().with_filter(|label| !is_spare_label(label));
     if let Some(dir) = &data_dir {
         // An absolute file name replaces the plugin's default folder (app_config_dir), so each
         // data folder — the user's, or a test's — remembers its own window geometry.
@@ -300,7 +301,9 @@ pub fn open_window(
                 w.add_window(&label, tabs, prefill, focus_composer, seed);
             });
             place_near(&window, near);
-            let _ = app.emit_to(&label, "window-assign", ());
+            // The window's new state travels with the event: no round trip before it renders.
+            let init = state.windows().init(&label);
+            let _ = app.emit_to(&label, "window-assign", init);
             let _ = window.show();
             let _ = window.set_focus();
             tracing::info!(window = %label, "spare window assigned");
@@ -322,6 +325,18 @@ pub fn open_window(
     };
     schedule_spare(app, std::time::Duration::from_millis(1500));
     result
+}
+
+/// Labels of the spare windows being built (read by the window-state plugin's filter, which
+/// has no access to the app state).
+static SPARE_LABELS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+fn is_spare_label(label: &str) -> bool {
+    SPARE_LABELS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .any(|l| l == label)
 }
 
 /// Whether forks may use a hidden, preloaded window (`FORKHOST_SPARE_WINDOW=0` turns it off:
@@ -353,6 +368,12 @@ fn schedule_spare(app: &AppHandle, delay: std::time::Duration) {
             windows.add_spare(&label);
             label
         };
+        {
+            let mut spares = SPARE_LABELS.lock().unwrap_or_else(|e| e.into_inner());
+            // Only the newest spare is being built; older labels are windows by now.
+            spares.clear();
+            spares.push(label.clone());
+        }
         if let Err(err) = build_window(&app, &label, None, false) {
             tracing::warn!(error = %err, "could not build a spare window");
             state.windows().remove_window(&label);
@@ -479,22 +500,6 @@ async fn forward_events(app: AppHandle, host: Host) {
             }
             Err(broadcast::error::RecvError::Closed) => break,
         }
-    }
-}
-
-/// Without a GPU (no DRM render node: a VM, a remote or virtual display), WebKitGTK composites
-/// through software GL (llvmpipe), which here cost ~70 MB per window and made scrolling a long
-/// thread about three times slower than plain software rendering. Use the latter then, unless
-/// the user chose (`WEBKIT_DISABLE_COMPOSITING_MODE` set either way).
-#[cfg(target_os = "linux")]
-fn software_rendering_defaults() {
-    const VAR: &str = "WEBKIT_DISABLE_COMPOSITING_MODE";
-    let render_node = std::fs::read_dir("/dev/dri").is_ok_and(|dir| {
-        dir.flatten()
-            .any(|e| e.file_name().to_string_lossy().starts_with("renderD"))
-    });
-    if !render_node && std::env::var_os(VAR).is_none() {
-        std::env::set_var(VAR, "1");
     }
 }
 

@@ -5,9 +5,10 @@ import * as ipc from "./ipc";
 import { resetStore, store } from "./state";
 import type { ThreadDetail } from "./bindings/ThreadDetail";
 import type { HostEvent } from "./bindings/HostEvent";
+import type { WindowInit } from "./bindings/WindowInit";
 
 let hostEvent: ((e: HostEvent) => void) | null = null;
-let windowAssign: (() => void) | null = null;
+let windowAssign: ((init: WindowInit) => void) | null = null;
 
 vi.mock("./ipc", () => {
   class IpcError extends Error {
@@ -36,7 +37,7 @@ vi.mock("./ipc", () => {
       hostEvent = h;
       return Promise.resolve(() => {});
     }),
-    onWindowAssign: vi.fn((h: () => void) => {
+    onWindowAssign: vi.fn((h: (init: WindowInit) => void) => {
       windowAssign = h;
       return Promise.resolve(() => {});
     }),
@@ -208,7 +209,7 @@ describe("a spare window", () => {
     const { container } = render(<App />);
     await waitFor(() => expect(shellRoot(container).dataset.appReady).toBe("true"));
     expect(shellRoot(container).dataset.spare).toBe("true");
-    m.windowInit.mockResolvedValueOnce({
+    const init: WindowInit = {
       label: "w-spare",
       main: false,
       tabs: [{ id: "tab-9", thread_id: "t1", kind: "conversation" }],
@@ -217,11 +218,11 @@ describe("a spare window", () => {
       focus_composer: true,
       seed: d,
       spare: false,
-    });
+    };
     // Let timers of earlier tests (debounced re-reads) run out first.
     await new Promise((r) => setTimeout(r, 200));
     m.show.mockClear();
-    await act(async () => windowAssign?.());
+    await act(async () => windowAssign?.(init));
     // The list (virtualized; happy-dom lays nothing out) holds the seeded thread's four rows.
     await waitFor(() =>
       expect(container.querySelector('[data-conversation="t1"] .conv-scroll')?.getAttribute("data-rows")).toBe("4"),

@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { ThreadView } from "./bindings/ThreadView";
 import { MessageRow, StatusLine } from "./MessageRow";
 import { renderMarkdown } from "./markdown";
@@ -58,6 +58,11 @@ const noop = () => {};
  */
 export function WarmUp() {
   const [done, setDone] = useState(false);
+  const ref = useRef<HTMLDivElement>(null);
+  // A hidden window does no layout on its own: ask for one, so styles are resolved too.
+  useLayoutEffect(() => {
+    void ref.current?.offsetHeight;
+  }, []);
   useEffect(() => {
     for (const s of SAMPLE) renderMarkdown(`${s}\n`);
     const timer = setTimeout(() => setDone(true), 50);
@@ -65,7 +70,11 @@ export function WarmUp() {
   }, []);
   if (done) return null;
   return (
-    <div aria-hidden style={{ position: "absolute", width: 800, left: -10000, top: 0, visibility: "hidden" }}>
+    <div
+      ref={ref}
+      aria-hidden
+      style={{ position: "absolute", width: 800, left: -10000, top: 0, visibility: "hidden" }}
+    >
       {rows.map((row) => (
         <MessageRow
           key={row.key}

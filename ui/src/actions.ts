@@ -772,14 +772,11 @@ function applyInit(value: WindowInit) {
 }
 
 /** This spare window now holds tabs (a fork opened in it). */
-async function assigned() {
-  try {
-    applyInit(await ipc.windowInit());
-  } catch (err) {
-    notifyError(err, "Window");
-  }
+function assigned(init: WindowInit) {
+  applyInit(init);
   lastSynced = { tabs: store.get().tabs, activeTab: store.get().activeTab };
-  void refreshThreads();
+  // After the fork has painted.
+  setTimeout(() => void refreshThreads(), 300);
 }
 
 /** Loads the window (its tabs, the threads, settings) and wires the app's events. */
@@ -796,7 +793,7 @@ export async function boot(): Promise<() => void> {
   // Events first, so nothing between the first read and the subscription is missed (and a
   // spare window listens for its assignment before it says it is ready).
   await Promise.all([
-    listen(ipc.onWindowAssign(() => void assigned())),
+    listen(ipc.onWindowAssign(assigned)),
     listen(ipc.onHostEvent(handleHostEvent)),
     listen(ipc.onHostLagged(reloadAll)),
     listen(ipc.onSettingsChanged((settings) => store.set({ settings }))),

@@ -4,6 +4,7 @@
 import { invoke, isTauri } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import { getCurrentWindow } from "@tauri-apps/api/window";
+import { getCurrentWebviewWindow } from "@tauri-apps/api/webviewWindow";
 import { open as openDialog } from "@tauri-apps/plugin-dialog";
 import { openUrl } from "@tauri-apps/plugin-opener";
 
@@ -151,9 +152,19 @@ export const terminalClose = (id: string) => call<void>("terminal_close", { id }
 
 // ---- events ----------------------------------------------------------------------------------
 
+/** An event sent to every window. */
 function on<T>(event: string, handler: (payload: T) => void): Promise<UnlistenFn> {
   if (!inApp()) return Promise.resolve(() => {});
   return listen<T>(event, (e) => handler(e.payload));
+}
+
+/**
+ * An event sent to this window only (`emit_to` its label). A plain `listen` would also hear
+ * what is sent to the other windows.
+ */
+function onHere<T>(event: string, handler: (payload: T) => void): Promise<UnlistenFn> {
+  if (!inApp()) return Promise.resolve(() => {});
+  return getCurrentWebviewWindow().listen<T>(event, (e) => handler(e.payload));
 }
 
 /** Every Host event (deltas, turn ends, thread changes) of every thread. */
@@ -162,17 +173,19 @@ export const onHostEvent = (handler: (event: HostEvent) => void) =>
 /** The UI missed Host events: re-read what is shown. */
 export const onHostLagged = (handler: () => void) => on<number>("host-lagged", () => handler());
 /** A menu item was chosen while this window had focus. */
-export const onMenu = (handler: (id: string) => void) => on<string>("menu", handler);
+export const onMenu = (handler: (id: string) => void) => onHere<string>("menu", handler);
 export const onSettingsChanged = (handler: (settings: Settings) => void) =>
   on<Settings>("settings-changed", handler);
-/** This spare window was given tabs: read `window_init` again and show them. */
-export const onWindowAssign = (handler: () => void) => on<null>("window-assign", () => handler());
+/** This spare window was given tabs: what it now holds. */
+export const onWindowAssign = (handler: (init: WindowInit) => void) =>
+  onHere<WindowInit>("window-assign", handler);
 /** The shell changed this window's tabs (a tab moved to another window). */
-export const onLayoutChanged = (handler: () => void) => on<null>("layout-changed", () => handler());
+export const onLayoutChanged = (handler: () => void) =>
+  onHere<null>("layout-changed", () => handler());
 export const onTerminalOutput = (handler: (output: TerminalOutput) => void) =>
-  on<TerminalOutput>("terminal-output", handler);
+  onHere<TerminalOutput>("terminal-output", handler);
 export const onTerminalExit = (handler: (exit: TerminalExit) => void) =>
-  on<TerminalExit>("terminal-exit", handler);
+  onHere<TerminalExit>("terminal-exit", handler);
 
 // ---- plugins ---------------------------------------------------------------------------------
 

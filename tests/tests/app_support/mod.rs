@@ -68,10 +68,13 @@ impl AppEnv {
             unset.extend(env.scrubbed_vars());
             set.extend(env.vars().iter().cloned());
         }
+        // The harness binaries, and the app's own switches when the test run sets them.
         for var in [
             "FORKHOST_CLAUDE_BIN",
             "FORKHOST_CODEX_BIN",
             "FORKHOST_PI_BIN",
+            "FORKHOST_SPARE_WINDOW",
+            "WEBKIT_DISABLE_COMPOSITING_MODE",
         ] {
             if let Ok(v) = std::env::var(var) {
                 set.push((var.into(), v));
@@ -122,6 +125,11 @@ impl AppEnv {
         wait_css(&client, READY, STARTUP)
             .await
             .context("the app never became ready")?;
+        // The app may already have built its hidden spare window (for forks); drive the main
+        // window.
+        window_by_label(&client, "main")
+            .await
+            .context("the main window")?;
         Ok(client)
     }
 }
