@@ -30,12 +30,26 @@ export function Composer(props: ComposerProps) {
   const blocked = terminalOpen || unusable;
   const canSend = !running && !blocked && draft.trim().length > 0;
 
-  // Grow with the text, up to a limit (then it scrolls).
+  // Grow with the text, up to a limit (then it scrolls); again when the width changes (a
+  // window that was hidden while it rendered has none at first).
   useLayoutEffect(() => {
     const el = ref.current;
     if (!el) return;
-    el.style.height = "auto";
-    el.style.height = `${Math.min(el.scrollHeight, 260)}px`;
+    const fit = () => {
+      if (el.clientWidth === 0) return;
+      el.style.height = "auto";
+      el.style.height = `${Math.min(el.scrollHeight, 260)}px`;
+    };
+    fit();
+    let width = el.clientWidth;
+    const observer = new ResizeObserver(() => {
+      if (el.clientWidth !== width) {
+        width = el.clientWidth;
+        fit();
+      }
+    });
+    observer.observe(el);
+    return () => observer.disconnect();
   }, [draft]);
 
   useEffect(() => {

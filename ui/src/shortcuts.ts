@@ -9,7 +9,6 @@ import {
   moveTabToNewWindow,
   openDialog,
   openTab,
-  reveal,
   selectTabAt,
   stopTurn,
   loadThread,
@@ -167,6 +166,3 @@ export function onKeyDown(e: KeyboardEvent) {
   e.preventDefault();
   runAction(action);
 }
-
-// Re-exported for tests that drive the lineage jump directly.
-export { reveal };
