@@ -40,13 +40,30 @@ pub struct HarnessPaths {
     pub pi: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(default)]
 #[ts(export)]
 pub struct Settings {
     pub fork_opens_in: ForkOpens,
     pub theme: Theme,
     pub harness_paths: HarnessPaths,
+    /// Ask the update server for a newer release when the app starts.
+    pub check_for_updates: bool,
+    /// A version the user chose to skip: the start-up check does not offer it again (a check
+    /// from the menu still does).
+    pub skipped_update: Option<String>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            fork_opens_in: ForkOpens::default(),
+            theme: Theme::default(),
+            harness_paths: HarnessPaths::default(),
+            check_for_updates: true,
+            skipped_update: None,
+        }
+    }
 }
 
 impl HarnessPaths {
@@ -116,6 +133,8 @@ mod tests {
                 codex: Some("  ".into()),
                 pi: None,
             },
+            check_for_updates: false,
+            skipped_update: Some("0.2.0".into()),
         };
         save(&dir, &settings).unwrap();
         assert_eq!(load(&dir), settings);
@@ -127,6 +146,9 @@ mod tests {
         std::fs::write(dir.join(SETTINGS_FILE), r#"{"theme":"light"}"#).unwrap();
         assert_eq!(load(&dir).theme, Theme::Light);
         assert_eq!(load(&dir).fork_opens_in, ForkOpens::Window);
+        // Files written before the updater existed check for updates.
+        assert!(load(&dir).check_for_updates);
+        assert_eq!(load(&dir).skipped_update, None);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -45,6 +45,8 @@ vi.mock("./ipc", () => {
     onSettingsChanged: unlisten,
     onMenu: unlisten,
     onLayoutChanged: unlisten,
+    onUpdateProgress: unlisten,
+    updateCheck: vi.fn(() => Promise.resolve(null)),
   };
 });
 
@@ -84,6 +86,8 @@ beforeEach(() => {
     fork_opens_in: "window",
     theme: "system",
     harness_paths: { claude: null, codex: null, pi: null },
+    check_for_updates: true,
+    skipped_update: null,
   });
   m.doctor.mockResolvedValue([]);
   m.threads.mockResolvedValue([]);

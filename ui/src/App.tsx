@@ -1,11 +1,13 @@
 import { useEffect } from "react";
 import { boot, hideMenu } from "./actions";
 import { NewThreadDialog, SettingsDialog } from "./Dialogs";
-import { onMenu } from "./ipc";
+import { onMenu, onUpdateProgress } from "./ipc";
 import { ContextMenu, Toasts } from "./Overlays";
 import { onKeyDown, runAction } from "./shortcuts";
 import { Sidebar } from "./Sidebar";
 import { useApp } from "./state";
+import { UpdateDialog } from "./Update";
+import { onUpdateProgress as updateProgress, scheduleStartupCheck } from "./updates";
 import { WarmUp } from "./WarmUp";
 import { Workspace } from "./Workspace";
 
@@ -26,10 +28,18 @@ export function App() {
 
   useEffect(() => {
     let stop: (() => void) | undefined;
+    let cancelCheck: (() => void) | undefined;
     let live = true;
     void boot().then((s) => {
-      if (live) stop = s;
-      else s();
+      if (live) {
+        stop = s;
+        cancelCheck = scheduleStartupCheck();
+      } else s();
+    });
+    let unlistenUpdate: (() => void) | undefined;
+    void onUpdateProgress(updateProgress).then((u) => {
+      if (live) unlistenUpdate = u;
+      else u();
     });
     let unlistenMenu: (() => void) | undefined;
     void onMenu(runAction).then((u) => {
@@ -47,6 +57,8 @@ export function App() {
     return () => {
       live = false;
       stop?.();
+      cancelCheck?.();
+      unlistenUpdate?.();
       unlistenMenu?.();
       window.removeEventListener("keydown", onKeyDown);
       window.removeEventListener("contextmenu", noMenu);
@@ -71,6 +83,7 @@ export function App() {
       <Workspace />
       {dialog?.kind === "new-thread" && <NewThreadDialog />}
       {dialog?.kind === "settings" && <SettingsDialog />}
+      {dialog?.kind === "update" && <UpdateDialog />}
       <ContextMenu />
       <Toasts />
       {spare && <WarmUp />}

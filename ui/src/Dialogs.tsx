@@ -5,9 +5,10 @@ import type { Settings } from "./bindings/Settings";
 import { CheckIcon, CloseIcon, FolderIcon, RefreshIcon, Spinner } from "./icons";
 import { pickFolder, inApp } from "./ipc";
 import { HARNESS_NAMES } from "./MessageRow";
+import { UpdateSettings } from "./Update";
 import { useApp } from "./state";
 
-function Modal(props: { title: string; label: string; children: ReactNode; wide?: boolean }) {
+export function Modal(props: { title: string; label: string; children: ReactNode; wide?: boolean }) {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.key === "Escape") {
@@ -333,6 +334,10 @@ export function SettingsDialog() {
             <p className="settings-hint settings-hint--warn">Binary paths take effect when Forkhost next starts.</p>
           )}
         </section>
+        <UpdateSettings
+          checkAtStart={draft.check_for_updates}
+          onCheckAtStart={(on) => setDraft((d) => ({ ...d, check_for_updates: on }))}
+        />
         <footer className="form__actions">
           <button type="button" className="button" onClick={closeDialog}>
             Cancel

@@ -23,6 +23,7 @@ import {
 import { buildProjects, flatten } from "./lineage";
 import { harnessName } from "./MessageRow";
 import { type AppInfoState, activeTabOf, useApp } from "./state";
+import { UpdateBadge } from "./Update";
 
 export function relativeTime(ms: number, now = Date.now()): string {
   const s = Math.round((now - ms) / 1000);
@@ -98,6 +99,7 @@ export function Sidebar() {
 
       <footer className="sidebar__footer">
         <VersionLabel info={info} />
+        <UpdateBadge onOpen={() => openDialog({ kind: "update" })} />
       </footer>
     </aside>
   );

@@ -24,6 +24,8 @@ import type { TerminalExit } from "./bindings/TerminalExit";
 import type { TerminalOutput } from "./bindings/TerminalOutput";
 import type { ThreadDetail } from "./bindings/ThreadDetail";
 import type { ThreadView } from "./bindings/ThreadView";
+import type { UpdateInfo } from "./bindings/UpdateInfo";
+import type { UpdateProgress } from "./bindings/UpdateProgress";
 import type { WindowInit } from "./bindings/WindowInit";
 
 export type {
@@ -39,6 +41,8 @@ export type {
   TabView,
   ThreadDetail,
   ThreadView,
+  UpdateInfo,
+  UpdateProgress,
   WindowInit,
 };
 
@@ -140,6 +144,19 @@ export async function setWindowTitle(title: string): Promise<void> {
 export const getSettings = () => call<Settings>("get_settings");
 export const saveSettings = (settings: Settings) => call<void>("save_settings", { settings });
 
+// ---- updates ---------------------------------------------------------------------------------
+
+/**
+ * Asks the update server for a newer release; null when there is none. `manual`: the user asked,
+ * so failures reject (the start-up check resolves null instead).
+ */
+export const updateCheck = (manual: boolean) => call<UpdateInfo | null>("update_check", { manual });
+/**
+ * Downloads, verifies and installs `version` (the one the last check found), then the app
+ * restarts. Progress arrives as `update-progress` events to this window.
+ */
+export const updateInstall = (version: string) => call<void>("update_install", { version });
+
 // ---- terminal --------------------------------------------------------------------------------
 
 export const terminalOpen = (threadId: string, cols: number, rows: number) =>
@@ -182,6 +199,9 @@ export const onWindowAssign = (handler: (init: WindowInit) => void) =>
 /** The shell changed this window's tabs (a tab moved to another window). */
 export const onLayoutChanged = (handler: () => void) =>
   onHere<null>("layout-changed", () => handler());
+/** Progress of an update this window is installing. */
+export const onUpdateProgress = (handler: (progress: UpdateProgress) => void) =>
+  onHere<UpdateProgress>("update-progress", handler);
 export const onTerminalOutput = (handler: (output: TerminalOutput) => void) =>
   onHere<TerminalOutput>("terminal-output", handler);
 export const onTerminalExit = (handler: (exit: TerminalExit) => void) =>

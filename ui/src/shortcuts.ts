@@ -15,6 +15,7 @@ import {
 } from "./actions";
 import * as ipc from "./ipc";
 import { activeTabOf, store } from "./state";
+import { checkForUpdates } from "./updates";
 
 export type MenuAction =
   | "new_thread"
@@ -33,7 +34,8 @@ export type MenuAction =
   | "fork_selected"
   | "fork_latest"
   | "stop"
-  | "refresh";
+  | "refresh"
+  | "check_updates";
 
 export function runAction(id: string) {
   const state = store.get();
@@ -56,6 +58,9 @@ export function runAction(id: string) {
       break;
     case "settings":
       openDialog({ kind: "settings" });
+      break;
+    case "check_updates":
+      void checkForUpdates(true);
       break;
     case "toggle_sidebar":
       store.set({ sidebarOpen: !state.sidebarOpen });

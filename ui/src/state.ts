@@ -7,6 +7,7 @@ import type { Settings } from "./bindings/Settings";
 import type { TabView } from "./bindings/TabView";
 import type { ThreadDetail } from "./bindings/ThreadDetail";
 import type { ThreadView } from "./bindings/ThreadView";
+import type { UpdateInfo } from "./bindings/UpdateInfo";
 import type { LiveTurn } from "./live";
 import { createStore, useSelector } from "./store";
 
@@ -38,7 +39,19 @@ export interface Highlight {
   seq: number;
 }
 
-export type Dialog = null | { kind: "new-thread" } | { kind: "settings" };
+export type Dialog = null | { kind: "new-thread" } | { kind: "settings" } | { kind: "update" };
+
+/** The app's own update, as this window knows it (updates.ts). */
+export type UpdateState =
+  | { status: "idle" }
+  | { status: "checking" }
+  /** A check the user asked for found nothing newer. */
+  | { status: "current" }
+  | { status: "available"; info: UpdateInfo }
+  | { status: "downloading"; info: UpdateInfo; downloaded: number; total: number | null }
+  | { status: "installing"; info: UpdateInfo }
+  | { status: "restarting"; info: UpdateInfo }
+  | { status: "failed"; info: UpdateInfo | null; title: string; message: string };
 
 export interface ContextMenuItem {
   label: string;
@@ -85,12 +98,15 @@ export interface AppState {
   dialog: Dialog;
   menu: ContextMenuState | null;
   toasts: Toast[];
+  update: UpdateState;
 }
 
 export const defaultSettings: Settings = {
   fork_opens_in: "window",
   theme: "system",
   harness_paths: { claude: null, codex: null, pi: null },
+  check_for_updates: true,
+  skipped_update: null,
 };
 
 export function initialState(): AppState {
@@ -118,6 +134,7 @@ export function initialState(): AppState {
     dialog: null,
     menu: null,
     toasts: [],
+    update: { status: "idle" },
   };
 }
 

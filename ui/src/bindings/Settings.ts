@@ -3,4 +3,13 @@ import type { ForkOpens } from "./ForkOpens";
 import type { HarnessPaths } from "./HarnessPaths";
 import type { Theme } from "./Theme";
 
-export type Settings = { fork_opens_in: ForkOpens, theme: Theme, harness_paths: HarnessPaths, };
+export type Settings = { fork_opens_in: ForkOpens, theme: Theme, harness_paths: HarnessPaths, 
+/**
+ * Ask the update server for a newer release when the app starts.
+ */
+check_for_updates: boolean, 
+/**
+ * A version the user chose to skip: the start-up check does not offer it again (a check
+ * from the menu still does).
+ */
+skipped_update: string | null, };
