@@ -2,8 +2,9 @@
 # End-to-end test of the desktop app as a user sees it: builds the UI and the app, runs the app
 # under a virtual display (Xvfb, unless $DISPLAY is set) and drives it over WebDriver
 # (tauri-driver → WebKitWebDriver) with the `app_*` tests of forkhost-tests: the empty shell
-# (app_shell), the fork flows with the real harness CLIs against the fake model (app_fork), and
-# the benchmarks (app_bench: a 10,000-message thread, 10 tabs' memory; figures are printed).
+# (app_shell), installing the bundled CLI from Settings (app_cli_tool), the fork flows with the
+# real harness CLIs against the fake model (app_fork), and the benchmarks (app_bench: a
+# 10,000-message thread, 10 tabs' memory; figures are printed).
 #
 # Needs: node/npm, the Debian packages libwebkit2gtk-4.1-dev, webkit2gtk-driver, xvfb, xauth, and
 # `tauri-driver` on PATH (cargo install tauri-driver --locked; ~/.cargo/bin is searched too).
@@ -43,7 +44,7 @@ while [[ $# -gt 0 ]]; do
   if [[ "$1" == "--" ]]; then shift; filter=("$@"); break; fi
   tests+=("$1"); shift
 done
-[[ ${#tests[@]} -gt 0 ]] || tests=(app_shell app_fork app_bench)
+[[ ${#tests[@]} -gt 0 ]] || tests=(app_shell app_cli_tool app_fork app_bench)
 test_args=()
 for t in "${tests[@]}"; do test_args+=(--test "$t"); done
 
@@ -62,6 +63,9 @@ if [[ -z "${SKIP_BUILD:-}" ]]; then
   npm run build --silent
   log "building the app"
   cargo build -p forkhost-app
+  # The app's "Install command-line tool" links to the `forkhost` beside it (app_cli_tool).
+  log "building the CLI"
+  cargo build -p forkhost-cli
   log "building the tests"
   cargo test -p forkhost-tests "${test_args[@]}" --no-run
 fi

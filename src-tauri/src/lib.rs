@@ -6,6 +6,7 @@
 //! ([`layout`]), menus ([`menu`]), terminals ([`terminal`]) and its own settings
 //! ([`settings`]); no decisions about threads are made here.
 
+pub mod cli_tool;
 pub mod commands;
 pub mod error;
 pub mod layout;
@@ -192,6 +193,9 @@ pub fn run() -> i32 {
             commands::terminal_write,
             commands::terminal_resize,
             commands::terminal_close,
+            cli_tool::cli_tool_status,
+            cli_tool::cli_tool_install,
+            cli_tool::cli_tool_uninstall,
         ])
         .build(tauri::generate_context!())
         .expect("failed to build the Forkhost app");

@@ -28,6 +28,7 @@ const FILE: &[Item] = &[
     ),
     (None, "", None),
     (Some("settings"), "Settings…", Some("CmdOrCtrl+Comma")),
+    (Some("install_cli"), "Install Command-Line Tool…", None),
     (None, "", None),
     (Some(QUIT), "Quit Forkhost", Some("CmdOrCtrl+Q")),
 ];

@@ -6,6 +6,7 @@ import { CheckIcon, CloseIcon, FolderIcon, RefreshIcon, Spinner } from "./icons"
 import { pickFolder, inApp } from "./ipc";
 import { HARNESS_NAMES } from "./MessageRow";
 import { UpdateSettings } from "./Update";
+import { CliToolSection } from "./CliTool";
 import { useApp } from "./state";
 
 export function Modal(props: { title: string; label: string; children: ReactNode; wide?: boolean }) {
@@ -334,6 +335,7 @@ export function SettingsDialog() {
             <p className="settings-hint settings-hint--warn">Binary paths take effect when Forkhost next starts.</p>
           )}
         </section>
+        <CliToolSection />
         <UpdateSettings
           checkAtStart={draft.check_for_updates}
           onCheckAtStart={(on) => setDraft((d) => ({ ...d, check_for_updates: on }))}

@@ -9,6 +9,7 @@ import { open as openDialog } from "@tauri-apps/plugin-dialog";
 import { openUrl } from "@tauri-apps/plugin-opener";
 
 import type { AppInfo } from "./bindings/AppInfo";
+import type { CliToolStatus } from "./bindings/CliToolStatus";
 import type { CommandError } from "./bindings/CommandError";
 import type { DiscoveredSession } from "./bindings/DiscoveredSession";
 import type { ForkPoint } from "./bindings/ForkPoint";
@@ -30,6 +31,7 @@ import type { WindowInit } from "./bindings/WindowInit";
 
 export type {
   AppInfo,
+  CliToolStatus,
   DiscoveredSession,
   ForkPoint,
   ForkResult,
@@ -156,6 +158,19 @@ export const updateCheck = (manual: boolean) => call<UpdateInfo | null>("update_
  * restarts. Progress arrives as `update-progress` events to this window.
  */
 export const updateInstall = (version: string) => call<void>("update_install", { version });
+
+// ---- command-line tool ----------------------------------------------------------------------
+
+/** Where the bundled `forkhost` CLI is and whether it is on PATH. */
+export const cliToolStatus = () => call<CliToolStatus>("cli_tool_status");
+/**
+ * Puts the bundled CLI on PATH. `replace`: the user confirmed replacing a `forkhost` that is not
+ * Forkhost's (without it, such a file rejects with code `conflict`).
+ */
+export const cliToolInstall = (replace: boolean) =>
+  call<CliToolStatus>("cli_tool_install", { replace });
+/** Removes exactly what Install added. */
+export const cliToolUninstall = () => call<CliToolStatus>("cli_tool_uninstall");
 
 // ---- terminal --------------------------------------------------------------------------------
 

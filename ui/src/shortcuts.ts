@@ -16,6 +16,7 @@ import {
 import * as ipc from "./ipc";
 import { activeTabOf, store } from "./state";
 import { checkForUpdates } from "./updates";
+import { revealCliToolSection } from "./CliTool";
 
 export type MenuAction =
   | "new_thread"
@@ -35,7 +36,8 @@ export type MenuAction =
   | "fork_latest"
   | "stop"
   | "refresh"
-  | "check_updates";
+  | "check_updates"
+  | "install_cli";
 
 export function runAction(id: string) {
   const state = store.get();
@@ -58,6 +60,11 @@ export function runAction(id: string) {
       break;
     case "settings":
       openDialog({ kind: "settings" });
+      break;
+    case "install_cli":
+      // The CLI's section lives in Settings: open it there.
+      openDialog({ kind: "settings" });
+      revealCliToolSection();
       break;
     case "check_updates":
       void checkForUpdates(true);
