@@ -7,13 +7,21 @@
 # the package and checks that its files are gone. The .rpm's file list is checked too when the
 # `rpm` tool is installed (it is not needed to build the .rpm).
 #
+# The in-app updater is tested on the way: two packages are built. The installed one (the
+# crate's version) has its updater pointed at a loopback update server the test runs, and a
+# throwaway signing key's public half; the other is the next patch version, signed with that key
+# (`bundle.createUpdaterArtifacts`, as the release workflow signs). The installed app finds the
+# update at start, downloads it (progress bar), installs it through `sudo dpkg -i` (pkexec when
+# there is one) and restarts into it. The key, the port and both packages are kept in
+# $CARGO_TARGET_DIR/deb-e2e/ so re-runs reuse the release builds.
+#
 # Needs what scripts/app-e2e.sh needs (the Debian packages libwebkit2gtk-4.1-dev,
 # webkit2gtk-driver, xvfb, xauth; tauri-driver on PATH), plus apt-get and dpkg. Honours
 # CARGO_TARGET_DIR: the release build is reused between runs (cold ~6 min on 2 cores).
 # Screenshots and logs land in test-artifacts/. Exit code = the test's.
 #
 #   scripts/deb-e2e.sh              build as needed, then test
-#   SKIP_BUILD=1 scripts/deb-e2e.sh test the newest .deb already built
+#   SKIP_BUILD=1 scripts/deb-e2e.sh test the packages built by the last run
 set -euo pipefail
 # WebKitWebDriver's screenshots hang when WebKit renders without compositing, which the app
 # picks by itself on machines without a GPU render node (like CI's): keep compositing on here.
@@ -37,14 +45,56 @@ for tool in tauri-driver WebKitWebDriver apt-get dpkg dpkg-deb; do
   command -v "$tool" >/dev/null || { log "missing $tool (see the header of this script)"; exit 2; }
 done
 
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+# The update round trip's fixtures (see the header).
+update_dir="$target_dir/deb-e2e"
+mkdir -p "$update_dir"
+key="$update_dir/updater.key"
+if [[ ! -s "$key" || ! -s "$key.pub" ]]; then
+  rm -f "$key" "$key.pub"
+  npx --no-install tauri signer generate --ci -p "" -w "$key" >/dev/null
+fi
+[[ -s "$update_dir/port" ]] || free_port >"$update_dir/port"
+update_port="$(cat "$update_dir/port")"
+version="$(sed -n 's/^version = "\([0-9]*\.[0-9]*\.[0-9]*\)"$/\1/p' Cargo.toml | head -n1)"
+[[ -n "$version" ]] || { log "no plain x.y.z version in Cargo.toml"; exit 2; }
+next_version="${version%.*}.$((${version##*.} + 1))"
+python3 - "$update_dir" "$update_port" "$next_version" "$(cat "$key.pub")" <<'PY'
+import json, sys
+folder, port, next_version, pubkey = sys.argv[1:]
+updater = {
+    "endpoints": [f"http://127.0.0.1:{port}/latest.json"],
+    "pubkey": pubkey,
+    # Loopback only, in a test package: shipped configs use https (checked by a unit test).
+    "dangerousInsecureTransportProtocol": True,
+}
+old = {"plugins": {"updater": updater}}
+new = {"version": next_version, "bundle": {"createUpdaterArtifacts": True}, "plugins": {"updater": updater}}
+for name, config in (("old", old), ("new", new)):
+    with open(f"{folder}/{name}.json", "w") as f:
+        json.dump(config, f, indent=2)
+PY
+
 if [[ -z "${SKIP_BUILD:-}" ]]; then
-  built="$(bash scripts/package.sh deb,rpm)"
+  log "building the installed package ($version, updater on 127.0.0.1:$update_port)"
+  built="$(FORKHOST_PACKAGE_CONFIG="$update_dir/old.json" bash scripts/package.sh deb,rpm)"
   deb="$(grep '\.deb$' <<<"$built" | tail -n1)"
   rpm="$(grep '\.rpm$' <<<"$built" | tail -n1 || true)"
-else
-  deb="$(ls -t "$target_dir"/release/bundle/deb/*.deb 2>/dev/null | head -n1 || true)"
-  rpm="$(ls -t "$target_dir"/release/bundle/rpm/*.rpm 2>/dev/null | head -n1 || true)"
+  cp "$deb" "$update_dir/installed.deb"
+  [[ -n "$rpm" ]] && cp "$rpm" "$update_dir/installed.rpm"
+  log "building the update ($next_version, signed)"
+  built="$(TAURI_SIGNING_PRIVATE_KEY="$(cat "$key")" TAURI_SIGNING_PRIVATE_KEY_PASSWORD="" \
+    FORKHOST_PACKAGE_CONFIG="$update_dir/new.json" bash scripts/package.sh deb)"
+  new_deb="$(grep '\.deb$' <<<"$built" | tail -n1)"
+  [[ -s "$new_deb.sig" ]] || { log "the update build made no signature ($new_deb.sig)"; exit 1; }
+  cp "$new_deb" "$update_dir/update.deb"
+  cp "$new_deb.sig" "$update_dir/update.deb.sig"
 fi
+deb="$update_dir/installed.deb"
+rpm="$update_dir/installed.rpm"
 [[ -n "$deb" && -f "$deb" ]] || { log "no .deb found under $target_dir/release/bundle/deb"; exit 2; }
 log "deb: $deb ($(du -h "$deb" | cut -f1))"
 dpkg-deb -c "$deb" >"$artifacts/deb-contents.txt"
@@ -92,10 +142,6 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
-
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 if [[ -z "${DISPLAY:-}" ]]; then
@@ -131,6 +177,11 @@ done
 port_open "$driver_port" || { log "tauri-driver did not listen on $driver_port"; exit 2; }
 
 export FORKHOST_DEB="$deb"
+if [[ -s "$update_dir/update.deb" && -s "$update_dir/update.deb.sig" ]]; then
+  export FORKHOST_UPDATE_DEB="$update_dir/update.deb"
+  export FORKHOST_UPDATE_VERSION="$next_version"
+  export FORKHOST_UPDATE_PORT="$update_port"
+fi
 export FORKHOST_WEBDRIVER_URL="http://127.0.0.1:$driver_port"
 log "running the deb_install test against $FORKHOST_DEB"
 set +e

@@ -16,6 +16,10 @@
 #   scripts/package.sh              deb and rpm
 #   scripts/package.sh deb          only the deb (any `--bundles` list: deb, rpm or deb,rpm)
 #
+#   FORKHOST_PACKAGE_CONFIG=extra.json scripts/package.sh deb
+#                                   merges extra.json over the config (`tauri build --config`):
+#                                   scripts/deb-e2e.sh builds its update-test packages this way
+#
 # AppImage is not built here: its tools are downloaded at bundle time (see docs/release.md).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
@@ -63,7 +67,12 @@ stamp="$(mktemp)"
 trap 'rm -f "$stamp"' EXIT
 # `tauri build` runs build.beforeBuildCommand (the UI build again, a few seconds) and then
 # `cargo build --release` of src-tauri, and bundles. --ci: no prompts.
-npx --no-install tauri build --ci --bundles "$bundles" >&2
+extra=()
+if [[ -n "${FORKHOST_PACKAGE_CONFIG:-}" ]]; then
+  extra=(--config "$FORKHOST_PACKAGE_CONFIG")
+  printf '[package] with the extra config %s\n' "$FORKHOST_PACKAGE_CONFIG" >&2
+fi
+npx --no-install tauri build --ci --bundles "$bundles" "${extra[@]}" >&2
 printf '[package] app built and bundled in %s\n' "$(elapsed "$t")" >&2
 
 built=()

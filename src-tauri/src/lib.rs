@@ -13,6 +13,7 @@ pub mod layout;
 pub mod menu;
 pub mod settings;
 pub mod terminal;
+pub mod update;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -141,6 +142,7 @@ pub fn run() -> i32 {
         .plugin(window_state.build())
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())
+        .plugin(tauri_plugin_updater::Builder::new().build())
         .setup(move |app| {
             let dir = match data_dir {
                 Some(dir) => dir,
@@ -196,6 +198,8 @@ pub fn run() -> i32 {
             cli_tool::cli_tool_status,
             cli_tool::cli_tool_install,
             cli_tool::cli_tool_uninstall,
+            update::update_check,
+            update::update_install,
         ])
         .build(tauri::generate_context!())
         .expect("failed to build the Forkhost app");
@@ -244,6 +248,7 @@ fn setup(app: &mut tauri::App, dir: PathBuf, settings: Settings) -> anyhow::Resu
     let (save_tx, save_rx) = mpsc::unbounded_channel();
     let restored: Vec<String> = layout.windows.iter().map(|w| w.id.clone()).collect();
     let shown = Windows::new(layout.clone()).threads();
+    app.manage(update::Updates::default());
     app.manage(AppState {
         data_dir: dir,
         host: host.clone(),

@@ -77,6 +77,8 @@ const THREAD: &[Item] = &[
     (Some("refresh"), "Reload Thread", Some("CmdOrCtrl+R")),
 ];
 
+const HELP: &[Item] = &[(Some("check_updates"), "Check for Updates…", None)];
+
 fn submenu(app: &AppHandle, title: &str, items: &[Item]) -> tauri::Result<Submenu<Wry>> {
     let menu = Submenu::new(app, title, true)?;
     for (id, label, accel) in items {
@@ -113,6 +115,7 @@ pub fn build(app: &AppHandle) -> tauri::Result<Menu<Wry>> {
     }
     menu.append(&submenu(app, "View", VIEW)?)?;
     menu.append(&submenu(app, "Thread", THREAD)?)?;
+    menu.append(&submenu(app, "Help", HELP)?)?;
     Ok(menu)
 }
 
