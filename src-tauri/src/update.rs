@@ -153,7 +153,10 @@ pub async fn update_check(
             .timeout(NETWORK_TIMEOUT)
             .build()
             .map_err(|e| update_error("checking", e))?;
-        updater.check().await.map_err(|e| update_error("checking", e))
+        updater
+            .check()
+            .await
+            .map_err(|e| update_error("checking", e))
     }
     .await;
     let found = match checked {
@@ -165,7 +168,10 @@ pub async fn update_check(
         Err(err) => return Err(err),
     };
     let Some(update) = found else {
-        tracing::info!(elapsed_ms = started.elapsed().as_millis() as u64, "no update");
+        tracing::info!(
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "no update"
+        );
         *updates.pending.lock().await = None;
         return Ok(None);
     };
@@ -221,7 +227,11 @@ pub async fn update_install(
     let result = install(&app, &window, update).await;
     updates.installing.store(false, Ordering::SeqCst);
     result?;
-    let _ = window.emit_to(window.label(), UPDATE_PROGRESS_EVENT, UpdateProgress::Restarting);
+    let _ = window.emit_to(
+        window.label(),
+        UPDATE_PROGRESS_EVENT,
+        UpdateProgress::Restarting,
+    );
     tracing::info!(version = %version, "update installed; restarting");
     // Through the event loop, so the Host stops its harness processes and the layout is kept
     // (RunEvent::Exit in `run`), then the new binary starts.
