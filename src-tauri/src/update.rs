@@ -88,6 +88,29 @@ fn installable() -> Result<(), CommandError> {
     Ok(())
 }
 
+/// A deb or rpm install can only take its own kind of package. When the manifest lacks a
+/// `linux-<arch>-deb`/`-rpm` entry the plugin falls back to the plain `linux-<arch>` one (the
+/// AppImage), which the package tool would refuse after the whole download: say so up front.
+fn package_mismatch(update: &Update) -> Option<CommandError> {
+    use tauri::utils::config::BundleType;
+    let wanted = match tauri::utils::platform::bundle_type() {
+        Some(BundleType::Deb) => "deb",
+        Some(BundleType::Rpm) => "rpm",
+        _ => return None,
+    };
+    let path = update.download_url.path().to_ascii_lowercase();
+    (!path.ends_with(&format!(".{wanted}"))).then(|| {
+        CommandError::new(
+            "unsupported",
+            format!(
+                "Forkhost {} has no .{wanted} package for this system yet; update it with your \
+                 package manager when it does.",
+                update.version
+            ),
+        )
+    })
+}
+
 fn update_error(action: &str, err: tauri_plugin_updater::Error) -> CommandError {
     use tauri_plugin_updater::Error as E;
     let message = match &err {
@@ -153,10 +176,14 @@ pub async fn update_check(
             .timeout(NETWORK_TIMEOUT)
             .build()
             .map_err(|e| update_error("checking", e))?;
-        updater
+        let found = updater
             .check()
             .await
-            .map_err(|e| update_error("checking", e))
+            .map_err(|e| update_error("checking", e))?;
+        match found.as_ref().and_then(package_mismatch) {
+            Some(err) => Err(err),
+            None => Ok(found),
+        }
     }
     .await;
     let found = match checked {
