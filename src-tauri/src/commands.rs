@@ -8,7 +8,7 @@ use forkhost_core::discovery::DiscoveredSession;
 use forkhost_core::view::{ForkResult, ThreadDetail, ThreadView};
 use forkhost_core::{ForkAt, HarnessKind, HarnessReport, NewThreadSpec, TurnRef};
 use serde::{Deserialize, Serialize};
-use tauri::{AppHandle, Emitter, State, WebviewWindow};
+use tauri::{AppHandle, Emitter, Manager, State, WebviewWindow};
 
 use crate::error::{CmdResult, CommandError};
 use crate::layout::{NewTab, Prefill, TabLayout, WindowInit};
@@ -160,13 +160,95 @@ pub async fn archive(
     Ok(state.host.archive(&thread_id, archived).await?)
 }
 
+/// Reply of [`fork`]: the fork, and the window it opened in.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct ForkReply {
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub result: ForkResult,
+    /// The label of the window the fork opened in (`for_window`). Its thread then comes without
+    /// turns: the window got them. Null for a tab, or when no window could be opened (the turns
+    /// are there then; the caller may open one with `open_window`).
+    pub window: Option<String>,
+}
+
+/// Forks `thread_id` at `at`. `for_window`: the fork opens in a window of its own, here: the
+/// spare window shows while the harness forks, and gets the fork's detail serialized once (in
+/// its `window_init` reply), not through the calling window.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn fork(
+    app: AppHandle,
+    window: WebviewWindow,
     state: State<'_, AppState>,
     thread_id: String,
     at: ForkPoint,
-) -> CmdResult<ForkResult> {
-    Ok(state.host.fork(&thread_id, at.into()).await?)
+    for_window: Option<bool>,
+) -> CmdResult<ForkReply> {
+    let for_window = for_window.unwrap_or(false);
+    // Showing the spare takes round trips to the main thread: beside the fork, not before it.
+    let showing = for_window.then(|| {
+        let (app, near) = (app.clone(), window.clone());
+        tauri::async_runtime::spawn_blocking(move || {
+            crate::show_spare(&app, &app.state::<AppState>(), &near)
+        })
+    });
+    let forked = state.host.fork(&thread_id, at.into()).await;
+    let shown = match showing {
+        Some(task) => task.await.ok().flatten(),
+        None => None,
+    };
+    let mut result = match forked {
+        Ok(result) => result,
+        Err(err) => {
+            if let Some(label) = shown {
+                crate::return_spare(&app, &state, &label);
+            }
+            return Err(err.into());
+        }
+    };
+    if !for_window {
+        return Ok(ForkReply {
+            result,
+            window: None,
+        });
+    }
+    let fork_id = result.thread.thread.id.clone();
+    let seed = match serde_json::value::to_raw_value(&result.thread) {
+        Ok(seed) => Some(seed),
+        Err(err) => {
+            // The window reads the thread itself.
+            tracing::warn!(error = %err, "could not serialize a fork's detail");
+            None
+        }
+    };
+    let seeded = seed.is_some();
+    let tabs = vec![NewTab {
+        thread_id: fork_id.clone(),
+        kind: crate::layout::CONVERSATION.to_owned(),
+    }];
+    let prefill = result.prefill.clone().map(|text| Prefill {
+        thread_id: fork_id,
+        text,
+    });
+    match crate::open_window(&app, &state, &window, tabs, prefill, true, seed, shown) {
+        Ok(label) => {
+            if seeded {
+                result.thread.turns = Vec::new();
+            }
+            Ok(ForkReply {
+                result,
+                window: Some(label),
+            })
+        }
+        Err(err) => {
+            tracing::warn!(error = ?err, "could not open a fork's window");
+            Ok(ForkReply {
+                result,
+                window: None,
+            })
+        }
+    }
 }
 
 #[tauri::command(rename_all = "snake_case")]
@@ -219,7 +301,7 @@ pub fn set_window_tabs(
 }
 
 /// Opens a new window holding `tabs`, cascaded from the calling window; returns its label.
-/// `seed` is a thread the window can show without reading it again (a fork's result).
+/// (A fork's window opens from [`fork`] itself.)
 #[tauri::command(rename_all = "snake_case")]
 pub async fn open_window(
     app: AppHandle,
@@ -228,9 +310,17 @@ pub async fn open_window(
     tabs: Vec<NewTab>,
     prefill: Option<Prefill>,
     focus_composer: bool,
-    seed: Option<serde_json::Value>,
 ) -> CmdResult<String> {
-    crate::open_window(&app, &state, &window, tabs, prefill, focus_composer, seed)
+    crate::open_window(
+        &app,
+        &state,
+        &window,
+        tabs,
+        prefill,
+        focus_composer,
+        None,
+        None,
+    )
 }
 
 /// Moves one tab of the calling window into a new window; returns the new window's label.
@@ -257,6 +347,7 @@ pub async fn move_tab_to_new_window(
         }],
         None,
         false,
+        None,
         None,
     )?;
     state.update_layout(|w| w.take_tab(window.label(), &tab_id));

@@ -5,6 +5,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 
 pub use forkhost_core::layout::{
     LayoutView as Layout, TabView as TabLayout, WindowView as WindowLayout,
@@ -22,8 +23,12 @@ pub struct Prefill {
     pub text: String,
 }
 
-/// What a window's UI asks for when it loads.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+/// A thread's detail (`ThreadDetail`) serialized once, handed to a window as it is.
+pub type Seed = Box<RawValue>;
+
+/// What a window's UI asks for when it loads (the `window_init` reply: a command reply, not an
+/// event, so that a large seed travels as a raw response body).
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 #[ts(export)]
 pub struct WindowInit {
     pub label: String,
@@ -36,7 +41,7 @@ pub struct WindowInit {
     pub focus_composer: bool,
     /// A thread the window can show at once without reading it again (a fork's result).
     #[ts(type = "import(\"./ThreadDetail\").ThreadDetail | null")]
-    pub seed: Option<serde_json::Value>,
+    pub seed: Option<Seed>,
     /// A hidden window kept ready for the next fork: it waits for `window-assign`.
     pub spare: bool,
 }
@@ -55,7 +60,7 @@ pub struct NewTab {
 struct Pending {
     prefill: Option<Prefill>,
     focus_composer: bool,
-    seed: Option<serde_json::Value>,
+    seed: Option<Seed>,
 }
 
 /// The in-memory layout plus what a window being opened still has to learn.
@@ -79,6 +84,12 @@ impl Windows {
     /// A hidden window was built to be used by the next fork.
     pub fn add_spare(&mut self, label: &str) {
         self.spares.insert(label.to_owned(), false);
+    }
+
+    /// A spare taken with [`Windows::take_spare`] is a (ready) spare again.
+    pub fn put_back_spare(&mut self, label: &str) {
+        self.pending.remove(label);
+        self.spares.insert(label.to_owned(), true);
     }
 
     /// Takes a spare whose UI is ready, if there is one.
@@ -112,7 +123,7 @@ impl Windows {
         tabs: Vec<NewTab>,
         prefill: Option<Prefill>,
         focus_composer: bool,
-        seed: Option<serde_json::Value>,
+        seed: Option<Seed>,
     ) -> WindowLayout {
         let tabs: Vec<TabLayout> = tabs
             .into_iter()
@@ -355,5 +366,32 @@ mod tests {
         // Taken: it becomes an ordinary window.
         w.add_window("w-s", vec![], None, false, None);
         assert!(!w.init("w-s").spare);
+    }
+
+    #[test]
+    fn a_seed_is_handed_out_once_verbatim_and_a_spare_can_be_put_back() {
+        let mut w = Windows::new(Layout::default());
+        w.add_spare("w-s");
+        w.init("w-s");
+        assert_eq!(w.take_spare().as_deref(), Some("w-s"));
+        w.put_back_spare("w-s");
+        assert_eq!(w.take_spare().as_deref(), Some("w-s"), "ready again");
+        let seed = RawValue::from_string(r#"{"id":"t5"}"#.to_owned()).unwrap();
+        w.add_window(
+            "w-s",
+            vec![NewTab {
+                thread_id: "t5".into(),
+                kind: CONVERSATION.into(),
+            }],
+            None,
+            true,
+            Some(seed),
+        );
+        let init = w.init("w-s");
+        assert!(!init.spare);
+        // The reply carries the seed as it is.
+        let json = serde_json::to_string(&init).unwrap();
+        assert!(json.contains(r#""seed":{"id":"t5"}"#), "{json}");
+        assert!(w.init("w-s").seed.is_none(), "handed out once");
     }
 }

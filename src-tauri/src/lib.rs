@@ -288,8 +288,33 @@ fn setup(app: &mut tauri::App, dir: PathBuf, settings: Settings) -> anyhow::Resu
     Ok(())
 }
 
-/// Opens a window holding `tabs` near `near`: the ready spare window when there is one (it
-/// shows at once), else a new one. Returns its label.
+/// Takes the ready spare window and shows it near `near` at once, before it holds anything:
+/// a fork that opens in a window shows it while the harness forks, so that the window's first
+/// frame (costly for a window never shown) is drawn meanwhile. Its UI, still a spare, says a
+/// fork is on its way. Then [`open_window`] (`shown`) gives it its tabs, or [`return_spare`]
+/// hides it again.
+pub fn show_spare(app: &AppHandle, state: &AppState, near: &WebviewWindow) -> Option<String> {
+    let label = state.windows().take_spare()?;
+    let window = app.get_webview_window(&label)?;
+    place_near(&window, near);
+    let _ = window.show();
+    let _ = window.set_focus();
+    Some(label)
+}
+
+/// A spare shown by [`show_spare`] is not needed after all (the fork failed): hidden, it is the
+/// spare again.
+pub fn return_spare(app: &AppHandle, state: &AppState, label: &str) {
+    if let Some(window) = app.get_webview_window(label) {
+        let _ = window.hide();
+        state.windows().put_back_spare(label);
+    }
+}
+
+/// Opens a window holding `tabs` near `near`: `shown` (a spare [`show_spare`] showed), else the
+/// ready spare window when there is one (it shows at once), else a new one. `seed`: the detail
+/// of a thread it shows (a fork's), serialized. Returns its label.
+#[allow(clippy::too_many_arguments)]
 pub fn open_window(
     app: &AppHandle,
     state: &AppState,
@@ -297,24 +322,36 @@ pub fn open_window(
     tabs: Vec<layout::NewTab>,
     prefill: Option<layout::Prefill>,
     focus_composer: bool,
-    seed: Option<serde_json::Value>,
+    seed: Option<layout::Seed>,
+    shown: Option<String>,
 ) -> Result<String, error::CommandError> {
-    let spare = state
-        .windows()
-        .take_spare()
-        .and_then(|label| app.get_webview_window(&label));
+    let (spare, was_shown) = match shown.and_then(|label| app.get_webview_window(&label)) {
+        Some(window) => (Some(window), true),
+        None => (
+            state
+                .windows()
+                .take_spare()
+                .and_then(|label| app.get_webview_window(&label)),
+            false,
+        ),
+    };
     let result = match spare {
         Some(window) => {
             let label = window.label().to_owned();
             state.update_layout(|w| {
                 w.add_window(&label, tabs, prefill, focus_composer, seed);
             });
-            place_near(&window, near);
-            // The window's new state travels with the event: no round trip before it renders.
-            let init = state.windows().init(&label);
-            let _ = app.emit_to(&label, "window-assign", init);
-            let _ = window.show();
-            let _ = window.set_focus();
+            if !was_shown {
+                place_near(&window, near);
+            }
+            // The event only wakes the window: it asks `window_init` for its state, whose reply
+            // (a command reply, a raw body) carries the seed far faster than an event, which
+            // is delivered by evaluating a script holding the whole payload.
+            let _ = app.emit_to(&label, "window-assign", ());
+            if !was_shown {
+                let _ = window.show();
+                let _ = window.set_focus();
+            }
             tracing::info!(window = %label, "spare window assigned");
             Ok(label)
         }

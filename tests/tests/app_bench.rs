@@ -390,19 +390,40 @@ async fn bench(client: &Client, env: &AppEnv, shots: &mut Shots) -> Result<()> {
         )
         .await?;
         shots.take(client, "fork-window").await;
+        // Full reads (`show`) the fork window made within a second of its paint (0 expected:
+        // the fork arrives with the window).
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let fork_reads = js(client, "return window.__forkhostPerf?.reads ?? []").await?;
+        let fork_window_perf = js(
+            client,
+            "const p = window.__forkhostPerf ?? {}; return { assignedAt: p.assignedAt ?? null, visibleAt: p.visibleAt ?? null, firstFrameAt: p.firstFrameAt ?? null };",
+        )
+        .await?;
+        println!("bench: fork: source {source_perf}; window {fork_perf} {fork_window_perf}; its reads {fork_reads}");
         let clicked = source_perf["clickedAt"].as_f64().unwrap_or(0.0);
         let painted = fork_perf["paintedAt"].as_f64().unwrap_or(0.0);
+        let n = |v: &Value, k: &str| v[k].as_f64().unwrap_or(0.0);
         fork_line = format!(
-            "click → fork window painted {:.0} ms (fork command {:.0} ms: native {:.1} ms, host total {:.1} ms; window: read {:.0} ms, paint {:.0} ms after read; {} rows)",
+            "click → fork window painted {:.0} ms (fork command {:.0} ms: native {:.1} ms, host total {:.1} ms; click → data in the window {:.0} ms; window: read {:.0} ms, render {:.0} ms and paint {:.0} ms after the data; {} rows; {} full reads in the window)",
             painted - clicked,
-            source_perf["commandMs"].as_f64().unwrap_or(0.0),
-            source_perf["nativeMs"].as_f64().unwrap_or(0.0),
-            source_perf["hostTotalMs"].as_f64().unwrap_or(0.0),
-            fork_perf["readMs"].as_f64().unwrap_or(0.0),
-            fork_perf["firstPaintMs"].as_f64().unwrap_or(0.0),
+            n(&source_perf, "commandMs"),
+            n(&source_perf, "nativeMs"),
+            n(&source_perf, "hostTotalMs"),
+            n(&fork_perf, "readEpoch") - clicked,
+            n(&fork_perf, "readMs"),
+            n(&fork_perf, "renderMs"),
+            n(&fork_perf, "firstPaintMs"),
             fork_rows,
+            fork_reads.as_array().map_or(0, Vec::len),
         );
         client.switch_to_window(main).await?;
+        let source_reads = js_args(
+            client,
+            "return window.__forkhostPerf.reads.filter(r => r.startedAt >= arguments[0]).map(r => ({ ...r, startedMs: r.startedAt - arguments[0] }))",
+            vec![json!(clicked)],
+        )
+        .await?;
+        println!("bench: fork: the source window's reads after the click {source_reads}");
     }
 
     let f = |v: &Value, k: &str| v[k].as_f64().unwrap_or(f64::NAN);

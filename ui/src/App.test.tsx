@@ -8,7 +8,7 @@ import type { HostEvent } from "./bindings/HostEvent";
 import type { WindowInit } from "./bindings/WindowInit";
 
 let hostEvent: ((e: HostEvent) => void) | null = null;
-let windowAssign: ((init: WindowInit) => void) | null = null;
+let windowAssign: (() => void) | null = null;
 
 vi.mock("./ipc", () => {
   class IpcError extends Error {
@@ -37,7 +37,7 @@ vi.mock("./ipc", () => {
       hostEvent = h;
       return Promise.resolve(() => {});
     }),
-    onWindowAssign: vi.fn((h: (init: WindowInit) => void) => {
+    onWindowAssign: vi.fn((h: () => void) => {
       windowAssign = h;
       return Promise.resolve(() => {});
     }),
@@ -226,7 +226,9 @@ describe("a spare window", () => {
     // Let timers of earlier tests (debounced re-reads) run out first.
     await new Promise((r) => setTimeout(r, 200));
     m.show.mockClear();
-    await act(async () => windowAssign?.(init));
+    // The event only wakes the window: it asks for what it holds (the seed comes in the reply).
+    m.windowInit.mockResolvedValueOnce(init);
+    await act(async () => windowAssign?.());
     // The list (virtualized; happy-dom lays nothing out) holds the seeded thread's four rows.
     await waitFor(() =>
       expect(container.querySelector('[data-conversation="t1"] .conv-scroll')?.getAttribute("data-rows")).toBe("4"),

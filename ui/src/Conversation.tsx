@@ -4,6 +4,7 @@ import {
   forkAt,
   loadThread,
   markPainted,
+  markRendered,
   openTab,
   reveal,
   select,
@@ -116,6 +117,7 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
   if (!rendered.current) {
     rendered.current = true;
     performance.mark(`forkhost:render:${threadId}`);
+    markRendered(threadId);
   }
   const report = doctor?.find((r) => r.name === thread.harness);
   // Forks' boundaries and titles (for chips): a signature, so that other changes to the thread

@@ -1,5 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { ThreadView } from "./bindings/ThreadView";
+import { Spinner } from "./icons";
 import { MessageRow, StatusLine } from "./MessageRow";
 import { renderMarkdown } from "./markdown";
 import { buildRows, type MessageRow as MessageRowData } from "./rows";
@@ -54,10 +55,17 @@ const noop = () => {};
 /**
  * A spare window renders a few messages once, out of sight, so that the code a fork window
  * needs (React components, Markdown, sanitizing, highlighting) is compiled before a fork
- * arrives.
+ * arrives. The app shows it as soon as a fork is asked for (its first frame is drawn while the
+ * harness forks): until the fork arrives it says so, over the empty workspace.
  */
 export function WarmUp() {
   const [done, setDone] = useState(false);
+  const [visible, setVisible] = useState(() => document.visibilityState === "visible");
+  useEffect(() => {
+    const update = () => setVisible(document.visibilityState === "visible");
+    document.addEventListener("visibilitychange", update);
+    return () => document.removeEventListener("visibilitychange", update);
+  }, []);
   const ref = useRef<HTMLDivElement>(null);
   // A hidden window does no layout on its own: ask for one, so styles are resolved too.
   useLayoutEffect(() => {
@@ -68,34 +76,57 @@ export function WarmUp() {
     const timer = setTimeout(() => setDone(true), 50);
     return () => clearTimeout(timer);
   }, []);
-  if (done) return null;
-  return (
+  const opening = visible ? (
     <div
-      ref={ref}
-      aria-hidden
-      style={{ position: "absolute", width: 800, left: -10000, top: 0, visibility: "hidden" }}
+      className="spare-opening"
+      role="status"
+      data-spare-opening="true"
+      style={{
+        position: "fixed",
+        inset: 0,
+        zIndex: 50,
+        display: "flex",
+        alignItems: "center",
+        justifyContent: "center",
+        gap: 8,
+        background: "var(--bg)",
+        color: "var(--text-muted)",
+      }}
     >
-      {rows.map((row) => (
-        <MessageRow
-          key={row.key}
-          row={row}
-          thread={thread}
-          showAuthor
-          selected={false}
-          highlighted={false}
-          forking={false}
-          where="window"
-          chips={[]}
-          onSelect={noop}
-          onFork={noop}
-          onContextMenu={noop}
-          onChips={noop}
-        />
-      ))}
-      <StatusLine
-        row={{ kind: "status", key: "s", turn: 1, phase: "ended", outcome: "failed", error: "x", startedAt: 0, streaming: false }}
-        harness="claude"
-      />
+      <Spinner size={18} /> Opening the fork…
     </div>
+  ) : null;
+  if (done) return opening;
+  return (
+    <>
+      {opening}
+      <div
+        ref={ref}
+        aria-hidden
+        style={{ position: "absolute", width: 800, left: -10000, top: 0, visibility: "hidden" }}
+      >
+        {rows.map((row) => (
+          <MessageRow
+            key={row.key}
+            row={row}
+            thread={thread}
+            showAuthor
+            selected={false}
+            highlighted={false}
+            forking={false}
+            where="window"
+            chips={[]}
+            onSelect={noop}
+            onFork={noop}
+            onContextMenu={noop}
+            onChips={noop}
+          />
+        ))}
+        <StatusLine
+          row={{ kind: "status", key: "s", turn: 1, phase: "ended", outcome: "failed", error: "x", startedAt: 0, streaming: false }}
+          harness="claude"
+        />
+      </div>
+    </>
   );
 }

@@ -28,6 +28,10 @@ export interface OpenMeasure {
   scrollableMs: number | null;
   /** Date.now() at first paint (compared across windows with a fork's click time). */
   paintedAt: number | null;
+  /** Date.now() when the data was in hand (a fork window: its seed arrived). */
+  readEpoch: number;
+  /** From the data being read to the list's first render (React), ms. */
+  renderMs: number | null;
 }
 
 export interface ForkMeasure {
@@ -47,6 +51,13 @@ export interface ForkMeasure {
 interface Perf {
   opens: OpenMeasure[];
   forks: ForkMeasure[];
+  /** A spare window: Date.now() when it was assigned (its event), and when it became visible. */
+  assignedAt?: number;
+  visibleAt?: number;
+  /** Its first frame after becoming visible, Date.now(). */
+  firstFrameAt?: number;
+  /** Every full read of a thread (`show`): when it started (Date.now()) and how long it took. */
+  reads: { threadId: string; startedAt: number; ms: number }[];
   /** Per thread: when its data was last read, until its list is painted. */
   pending: Record<string, { readAt: number; open: OpenMeasure }>;
 }
@@ -58,7 +69,7 @@ declare global {
 }
 
 export function perf(): Perf {
-  if (!window.__forkhostPerf) window.__forkhostPerf = { opens: [], forks: [], pending: {} };
+  if (!window.__forkhostPerf) window.__forkhostPerf = { opens: [], forks: [], reads: [], pending: {} };
   return window.__forkhostPerf;
 }
 
@@ -72,10 +83,20 @@ export function markRead(threadId: string, readMs: number, messages: number) {
     firstPaintMs: null,
     scrollableMs: null,
     paintedAt: null,
+    readEpoch: Date.now(),
+    renderMs: null,
   };
   p.opens.push(open);
   p.pending[threadId] = { readAt: performance.now(), open };
   performance.mark(`forkhost:read:${threadId}`);
+}
+
+/** The conversation list of `threadId` rendered for the first time (React). */
+export function markRendered(threadId: string) {
+  const pending = perf().pending[threadId];
+  if (pending && pending.open.renderMs === null) {
+    pending.open.renderMs = performance.now() - pending.readAt;
+  }
 }
 
 /** The conversation list of `threadId` painted its rows / became scrollable at its end. */
@@ -169,8 +190,10 @@ const scheduleThreads = debounced(() => void refreshThreads(), 120);
 export async function loadThread(threadId: string): Promise<ThreadDetail | undefined> {
   updateSlot(threadId, (s) => ({ ...s, loading: true }));
   const started = performance.now();
+  const startedAt = Date.now();
   try {
     const detail = await ipc.show(threadId);
+    perf().reads.push({ threadId, startedAt, ms: performance.now() - started });
     const messages = detail.turns.reduce((n, t) => n + t.messages.length, 0);
     if (!store.get().slots[threadId]?.detail) {
       markRead(threadId, performance.now() - started, messages);
@@ -215,7 +238,37 @@ function stripTurns(detail: ThreadDetail): ThreadView {
   return view;
 }
 
-const scheduleThread = debounced((id) => void loadThread(id), 60);
+// Re-reads of a thread wait while this window forks it and shows the fork: re-reading a large
+// source (a full `show`, parsed and rebuilt here) would compete with the fork window's first
+// paint. What was asked for meanwhile is read once the hold ends.
+const heldReads = new Map<string, number>();
+const missedReads = new Set<string>();
+
+function holdReads(threadId: string) {
+  heldReads.set(threadId, (heldReads.get(threadId) ?? 0) + 1);
+}
+
+function releaseReads(threadId: string, afterMs: number) {
+  setTimeout(() => {
+    const n = (heldReads.get(threadId) ?? 1) - 1;
+    if (n > 0) {
+      heldReads.set(threadId, n);
+      return;
+    }
+    heldReads.delete(threadId);
+    if (missedReads.delete(threadId)) scheduleThread(threadId);
+  }, afterMs);
+}
+
+const debouncedRead = debounced((id) => {
+  if (heldReads.has(id)) missedReads.add(id);
+  else void loadThread(id);
+}, 60);
+
+function scheduleThread(threadId: string) {
+  if (heldReads.has(threadId)) missedReads.add(threadId);
+  else debouncedRead(threadId);
+}
 
 function isShown(state: AppState, threadId: string) {
   return state.tabs.some((t) => t.thread_id === threadId) || Boolean(state.slots[threadId]);
@@ -444,6 +497,9 @@ export function forkWhere(invert: boolean | undefined): OpenWhere {
   return where === "tab" ? "window" : "tab";
 }
 
+/** How long after a fork is shown the source's re-read waits. */
+const FORK_PAINT_GRACE_MS = 1200;
+
 export async function forkAt(req: ForkRequest) {
   const state = store.get();
   if (state.forking[req.rowKey]) return;
@@ -460,8 +516,12 @@ export async function forkAt(req: ForkRequest) {
   });
   const clickedAt = Date.now();
   const started = performance.now();
+  holdReads(req.threadId);
+  let shown = false;
   try {
-    const result = await ipc.fork(req.threadId, at);
+    // A window's fork: the app opens its window and hands it the fork's detail (not through
+    // here: this reply's thread then has no turns).
+    const result = await ipc.fork(req.threadId, at, where === "window");
     const fork = result.thread;
     const measure: ForkMeasure = {
       threadId: req.threadId,
@@ -477,12 +537,14 @@ export async function forkAt(req: ForkRequest) {
       threads: s.threads.some((t) => t.id === fork.id) ? s.threads : [...s.threads, stripTurns(fork)],
     }));
     if (where === "window") {
-      measure.window = await ipc.openWindow(
-        [{ thread_id: fork.id, kind: "conversation" }],
-        result.prefill !== null ? { thread_id: fork.id, text: result.prefill } : null,
-        true,
-        fork,
-      );
+      measure.window =
+        result.window ??
+        // The app could not open it: a window that reads the fork itself.
+        (await ipc.openWindow(
+          [{ thread_id: fork.id, kind: "conversation" }],
+          result.prefill !== null ? { thread_id: fork.id, text: result.prefill } : null,
+          true,
+        ));
       perf().forks.push(measure);
     } else {
       perf().forks.push(measure);
@@ -496,6 +558,7 @@ export async function forkAt(req: ForkRequest) {
       openTab(fork.id);
       store.set((s) => ({ focusComposer: s.focusComposer + 1 }));
     }
+    shown = true;
     replaceToast(progress, {
       kind: "success",
       title: `Forked ${words}`,
@@ -507,6 +570,8 @@ export async function forkAt(req: ForkRequest) {
     const e = describeError(err);
     replaceToast(progress, { kind: "error", title: `Fork failed: ${e.title}`, message: e.message });
   } finally {
+    // The source's re-read (its fork chips) once the fork has had time to paint.
+    releaseReads(req.threadId, shown ? FORK_PAINT_GRACE_MS : 0);
     store.set((s) => {
       const forking = { ...s.forking };
       delete forking[req.rowKey];
@@ -771,8 +836,15 @@ function applyInit(value: WindowInit) {
   for (const id of threads) if (id !== active?.thread_id) void loadThread(id);
 }
 
-/** This spare window now holds tabs (a fork opened in it). */
-function assigned(init: WindowInit) {
+/** This spare window now holds tabs (a fork opened in it): asks what, and shows it. */
+async function assigned() {
+  perf().assignedAt = Date.now();
+  let init: WindowInit;
+  try {
+    init = await ipc.windowInit();
+  } catch {
+    return;
+  }
   applyInit(init);
   lastSynced = { tabs: store.get().tabs, activeTab: store.get().activeTab };
   // After the fork has painted.
@@ -793,11 +865,21 @@ export async function boot(): Promise<() => void> {
   // Events first, so nothing between the first read and the subscription is missed (and a
   // spare window listens for its assignment before it says it is ready).
   await Promise.all([
-    listen(ipc.onWindowAssign(assigned)),
+    listen(ipc.onWindowAssign(() => void assigned())),
     listen(ipc.onHostEvent(handleHostEvent)),
     listen(ipc.onHostLagged(reloadAll)),
     listen(ipc.onSettingsChanged((settings) => store.set({ settings }))),
   ]);
+
+  const onVisible = () => {
+    if (document.visibilityState !== "visible") return;
+    perf().visibleAt = Date.now();
+    requestAnimationFrame(() => {
+      perf().firstFrameAt ??= Date.now();
+    });
+  };
+  document.addEventListener("visibilitychange", onVisible);
+  unlisten.push(() => document.removeEventListener("visibilitychange", onVisible));
 
   const info = ipc.appInfo().then(
     (value) => store.set({ info: { status: "ready", info: value } }),

@@ -13,6 +13,7 @@ import type { CliToolStatus } from "./bindings/CliToolStatus";
 import type { CommandError } from "./bindings/CommandError";
 import type { DiscoveredSession } from "./bindings/DiscoveredSession";
 import type { ForkPoint } from "./bindings/ForkPoint";
+import type { ForkReply } from "./bindings/ForkReply";
 import type { ForkResult } from "./bindings/ForkResult";
 import type { HarnessReport } from "./bindings/HarnessReport";
 import type { HostEvent } from "./bindings/HostEvent";
@@ -34,6 +35,7 @@ export type {
   CliToolStatus,
   DiscoveredSession,
   ForkPoint,
+  ForkReply,
   ForkResult,
   HarnessReport,
   HostEvent,
@@ -101,8 +103,13 @@ export const rename = (threadId: string, title: string) =>
   call<ThreadView>("rename", { thread_id: threadId, title });
 export const archive = (threadId: string, archived: boolean) =>
   call<ThreadView>("archive", { thread_id: threadId, archived });
-export const fork = (threadId: string, at: ForkPoint) =>
-  call<ForkResult>("fork", { thread_id: threadId, at });
+/**
+ * Forks a thread. `forWindow`: the fork opens in a window of its own, which the app opens (its
+ * preloaded spare shows while the harness forks) and hands the fork's detail directly; the
+ * reply names that window, and its thread then has no turns.
+ */
+export const fork = (threadId: string, at: ForkPoint, forWindow = false) =>
+  call<ForkReply>("fork", { thread_id: threadId, at, for_window: forWindow });
 export const discover = () => call<DiscoveredSession[]>("discover");
 export const importSession = (harness: string, session: string) =>
   call<ThreadDetail>("import", { harness_name: harness, session });
@@ -117,14 +124,10 @@ export const setWindowTabs = (tabs: TabView[], activeTab: string | null) =>
   call<void>("set_window_tabs", { tabs, active_tab: activeTab });
 /**
  * Opens a window with these tabs (the app's preloaded spare window when it has one); returns its
- * label. `seed` is a thread it can show without reading it again.
+ * label. (A fork's window: `fork` with `forWindow`.)
  */
-export const openWindow = (
-  tabs: NewTab[],
-  prefill: Prefill | null,
-  focusComposer: boolean,
-  seed: ThreadDetail | null = null,
-) => call<string>("open_window", { tabs, prefill, focus_composer: focusComposer, seed });
+export const openWindow = (tabs: NewTab[], prefill: Prefill | null, focusComposer: boolean) =>
+  call<string>("open_window", { tabs, prefill, focus_composer: focusComposer });
 export const moveTabToNewWindow = (tabId: string) =>
   call<string>("move_tab_to_new_window", { tab_id: tabId });
 export const closeWindow = () => call<void>("close_window");
@@ -208,9 +211,9 @@ export const onHostLagged = (handler: () => void) => on<number>("host-lagged", (
 export const onMenu = (handler: (id: string) => void) => onHere<string>("menu", handler);
 export const onSettingsChanged = (handler: (settings: Settings) => void) =>
   on<Settings>("settings-changed", handler);
-/** This spare window was given tabs: what it now holds. */
-export const onWindowAssign = (handler: (init: WindowInit) => void) =>
-  onHere<WindowInit>("window-assign", handler);
+/** This spare window was given tabs: `windowInit` now says what it holds. */
+export const onWindowAssign = (handler: () => void) =>
+  onHere<null>("window-assign", () => handler());
 /** The shell changed this window's tabs (a tab moved to another window). */
 export const onLayoutChanged = (handler: () => void) =>
   onHere<null>("layout-changed", () => handler());

@@ -3,7 +3,8 @@ import type { Prefill } from "./Prefill";
 import type { TabView } from "./TabView";
 
 /**
- * What a window's UI asks for when it loads.
+ * What a window's UI asks for when it loads (the `window_init` reply: a command reply, not an
+ * event, so that a large seed travels as a raw response body).
  */
 export type WindowInit = { label: string, 
 /**
