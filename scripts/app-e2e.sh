@@ -20,6 +20,7 @@
 set -euo pipefail
 # WebKitWebDriver's screenshots hang when WebKit renders without compositing, which the app
 # picks by itself on machines without a GPU render node (like CI's): keep compositing on here.
+# (app_bench overrides it: it measures the app's own default, without screenshots.)
 export WEBKIT_DISABLE_COMPOSITING_MODE=0
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -100,6 +100,9 @@ pub fn run() -> i32 {
     // app_data_dir() resolves to). Only when neither can be found is it left to Tauri (setup).
     let data_dir = forkhost_core::data_dir::default_data_dir();
 
+    #[cfg(target_os = "linux")]
+    software_rendering_defaults();
+
     // Harness binaries chosen in Settings are handed to the Host the way it reads them (its
     // `FORKHOST_*_BIN` variables), before any thread exists.
     let initial_settings = data_dir.as_deref().map(settings::load).unwrap_or_default();
@@ -547,6 +550,27 @@ async fn forward_events(app: AppHandle, host: Host) {
             Err(broadcast::error::RecvError::Closed) => break,
         }
     }
+}
+
+/// Without a GPU (no DRM render node: a VM, a remote or virtual display), WebKitGTK composites
+/// through software GL (llvmpipe), which cost ~70 MB per window and made scrolling a long thread
+/// about three times slower than plain software rendering. Use the latter then, unless the user
+/// chose (`WEBKIT_DISABLE_COMPOSITING_MODE` set either way; the WebDriver tests set it to `0`,
+/// because WebKitWebDriver's screenshots hang without compositing).
+#[cfg(target_os = "linux")]
+fn software_rendering_defaults() {
+    const VAR: &str = "WEBKIT_DISABLE_COMPOSITING_MODE";
+    if !has_render_node() && std::env::var_os(VAR).is_none() {
+        std::env::set_var(VAR, "1");
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn has_render_node() -> bool {
+    std::fs::read_dir("/dev/dri").is_ok_and(|dir| {
+        dir.flatten()
+            .any(|e| e.file_name().to_string_lossy().starts_with("renderD"))
+    })
 }
 
 /// File logging into `<data dir>/logs`; on failure the app still runs, with stderr logging only.

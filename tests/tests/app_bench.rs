@@ -179,7 +179,7 @@ async fn app_bench() -> Result<()> {
     );
 
     let s = |p: &Path| p.display().to_string();
-    let vars = vec![
+    let mut vars = vec![
         ("HOME".to_owned(), s(home.path())),
         (
             "XDG_CONFIG_HOME".to_owned(),
@@ -195,8 +195,27 @@ async fn app_bench() -> Result<()> {
             s(&home.path().join(".claude")),
         ),
     ];
+    // Measure what users get: the app's own rendering choice for this machine (plain software
+    // rendering without a GPU render node), not the compositing the other e2e tests force so
+    // that WebDriver screenshots work.
+    let software = !has_render_node();
+    vars.push((
+        "WEBKIT_DISABLE_COMPOSITING_MODE".to_owned(),
+        if software { "1" } else { "0" }.to_owned(),
+    ));
+    println!(
+        "bench: rendering: {}",
+        if software {
+            "software, no compositing (no GPU render node: the app's default here)"
+        } else {
+            "compositing (GPU render node)"
+        }
+    );
     let env = AppEnv::with_vars(&app, None, &vars)?;
     let mut shots = Shots::new("app_bench")?;
+    if software {
+        shots = shots.without_compositing();
+    }
     let client = env.launch().await?;
     let result = bench(&client, &env, &mut shots).await;
     if result.is_err() {
