@@ -103,8 +103,8 @@ impl Host {
 
         // Step 4: anchors with new host ids, committed in one transaction.
         let commit_started = std::time::Instant::now();
-        let committed = match self.commit_fork(&plan, child.clone(), &forked).await {
-            Ok(row) => row,
+        let (committed, turns) = match self.commit_fork(&plan, child.clone(), &forked).await {
+            Ok(committed) => committed,
             Err(err) => {
                 self.discard(&child).await;
                 return Err(err);
@@ -129,7 +129,8 @@ impl Host {
         self.emit(HostEvent::ThreadChanged {
             thread_id: plan.source.id.clone(),
         });
-        let thread = self.detail(&committed).await?;
+        // A new thread has no children; its turns are the rows just committed.
+        let thread = self.detail_of(&committed, &turns, Vec::new()).await?;
         Ok(ForkResult {
             thread,
             prefill,
@@ -281,7 +282,7 @@ impl Host {
         plan: &Plan,
         mut child: ThreadRow,
         forked: &Forked,
-    ) -> HostResult<ThreadRow> {
+    ) -> HostResult<(ThreadRow, Vec<TurnRow>)> {
         failpoint::hit("after_native_fork")?;
         let inherited: Vec<TurnAnchor> = match (&forked.pending, &forked.session.path) {
             // The fork's file appears with its first prompt: until then its turns are the
@@ -329,8 +330,7 @@ impl Host {
             None => child.state = ThreadState::Ready,
         }
         failpoint::hit("before_commit")?;
-        let (row, _) = self.store().commit_thread(&child, &new_turns).await?;
-        Ok(row)
+        Ok(self.store().commit_thread(&child, &new_turns).await?)
     }
 
     /// Removes a `creating` row after a failed fork. Best effort: if this fails too, the next

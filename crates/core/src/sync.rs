@@ -146,6 +146,18 @@ impl Host {
     /// A thread with its turns and their messages.
     pub(crate) async fn detail(&self, row: &ThreadRow) -> HostResult<ThreadDetail> {
         let stored = self.store().turns(&row.id).await?;
+        let children = self.store().children(&row.id).await?;
+        self.detail_of(row, &stored, children).await
+    }
+
+    /// [`Host::detail`] from turn rows and children already in hand (a fork just committed has
+    /// its rows from the commit, and no children yet: no second read of the store).
+    pub(crate) async fn detail_of(
+        &self,
+        row: &ThreadRow,
+        stored: &[TurnRow],
+        children: Vec<ThreadRow>,
+    ) -> HostResult<ThreadDetail> {
         let history = match text_source(row)? {
             Some((kind, path)) if path.exists() => {
                 let host = self.clone();
@@ -163,7 +175,7 @@ impl Host {
             .map(|t| (t.native_turn_ref.as_str(), t))
             .collect();
         let mut forks: HashMap<String, Vec<String>> = HashMap::new();
-        for child in self.store().children(&row.id).await? {
+        for child in children {
             if let Some(turn) = child.fork.as_ref().and_then(|f| f.source_turn.clone()) {
                 forks.entry(turn).or_default().push(child.id);
             }
