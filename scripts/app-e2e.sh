@@ -14,6 +14,8 @@
 #   scripts/app-e2e.sh app_fork app_bench only these test files
 #   scripts/app-e2e.sh app_fork -- app_pi  only the tests whose names match
 #   SKIP_BUILD=1 scripts/app-e2e.sh       test an app that is already built
+#   SKIP_BUILD=1 FORKHOST_APP_BINARY=…/release/forkhost-app scripts/app-e2e.sh app_bench
+#                                         the benchmarks on a release build
 #
 # The harness CLIs come from scripts/install-harnesses.sh (their FORKHOST_*_BIN paths are
 # exported); a test whose harness is missing skips itself.
@@ -28,7 +30,7 @@ cd "$root"
 
 target_dir="${CARGO_TARGET_DIR:-target}"
 case "$target_dir" in /*) ;; *) target_dir="$root/$target_dir" ;; esac
-app_binary="$target_dir/debug/forkhost-app"
+app_binary="${FORKHOST_APP_BINARY:-$target_dir/debug/forkhost-app}"
 artifacts="$root/test-artifacts"
 mkdir -p "$artifacts"
 
