@@ -372,12 +372,14 @@ async fn bench(client: &Client, env: &AppEnv, shots: &mut Shots) -> Result<()> {
     // capability check).
     let mut fork_line = "skipped (FORKHOST_CLAUDE_BIN not set)".to_owned();
     let mut small_fork_line = fork_line.clone();
+    let mut tab_fork_line = fork_line.clone();
     if std::env::var_os("FORKHOST_CLAUDE_BIN").is_some() {
         fork_line = bench_fork(client, &big_thread, shots, "fork-window").await?;
         // A thread of everyday size; the spare window is rebuilt 1.5 s after a fork.
         tokio::time::sleep(Duration::from_secs(3)).await;
         if let Some((small, _)) = tab_list.iter().find(|(t, _)| *t != big_thread) {
             small_fork_line = bench_fork(client, small, shots, "fork-window-small").await?;
+            tab_fork_line = bench_fork_tab(client, small).await?;
         }
     }
 
@@ -429,6 +431,7 @@ async fn bench(client: &Client, env: &AppEnv, shots: &mut Shots) -> Result<()> {
     );
     println!("fork of the {messages}-message thread: {fork_line}   goal ≤ 250 ms");
     println!("fork of a {SMALL_MESSAGES}-message thread: {small_fork_line}   goal ≤ 250 ms");
+    println!("  the same, into a tab (Ctrl-click): {tab_fork_line}");
     println!("======================");
     ensure!(
         messages as usize == BIG_MESSAGES,
@@ -522,4 +525,61 @@ async fn bench_fork(
     .await?;
     println!("bench: fork ({shot}): the source window's reads after the click {source_reads}");
     Ok(line)
+}
+
+/// Ctrl-click Fork on the last reply of `thread` (the main window's active tab): the fork opens
+/// as a tab of this window. Returns the summary line.
+async fn bench_fork_tab(client: &Client, thread: &str) -> Result<String> {
+    click(
+        client,
+        &format!(r#"[role="tab"][data-thread-id="{thread}"]"#),
+    )
+    .await?;
+    wait_js(
+        client,
+        "document.querySelectorAll('article[data-role=\"assistant\"] button[data-action=\"fork\"]:not([aria-disabled])').length > 0",
+        Duration::from_secs(30),
+        "an enabled Fork",
+    )
+    .await?;
+    let forks = fork_count(client).await?;
+    js(
+        client,
+        r#"const b = Array.from(document.querySelectorAll('article[data-role="assistant"] button[data-action="fork"]')).pop();
+           b.dispatchEvent(new MouseEvent('click', { bubbles: true, cancelable: true, ctrlKey: true }));
+           return true;"#,
+    )
+    .await?;
+    let source = wait_js(
+        client,
+        &format!("window.__forkhostPerf.forks[{forks}] ?? null"),
+        Duration::from_secs(30),
+        "the fork's timing",
+    )
+    .await?;
+    ensure!(
+        source["opensIn"] == "tab",
+        "Ctrl-click did not fork into a tab: {source}"
+    );
+    let fork_id = source["forkId"].as_str().unwrap_or_default().to_owned();
+    let open = wait_js(
+        client,
+        &format!(
+            "window.__forkhostPerf.opens.find(o => o.threadId === '{fork_id}' && o.paintedAt !== null) ?? null"
+        ),
+        Duration::from_secs(60),
+        "the fork tab's paint",
+    )
+    .await?;
+    println!("bench: fork into a tab: source {source}; tab {open}");
+    let n = |v: &Value, k: &str| v[k].as_f64().unwrap_or(0.0);
+    Ok(format!(
+        "click → fork tab painted {:.0} ms (fork command {:.0} ms: native {:.1} ms, host total {:.1} ms; render {:.0} ms and paint {:.0} ms after the data)",
+        n(&open, "paintedAt") - n(&source, "clickedAt"),
+        n(&source, "commandMs"),
+        n(&source, "nativeMs"),
+        n(&source, "hostTotalMs"),
+        n(&open, "renderMs"),
+        n(&open, "firstPaintMs"),
+    ))
 }
