@@ -74,68 +74,14 @@ if [[ -z "${SKIP_BUILD:-}" ]]; then
 fi
 [[ -x "$app_binary" ]] || { log "no app binary at $app_binary"; exit 2; }
 
-# Started here, stopped on exit. tauri-driver runs in a session of its own, so its process
-# group also holds WebKitWebDriver and any app it launched; that group is ended too.
-pids=()
-driver_pgid=""
-cleanup() {
-  local pid
-  if [[ -n "$driver_pgid" ]]; then
-    kill -TERM "$driver_pgid" 2>/dev/null || true
-    sleep 0.5
-    kill -TERM -- "-$driver_pgid" 2>/dev/null || true
-  fi
-  for pid in "${pids[@]}"; do
-    kill "$pid" 2>/dev/null || true
-  done
-  for pid in "${pids[@]}"; do
-    wait "$pid" 2>/dev/null || true
-  done
-}
-trap cleanup EXIT
+# Xvfb and tauri-driver: started here, stopped on exit.
+source scripts/webdriver.sh
+trap webdriver_stop EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
-
-port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-if [[ -z "${DISPLAY:-}" ]]; then
-  command -v Xvfb >/dev/null || { log "missing Xvfb (apt-get install xvfb xauth)"; exit 2; }
-  display=""
-  for n in $(seq 90 190); do
-    if [[ ! -e "/tmp/.X$n-lock" && ! -e "/tmp/.X11-unix/X$n" ]]; then display=$n; break; fi
-  done
-  [[ -n "$display" ]] || { log "no free X display number"; exit 2; }
-  log "starting Xvfb :$display"
-  Xvfb ":$display" -screen 0 1280x800x24 -nolisten tcp >"$artifacts/xvfb.log" 2>&1 &
-  pids+=("$!")
-  export DISPLAY=":$display"
-  for _ in $(seq 100); do
-    [[ -e "/tmp/.X11-unix/X$display" ]] && break
-    kill -0 "${pids[-1]}" 2>/dev/null || { log "Xvfb exited; see $artifacts/xvfb.log"; exit 2; }
-    sleep 0.1
-  done
-fi
-
-driver_port="$(free_port)"
-native_port="$(free_port)"
-log "starting tauri-driver on port $driver_port (WebKitWebDriver on $native_port), DISPLAY=$DISPLAY"
-setsid tauri-driver --port "$driver_port" --native-port "$native_port" \
-  >"$artifacts/tauri-driver.log" 2>&1 &
-pids+=("$!")
-driver_pgid="$!"
-for _ in $(seq 100); do
-  port_open "$driver_port" && break
-  kill -0 "${pids[-1]}" 2>/dev/null || { log "tauri-driver exited; see $artifacts/tauri-driver.log"; exit 2; }
-  sleep 0.1
-done
-port_open "$driver_port" || { log "tauri-driver did not listen on $driver_port"; exit 2; }
+webdriver_start ""
 
 export FORKHOST_APP_BINARY="$app_binary"
-export FORKHOST_WEBDRIVER_URL="http://127.0.0.1:$driver_port"
 log "running ${tests[*]} against $FORKHOST_APP_BINARY"
 set +e
 # A hung WebDriver call must fail the run, not eat CI's whole budget.

@@ -45,9 +45,7 @@ for tool in tauri-driver WebKitWebDriver apt-get dpkg dpkg-deb; do
   command -v "$tool" >/dev/null || { log "missing $tool (see the header of this script)"; exit 2; }
 done
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
+source scripts/webdriver.sh
 
 # The update round trip's fixtures (see the header).
 update_dir="$target_dir/deb-e2e"
@@ -117,22 +115,10 @@ fi
 log "building the test"
 cargo test -p forkhost-tests --test deb_install --no-run
 
-# Started here, stopped on exit; the package is removed on exit if the test left it installed.
-pids=()
-driver_pgid=""
+# Xvfb and tauri-driver are started here and stopped on exit; the package is removed on exit if
+# the test left it installed.
 cleanup() {
-  local pid
-  if [[ -n "$driver_pgid" ]]; then
-    kill -TERM "$driver_pgid" 2>/dev/null || true
-    sleep 0.5
-    kill -TERM -- "-$driver_pgid" 2>/dev/null || true
-  fi
-  for pid in "${pids[@]}"; do
-    kill "$pid" 2>/dev/null || true
-  done
-  for pid in "${pids[@]}"; do
-    wait "$pid" 2>/dev/null || true
-  done
+  webdriver_stop
   if dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
     log "removing the $package package left installed"
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get remove -y -q "$package" >&2 || true
@@ -141,40 +127,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-
-port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-if [[ -z "${DISPLAY:-}" ]]; then
-  command -v Xvfb >/dev/null || { log "missing Xvfb (apt-get install xvfb xauth)"; exit 2; }
-  display=""
-  for n in $(seq 90 190); do
-    if [[ ! -e "/tmp/.X$n-lock" && ! -e "/tmp/.X11-unix/X$n" ]]; then display=$n; break; fi
-  done
-  [[ -n "$display" ]] || { log "no free X display number"; exit 2; }
-  log "starting Xvfb :$display"
-  Xvfb ":$display" -screen 0 1280x800x24 -nolisten tcp >"$artifacts/deb-xvfb.log" 2>&1 &
-  pids+=("$!")
-  export DISPLAY=":$display"
-  for _ in $(seq 100); do
-    [[ -e "/tmp/.X11-unix/X$display" ]] && break
-    kill -0 "${pids[-1]}" 2>/dev/null || { log "Xvfb exited; see $artifacts/deb-xvfb.log"; exit 2; }
-    sleep 0.1
-  done
-fi
-
-driver_port="$(free_port)"
-native_port="$(free_port)"
-log "starting tauri-driver on port $driver_port (WebKitWebDriver on $native_port), DISPLAY=$DISPLAY"
-setsid tauri-driver --port "$driver_port" --native-port "$native_port" \
-  >"$artifacts/deb-tauri-driver.log" 2>&1 &
-pids+=("$!")
-driver_pgid="$!"
-for _ in $(seq 100); do
-  port_open "$driver_port" && break
-  kill -0 "${pids[-1]}" 2>/dev/null || { log "tauri-driver exited; see $artifacts/deb-tauri-driver.log"; exit 2; }
-  sleep 0.1
-done
-port_open "$driver_port" || { log "tauri-driver did not listen on $driver_port"; exit 2; }
+webdriver_start deb-
 
 export FORKHOST_DEB="$deb"
 if [[ -s "$update_dir/update.deb" && -s "$update_dir/update.deb.sig" ]]; then
@@ -182,7 +135,6 @@ if [[ -s "$update_dir/update.deb" && -s "$update_dir/update.deb.sig" ]]; then
   export FORKHOST_UPDATE_VERSION="$next_version"
   export FORKHOST_UPDATE_PORT="$update_port"
 fi
-export FORKHOST_WEBDRIVER_URL="http://127.0.0.1:$driver_port"
 log "running the deb_install test against $FORKHOST_DEB"
 set +e
 cargo test -p forkhost-tests --test deb_install -- --nocapture --test-threads=1
