@@ -9,13 +9,14 @@
 //! WebDriver tests are serial: one app session at a time. Checks return errors rather than
 //! panic, so the screenshot is taken and the session (and with it the app) always ends.
 
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+mod app_support;
 
-use anyhow::{bail, ensure, Context, Result};
-use fantoccini::{Client, ClientBuilder, Locator};
-use hyper_util::client::legacy::connect::HttpConnector;
-use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{ensure, Context, Result};
+use app_support::{save_screenshot, start_session, wait_for_log_line, write_launcher};
+use fantoccini::{Client, Locator};
 
 const READY: &str = r#"[data-app-ready="true"]"#;
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
@@ -129,67 +130,4 @@ async fn check_shell(client: &Client, data_dir: &Path) -> Result<()> {
     let log_file = wait_for_log_line(&data_dir.join("logs"), "forkhost app started").await?;
     println!("log file: {}", log_file.display());
     Ok(())
-}
-
-async fn start_session(webdriver_url: &str, launcher: &Path) -> Result<Client> {
-    let mut caps = fantoccini::wd::Capabilities::new();
-    caps.insert(
-        "tauri:options".into(),
-        json!({ "application": launcher, "args": [] }),
-    );
-    caps.insert("browserName".into(), json!("wry"));
-    ClientBuilder::new(HttpConnector::new())
-        .capabilities(caps)
-        .connect(webdriver_url)
-        .await
-        .with_context(|| format!("WebDriver session at {webdriver_url} (is tauri-driver running?)"))
-}
-
-/// A launcher script that runs the app with `FORKHOST_DATA_DIR` set to `data_dir`.
-fn write_launcher(dir: &Path, app_binary: &Path, data_dir: &Path) -> Result<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let path = dir.join("forkhost-app-launcher");
-    let script = format!(
-        "#!/bin/sh\nFORKHOST_DATA_DIR={}\nexport FORKHOST_DATA_DIR\nexec {} \"$@\"\n",
-        sh_quote(&data_dir.to_string_lossy()),
-        sh_quote(&std::fs::canonicalize(app_binary)?.to_string_lossy()),
-    );
-    std::fs::write(&path, script)?;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
-    Ok(path)
-}
-
-fn sh_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
-}
-
-/// Waits until a file in `log_dir` contains `needle` (the writer is non-blocking).
-async fn wait_for_log_line(log_dir: &Path, needle: &str) -> Result<PathBuf> {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        if let Ok(entries) = std::fs::read_dir(log_dir) {
-            for entry in entries.flatten() {
-                let path = entry.path();
-                if path.is_file()
-                    && std::fs::read_to_string(&path).is_ok_and(|text| text.contains(needle))
-                {
-                    return Ok(path);
-                }
-            }
-        }
-        if Instant::now() > deadline {
-            bail!("no log file in {} contains {needle:?}", log_dir.display());
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-/// Saves a PNG of the window into `test-artifacts/` at the repository root.
-async fn save_screenshot(client: &Client, name: &str) -> Result<PathBuf> {
-    let png = client.screenshot().await.context("taking a screenshot")?;
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test-artifacts");
-    std::fs::create_dir_all(&dir)?;
-    let path = dir.join(format!("{name}.png"));
-    std::fs::write(&path, png)?;
-    Ok(path.canonicalize().unwrap_or(path))
 }

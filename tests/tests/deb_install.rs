@@ -20,13 +20,17 @@
 //! It changes the machine: apt-get installs and removes the `forkhost` package (with `sudo`
 //! when not root). The package is removed again even when a check fails.
 
+mod app_support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context, Result};
-use fantoccini::{Client, ClientBuilder, Locator};
-use hyper_util::client::legacy::connect::HttpConnector;
+use app_support::{
+    save_screenshot, start_session, wait_for_log, wait_for_log_line, write_launcher,
+};
+use fantoccini::{Client, Locator};
 use serde_json::json;
 
 /// The Debian package name (Tauri derives it from productName, kebab-cased).
@@ -305,68 +309,6 @@ async fn check_shell(client: &Client, version: &str) -> Result<()> {
     Ok(())
 }
 
-async fn start_session(webdriver_url: &str, launcher: &Path) -> Result<Client> {
-    let mut caps = fantoccini::wd::Capabilities::new();
-    caps.insert(
-        "tauri:options".into(),
-        json!({ "application": launcher, "args": [] }),
-    );
-    caps.insert("browserName".into(), json!("wry"));
-    ClientBuilder::new(HttpConnector::new())
-        .capabilities(caps)
-        .connect(webdriver_url)
-        .await
-        .with_context(|| format!("WebDriver session at {webdriver_url} (is tauri-driver running?)"))
-}
-
-/// A launcher that runs the installed app with `FORKHOST_DATA_DIR` set to `data_dir`
-/// (tauri-driver cannot set an app's environment per session).
-fn write_launcher(dir: &Path, app: &Path, data_dir: &Path) -> Result<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let path = dir.join("forkhost-app-launcher");
-    let script = format!(
-        "#!/bin/sh\nFORKHOST_DATA_DIR={}\nexport FORKHOST_DATA_DIR\nexec {} \"$@\"\n",
-        sh_quote(&data_dir.to_string_lossy()),
-        sh_quote(&app.to_string_lossy()),
-    );
-    std::fs::write(&path, script)?;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
-    Ok(path)
-}
-
-fn sh_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
-}
-
-async fn wait_for_log_line(log_dir: &Path, needle: &str) -> Result<PathBuf> {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        if let Ok(entries) = std::fs::read_dir(log_dir) {
-            for entry in entries.flatten() {
-                let path = entry.path();
-                if path.is_file()
-                    && std::fs::read_to_string(&path).is_ok_and(|text| text.contains(needle))
-                {
-                    return Ok(path);
-                }
-            }
-        }
-        if Instant::now() > deadline {
-            bail!("no log file in {} contains {needle:?}", log_dir.display());
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-async fn save_screenshot(client: &Client, name: &str) -> Result<PathBuf> {
-    let png = client.screenshot().await.context("taking a screenshot")?;
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test-artifacts");
-    std::fs::create_dir_all(&dir)?;
-    let path = dir.join(format!("{name}.png"));
-    std::fs::write(&path, png)?;
-    Ok(path.canonicalize().unwrap_or(path))
-}
-
 fn is_installed(package: &str) -> Result<bool> {
     let out = Command::new("dpkg-query")
         .args(["-W", "-f=${Status}", package])
@@ -564,8 +506,10 @@ async fn check_update(
         ))
         .await
         .context("the update dialog never showed a version (the check at start found nothing?)")?
-        .text()
-        .await?;
+        // textContent, not the rendered text: the dialog may still be fading in.
+        .prop("textContent")
+        .await?
+        .unwrap_or_default();
     println!(
         "update dialog after {:.1?}: version {version}",
         started.elapsed()
@@ -579,7 +523,7 @@ async fn check_update(
         .find(Locator::Css("[data-update-notes]"))
         .await
         .context("release notes in the update dialog")?;
-    let text = notes.text().await?;
+    let text = notes.prop("textContent").await?.unwrap_or_default();
     ensure!(
         text.contains("Round-trip test release") && text.contains("Signed by the test's own key"),
         "release notes shown: {text:?}"
@@ -690,29 +634,6 @@ async fn check_update(
         log.display()
     );
     Ok(())
-}
-
-/// Waits for a log line under `log_dir` that satisfies `wanted`.
-async fn wait_for_log(
-    log_dir: &Path,
-    timeout: Duration,
-    wanted: impl Fn(&str) -> bool,
-) -> Result<PathBuf> {
-    let deadline = Instant::now() + timeout;
-    loop {
-        if let Ok(entries) = std::fs::read_dir(log_dir) {
-            for entry in entries.flatten() {
-                let path = entry.path();
-                if std::fs::read_to_string(&path).is_ok_and(|text| text.lines().any(&wanted)) {
-                    return Ok(path);
-                }
-            }
-        }
-        if Instant::now() > deadline {
-            bail!("no such line in the logs of {}", log_dir.display());
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
 }
 
 /// Ends the app processes started on `data_dir` (the restarted app has no WebDriver session

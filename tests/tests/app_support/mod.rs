@@ -574,3 +574,80 @@ pub fn app_pid(data_dir: &Path) -> Option<u32> {
     }
     None
 }
+
+// ---- a bare session: a launcher that only sets the data folder (app_shell, deb_install) ------
+
+/// A WebDriver session that starts `launcher`.
+pub async fn start_session(webdriver_url: &str, launcher: &Path) -> Result<Client> {
+    let mut caps = fantoccini::wd::Capabilities::new();
+    caps.insert(
+        "tauri:options".into(),
+        json!({ "application": launcher, "args": [] }),
+    );
+    caps.insert("browserName".into(), json!("wry"));
+    ClientBuilder::new(HttpConnector::new())
+        .capabilities(caps)
+        .connect(webdriver_url)
+        .await
+        .with_context(|| format!("WebDriver session at {webdriver_url} (is tauri-driver running?)"))
+}
+
+/// A launcher script (in `dir`) that runs `app` with `FORKHOST_DATA_DIR` set to `data_dir`
+/// and nothing else changed (tauri-driver cannot set an app's environment per session).
+pub fn write_launcher(dir: &Path, app: &Path, data_dir: &Path) -> Result<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join("forkhost-app-launcher");
+    let script = format!(
+        "#!/bin/sh\nFORKHOST_DATA_DIR={}\nexport FORKHOST_DATA_DIR\nexec {} \"$@\"\n",
+        sh_quote(&data_dir.to_string_lossy()),
+        sh_quote(&std::fs::canonicalize(app)?.to_string_lossy()),
+    );
+    std::fs::write(&path, script)?;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
+    Ok(path)
+}
+
+/// Waits for a line satisfying `wanted` in a log file under `log_dir` (the app's writer is
+/// non-blocking); returns that file.
+pub async fn wait_for_log(
+    log_dir: &Path,
+    timeout: Duration,
+    wanted: impl Fn(&str) -> bool,
+) -> Result<PathBuf> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Ok(entries) = std::fs::read_dir(log_dir) {
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.is_file()
+                    && std::fs::read_to_string(&path).is_ok_and(|text| text.lines().any(&wanted))
+                {
+                    return Ok(path);
+                }
+            }
+        }
+        if Instant::now() > deadline {
+            bail!("no such line in the logs of {}", log_dir.display());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Waits for a log line containing `needle`.
+pub async fn wait_for_log_line(log_dir: &Path, needle: &str) -> Result<PathBuf> {
+    wait_for_log(log_dir, Duration::from_secs(10), |line| {
+        line.contains(needle)
+    })
+    .await
+    .with_context(|| format!("waiting for {needle:?}"))
+}
+
+/// Saves a PNG of the window as `test-artifacts/<name>.png` at the repository root.
+pub async fn save_screenshot(client: &Client, name: &str) -> Result<PathBuf> {
+    let png = client.screenshot().await.context("taking a screenshot")?;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test-artifacts");
+    std::fs::create_dir_all(&dir)?;
+    let path = dir.join(format!("{name}.png"));
+    std::fs::write(&path, png)?;
+    Ok(path.canonicalize().unwrap_or(path))
+}
