@@ -449,26 +449,8 @@ async fn bench_fork(
     shots: &mut Shots,
     shot: &str,
 ) -> Result<String> {
-    click(
-        client,
-        &format!(r#"[role="tab"][data-thread-id="{thread}"]"#),
-    )
-    .await?;
-    wait_js(
-        client,
-        "document.querySelectorAll('article[data-role=\"assistant\"] button[data-action=\"fork\"]:not([aria-disabled])').length > 0",
-        Duration::from_secs(30),
-        "an enabled Fork",
-    )
-    .await?;
-    let forks = fork_count(client).await?;
     let main = client.window().await?;
-    js(
-        client,
-        r#"const b = Array.from(document.querySelectorAll('article[data-role="assistant"] button[data-action="fork"]')).pop();
-           b.click(); return true;"#,
-    )
-    .await?;
+    let forks = click_last_fork(client, thread, false).await?;
     let source_perf = wait_js(
         client,
         &format!("window.__forkhostPerf.forks[{forks}] ?? null"),
@@ -530,26 +512,7 @@ async fn bench_fork(
 /// Ctrl-click Fork on the last reply of `thread` (the main window's active tab): the fork opens
 /// as a tab of this window. Returns the summary line.
 async fn bench_fork_tab(client: &Client, thread: &str) -> Result<String> {
-    click(
-        client,
-        &format!(r#"[role="tab"][data-thread-id="{thread}"]"#),
-    )
-    .await?;
-    wait_js(
-        client,
-        "document.querySelectorAll('article[data-role=\"assistant\"] button[data-action=\"fork\"]:not([aria-disabled])').length > 0",
-        Duration::from_secs(30),
-        "an enabled Fork",
-    )
-    .await?;
-    let forks = fork_count(client).await?;
-    js(
-        client,
-        r#"const b = Array.from(document.querySelectorAll('article[data-role="assistant"] button[data-action="fork"]')).pop();
-           b.dispatchEvent(new MouseEvent('click', { bubbles: true, cancelable: true, ctrlKey: true }));
-           return true;"#,
-    )
-    .await?;
+    let forks = click_last_fork(client, thread, true).await?;
     let source = wait_js(
         client,
         &format!("window.__forkhostPerf.forks[{forks}] ?? null"),
@@ -582,4 +545,31 @@ async fn bench_fork_tab(client: &Client, thread: &str) -> Result<String> {
         n(&open, "renderMs"),
         n(&open, "firstPaintMs"),
     ))
+}
+
+/// Shows `thread`'s tab and clicks Fork on its last reply (with Ctrl: the other place than the
+/// setting says). Returns how many forks this window had measured before the click.
+async fn click_last_fork(client: &Client, thread: &str, ctrl: bool) -> Result<usize> {
+    click(
+        client,
+        &format!(r#"[role="tab"][data-thread-id="{thread}"]"#),
+    )
+    .await?;
+    wait_js(
+        client,
+        "document.querySelectorAll('article[data-role=\"assistant\"] button[data-action=\"fork\"]:not([aria-disabled])').length > 0",
+        Duration::from_secs(30),
+        "an enabled Fork",
+    )
+    .await?;
+    let forks = fork_count(client).await?;
+    js_args(
+        client,
+        r#"const b = Array.from(document.querySelectorAll('article[data-role="assistant"] button[data-action="fork"]')).pop();
+           b.dispatchEvent(new MouseEvent('click', { bubbles: true, cancelable: true, ctrlKey: arguments[0] }));
+           return true;"#,
+        vec![json!(ctrl)],
+    )
+    .await?;
+    Ok(forks)
 }
