@@ -10,14 +10,9 @@ import type { WindowInit } from "./bindings/WindowInit";
 let hostEvent: ((e: HostEvent) => void) | null = null;
 let windowAssign: (() => void) | null = null;
 
-vi.mock("./ipc", () => {
-  class IpcError extends Error {
-    code: string;
-    constructor(code: string, message: string) {
-      super(message);
-      this.code = code;
-    }
-  }
+vi.mock("./ipc", async () => {
+  // The real error class (errors.ts tests `instanceof` it); every call is a mock.
+  const { IpcError } = await vi.importActual<typeof import("./ipc")>("./ipc");
   const unlisten = () => Promise.resolve(() => {});
   return {
     IpcError,

@@ -4,14 +4,9 @@ import * as ipc from "./ipc";
 import type { CliToolStatus } from "./bindings/CliToolStatus";
 import { CliToolSection, cliToolState } from "./CliTool";
 
-vi.mock("./ipc", () => {
-  class IpcError extends Error {
-    code: string;
-    constructor(code: string, message: string) {
-      super(message);
-      this.code = code;
-    }
-  }
+vi.mock("./ipc", async () => {
+  // The real error class (errors.ts tests `instanceof` it); every call is a mock.
+  const { IpcError } = await vi.importActual<typeof import("./ipc")>("./ipc");
   return {
     IpcError,
     inApp: () => true,

@@ -6,14 +6,9 @@ import { resetStore, store } from "./state";
 import { UpdateBadge, UpdateDialog } from "./Update";
 import { checkForUpdates, onUpdateProgress, scheduleStartupCheck, STARTUP_CHECK_DELAY_MS } from "./updates";
 
-vi.mock("./ipc", () => {
-  class IpcError extends Error {
-    code: string;
-    constructor(code: string, message: string) {
-      super(message);
-      this.code = code;
-    }
-  }
+vi.mock("./ipc", async () => {
+  // The real error class (errors.ts tests `instanceof` it); every call is a mock.
+  const { IpcError } = await vi.importActual<typeof import("./ipc")>("./ipc");
   return {
     IpcError,
     inApp: () => true,
