@@ -18,7 +18,8 @@
 #                                         the benchmarks on a release build
 #
 # The harness CLIs come from scripts/install-harnesses.sh (their FORKHOST_*_BIN paths are
-# exported); a test whose harness is missing skips itself.
+# exported); a test whose harness is missing skips itself, or fails under
+# FORKHOST_REQUIRE_HARNESSES=1 (scripts/test.sh sets it).
 set -euo pipefail
 # WebKitWebDriver's screenshots hang when WebKit renders without compositing, which the app
 # picks by itself on machines without a GPU render node (like CI's): keep compositing on here.
@@ -47,7 +48,9 @@ while [[ $# -gt 0 ]]; do
   if [[ "$1" == "--" ]]; then shift; filter=("$@"); break; fi
   tests+=("$1"); shift
 done
-[[ ${#tests[@]} -gt 0 ]] || tests=(app_shell app_cli_tool app_fork app_bench)
+if [[ ${#tests[@]} -eq 0 ]]; then
+  for file in tests/tests/app_*.rs; do tests+=("$(basename "$file" .rs)"); done
+fi
 test_args=()
 for t in "${tests[@]}"; do test_args+=(--test "$t"); done
 

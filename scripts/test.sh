@@ -10,6 +10,22 @@ bash scripts/setup.sh --tests
 eval "$(bash scripts/install-harnesses.sh --print-env)"
 export FORKHOST_CLAUDE_BIN FORKHOST_CODEX_BIN FORKHOST_PI_BIN
 
+# A test whose harness CLI, app or .deb is missing fails here instead of skipping (a plain
+# `cargo test` still skips), and each such test records whether it ran (tests/src/need.rs); the
+# run ends with how many of them ran for real.
+export FORKHOST_REQUIRE_HARNESSES="${FORKHOST_REQUIRE_HARNESSES:-1}"
+export FORKHOST_TEST_TALLY="$FORKHOST_CACHE/test-tally"
+: >"$FORKHOST_TEST_TALLY"
+tally_args=()
+[[ "$FORKHOST_REQUIRE_HARNESSES" == 1 ]] && tally_args=(--require)
+print_tally() {
+  local status=$?
+  step "tests that need a harness CLI, the app or the package"
+  bash scripts/test-tally.sh "${tally_args[@]}" "$FORKHOST_TEST_TALLY" || ((status)) || status=1
+  exit "$status"
+}
+trap print_tally EXIT
+
 step "rustfmt"
 cargo fmt --all -- --check
 
@@ -29,8 +45,15 @@ done
 
 step "Rust tests"
 # The end-to-end tests run the `forkhost` binary itself; `cargo test` alone does not build it.
+# The app_* and deb_* tests drive a built app or package: app-e2e.sh and deb-e2e.sh run them.
 cargo build -p forkhost-cli
-cargo test --workspace
+cargo test --workspace --exclude forkhost-tests
+plain_tests=()
+for file in tests/tests/*.rs; do
+  name="$(basename "$file" .rs)"
+  case "$name" in app_* | deb_*) ;; *) plain_tests+=(--test "$name") ;; esac
+done
+cargo test -p forkhost-tests --lib --bins "${plain_tests[@]}"
 
 step "TypeScript bindings are current"
 if git rev-parse --git-dir >/dev/null 2>&1; then

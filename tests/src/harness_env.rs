@@ -7,7 +7,7 @@
 //! use forkhost_tests::harness_env::{Harness, HarnessEnv};
 //! let fake = FakeModel::start(FakeModelOptions::default()).await?;
 //! let Some(env) = HarnessEnv::for_fake(Harness::Claude, &fake)? else {
-//!     return Ok(()); // FORKHOST_CLAUDE_BIN not set
+//!     return Ok(()); // FORKHOST_CLAUDE_BIN not set: skipped (a failure when required)
 //! };
 //! let first = env.run_prompt("hello", None, Duration::from_secs(60)).await?;
 //! let second = env
@@ -39,6 +39,7 @@ use anyhow::{bail, Context};
 use serde_json::{json, Value};
 
 use crate::fake_model::FakeModel;
+use crate::need::{need, Group};
 
 /// The API key every harness sends to the fake model.
 pub const FAKE_API_KEY: &str = "dummy";
@@ -134,9 +135,11 @@ impl std::fmt::Display for RunOutput {
 }
 
 impl HarnessEnv {
-    /// Sets up `harness` against `fake`, or `None` when its `FORKHOST_*_BIN` is not set.
+    /// Sets up `harness` against `fake`, or `None` (the test skips, and says so) when its
+    /// `FORKHOST_*_BIN` is not set. Under `FORKHOST_REQUIRE_HARNESSES=1` a missing binary
+    /// panics instead (see [`crate::need`]).
     pub fn for_fake(harness: Harness, fake: &FakeModel) -> anyhow::Result<Option<HarnessEnv>> {
-        if harness.bin().is_none() {
+        if need(Group::Harness, harness.bin_var()).is_none() {
             return Ok(None);
         }
         Ok(Some(HarnessEnv::new(harness, &fake.base_url())?))

@@ -2,3 +2,4 @@
 
 pub mod fake_model;
 pub mod harness_env;
+pub mod need;

@@ -20,6 +20,7 @@ use std::time::Duration;
 use anyhow::{ensure, Context, Result};
 use app_support::*;
 use fantoccini::Client;
+use forkhost_tests::need::{need, Group};
 use serde_json::{json, Value};
 
 const BIG_TURNS_PLAIN: usize = 4_000;
@@ -146,7 +147,6 @@ fn session_id(n: u32) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn app_bench() -> Result<()> {
     let Some(app) = app_binary()? else {
-        println!("skipped: FORKHOST_APP_BINARY not set");
         return Ok(());
     };
     let home = tempfile::Builder::new()
@@ -373,7 +373,7 @@ async fn bench(client: &Client, env: &AppEnv, shots: &mut Shots) -> Result<()> {
     let mut fork_line = "skipped (FORKHOST_CLAUDE_BIN not set)".to_owned();
     let mut small_fork_line = fork_line.clone();
     let mut tab_fork_line = fork_line.clone();
-    if std::env::var_os("FORKHOST_CLAUDE_BIN").is_some() {
+    if need(Group::Harness, "FORKHOST_CLAUDE_BIN").is_some() {
         fork_line = bench_fork(client, &big_thread, shots, "fork-window").await?;
         // A thread of everyday size; the spare window is rebuilt 1.5 s after a fork.
         tokio::time::sleep(Duration::from_secs(3)).await;

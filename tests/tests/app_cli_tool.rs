@@ -103,7 +103,6 @@ fn version_of(path: &Path) -> Result<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn app_cli_tool_installs_and_uninstalls_the_link() -> Result<()> {
     let Some(app_binary) = app_binary()? else {
-        println!("skipped: FORKHOST_APP_BINARY not set");
         return Ok(());
     };
     let cli = bundled_cli(&app_binary)?;
@@ -191,7 +190,6 @@ async fn app_cli_tool_installs_and_uninstalls_the_link() -> Result<()> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn app_cli_tool_replaces_a_foreign_forkhost_only_when_confirmed() -> Result<()> {
     let Some(app_binary) = app_binary()? else {
-        println!("skipped: FORKHOST_APP_BINARY not set");
         return Ok(());
     };
     let cli = bundled_cli(&app_binary)?;

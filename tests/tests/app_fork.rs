@@ -59,7 +59,6 @@ where
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn app_claude_fork_flow() -> Result<()> {
     let Some(app) = app_binary()? else {
-        println!("skipped: FORKHOST_APP_BINARY not set");
         return Ok(());
     };
     // SLOW replies stream for 8 s: long enough for two tabs to be seen streaming together.
@@ -69,7 +68,6 @@ async fn app_claude_fork_flow() -> Result<()> {
     })
     .await?;
     let Some(harness) = HarnessEnv::for_fake(Harness::Claude, &model)? else {
-        println!("skipped: FORKHOST_CLAUDE_BIN not set");
         return Ok(());
     };
     let env = AppEnv::new(&app, Some(&harness))?;
@@ -525,12 +523,10 @@ async fn check_layout(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn app_terminal_tab() -> Result<()> {
     let Some(app) = app_binary()? else {
-        println!("skipped: FORKHOST_APP_BINARY not set");
         return Ok(());
     };
     let model = FakeModel::start(FakeModelOptions::default()).await?;
     let Some(harness) = HarnessEnv::for_fake(Harness::Claude, &model)? else {
-        println!("skipped: FORKHOST_CLAUDE_BIN not set");
         return Ok(());
     };
     let env = AppEnv::new(&app, Some(&harness))?;
@@ -678,12 +674,10 @@ async fn app_pi_fork_flow() -> Result<()> {
 
 async fn harness_fork_flow(which: Harness) -> Result<()> {
     let Some(app) = app_binary()? else {
-        println!("skipped: FORKHOST_APP_BINARY not set");
         return Ok(());
     };
     let model = FakeModel::start(FakeModelOptions::default()).await?;
     let Some(harness) = HarnessEnv::for_fake(which, &model)? else {
-        println!("skipped: {} not set", which.bin_var());
         return Ok(());
     };
     let env = AppEnv::new(&app, Some(&harness))?;

@@ -2,7 +2,8 @@
 //! test in its own temporary HOME.
 //!
 //! Needs `FORKHOST_CLAUDE_BIN` (`eval "$(bash scripts/install-harnesses.sh --print-env)"`); a
-//! test prints "skipped: FORKHOST_CLAUDE_BIN not set" and passes when it is unset. Every await
+//! test prints "skipped: FORKHOST_CLAUDE_BIN not set" and passes when it is unset
+//! (fails, under `FORKHOST_REQUIRE_HARNESSES=1`). Every await
 //! on the CLI has a timeout, so a hang fails the test instead of blocking it.
 
 use std::path::{Path, PathBuf};
@@ -30,7 +31,6 @@ struct Setup {
 async fn setup() -> Option<Setup> {
     let fake = FakeModel::start(FakeModelOptions::default()).await.unwrap();
     let Some(env) = HarnessEnv::for_fake(Harness::Claude, &fake).unwrap() else {
-        println!("skipped: FORKHOST_CLAUDE_BIN not set");
         return None;
     };
     let binary = within(binary::probe(HarnessKind::Claude), "probe")

@@ -104,7 +104,6 @@ fn reply(turn: usize, text: &str) -> Msg {
 fn fork_flow(harness: Harness) {
     let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
     let Some(env) = HarnessEnv::for_fake(harness, &model).unwrap() else {
-        println!("skipped: {} not set", harness.bin_var());
         return;
     };
     let data = tempfile::tempdir().unwrap();

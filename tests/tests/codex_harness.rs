@@ -2,7 +2,8 @@
 //! CLI against the fake model in a temporary HOME.
 //!
 //! Needs `FORKHOST_CODEX_BIN` (from `scripts/install-harnesses.sh --print-env`); without it
-//! every test prints "skipped: FORKHOST_CODEX_BIN not set" and passes. Every wait on the CLI
+//! every test prints "skipped: FORKHOST_CODEX_BIN not set" and passes
+//! (fails, under `FORKHOST_REQUIRE_HARNESSES=1`). Every wait on the CLI
 //! has a timeout, so a hang fails instead of blocking.
 
 use std::future::Future;
@@ -83,7 +84,6 @@ impl Ctx {
 async fn setup() -> Option<Ctx> {
     let fake = FakeModel::start(FakeModelOptions::default()).await.unwrap();
     let Some(env) = HarnessEnv::for_fake(Harness::Codex, &fake).unwrap() else {
-        println!("skipped: FORKHOST_CODEX_BIN not set");
         return None;
     };
     let binary = within("probe", binary::probe(HarnessKind::Codex))

@@ -31,6 +31,7 @@ use app_support::{
     save_screenshot, start_session, wait_for_log, wait_for_log_line, write_launcher,
 };
 use fantoccini::{Client, Locator};
+use forkhost_tests::need::{need, Group};
 use serde_json::json;
 
 /// The Debian package name (Tauri derives it from productName, kebab-cased).
@@ -45,8 +46,8 @@ const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deb_installs_runs_and_removes_cleanly() -> Result<()> {
-    let Some(deb) = std::env::var_os("FORKHOST_DEB").map(PathBuf::from) else {
-        println!("skipped: FORKHOST_DEB not set (scripts/deb-e2e.sh sets it)");
+    // scripts/deb-e2e.sh sets FORKHOST_DEB.
+    let Some(deb) = need(Group::Package, "FORKHOST_DEB") else {
         return Ok(());
     };
     let deb = std::fs::canonicalize(&deb)

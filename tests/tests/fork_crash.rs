@@ -202,7 +202,6 @@ async fn check_after_restart(fx: &Fixture, harness: Harness) -> Option<String> {
 
 async fn crash_at_every_step(harness: Harness, test: &str) {
     let Some(fx) = fixture(harness).await else {
-        println!("skipped: {} not set", harness.bin_var());
         return;
     };
     let mut forks = 0;

@@ -16,7 +16,6 @@ async fn setup(harness: Harness) -> Option<(FakeModel, HarnessEnv)> {
     match HarnessEnv::for_fake(harness, &fake).unwrap() {
         Some(env) => Some((fake, env)),
         None => {
-            println!("skipped: {} not set", harness.bin_var());
             None
         }
     }

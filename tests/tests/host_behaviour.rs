@@ -20,7 +20,6 @@ struct Setup {
 async fn setup(harness: Harness) -> Option<Setup> {
     let model = FakeModel::start(FakeModelOptions::default()).await.unwrap();
     let Some(env) = HarnessEnv::for_fake(harness, &model).unwrap() else {
-        println!("skipped: {} not set", harness.bin_var());
         return None;
     };
     Some(Setup {

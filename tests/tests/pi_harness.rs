@@ -2,7 +2,8 @@
 //! in its own temporary HOME.
 //!
 //! Needs `FORKHOST_PI_BIN` (from `scripts/install-harnesses.sh --print-env`); without it every
-//! test prints "skipped: FORKHOST_PI_BIN not set" and passes. Every await on the CLI has a
+//! test prints "skipped: FORKHOST_PI_BIN not set" and passes
+//! (fails, under `FORKHOST_REQUIRE_HARNESSES=1`). Every await on the CLI has a
 //! timeout, so a hang fails the test instead of blocking it.
 
 use std::path::{Path, PathBuf};
@@ -28,7 +29,6 @@ struct Pi {
 async fn setup() -> Option<Pi> {
     let fake = FakeModel::start(FakeModelOptions::default()).await.unwrap();
     let Some(env) = HarnessEnv::for_fake(Harness::Pi, &fake).unwrap() else {
-        println!("skipped: FORKHOST_PI_BIN not set");
         return None;
     };
     let binary = pi_binary(&env).await;

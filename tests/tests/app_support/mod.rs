@@ -11,6 +11,7 @@ use fantoccini::elements::Element;
 use fantoccini::wd::WindowHandle;
 use fantoccini::{Client, ClientBuilder, Locator};
 use forkhost_tests::harness_env::HarnessEnv;
+use forkhost_tests::need::{need, Group};
 use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::{json, Value};
 
@@ -19,17 +20,10 @@ pub const STARTUP: Duration = Duration::from_secs(40);
 /// A harness turn against the fake model (process start included).
 pub const TURN: Duration = Duration::from_secs(90);
 
-/// The built app, or `None` (the test is skipped) when `FORKHOST_APP_BINARY` is unset.
+/// The built app, or `None` (the test is skipped) when `FORKHOST_APP_BINARY` is unset; a
+/// failure instead under `FORKHOST_REQUIRE_HARNESSES=1` (see `forkhost_tests::need`).
 pub fn app_binary() -> Result<Option<PathBuf>> {
-    let Some(bin) = std::env::var_os("FORKHOST_APP_BINARY").map(PathBuf::from) else {
-        return Ok(None);
-    };
-    ensure!(
-        bin.is_file(),
-        "FORKHOST_APP_BINARY={} is not a file; build it with `cargo build -p forkhost-app`",
-        bin.display()
-    );
-    Ok(Some(bin))
+    Ok(need(Group::App, "FORKHOST_APP_BINARY"))
 }
 
 pub fn webdriver_url() -> String {
