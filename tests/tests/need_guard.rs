@@ -33,7 +33,7 @@ fn pi_harness_binary() -> PathBuf {
 
 fn run_pi_tests(vars: &[(&str, &str)], tally: &std::path::Path) -> Output {
     let mut cmd = Command::new(pi_harness_binary());
-    cmd.args(["--test-threads=1"])
+    cmd.args(["--test-threads=1", "--nocapture"])
         .env_remove("FORKHOST_PI_BIN")
         .env_remove(REQUIRE_VAR)
         .env(TALLY_VAR, tally);
