@@ -43,9 +43,10 @@ impl Host {
     }
 
     /// Where each harness keeps its sessions, honouring `CLAUDE_CONFIG_DIR`, `CODEX_HOME` and
-    /// `PI_CODING_AGENT_DIR`.
+    /// `PI_CODING_AGENT_DIR`, else under the home folder the harnesses see (a `HOME` in their
+    /// extra variables, else the user's: `USERPROFILE` on Windows).
     pub fn session_root(&self, kind: HarnessKind) -> Option<PathBuf> {
-        let home = self.env_var("HOME").or_else(dirs::home_dir);
+        let home = forkhost_harness::home::home_for(&self.inner.harness_env);
         match kind {
             HarnessKind::Claude => self
                 .env_var("CLAUDE_CONFIG_DIR")
@@ -111,8 +112,7 @@ impl Host {
         let as_path = Path::new(session);
         if as_path.is_absolute() || session.ends_with(".jsonl") {
             return if as_path.is_file() {
-                std::fs::canonicalize(as_path)
-                    .map_err(|e| HostError::SessionNotFound(e.to_string()))
+                dunce::canonicalize(as_path).map_err(|e| HostError::SessionNotFound(e.to_string()))
             } else {
                 Err(HostError::SessionNotFound(format!(
                     "no session file at {session}"

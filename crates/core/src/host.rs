@@ -308,7 +308,9 @@ pub(crate) fn new_id() -> String {
 }
 
 fn checked_cwd(cwd: &Path) -> HostResult<PathBuf> {
-    let abs = std::fs::canonicalize(cwd).map_err(|err| {
+    // dunce: no `\\?\` prefix on Windows, which Claude's project folder name and `.cmd` shims
+    // cannot take.
+    let abs = dunce::canonicalize(cwd).map_err(|err| {
         HostError::InvalidInput(format!("folder {} is not usable: {err}", cwd.display()))
     })?;
     if !abs.is_dir() {

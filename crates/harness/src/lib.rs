@@ -9,9 +9,12 @@ pub mod claude;
 pub mod codex;
 pub mod error;
 pub mod history;
+pub mod home;
 pub mod kind;
+pub mod login_shell;
 pub mod pi;
 pub mod runtime;
+pub mod search_path;
 
 mod jsonl;
 mod messages;

@@ -28,21 +28,26 @@ pub(crate) fn env_var(env: &[(String, String)], key: &str) -> Option<String> {
         .filter(|v| !v.is_empty())
 }
 
-/// `$CLAUDE_CONFIG_DIR`, else `$HOME/.claude`.
+/// `$CLAUDE_CONFIG_DIR`, else `<home>/.claude` (the home a `HOME` override names, else the
+/// user's: `USERPROFILE` on Windows).
 pub(crate) fn config_dir(env: &[(String, String)]) -> HarnessResult<PathBuf> {
     if let Some(dir) = env_var(env, "CLAUDE_CONFIG_DIR") {
         return Ok(PathBuf::from(dir));
     }
-    env_var(env, "HOME")
-        .map(|home| PathBuf::from(home).join(".claude"))
+    crate::home::home_for(env)
+        .map(|home| home.join(".claude"))
         .ok_or_else(|| {
-            HarnessError::InvalidInput("neither CLAUDE_CONFIG_DIR nor HOME is set".into())
+            HarnessError::InvalidInput(
+                "neither CLAUDE_CONFIG_DIR nor a home folder is known".into(),
+            )
         })
 }
 
-/// The working directory as the CLI resolves it (symlinks followed); it must exist.
+/// The working directory as the CLI resolves it (symlinks followed); it must exist. On
+/// Windows without the `\\?\` prefix `std::fs::canonicalize` adds: Node's `realpath` (what the
+/// CLI encodes) has none, and a `.cmd` started in a `\\?\` folder runs in `C:\Windows`.
 pub(crate) fn real_cwd(cwd: &Path) -> HarnessResult<PathBuf> {
-    std::fs::canonicalize(cwd).map_err(|err| {
+    dunce::canonicalize(cwd).map_err(|err| {
         HarnessError::InvalidInput(format!("working directory {}: {err}", cwd.display()))
     })
 }
@@ -51,7 +56,14 @@ pub(crate) fn real_cwd(cwd: &Path) -> HarnessResult<PathBuf> {
 /// digit becomes `-`; past 200 characters, the first 200 plus `-` and the base-36 Java string
 /// hash of the unsanitized path (the CLI is JavaScript, so it counts UTF-16 units).
 pub(crate) fn project_dir_name(real_cwd: &Path) -> String {
-    let path = real_cwd.to_string_lossy();
+    project_dir_name_of(&real_cwd.to_string_lossy())
+}
+
+/// [`project_dir_name`] over the path's text, whichever OS wrote it: `C:\Users\me\proj` is
+/// `C--Users-me-proj`. A Windows verbatim prefix (`\\?\C:\…`, `\\?\UNC\server\…`) is
+/// dropped first, since the CLI's `realpath` never has one.
+pub fn project_dir_name_of(path: &str) -> String {
+    let path = strip_verbatim(path);
     let units: Vec<u16> = path.encode_utf16().collect();
     let encoded: String = units
         .iter()
@@ -71,6 +83,18 @@ pub(crate) fn project_dir_name(real_cwd: &Path) -> String {
         &encoded[..MAX_ENCODED_LEN],
         base36(u64::from(hash.unsigned_abs()))
     )
+}
+
+/// `\\?\C:\x` → `C:\x`, `\\?\UNC\srv\share` → `\\srv\share`; other text unchanged.
+pub fn strip_verbatim(path: &str) -> std::borrow::Cow<'_, str> {
+    if let Some(rest) = path.strip_prefix(r"\\?\UNC\") {
+        return format!(r"\\{rest}").into();
+    }
+    match path.strip_prefix(r"\\?\") {
+        // Only a drive path: `\\?\Volume{…}` has no other spelling.
+        Some(rest) if rest.as_bytes().get(1) == Some(&b':') => rest.into(),
+        _ => path.into(),
+    }
 }
 
 fn base36(mut n: u64) -> String {
@@ -205,6 +229,36 @@ mod tests {
     }
 
     #[test]
+    fn windows_paths_encode_as_the_cli_does() {
+        assert_eq!(project_dir_name_of(r"C:\Users\me\proj"), "C--Users-me-proj");
+        assert_eq!(
+            project_dir_name_of(r"\\?\C:\Users\me\proj"),
+            "C--Users-me-proj"
+        );
+        assert_eq!(project_dir_name_of(r"C:\proj"), "C--proj");
+        assert_eq!(project_dir_name_of(r"\\?\UNC\srv\share\p"), "--srv-share-p");
+        assert_eq!(project_dir_name_of(r"\\srv\share\p"), "--srv-share-p");
+        assert_eq!(project_dir_name_of(r"D:\my proj\x.y"), "D--my-proj-x-y");
+        // macOS: the realpath of a /tmp folder.
+        assert_eq!(project_dir_name_of("/private/tmp/p"), "-private-tmp-p");
+        assert_eq!(strip_verbatim(r"\\?\Volume{1}\x"), r"\\?\Volume{1}\x");
+        assert_eq!(strip_verbatim("/home/x"), "/home/x");
+    }
+
+    #[test]
+    fn real_cwd_has_no_verbatim_prefix() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = real_cwd(dir.path()).unwrap();
+        assert!(
+            !real.to_string_lossy().starts_with(r"\\?\"),
+            "{}",
+            real.display()
+        );
+        assert!(real.is_absolute());
+        assert!(real_cwd(&dir.path().join("missing")).is_err());
+    }
+
+    #[test]
     fn long_paths_get_a_java_string_hash_suffix() {
         let long = format!("/{}", "a".repeat(250));
         let name = project_dir_name(Path::new(&long));
@@ -243,6 +297,13 @@ mod tests {
         let cfg = vec![("CLAUDE_CONFIG_DIR".to_string(), "/cfg".to_string())];
         assert_eq!(config_dir(&cfg).unwrap(), PathBuf::from("/cfg"));
         assert_eq!(config_dir(&env).unwrap(), PathBuf::from("/second/.claude"));
+        // Without any override: the user's home folder (USERPROFILE on Windows), never an error.
+        if std::env::var_os("CLAUDE_CONFIG_DIR").is_none() {
+            assert_eq!(
+                config_dir(&[]).unwrap(),
+                crate::home::home_dir().unwrap().join(".claude")
+            );
+        }
     }
 
     #[test]

@@ -75,7 +75,8 @@ pub(super) fn find_by_id(id: &str, env: &[(String, String)]) -> Option<PathBuf> 
 }
 
 /// `PI_CODING_AGENT_SESSION_DIR`, else `$PI_CODING_AGENT_DIR/sessions`, else
-/// `$HOME/.pi/agent/sessions`; `env` (the process's extra variables) wins over our own.
+/// `<home>/.pi/agent/sessions` (a `HOME` override, else the user's home: `USERPROFILE` on
+/// Windows); `env` (the process's extra variables) wins over our own.
 fn sessions_root(env: &[(String, String)]) -> Option<PathBuf> {
     let var = |name: &str| {
         env.iter()
@@ -91,7 +92,7 @@ fn sessions_root(env: &[(String, String)]) -> Option<PathBuf> {
     if let Some(dir) = var("PI_CODING_AGENT_DIR") {
         return Some(PathBuf::from(dir).join("sessions"));
     }
-    var("HOME").map(|home| PathBuf::from(home).join(".pi/agent/sessions"))
+    crate::home::home_for(env).map(|home| home.join(".pi").join("agent").join("sessions"))
 }
 
 /// The id of the file's last entry: where Pi resumes (its leaf is the last line it parses).
@@ -295,5 +296,16 @@ mod tests {
         assert_eq!(find_by_id("abc-123", &env), Some(file));
         assert_eq!(find_by_id("abc", &env), None);
         assert_eq!(find_by_id("../x", &env), None);
+        // The same folder found through a HOME override.
+        let env = vec![("HOME".to_string(), home.path().display().to_string())];
+        let dir = home.path().join(".pi/agent/sessions/--w--");
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("2026-01-01T00-00-00-000Z_def-456.jsonl");
+        std::fs::write(&file, HEADER).unwrap();
+        if std::env::var_os("PI_CODING_AGENT_DIR").is_none()
+            && std::env::var_os("PI_CODING_AGENT_SESSION_DIR").is_none()
+        {
+            assert_eq!(find_by_id("def-456", &env), Some(file));
+        }
     }
 }
