@@ -1,32 +1,51 @@
 #!/usr/bin/env bash
-# Installs the pinned harness CLIs (Claude Code, Codex, Pi + a Node 22 for Pi) from npm into a
-# cache outside the clone, and prints the env lines that point the tests at them:
+# Installs one set of pinned harness CLIs (Claude Code, Codex, Pi + a Node 22 for Pi) from npm
+# into a cache outside the clone, and prints the env lines that point the tests at them:
 #
 #   FORKHOST_CLAUDE_BIN=/abs/path   FORKHOST_CODEX_BIN=/abs/path   FORKHOST_PI_BIN=/abs/path
 #
 # Usage:
-#   bash scripts/install-harnesses.sh               # install if needed, print progress + env lines
-#   eval "$(bash scripts/install-harnesses.sh --print-env)"   # stdout holds only the env lines
+#   bash scripts/install-harnesses.sh [--set oldest|newest]   # install if needed, print env lines
+#   eval "$(bash scripts/install-harnesses.sh --set newest --print-env)"   # stdout: only env lines
+#   bash scripts/install-harnesses.sh --set scratch --claude V --codex V --pi V   # any versions
 #
-# Cache: ${FORKHOST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/forkhost}/harnesses/<version-hash>/
-# where <version-hash> is a hash of scripts/harness-versions.env (and of this machine's
-# os/arch). A finished install is marked by a `.complete` file; a repeat run only prints.
-# The same lines are also written to <cache>/env. Safe to run concurrently (flock).
+# Sets (scripts/harness-versions.env): `oldest` (default) is the oldest supported versions,
+# `newest` the newest verified ones; `scratch` takes every version from the flags (for
+# scripts/newest-harnesses.sh). --claude/--codex/--pi also override one version of a named set.
+#
+# Cache: ${FORKHOST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/forkhost}/harnesses/
+#   pkgs/<package>-<version>-<hash>/   one npm install per package version, shared by the sets
+#   <set>-<hash>/bin, <set>-<hash>/env the set's binaries and env lines
+# (<hash>: of the versions, this script and the machine's os/arch). A finished install is
+# marked by a `.complete` file; a repeat run only prints. Safe to run concurrently (flock).
 set -euo pipefail
 
+set_name=oldest
 print_env_only=0
-for arg in "$@"; do
-  case "$arg" in
+claude_override="" codex_override="" pi_override=""
+while (($#)); do
+  case "$1" in
     --print-env) print_env_only=1 ;;
+    --set)
+      set_name="${2:?--set needs oldest, newest or scratch}"
+      shift
+      ;;
+    --set=*) set_name="${1#--set=}" ;;
+    --claude | --codex | --pi)
+      [[ -n "${2:-}" ]] || { echo "install-harnesses.sh: $1 needs a version" >&2; exit 2; }
+      printf -v "${1#--}_override" '%s' "$2"
+      shift
+      ;;
     -h | --help)
-      sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *)
-      echo "install-harnesses.sh: unknown argument: $arg" >&2
+      echo "install-harnesses.sh: unknown argument: $1" >&2
       exit 2
       ;;
   esac
+  shift
 done
 
 log() { echo "install-harnesses: $*" >&2; }
@@ -35,7 +54,29 @@ script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 versions_file="$script_dir/harness-versions.env"
 # shellcheck source=harness-versions.env
 source "$versions_file"
-: "${CLAUDE_CODE_VERSION:?}" "${CODEX_VERSION:?}" "${PI_CODING_AGENT_VERSION:?}" "${PI_NODE_VERSION:?}"
+: "${PI_NODE_VERSION:?}"
+case "$set_name" in
+  oldest)
+    claude_version="$CLAUDE_CODE_VERSION" codex_version="$CODEX_VERSION"
+    pi_version="$PI_CODING_AGENT_VERSION"
+    ;;
+  newest)
+    claude_version="$CLAUDE_CODE_NEWEST_VERSION" codex_version="$CODEX_NEWEST_VERSION"
+    pi_version="$PI_CODING_AGENT_NEWEST_VERSION"
+    ;;
+  scratch) claude_version="" codex_version="" pi_version="" ;;
+  *)
+    echo "install-harnesses.sh: unknown set $set_name (oldest, newest or scratch)" >&2
+    exit 2
+    ;;
+esac
+claude_version="${claude_override:-$claude_version}"
+codex_version="${codex_override:-$codex_version}"
+pi_version="${pi_override:-$pi_version}"
+[[ -n "$claude_version" && -n "$codex_version" && -n "$pi_version" ]] || {
+  echo "install-harnesses.sh: set $set_name needs --claude, --codex and --pi versions" >&2
+  exit 2
+}
 
 command -v npm >/dev/null || {
   echo "install-harnesses.sh: npm is required (apt-get install nodejs npm)" >&2
@@ -43,27 +84,43 @@ command -v npm >/dev/null || {
 }
 
 platform="$(uname -s)-$(uname -m)"
-# The install layout also depends on this script: hash it too, so a changed layout reinstalls.
-version_hash="$(cat "$versions_file" "$0" <(echo "$platform") | sha256sum | cut -c1-16)"
+# The install layout depends on this script too: hash it, so a changed layout reinstalls.
+layout_hash="$(cat "$0" <(echo "$platform") | sha256sum | cut -c1-12)"
+set_hash="$(printf '%s\n' "$layout_hash" "$claude_version" "$codex_version" "$pi_version" \
+  "$PI_NODE_VERSION" | sha256sum | cut -c1-16)"
 cache_root="${FORKHOST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/forkhost}/harnesses"
-dest="$cache_root/$version_hash"
-mkdir -p "$cache_root"
+dest="$cache_root/$set_name-$set_hash"
+mkdir -p "$cache_root/pkgs"
 
 # One installer at a time per cache (a second caller waits, then finds `.complete`).
 exec 9>"$cache_root/.lock"
 flock 9
 
-npm_install() { # <prefix> <package@version>...
-  local prefix="$1"
-  shift
-  mkdir -p "$prefix"
-  # A package.json of its own keeps npm from walking up into some other project.
-  [ -f "$prefix/package.json" ] || echo '{"name":"forkhost-harness","private":true}' >"$prefix/package.json"
-  (cd "$prefix" && npm install --no-audit --no-fund --no-package-lock --loglevel=error \
-    --no-save "$@" >&2)
+pkg_dir() { # <slug> <version>
+  echo "$cache_root/pkgs/$1-$2-$layout_hash"
 }
 
-# Picks the first existing file among the arguments (globs allowed).
+# Installs one npm package version into its own folder, unless it is there already.
+npm_install() { # <slug> <package@version>
+  local dir
+  dir="$(pkg_dir "$1" "${2##*@}")"
+  [[ -f "$dir/.complete" ]] && return 0
+  local tmp="$dir.tmp-$$"
+  rm -rf "$tmp"
+  mkdir -p "$tmp"
+  # A package.json of its own keeps npm from walking up into some other project.
+  echo '{"name":"forkhost-harness","private":true}' >"$tmp/package.json"
+  (cd "$tmp" && npm install --no-audit --no-fund --no-package-lock --loglevel=error \
+    --no-save "$2" >&2) || {
+    rm -rf "$tmp"
+    return 1
+  }
+  touch "$tmp/.complete"
+  rm -rf "$dir"
+  mv "$tmp" "$dir"
+}
+
+# Picks the first existing executable among the arguments (globs allowed).
 first_file() {
   local f
   for f in "$@"; do
@@ -75,81 +132,86 @@ first_file() {
   return 1
 }
 
+claude_pkg="$(pkg_dir claude-code "$claude_version")"
+codex_pkg="$(pkg_dir codex "$codex_version")"
+pi_pkg_dir="$(pkg_dir pi-coding-agent "$pi_version")"
+node_pkg="$(pkg_dir node "$PI_NODE_VERSION")"
+
 if [ ! -f "$dest/.complete" ]; then
   start=$(date +%s)
-  tmp="$cache_root/.tmp-$version_hash-$$"
-  rm -rf "$tmp"
-  mkdir -p "$tmp/bin"
-  log "installing into $dest (claude-code $CLAUDE_CODE_VERSION, codex $CODEX_VERSION, pi $PI_CODING_AGENT_VERSION, node $PI_NODE_VERSION)"
+  log "set $set_name: claude-code $claude_version, codex $codex_version, pi $pi_version, node $PI_NODE_VERSION"
 
-  # The four installs are independent and mostly network-bound: run them side by side.
-  npm_install "$tmp/claude" "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" &
+  # The installs are independent and mostly network-bound: run them side by side.
+  npm_install claude-code "@anthropic-ai/claude-code@$claude_version" &
   p1=$!
-  npm_install "$tmp/codex" "@openai/codex@$CODEX_VERSION" &
+  npm_install codex "@openai/codex@$codex_version" &
   p2=$!
-  npm_install "$tmp/pi" "@earendil-works/pi-coding-agent@$PI_CODING_AGENT_VERSION" &
+  npm_install pi-coding-agent "@earendil-works/pi-coding-agent@$pi_version" &
   p3=$!
-  npm_install "$tmp/node" "node@$PI_NODE_VERSION" &
+  npm_install node "node@$PI_NODE_VERSION" &
   p4=$!
   fail=0
   for p in $p1 $p2 $p3 $p4; do wait "$p" || fail=1; done
   if [ "$fail" != 0 ]; then
-    rm -rf "$tmp"
     echo "install-harnesses.sh: an npm install failed (see above)" >&2
     exit 1
   fi
 
+  tmp="$dest.tmp-$$"
+  rm -rf "$tmp"
+  mkdir -p "$tmp/bin"
   # Claude Code: the npm wrapper ships the Bun-compiled native binary as a per-platform
   # optional dependency; spawn it directly (no node in between).
-  claude_native="$(first_file "$tmp"/claude/node_modules/@anthropic-ai/claude-code-*/claude \
-    "$tmp"/claude/node_modules/@anthropic-ai/claude-code/bin/claude.exe \
-    "$tmp"/claude/node_modules/.bin/claude)" || {
-    echo "install-harnesses.sh: no claude binary found" >&2
+  claude_native="$(first_file "$claude_pkg"/node_modules/@anthropic-ai/claude-code-*/claude \
+    "$claude_pkg"/node_modules/@anthropic-ai/claude-code/bin/claude.exe \
+    "$claude_pkg"/node_modules/.bin/claude)" || {
+    echo "install-harnesses.sh: no claude binary found in $claude_pkg" >&2
     exit 1
   }
-  ln -s "../${claude_native#"$tmp/"}" "$tmp/bin/claude"
+  ln -s "$claude_native" "$tmp/bin/claude"
 
   # Codex: a static native binary under vendor/<triple>/bin (it finds its rg and bwrap beside
   # itself); the npm launcher bin/codex.js only execs it, so spawn it directly.
-  codex_native="$(first_file "$tmp"/codex/node_modules/@openai/codex-*/vendor/*/bin/codex \
-    "$tmp"/codex/node_modules/@openai/codex/vendor/*/bin/codex)" || {
-    echo "install-harnesses.sh: no codex binary found" >&2
+  codex_native="$(first_file "$codex_pkg"/node_modules/@openai/codex-*/vendor/*/bin/codex \
+    "$codex_pkg"/node_modules/@openai/codex/vendor/*/bin/codex)" || {
+    echo "install-harnesses.sh: no codex binary found in $codex_pkg" >&2
     exit 1
   }
-  ln -s "../${codex_native#"$tmp/"}" "$tmp/bin/codex"
+  ln -s "$codex_native" "$tmp/bin/codex"
 
-  node_bin="$(first_file "$tmp"/node/node_modules/node/bin/node \
-    "$tmp"/node/node_modules/node-*/bin/node)" || {
+  node_bin="$(first_file "$node_pkg"/node_modules/node/bin/node \
+    "$node_pkg"/node_modules/node-*/bin/node)" || {
     echo "install-harnesses.sh: no node binary in the node@$PI_NODE_VERSION package" >&2
     exit 1
   }
-  ln -s "../${node_bin#"$tmp/"}" "$tmp/bin/node"
-  [ -f "$tmp/pi/node_modules/@earendil-works/pi-coding-agent/package.json" ] || {
-    echo "install-harnesses.sh: pi package missing" >&2
+  ln -s "$node_bin" "$tmp/bin/node"
+  [ -f "$pi_pkg_dir/node_modules/@earendil-works/pi-coding-agent/package.json" ] || {
+    echo "install-harnesses.sh: pi package missing in $pi_pkg_dir" >&2
     exit 1
   }
   rm -rf "$dest"
   mv "$tmp" "$dest"
-  log "installed in $(($(date +%s) - start)) s"
+  log "set $set_name installed in $(($(date +%s) - start)) s"
 else
-  log "already installed: $dest"
+  log "set $set_name already installed: $dest"
 fi
 
 # Pi's launcher is (re)written on every run: it is tiny and holds absolute paths.
 claude_bin="$(readlink -f "$dest/bin/claude")"
 codex_bin="$(readlink -f "$dest/bin/codex")"
 node_bin="$(readlink -f "$dest/bin/node")"
-pi_pkg="$dest/pi/node_modules/@earendil-works/pi-coding-agent"
+pi_pkg="$pi_pkg_dir/node_modules/@earendil-works/pi-coding-agent"
 pi_main="$(cd "$pi_pkg" && "$node_bin" -e '
   const p = require("./package.json");
   const b = typeof p.bin === "string" ? p.bin : (p.bin.pi || Object.values(p.bin)[0]);
   process.stdout.write(require("path").resolve(b));')"
-cat >"$dest/bin/pi" <<EOF
+cat >"$dest/bin/pi.tmp" <<EOF
 #!/bin/sh
-# Generated by install-harnesses.sh: pi $PI_CODING_AGENT_VERSION on node $PI_NODE_VERSION.
+# Generated by install-harnesses.sh: pi $pi_version on node $PI_NODE_VERSION.
 exec "$node_bin" "$pi_main" "\$@"
 EOF
-chmod +x "$dest/bin/pi"
+chmod +x "$dest/bin/pi.tmp"
+mv -f "$dest/bin/pi.tmp" "$dest/bin/pi"
 touch "$dest/.complete"
 
 env_lines="FORKHOST_CLAUDE_BIN=$claude_bin
@@ -163,6 +225,6 @@ if [ "$print_env_only" = 1 ]; then
     "$claude_bin" "$codex_bin" "$dest/bin/pi"
 else
   log "versions: $("$claude_bin" --version 2>/dev/null | head -1) | $("$codex_bin" --version 2>/dev/null | head -1) | pi $("$dest/bin/pi" --version 2>/dev/null | head -1)"
-  log "env lines (also in $dest/env; source them with: eval \"\$(bash $0 --print-env)\"):"
+  log "env lines (also in $dest/env; source them with: eval \"\$(bash $0 --set $set_name --print-env)\"):"
   printf '%s\n' "$env_lines"
 fi

@@ -217,9 +217,24 @@ function HarnessCard(props: {
         {report === undefined ? (
           <Spinner size={12} />
         ) : report.path ? (
-          <span className="pill pill--ok">
-            <CheckIcon width={12} height={12} /> {report.version}
-          </span>
+          <>
+            <span className="pill pill--ok">
+              <CheckIcon width={12} height={12} /> {report.version}
+            </span>
+            {report.support && report.support !== "verified" && (
+              <span
+                className="pill"
+                data-support={report.support}
+                title={
+                  report.support === "newer_than_tested"
+                    ? "Newer than the newest version Forkhost's tests ran; it should work."
+                    : "Older than the oldest version Forkhost supports; update it."
+                }
+              >
+                {report.support === "newer_than_tested" ? "newer than tested" : "older than supported"}
+              </span>
+            )}
+          </>
         ) : (
           <span className="pill pill--bad">not found</span>
         )}

@@ -37,6 +37,7 @@ const claude: HarnessReport = {
   version: "2",
   capabilities: { boundaries: ["after", "before", "latest"], granularity: "turn", eager_fork: false, note: null },
   error: null,
+  support: "verified",
 };
 
 describe("rows", () => {

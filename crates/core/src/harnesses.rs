@@ -2,7 +2,9 @@
 
 use std::collections::HashMap;
 
-use forkhost_harness::{binary, Capabilities, HarnessBinary, HarnessError, HarnessKind};
+use forkhost_harness::{
+    binary, Capabilities, HarnessBinary, HarnessError, HarnessKind, VersionSupport,
+};
 use serde::Serialize;
 use tokio::sync::Mutex;
 
@@ -21,6 +23,9 @@ pub struct HarnessReport {
     pub capabilities: Option<Capabilities>,
     /// Why the harness can't be used, when it can't.
     pub error: Option<String>,
+    /// How its version relates to the versions the test suite ran (`forkhost_harness::verified`).
+    #[ts(type = "\"verified\" | \"newer_than_tested\" | \"older_than_supported\" | null")]
+    pub support: Option<VersionSupport>,
 }
 
 #[derive(Debug, Default)]
@@ -51,6 +56,7 @@ impl Harnesses {
                     version: Some(bin.version.clone()),
                     capabilities: Some(bin.capabilities()),
                     error: None,
+                    support: Some(forkhost_harness::verified::support(kind, &bin.version)),
                 },
                 Err(err) => HarnessReport {
                     name: kind.to_string(),
@@ -58,6 +64,7 @@ impl Harnesses {
                     version: None,
                     capabilities: None,
                     error: Some(err.to_string()),
+                    support: None,
                 },
             });
         }

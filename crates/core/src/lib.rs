@@ -26,7 +26,7 @@ pub use discovery::DiscoveredSession;
 pub use error::{HostError, HostResult};
 pub use events::HostEvent;
 pub use fork::{ForkAt, TurnRef};
-pub use forkhost_harness::{HarnessKind, TurnOutcome};
+pub use forkhost_harness::{HarnessKind, TurnOutcome, VersionSupport};
 pub use harnesses::HarnessReport;
 pub use host::{Host, HostOptions, NewThreadSpec, OpenReport};
 

@@ -15,6 +15,7 @@ pub mod login_shell;
 pub mod pi;
 pub mod runtime;
 pub mod search_path;
+pub mod verified;
 
 mod jsonl;
 mod messages;
@@ -32,3 +33,4 @@ pub use runtime::{
     Cut, EventSender, Forked, NativeSession, OpenSpec, PendingFork, Runtime, RuntimeEvent,
     SessionTarget, TurnOutcome,
 };
+pub use verified::VersionSupport;

@@ -7,4 +7,8 @@ export type HarnessReport = { name: string, path: string | null, version: string
 /**
  * Why the harness can't be used, when it can't.
  */
-error: string | null, };
+error: string | null, 
+/**
+ * How its version relates to the versions the test suite ran (`forkhost_harness::verified`).
+ */
+support: "verified" | "newer_than_tested" | "older_than_supported" | null, };
