@@ -2,7 +2,8 @@
 //! user's own terminal) appends becomes anchors and a `ThreadChanged` event. Re-reading is
 //! incremental, so its cost follows the appended bytes.
 
-use std::path::PathBuf;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use notify_debouncer_mini::{new_debouncer, notify::RecursiveMode, DebounceEventResult};
@@ -40,10 +41,10 @@ impl Host {
         };
         std::fs::create_dir_all(&dir).ok();
         let (tx, mut rx) = mpsc::unbounded_channel::<()>();
-        let wanted = path.clone();
+        let wanted = Target::new(&path);
         let mut debouncer = new_debouncer(DEBOUNCE, move |res: DebounceEventResult| {
             if let Ok(events) = res {
-                if events.iter().any(|e| e.path == wanted) {
+                if events.iter().any(|e| wanted.matches(&e.path)) {
                     let _ = tx.send(());
                 }
             }
@@ -80,5 +81,153 @@ impl Host {
     pub fn unfollow(&self, thread_id: &str) {
         let slot = self.slot(thread_id);
         slot.watch.lock().unwrap_or_else(|e| e.into_inner()).take();
+    }
+}
+
+/// The file a watcher waits for, recognized however the OS spells its path: inotify reports
+/// the watched folder's path (through any symlink), macOS FSEvents the canonical one
+/// (`/private/tmp/…` for `/tmp/…`, the target of a symlinked `~/.claude`).
+#[derive(Debug, Clone)]
+struct Target {
+    path: PathBuf,
+    file_name: Option<OsString>,
+    /// The folder as given and as resolved (when it exists).
+    dirs: Vec<PathBuf>,
+}
+
+impl Target {
+    fn new(path: &Path) -> Self {
+        let dir = path.parent().map(Path::to_path_buf);
+        let canonical = dir.as_deref().and_then(|d| dunce::canonicalize(d).ok());
+        Self::with_canonical_dir(path, canonical)
+    }
+
+    fn with_canonical_dir(path: &Path, canonical_dir: Option<PathBuf>) -> Self {
+        let mut dirs: Vec<PathBuf> = path.parent().map(Path::to_path_buf).into_iter().collect();
+        dirs.extend(canonical_dir.filter(|c| !dirs.contains(c)));
+        Target {
+            path: path.to_path_buf(),
+            file_name: path.file_name().map(|n| n.to_os_string()),
+            dirs,
+        }
+    }
+
+    fn matches(&self, event: &Path) -> bool {
+        event == self.path
+            || (event.file_name() == self.file_name.as_deref()
+                && event
+                    .parent()
+                    .is_some_and(|p| self.dirs.iter().any(|d| d == p)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn macos_events_carry_the_canonical_path() {
+        let target = Target::with_canonical_dir(
+            Path::new("/tmp/h/.claude/projects/-w/s.jsonl"),
+            Some(PathBuf::from("/private/tmp/h/.claude/projects/-w")),
+        );
+        assert!(target.matches(Path::new("/tmp/h/.claude/projects/-w/s.jsonl")));
+        assert!(target.matches(Path::new("/private/tmp/h/.claude/projects/-w/s.jsonl")));
+        assert!(!target.matches(Path::new("/private/tmp/h/.claude/projects/-w/t.jsonl")));
+        assert!(!target.matches(Path::new("/private/tmp/h/.claude/projects/-x/s.jsonl")));
+        assert!(!target.matches(Path::new("/private/tmp/h/.claude/projects/-w")));
+        // A symlinked config folder: events name the link's target.
+        let target = Target::with_canonical_dir(
+            Path::new("/Users/me/.claude/projects/-w/s.jsonl"),
+            Some(PathBuf::from("/Volumes/data/claude/projects/-w")),
+        );
+        assert!(target.matches(Path::new("/Volumes/data/claude/projects/-w/s.jsonl")));
+    }
+
+    /// A Claude transcript of `turns` complete turns.
+    fn transcript(session: &str, turns: usize) -> String {
+        let mut out = String::new();
+        let mut parent = serde_json::Value::Null;
+        for t in 1..=turns {
+            let user = format!("u{t}");
+            let reply = format!("r{t}");
+            let common = |uuid: &str, parent: &serde_json::Value| {
+                serde_json::json!({
+                    "parentUuid": parent, "isSidechain": false, "uuid": uuid,
+                    "timestamp": format!("2026-11-29T18:00:0{t}.000Z"), "cwd": "/w",
+                    "sessionId": session, "version": "2.1.332",
+                })
+            };
+            let mut u = common(&user, &parent);
+            u["type"] = "user".into();
+            u["message"] = serde_json::json!({"role": "user", "content": format!("prompt {t}")});
+            let mut a = common(&reply, &serde_json::Value::String(user.clone()));
+            a["type"] = "assistant".into();
+            a["message"] = serde_json::json!({
+                "id": format!("msg_{t}"), "type": "message", "role": "assistant",
+                "content": [{"type": "text", "text": format!("reply {t}")}],
+                "stop_reason": "end_turn",
+            });
+            out.push_str(&format!("{u}\n{a}\n"));
+            parent = serde_json::Value::String(reply);
+        }
+        out
+    }
+
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn live_sync_follows_a_transcript_behind_a_symlinked_folder() {
+        let home = tempfile::tempdir().unwrap();
+        let real = home.path().join("elsewhere/claude");
+        let project = real.join("projects/-w");
+        std::fs::create_dir_all(&project).unwrap();
+        // ~/.claude is a link, as when the config folder lives on another disk.
+        std::os::unix::fs::symlink(&real, home.path().join(".claude")).unwrap();
+        let session = "0f8c3a64-1111-4222-8333-444455556666";
+        let file = project.join(format!("{session}.jsonl"));
+        std::fs::write(&file, transcript(session, 1)).unwrap();
+
+        let data = tempfile::tempdir().unwrap();
+        let options = crate::HostOptions {
+            harness_env: vec![("HOME".into(), home.path().display().to_string())],
+            ..Default::default()
+        };
+        let (host, _) = Host::open_with(data.path(), options).await.unwrap();
+        let detail = host
+            .import(forkhost_harness::HarnessKind::Claude, session)
+            .await
+            .unwrap();
+        let native = detail.thread.native.path.clone().unwrap();
+        assert!(
+            native.contains("/.claude/"),
+            "the thread's path goes through the link: {native}"
+        );
+        assert_eq!(detail.turns.len(), 1);
+        let id = detail.thread.id.clone();
+        host.follow(&id).await.unwrap();
+        let mut events = host.subscribe();
+
+        // Another writer appends a turn, through the link's target.
+        let first = transcript(session, 1);
+        let both = transcript(session, 2);
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&file)
+            .unwrap();
+        std::io::Write::write_all(&mut f, both[first.len()..].as_bytes()).unwrap();
+        drop(f);
+        let synced = tokio::time::timeout(Duration::from_secs(10), async {
+            loop {
+                if let Ok(crate::HostEvent::ThreadChanged { thread_id }) = events.recv().await {
+                    if thread_id == id && host.show(&id).await.unwrap().turns.len() == 2 {
+                        return;
+                    }
+                }
+            }
+        })
+        .await;
+        assert!(synced.is_ok(), "the watcher missed the appended turn");
+        host.unfollow(&id);
+        host.shutdown().await;
     }
 }
