@@ -37,6 +37,8 @@ const claude: HarnessReport = {
   version: "2",
   capabilities: { boundaries: ["after", "before", "latest"], granularity: "turn", eager_fork: false, note: null },
   error: null,
+  found_by: "path",
+  notes: [],
   support: "verified",
 };
 

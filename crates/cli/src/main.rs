@@ -9,9 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use forkhost_core::data_dir::{default_data_dir, DATA_DIR_ENV};
 use forkhost_core::view::ThreadDetail;
-use forkhost_core::{
-    ForkAt, HarnessKind, Host, HostError, NewThreadSpec, TurnRef, VersionSupport,
-};
+use forkhost_core::{ForkAt, HarnessKind, Host, HostError, NewThreadSpec, TurnRef};
 
 use output::{Output, Printed};
 
@@ -156,27 +154,7 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
     Ok(match command {
         Command::Doctor => {
             let harnesses = host.doctor().await;
-            let text = harnesses
-                .iter()
-                .map(|h| match (&h.version, &h.capabilities, &h.error) {
-                    (Some(v), Some(c), _) => format!(
-                        "{:<7} {v:<10} forks: {}  ({}){}",
-                        h.name,
-                        c.boundaries.join(", "),
-                        h.path.as_deref().unwrap_or(""),
-                        // Only the exceptions are worth a word; a verified version says nothing.
-                        match h.support {
-                            Some(s) if s != VersionSupport::Verified => {
-                                format!("  [{}]", s.describe())
-                            }
-                            _ => String::new(),
-                        }
-                    ),
-                    (_, _, Some(e)) => format!("{:<7} not usable: {e}", h.name),
-                    _ => format!("{:<7} unknown", h.name),
-                })
-                .collect::<Vec<_>>()
-                .join("\n");
+            let text = output::doctor_text(&harnesses);
             Printed::new(serde_json::json!({ "harnesses": harnesses }), text)
         }
         Command::New {

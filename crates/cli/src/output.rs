@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use forkhost_core::HostError;
+use forkhost_core::{HarnessReport, HostError, VersionSupport};
 
 /// A command's result in both forms.
 pub struct Printed {
@@ -46,6 +46,48 @@ impl Output {
     }
 }
 
+/// `doctor`: per harness its version and forks, where it was found and how, or why it is not
+/// usable; then what else it needs on this OS.
+pub fn doctor_text(harnesses: &[HarnessReport]) -> String {
+    let mut out = Vec::new();
+    for h in harnesses {
+        match (&h.version, &h.capabilities, &h.error) {
+            (Some(v), Some(c), _) => {
+                // Only the exceptions are worth a word; a verified version says nothing.
+                let support = match h.support {
+                    Some(s) if s != VersionSupport::Verified => format!("  [{}]", s.describe()),
+                    _ => String::new(),
+                };
+                out.push(format!(
+                    "{:<7} {v:<10} forks: {}{support}",
+                    h.name,
+                    c.boundaries.join(", ")
+                ));
+                if let Some(path) = &h.path {
+                    out.push(format!(
+                        "        {path}{}",
+                        found_by_text(h.found_by.as_deref())
+                    ));
+                }
+            }
+            (_, _, Some(e)) => out.push(format!("{:<7} not usable: {e}", h.name)),
+            _ => out.push(format!("{:<7} unknown", h.name)),
+        }
+        out.extend(h.notes.iter().map(|n| format!("        note: {n}")));
+    }
+    out.join("\n")
+}
+
+fn found_by_text(found_by: Option<&str>) -> &'static str {
+    match found_by {
+        Some("override") => " (from FORKHOST_*_BIN or the path saved in Settings)",
+        Some("path") => " (on PATH)",
+        Some("login_shell") => " (on the login shell's PATH)",
+        Some("fallback") => " (in a usual install folder, not on PATH)",
+        _ => "",
+    }
+}
+
 /// One line per thread: id, harness, state, title, lineage.
 pub fn thread_line(t: &forkhost_core::view::ThreadView) -> String {
     let lineage = t
@@ -69,4 +111,53 @@ pub fn thread_text(d: &forkhost_core::view::ThreadDetail) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(name: &str) -> HarnessReport {
+        HarnessReport {
+            name: name.into(),
+            path: None,
+            version: None,
+            capabilities: None,
+            error: None,
+            found_by: None,
+            notes: Vec::new(),
+            support: None,
+        }
+    }
+
+    #[test]
+    fn doctor_says_where_and_why() {
+        let mut claude = report("claude");
+        claude.path = Some(r"C:\Users\me\AppData\Roaming\npm\claude.cmd".into());
+        claude.version = Some("2.1.400".into());
+        claude.capabilities = Some(forkhost_harness::Capabilities {
+            boundaries: vec!["after", "before", "latest"],
+            granularity: "turn",
+            eager_fork: false,
+            note: None,
+        });
+        claude.found_by = Some("fallback".into());
+        claude.support = Some(VersionSupport::NewerThanTested);
+        claude.notes = vec!["Claude Code on Windows needs Git Bash, and none was found".into()];
+        let mut pi = report("pi");
+        pi.error = Some(
+            "pi: `pi` is not on PATH (3 folders searched) and FORKHOST_PI_BIN is not set; found `pi` at C:\\npm\\pi but it is a shell script".into(),
+        );
+        let text = doctor_text(&[claude, pi]);
+        assert_eq!(
+            text,
+            [
+                "claude  2.1.400    forks: after, before, latest  [newer than tested]",
+                r"        C:\Users\me\AppData\Roaming\npm\claude.cmd (in a usual install folder, not on PATH)",
+                "        note: Claude Code on Windows needs Git Bash, and none was found",
+                r"pi      not usable: pi: `pi` is not on PATH (3 folders searched) and FORKHOST_PI_BIN is not set; found `pi` at C:\npm\pi but it is a shell script",
+            ]
+            .join("\n")
+        );
+    }
 }

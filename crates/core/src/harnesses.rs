@@ -1,6 +1,7 @@
 //! The harness binaries this Host uses: probed once (path, version, capabilities) and cached.
 
 use std::collections::HashMap;
+use std::ffi::OsString;
 
 use forkhost_harness::{
     binary, Capabilities, HarnessBinary, HarnessError, HarnessKind, VersionSupport,
@@ -23,6 +24,14 @@ pub struct HarnessReport {
     pub capabilities: Option<Capabilities>,
     /// Why the harness can't be used, when it can't.
     pub error: Option<String>,
+    /// How the binary was found: `override` (`FORKHOST_*_BIN`, the path saved in Settings),
+    /// `path`, `login_shell` (the login shell's PATH, on a GUI launch) or `fallback` (a usual
+    /// install folder no PATH named).
+    #[ts(type = "\"override\" | \"path\" | \"login_shell\" | \"fallback\" | null")]
+    pub found_by: Option<String>,
+    /// What else the harness needs on this OS and whether it is there (Git Bash for Claude Code
+    /// on Windows).
+    pub notes: Vec<String>,
     /// How its version relates to the versions the test suite ran (`forkhost_harness::verified`).
     #[ts(type = "\"verified\" | \"newer_than_tested\" | \"older_than_supported\" | null")]
     pub support: Option<VersionSupport>,
@@ -30,33 +39,50 @@ pub struct HarnessReport {
 
 #[derive(Debug, Default)]
 pub(crate) struct Harnesses {
-    found: Mutex<HashMap<HarnessKind, HarnessBinary>>,
+    found: Mutex<HashMap<HarnessKind, (HarnessBinary, binary::FoundBy)>>,
 }
 
 impl Harnesses {
     /// The binary for `kind`, probing it the first time. A failed probe is not cached, so
     /// installing the harness while Forkhost runs just works.
     pub async fn binary(&self, kind: HarnessKind) -> HostResult<HarnessBinary> {
+        Ok(self.located(kind).await?.0)
+    }
+
+    async fn located(&self, kind: HarnessKind) -> HostResult<(HarnessBinary, binary::FoundBy)> {
         if let Some(found) = self.found.lock().await.get(&kind) {
             return Ok(found.clone());
         }
-        let probed = binary::probe(kind).await?;
-        tracing::info!(harness = %kind, version = %probed.version, "harness found");
-        self.found.lock().await.insert(kind, probed.clone());
-        Ok(probed)
+        // The first lookup may wait for the login shell (search_path::global).
+        let located = tokio::task::spawn_blocking(move || binary::locate_detailed(kind))
+            .await
+            .map_err(|e| crate::HostError::Internal(e.to_string()))??;
+        let probed = binary::probe_at(kind, located.path).await?;
+        tracing::info!(
+            harness = %kind,
+            version = %probed.version,
+            found_by = located.found_by.as_str(),
+            "harness found"
+        );
+        let entry = (probed, located.found_by);
+        self.found.lock().await.insert(kind, entry.clone());
+        Ok(entry)
     }
 
     pub async fn report(&self) -> Vec<HarnessReport> {
         let mut out = Vec::new();
         for kind in HarnessKind::ALL {
-            out.push(match self.binary(kind).await {
-                Ok(bin) => HarnessReport {
+            let notes = binary::doctor_notes(kind);
+            out.push(match self.located(kind).await {
+                Ok((bin, found_by)) => HarnessReport {
                     name: kind.to_string(),
                     path: Some(bin.path.display().to_string()),
                     version: Some(bin.version.clone()),
                     capabilities: Some(bin.capabilities()),
                     error: None,
                     support: Some(forkhost_harness::verified::support(kind, &bin.version)),
+                    found_by: Some(found_by.as_str().to_owned()),
+                    notes,
                 },
                 Err(err) => HarnessReport {
                     name: kind.to_string(),
@@ -65,11 +91,43 @@ impl Harnesses {
                     capabilities: None,
                     error: Some(err.to_string()),
                     support: None,
+                    found_by: None,
+                    notes,
                 },
             });
         }
         out
     }
+}
+
+/// A harness path a user typed (Settings), checked before it is saved: the binary it names,
+/// with its version, capabilities and how the name resolved. `harness_not_found` when nothing
+/// startable is there, `invalid_input` when it is another program or no path was given.
+pub async fn check_path(kind: HarnessKind, path: &str) -> HostResult<HarnessReport> {
+    let bin = binary::check_path(kind, path).await?;
+    Ok(HarnessReport {
+        name: kind.to_string(),
+        path: Some(bin.path.display().to_string()),
+        version: Some(bin.version.clone()),
+        capabilities: Some(bin.capabilities()),
+        error: None,
+        support: Some(forkhost_harness::verified::support(kind, &bin.version)),
+        found_by: Some(binary::FoundBy::Override.as_str().to_owned()),
+        notes: binary::doctor_notes(kind),
+    })
+}
+
+/// The `PATH` every harness child and terminal tab should get: the folders harnesses are
+/// looked up in (the login shell's on a GUI launch, then this process's, then the usual install
+/// folders). See `forkhost_harness::search_path`.
+pub fn child_path() -> OsString {
+    forkhost_harness::search_path::child_path()
+}
+
+/// Reads the login shell's PATH on a thread of its own (call at app start), so the first
+/// harness lookup does not wait for it.
+pub fn warm_up_search_path() {
+    forkhost_harness::search_path::warm_up();
 }
 
 impl From<HarnessError> for crate::HostError {

@@ -214,7 +214,7 @@ mod tests {
             .append(true)
             .open(&file)
             .unwrap();
-        std::io::Write::write_all(&mut f, both[first.len()..].as_bytes()).unwrap();
+        std::io::Write::write_all(&mut f, &both.as_bytes()[first.len()..]).unwrap();
         drop(f);
         let synced = tokio::time::timeout(Duration::from_secs(10), async {
             loop {

@@ -9,6 +9,17 @@ export type HarnessReport = { name: string, path: string | null, version: string
  */
 error: string | null, 
 /**
+ * How the binary was found: `override` (`FORKHOST_*_BIN`, the path saved in Settings),
+ * `path`, `login_shell` (the login shell's PATH, on a GUI launch) or `fallback` (a usual
+ * install folder no PATH named).
+ */
+found_by: "override" | "path" | "login_shell" | "fallback" | null, 
+/**
+ * What else the harness needs on this OS and whether it is there (Git Bash for Claude Code
+ * on Windows).
+ */
+notes: Array<string>, 
+/**
  * How its version relates to the versions the test suite ran (`forkhost_harness::verified`).
  */
 support: "verified" | "newer_than_tested" | "older_than_supported" | null, };
