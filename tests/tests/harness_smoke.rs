@@ -15,9 +15,7 @@ async fn setup(harness: Harness) -> Option<(FakeModel, HarnessEnv)> {
     let fake = FakeModel::start(FakeModelOptions::default()).await.unwrap();
     match HarnessEnv::for_fake(harness, &fake).unwrap() {
         Some(env) => Some((fake, env)),
-        None => {
-            None
-        }
+        None => None,
     }
 }
 

@@ -9,7 +9,11 @@ use forkhost_tests::need::{REQUIRE_VAR, TALLY_VAR};
 
 /// The newest `pi_harness-<hash>` test binary in this binary's folder (`target/debug/deps`).
 fn pi_harness_binary() -> PathBuf {
-    let deps = std::env::current_exe().unwrap().parent().unwrap().to_owned();
+    let deps = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_owned();
     std::fs::read_dir(&deps)
         .unwrap()
         .flatten()
