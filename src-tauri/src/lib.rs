@@ -96,9 +96,16 @@ fn follow(host: &Host, thread_id: String) {
 
 /// Starts the app and returns its exit code once the last window closed.
 pub fn run() -> i32 {
-    // The data folder: FORKHOST_DATA_DIR, else the OS app-data folder (the same one Tauri's
-    // app_data_dir() resolves to). Only when neither can be found is it left to Tauri (setup).
+    // The data folder: FORKHOST_DATA_DIR, else the OS's local app-data folder (the same one
+    // Tauri's app_local_data_dir() resolves to). Only when neither can be found is it left to
+    // Tauri (setup).
     let data_dir = forkhost_core::data_dir::default_data_dir();
+    if let Some(dir) = &data_dir {
+        // Private before anything is written into it (settings, logs, the store).
+        if let Err(err) = forkhost_core::data_dir::prepare(dir) {
+            eprintln!("forkhost: cannot prepare {}: {err}", dir.display());
+        }
+    }
 
     #[cfg(target_os = "linux")]
     software_rendering_defaults();
@@ -149,9 +156,12 @@ pub fn run() -> i32 {
         .setup(move |app| {
             let dir = match data_dir {
                 Some(dir) => dir,
-                None => app.path().app_data_dir()?,
+                None => {
+                    let dir = app.path().app_local_data_dir()?;
+                    forkhost_core::data_dir::prepare(&dir)?;
+                    dir
+                }
             };
-            std::fs::create_dir_all(&dir)?;
             let mut guard = setup_guard.lock().unwrap();
             if guard.is_none() {
                 *guard = init_logging(&dir);
@@ -281,7 +291,11 @@ fn setup(app: &mut tauri::App, dir: PathBuf, settings: Settings) -> anyhow::Resu
         .find(|w| w.label == MAIN_WINDOW)
         .cloned()
         .ok_or_else(|| anyhow::anyhow!("tauri.conf.json has no main window"))?;
-    tauri::WebviewWindowBuilder::from_config(&handle, &config)?.build()?;
+    stay_on_app_origin(
+        tauri::WebviewWindowBuilder::from_config(&handle, &config)?,
+        &handle,
+    )
+    .build()?;
     schedule_spare(&handle, std::time::Duration::from_secs(3));
     for label in restored.iter().filter(|l| l.as_str() != MAIN_WINDOW) {
         if let Err(err) = build_window(&handle, label, None, true) {
@@ -451,6 +465,7 @@ pub fn build_window(
             .min_inner_size(720.0, 480.0)
             .visible(visible)
             .disable_drag_drop_handler();
+    builder = stay_on_app_origin(builder, app);
     if let Some(near) = near {
         if let (Ok(pos), Ok(scale)) = (near.outer_position(), near.scale_factor()) {
             let pos = pos.to_logical::<f64>(scale);
@@ -462,6 +477,72 @@ pub fn build_window(
         let _ = window.set_focus();
     }
     Ok(window)
+}
+
+/// Keeps a window on the app's own pages: a link, a dropped URL or a script can never load a
+/// remote page into a web view that can call the app's commands. An http(s)/mailto link goes to
+/// the system browser instead (the same opener the UI uses); anything else is refused.
+/// `window.open` never makes a web view either: the app opens its own windows from Rust.
+fn stay_on_app_origin<'a>(
+    builder: tauri::WebviewWindowBuilder<'a, tauri::Wry, AppHandle>,
+    app: &AppHandle,
+) -> tauri::WebviewWindowBuilder<'a, tauri::Wry, AppHandle> {
+    let dev_url = tauri::is_dev()
+        .then(|| app.config().build.dev_url.clone())
+        .flatten();
+    let (nav_app, popup_app) = (app.clone(), app.clone());
+    builder
+        .on_navigation(move |url| {
+            if is_app_url(url, dev_url.as_ref()) {
+                return true;
+            }
+            open_outside(&nav_app, url);
+            false
+        })
+        .on_new_window(move |url, _features| {
+            open_outside(&popup_app, &url);
+            tauri::webview::NewWindowResponse::Deny
+        })
+}
+
+/// Whether `url` is one of the app's own pages: `tauri://localhost` (Linux, macOS),
+/// `http(s)://tauri.localhost` (Windows), or the dev server in development.
+fn is_app_url(url: &tauri::Url, dev_url: Option<&tauri::Url>) -> bool {
+    let same_origin = |other: &tauri::Url| {
+        url.scheme() == other.scheme()
+            && url.host_str() == other.host_str()
+            && url.port_or_known_default() == other.port_or_known_default()
+    };
+    match (url.scheme(), url.host_str()) {
+        ("tauri", Some("localhost")) => url.port().is_none(),
+        ("http" | "https", Some("tauri.localhost")) => url.port().is_none(),
+        // A web view's first document before the app's page loads.
+        ("about", _) => url.as_str() == "about:blank",
+        _ => dev_url.is_some_and(same_origin),
+    }
+}
+
+/// The schemes a link may open outside the app (the capability's opener scope).
+fn opens_outside(url: &tauri::Url) -> bool {
+    matches!(url.scheme(), "http" | "https" | "mailto")
+}
+
+fn open_outside(app: &AppHandle, url: &tauri::Url) {
+    use tauri_plugin_opener::OpenerExt;
+    if !opens_outside(url) {
+        tracing::warn!(
+            scheme = url.scheme(),
+            "navigation away from the app refused"
+        );
+        return;
+    }
+    tracing::info!(
+        scheme = url.scheme(),
+        "link opened in the browser, not in the app"
+    );
+    if let Err(err) = app.opener().open_url(url.as_str(), None::<&str>) {
+        tracing::warn!(error = %err, "could not open a link in the browser");
+    }
 }
 
 /// A window closed. While other windows remain it leaves the layout (and its threads are
@@ -627,7 +708,7 @@ mod tests {
     }
 
     #[test]
-    fn capability_covers_every_window_and_stays_minimal() {
+    fn capability_covers_every_window_and_grants_exactly_what_the_ui_uses() {
         let cap: serde_json::Value =
             serde_json::from_str(include_str!("../capabilities/default.json")).unwrap();
         let windows: Vec<&str> = cap["windows"]
@@ -638,23 +719,96 @@ mod tests {
             .collect();
         assert_eq!(windows, [MAIN_WINDOW, &format!("{WINDOW_PREFIX}*")]);
         assert!(layout::new_window_label().starts_with(WINDOW_PREFIX));
-        let perms: Vec<String> = cap["permissions"]
-            .as_array()
-            .unwrap()
+        // Each entry is a call in ui/src/ipc.ts: listen/unlisten (`on`, `onHere` and the
+        // functions they return), `setWindowTitle`, `pickFolder`, `openExternal`. A new plugin
+        // call needs its permission here, and this list changed on purpose.
+        let perms = cap["permissions"].as_array().unwrap();
+        let ids: Vec<&str> = perms
             .iter()
-            .map(|p| {
-                p.as_str()
-                    .map(str::to_owned)
-                    .unwrap_or_else(|| p["identifier"].to_string())
-            })
+            .map(|p| p.as_str().or(p["identifier"].as_str()).unwrap())
             .collect();
-        assert!(perms.iter().any(|p| p == "core:event:default"));
-        assert!(
-            !perms
-                .iter()
-                .any(|p| p.ends_with(":default") && p != "core:event:default"),
-            "only listen/unlisten are taken wholesale: {perms:?}"
+        assert_eq!(
+            ids,
+            [
+                "core:event:allow-listen",
+                "core:event:allow-unlisten",
+                "core:window:allow-set-title",
+                "dialog:allow-open",
+                "opener:allow-open-url",
+            ]
         );
+        let opener = perms.iter().find(|p| p.is_object()).unwrap();
+        assert_eq!(
+            opener["allow"],
+            serde_json::json!([{"url": "http://*"}, {"url": "https://*"}, {"url": "mailto:*"}])
+        );
+        assert!(opener.get("deny").is_none());
+    }
+
+    #[test]
+    fn csp_runs_only_the_apps_own_scripts() {
+        let config: serde_json::Value =
+            serde_json::from_str(include_str!("../tauri.conf.json")).unwrap();
+        let csp = &config["app"]["security"]["csp"];
+        let script_src = csp["script-src"].as_str().expect("script-src is set");
+        assert!(
+            !script_src.contains("unsafe"),
+            "script-src allows unsafe-*: {script_src}"
+        );
+        assert_eq!(csp["object-src"], "'none'");
+        assert_eq!(csp["base-uri"], "'none'");
+        for (directive, value) in csp.as_object().unwrap() {
+            let value = value.as_str().unwrap();
+            assert!(
+                !value
+                    .split_whitespace()
+                    .any(|s| s == "*" || s == "http:" || s == "https:"),
+                "{directive} allows any remote origin: {value}"
+            );
+        }
+        // No dev server in the shipped config: only `tauri.dev.conf.json` names one.
+        assert!(config["build"].get("devUrl").is_none());
+    }
+
+    #[test]
+    fn windows_stay_on_the_apps_own_origin() {
+        let url = |s: &str| tauri::Url::parse(s).unwrap();
+        let dev = url("http://127.0.0.1:1420");
+        for own in [
+            "tauri://localhost/index.html",
+            "tauri://localhost",
+            "http://tauri.localhost/index.html",
+            "https://tauri.localhost/",
+            "about:blank",
+        ] {
+            assert!(is_app_url(&url(own), None), "{own}");
+        }
+        assert!(is_app_url(
+            &url("http://127.0.0.1:1420/index.html"),
+            Some(&dev)
+        ));
+        for other in [
+            "https://example.com/",
+            "http://localhost:1420/",
+            "http://127.0.0.1:1420/",
+            "http://127.0.0.1:1421/",
+            "https://tauri.localhost.example.com/",
+            "http://tauri.localhost:8080/",
+            "tauri://localhost.evil/",
+            "file:///etc/passwd",
+            "mailto:someone@example.com",
+            "javascript:alert(1)",
+            "data:text/html,hi",
+            "about:srcdoc",
+        ] {
+            assert!(!is_app_url(&url(other), None), "{other}");
+        }
+        // The dev server counts only when given (development builds).
+        assert!(!is_app_url(&url("http://localhost:1420/"), Some(&dev)));
+        assert!(opens_outside(&url("https://example.com/a?b")));
+        assert!(opens_outside(&url("mailto:a@example.com")));
+        assert!(!opens_outside(&url("file:///etc/passwd")));
+        assert!(!opens_outside(&url("javascript:alert(1)")));
     }
 
     #[test]

@@ -127,6 +127,14 @@ fn update_error(action: &str, err: tauri_plugin_updater::Error) -> CommandError 
         E::Minisign(_) | E::Base64(_) | E::SignatureUtf8(_) => format!(
             "The downloaded update is not signed by Forkhost's key, so it was not installed ({err})."
         ),
+        // `requireSignedVersion`: the manifest is not signed, the package's signature is; a
+        // manifest pairing a new version number with an older (validly signed) package must
+        // not install it.
+        E::SignedVersionMismatch { signed, announced } => format!(
+            "The update server offered version {announced}, but the download is signed as              version {signed}, so it was not installed."
+        ),
+        E::MissingSignedVersion => "The downloaded update's signature does not say which              version it is, so it was not installed."
+            .to_owned(),
         E::AuthenticationFailed => {
             "Installing needs an administrator's password, and none was given.".to_owned()
         }
@@ -370,6 +378,42 @@ mod tests {
                 updater.get("dangerousInsecureTransportProtocol").is_none(),
                 "{name}: shipped configs never allow plain http"
             );
+            // The Tauri CLI (`tauri build`, `signer sign --app-version`) writes
+            // `version:<v>` into each signature's trusted comment; requiring it stops a
+            // tampered manifest from offering an older signed release as a new one.
+            assert_eq!(updater["requireSignedVersion"], true, "{name}");
+            assert!(
+                updater.get("allowDowngrades").is_none_or(|v| v == false),
+                "{name}: the updater never installs an older release"
+            );
         }
+    }
+
+    #[test]
+    fn windows_installers_refuse_downgrades() {
+        let config: serde_json::Value =
+            serde_json::from_str(include_str!("../tauri.windows.conf.json")).unwrap();
+        assert_eq!(config["bundle"]["windows"]["allowDowngrades"], false);
+    }
+
+    #[test]
+    fn a_version_mismatch_is_worded_for_people() {
+        let err = update_error(
+            "downloading",
+            tauri_plugin_updater::Error::SignedVersionMismatch {
+                signed: "0.1.0".into(),
+                announced: "0.2.0".into(),
+            },
+        );
+        assert!(
+            err.message.contains("offered version 0.2.0") && err.message.contains("0.1.0"),
+            "{}",
+            err.message
+        );
+        let err = update_error(
+            "downloading",
+            tauri_plugin_updater::Error::MissingSignedVersion,
+        );
+        assert!(err.message.contains("not installed"), "{}", err.message);
     }
 }

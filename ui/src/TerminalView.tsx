@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "react";
 import { Terminal } from "@xterm/xterm";
 import { FitAddon } from "@xterm/addon-fit";
+import { WebLinksAddon } from "@xterm/addon-web-links";
 import "@xterm/xterm/css/xterm.css";
 import { closeTab } from "./actions";
 import type { TabView } from "./bindings/TabView";
@@ -8,6 +9,7 @@ import { describeError } from "./errors";
 import { AlertIcon, Spinner, TerminalIcon } from "./icons";
 import * as ipc from "./ipc";
 import { harnessName } from "./MessageRow";
+import { openTerminalLink, terminalLinkHandler } from "./navigation";
 import { threadById, useApp } from "./state";
 
 type Status =
@@ -40,9 +42,13 @@ export function TerminalView({ tab, active }: { tab: TabView; active: boolean })
         cursor: "#a5a6ff",
         selectionBackground: "rgba(129,140,248,0.35)",
       },
+      // OSC 8 hyperlinks; xterm's default would window.open them inside the app.
+      linkHandler: terminalLinkHandler,
     });
     const fit = new FitAddon();
     term.loadAddon(fit);
+    // Plain URLs the harness prints.
+    term.loadAddon(new WebLinksAddon(openTerminalLink));
     term.open(host);
     try {
       fit.fit();

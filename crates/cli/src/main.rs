@@ -136,6 +136,9 @@ async fn run(cli: Cli) -> Result<Printed, HostError> {
         .data_dir
         .or_else(default_data_dir)
         .ok_or_else(|| HostError::InvalidInput("no data folder: pass --data-dir".into()))?;
+    // The app does the same at start; a folder made by the CLI first is private too.
+    forkhost_core::data_dir::prepare(&data_dir)
+        .map_err(|e| HostError::Internal(format!("cannot prepare {}: {e}", data_dir.display())))?;
     let (host, report) = Host::open(&data_dir).await?;
     if let Some(recovery) = &report.recovered {
         eprintln!(

@@ -50,16 +50,24 @@ enum Health {
 
 pub(crate) async fn open(path: &Path) -> Result<Opened> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|source| StoreError::Io {
+        private_dir(parent).map_err(|source| StoreError::Io {
             path: parent.to_owned(),
             source,
         })?;
     }
+    private_files(path).map_err(|source| StoreError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
     let mut recovered = None;
     let pool = match check(path).await? {
         Health::Good(pool) => pool,
         Health::Broken(reason) => {
             let moved_to = move_aside(path)?;
+            private_files(path).map_err(|source| StoreError::Io {
+                path: path.to_owned(),
+                source,
+            })?;
             tracing::warn!(store = %path.display(), moved_to = %moved_to.display(), %reason,
                 "store file unusable; moved aside and starting fresh");
             recovered = Some(Recovery { moved_to, reason });
@@ -143,6 +151,54 @@ async fn check(path: &Path) -> Result<Health> {
         }
         Err(err) => Err(err.into()),
     }
+}
+
+/// The store's files hold every thread's title and folder: readable by the user only (Unix).
+const FILE_MODE: u32 = 0o600;
+
+/// Creates the store's folder and its missing parents, `0700` on Unix whatever the umask. An
+/// existing folder is not changed here: it may be any folder a caller chose (the data folder
+/// itself is tightened by `forkhost_core::data_dir::prepare`).
+fn private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
+}
+
+/// Creates the store file empty and `0600` before SQLite does (it would use `0644` minus the
+/// umask; its `-wal` and `-shm` files copy the database file's mode), and tightens the files
+/// of a store made before.
+fn private_files(path: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(FILE_MODE)
+            .open(path)
+        {
+            Ok(_) => {}
+            Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(err) => return Err(err),
+        }
+        for suffix in ["", "-wal", "-shm"] {
+            let mut file = path.as_os_str().to_owned();
+            file.push(suffix);
+            let Ok(meta) = std::fs::symlink_metadata(&file) else {
+                continue;
+            };
+            let mode = meta.permissions().mode() & 0o7777;
+            if meta.is_file() && mode & !FILE_MODE != 0 {
+                std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode & FILE_MODE))?;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (path, FILE_MODE);
+    Ok(())
 }
 
 /// A non-empty file without SQLite's magic header is not ours to open.
