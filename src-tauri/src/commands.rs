@@ -458,14 +458,9 @@ pub async fn terminal_close(state: State<'_, AppState>, id: String) -> CmdResult
     Ok(())
 }
 
-/// `~/x` → `$HOME/x`: a folder typed by hand.
+/// `~/x` (or `~\x`) → the home folder's `x`: a folder typed by hand.
 fn expand_home(path: &str) -> PathBuf {
-    match path.strip_prefix("~/").or((path == "~").then_some("")) {
-        Some(rest) => std::env::var_os("HOME")
-            .map(|h| PathBuf::from(h).join(rest))
-            .unwrap_or_else(|| PathBuf::from(path)),
-        None => PathBuf::from(path),
-    }
+    forkhost_core::harnesses::expand_tilde(path)
 }
 
 #[cfg(test)]

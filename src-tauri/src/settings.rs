@@ -85,6 +85,21 @@ impl HarnessPaths {
     }
 }
 
+/// Checks a harness path the user typed in Settings before it is saved (the UI shows the result
+/// and asks to confirm): it must exist, be startable by the same rules as a `PATH` search
+/// (`PATHEXT` on Windows) and its `--version` must name the harness. Answers what `doctor` would
+/// show for it; `harness_not_found` or `invalid_input` otherwise, with a sentence for the user.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn check_harness_path(
+    harness: String,
+    path: String,
+) -> CmdResult<forkhost_core::HarnessReport> {
+    let kind: forkhost_core::HarnessKind = harness
+        .parse()
+        .map_err(|e| CommandError::new("invalid_input", format!("{e}")))?;
+    Ok(forkhost_core::harnesses::check_path(kind, &path).await?)
+}
+
 fn file(data_dir: &Path) -> PathBuf {
     data_dir.join(SETTINGS_FILE)
 }
@@ -149,6 +164,39 @@ mod tests {
         // Files written before the updater existed check for updates.
         assert!(load(&dir).check_for_updates);
         assert_eq!(load(&dir).skipped_update, None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn a_harness_path_is_checked_before_it_is_saved() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("forkhost-check-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let codex = dir.join("codex");
+        std::fs::write(&codex, "#!/bin/sh\necho codex-cli 0.171.0\n").unwrap();
+        std::fs::set_permissions(&codex, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let path = codex.display().to_string();
+        let report = check_harness_path("codex".into(), path.clone())
+            .await
+            .unwrap();
+        assert_eq!(report.version.as_deref(), Some("0.171.0"));
+        assert_eq!(report.path.as_deref(), Some(path.as_str()));
+        let err = check_harness_path("claude".into(), path.clone())
+            .await
+            .unwrap_err();
+        assert_eq!(err.code, "invalid_input", "{err}");
+        assert!(
+            err.message.contains("is Codex") && err.message.contains("not Claude Code"),
+            "{err}"
+        );
+        let err = check_harness_path("pi".into(), dir.join("none").display().to_string())
+            .await
+            .unwrap_err();
+        assert_eq!(err.code, "harness_not_found", "{err}");
+        assert!(err.message.contains("does not exist"), "{err}");
+        let err = check_harness_path("gpt".into(), path).await.unwrap_err();
+        assert_eq!(err.code, "invalid_input", "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,9 +1,10 @@
 import { useEffect, useRef, useState, type ReactNode } from "react";
 import { closeDialog, createThread, loadDoctor, saveSettings } from "./actions";
+import type { HarnessPaths } from "./bindings/HarnessPaths";
 import type { HarnessReport } from "./bindings/HarnessReport";
 import type { Settings } from "./bindings/Settings";
 import { CheckIcon, CloseIcon, FolderIcon, RefreshIcon, Spinner } from "./icons";
-import { pickFolder, inApp } from "./ipc";
+import { checkHarnessPath, pickFolder, inApp, IpcError } from "./ipc";
 import { HARNESS_NAMES } from "./MessageRow";
 import { UpdateSettings } from "./Update";
 import { CliToolSection } from "./CliTool";
@@ -201,13 +202,55 @@ export function NewThreadDialog() {
   );
 }
 
+type HarnessName = "claude" | "codex" | "pi";
+
+/** What the Rust side said about a harness path typed in Settings. */
+export type PathCheck =
+  | { state: "checking" }
+  | { state: "ok"; report: HarnessReport }
+  | { state: "error"; code: string; message: string };
+
+/** The harness paths the user set or changed (cleared ones go back to auto-detect: no check). */
+export function changedHarnessPaths(saved: HarnessPaths, draft: HarnessPaths): { name: HarnessName; path: string }[] {
+  return (["claude", "codex", "pi"] as const)
+    .map((name) => ({ name, path: (draft[name] ?? "").trim() }))
+    .filter(({ name, path }) => path !== "" && path !== (saved[name] ?? "").trim());
+}
+
+/** Checks each path in Rust (exists, startable, `--version` names the harness). */
+export async function checkHarnessPaths(
+  list: { name: HarnessName; path: string }[],
+  check: (harness: string, path: string) => Promise<HarnessReport> = checkHarnessPath,
+): Promise<Partial<Record<HarnessName, PathCheck>>> {
+  const results = await Promise.all(
+    list.map(async ({ name, path }): Promise<[HarnessName, PathCheck]> => {
+      try {
+        return [name, { state: "ok", report: await check(name, path) }];
+      } catch (err) {
+        const e = err instanceof IpcError ? err : new IpcError("internal", String(err));
+        return [name, { state: "error", code: e.code, message: e.message }];
+      }
+    }),
+  );
+  return Object.fromEntries(results);
+}
+
+const FOUND_BY: Record<string, string> = {
+  override: "the path set here or in FORKHOST_*_BIN",
+  path: "PATH",
+  login_shell: "your login shell's PATH",
+  fallback: "a usual install folder (not on PATH)",
+};
+
 function HarnessCard(props: {
   report: HarnessReport | undefined;
-  name: string;
+  name: HarnessName;
   path: string;
   onPath: (p: string) => void;
+  check: PathCheck | undefined;
+  onCheck: () => void;
 }) {
-  const { report, name } = props;
+  const { report, name, check } = props;
   const caps = report?.capabilities;
   return (
     <div className="harness-card" data-harness={name} data-found={report?.path ? "true" : "false"}>
@@ -244,7 +287,17 @@ function HarnessCard(props: {
           {report.path.length > 44 ? `…${report.path.slice(-43)}` : report.path}
         </div>
       )}
+      {report?.path && report.found_by && (
+        <div className="harness-card__note" data-found-by={report.found_by}>
+          Found through {FOUND_BY[report.found_by] ?? report.found_by}
+        </div>
+      )}
       {report?.error && <div className="harness-card__error">{report.error}</div>}
+      {report?.notes.map((note) => (
+        <div key={note} className="harness-card__note" data-harness-note>
+          {note}
+        </div>
+      ))}
       {caps && (
         <div className="harness-card__caps">
           Forks: {caps.boundaries.length ? caps.boundaries.join(", ") : "none"} · per {caps.granularity}
@@ -254,16 +307,44 @@ function HarnessCard(props: {
       )}
       <label className="field harness-card__field">
         <span className="field__label">Binary</span>
-        <input
-          className="input input--small"
-          placeholder="Auto-detect"
-          title="Empty: FORKHOST_*_BIN, then PATH"
-          value={props.path}
-          spellCheck={false}
-          data-field={`path-${name}`}
-          onChange={(e) => props.onPath(e.target.value)}
-        />
+        <div className="field__row">
+          <input
+            className="input input--small"
+            placeholder="Auto-detect"
+            title="Empty: FORKHOST_*_BIN, then PATH"
+            value={props.path}
+            spellCheck={false}
+            data-field={`path-${name}`}
+            onChange={(e) => props.onPath(e.target.value)}
+          />
+          <button
+            type="button"
+            className="button button--small"
+            data-action={`check-path-${name}`}
+            disabled={!props.path.trim() || check?.state === "checking"}
+            onClick={props.onCheck}
+          >
+            Check
+          </button>
+        </div>
       </label>
+      {check?.state === "checking" && (
+        <div className="harness-card__note" data-path-check="checking">
+          <Spinner size={10} /> Checking…
+        </div>
+      )}
+      {check?.state === "ok" && (
+        <div className="harness-card__note" data-path-check="ok">
+          <CheckIcon width={10} height={10} /> {HARNESS_NAMES[name] ?? name} {check.report.version} at{" "}
+          {check.report.path}
+        </div>
+      )}
+      {check?.state === "error" && (
+        <div className="harness-card__error" role="alert" data-path-check="error" data-code={check.code}>
+          {check.code === "invalid_input" ? "Not usable here: " : "Cannot be started: "}
+          {check.message}
+        </div>
+      )}
     </div>
   );
 }
@@ -273,11 +354,25 @@ export function SettingsDialog() {
   const doctor = useApp((s) => s.doctor);
   const [draft, setDraft] = useState<Settings>(saved);
   const [busy, setBusy] = useState(false);
+  const [checks, setChecks] = useState<Partial<Record<HarnessName, PathCheck>>>({});
+  // Changed harness paths were checked and are shown: the next Save saves them.
+  const [confirming, setConfirming] = useState(false);
   const pathsChanged =
     JSON.stringify(draft.harness_paths) !== JSON.stringify(saved.harness_paths);
+  const changed = changedHarnessPaths(saved.harness_paths, draft.harness_paths);
 
-  const setPath = (name: "claude" | "codex" | "pi", value: string) =>
+  const setPath = (name: HarnessName, value: string) => {
     setDraft((d) => ({ ...d, harness_paths: { ...d.harness_paths, [name]: value.trim() ? value : null } }));
+    setChecks(({ [name]: _dropped, ...rest }) => rest);
+    setConfirming(false);
+  };
+
+  const runChecks = async (list: { name: HarnessName; path: string }[]) => {
+    setChecks((c) => ({ ...c, ...Object.fromEntries(list.map(({ name }) => [name, { state: "checking" }])) }));
+    const results = await checkHarnessPaths(list);
+    setChecks((c) => ({ ...c, ...results }));
+    return list.every(({ name }) => results[name]?.state === "ok");
+  };
 
   return (
     <Modal title="Settings" label="settings" wide>
@@ -286,6 +381,13 @@ export function SettingsDialog() {
         onSubmit={async (e) => {
           e.preventDefault();
           setBusy(true);
+          if (changed.length > 0 && !confirming) {
+            // A new harness path is checked first and shown; the user confirms with Save.
+            const allOk = await runChecks(changed);
+            setBusy(false);
+            setConfirming(allOk);
+            return;
+          }
           const ok = await saveSettings(draft);
           setBusy(false);
           if (ok) closeDialog();
@@ -343,9 +445,32 @@ export function SettingsDialog() {
                 report={doctor?.find((r) => r.name === name)}
                 path={draft.harness_paths[name] ?? ""}
                 onPath={(p) => setPath(name, p)}
+                check={checks[name]}
+                onCheck={() => {
+                  const path = (draft.harness_paths[name] ?? "").trim();
+                  if (path) void runChecks([{ name, path }]);
+                }}
               />
             ))}
           </div>
+          {confirming && changed.length > 0 && (
+            <div className="settings-hint" role="status" data-harness-confirm>
+              Use{" "}
+              {changed
+                .map(({ name }) => {
+                  const c = checks[name];
+                  const what = c?.state === "ok" ? `${c.report.path} (${c.report.version})` : name;
+                  return `${what} for ${HARNESS_NAMES[name] ?? name}`;
+                })
+                .join(", ")}
+              ? Press Save again to confirm.
+            </div>
+          )}
+          {!confirming && changed.some(({ name }) => checks[name]?.state === "error") && (
+            <p className="settings-hint settings-hint--warn" data-harness-refused>
+              Nothing was saved: fix or clear the binary paths marked above.
+            </p>
+          )}
           {pathsChanged && (
             <p className="settings-hint settings-hint--warn">Binary paths take effect when Forkhost next starts.</p>
           )}
@@ -359,8 +484,15 @@ export function SettingsDialog() {
           <button type="button" className="button" onClick={closeDialog}>
             Cancel
           </button>
-          <button type="submit" className="button button--primary" data-action="save-settings" disabled={busy}>
-            Save
+          <button
+            type="submit"
+            className="button button--primary"
+            data-action="save-settings"
+            data-confirming={confirming ? "true" : undefined}
+            disabled={busy}
+          >
+            {busy && changed.length > 0 && !confirming && <Spinner size={12} />}
+            {confirming ? "Confirm and save" : "Save"}
           </button>
         </footer>
       </form>

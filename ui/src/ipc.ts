@@ -148,6 +148,13 @@ export async function setWindowTitle(title: string): Promise<void> {
 
 export const getSettings = () => call<Settings>("get_settings");
 export const saveSettings = (settings: Settings) => call<void>("save_settings", { settings });
+/**
+ * Checks a harness binary path typed in Settings before it is saved: it must exist, be startable
+ * (PATHEXT rules on Windows) and its `--version` must name the harness. Resolves to what `doctor`
+ * would show for it; rejects with `harness_not_found` or `invalid_input` and a sentence.
+ */
+export const checkHarnessPath = (harness: string, path: string) =>
+  call<HarnessReport>("check_harness_path", { harness, path });
 
 // ---- updates ---------------------------------------------------------------------------------
 

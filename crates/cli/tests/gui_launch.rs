@@ -1,6 +1,8 @@
 //! A GUI launch (Finder, the Dock, a `.desktop` file) gets a bare `PATH` and no terminal; the
 //! harnesses must still be found where the user's shell would find them, and an npm shim
 //! (`#!/usr/bin/env node`) must start although its `node` is only on the login shell's `PATH`.
+//! The app reads the login shell on such a launch by itself (`start_for_app`); the CLI only
+//! with `FORKHOST_LOGIN_SHELL=1`, which these tests use to stand in for the app's Host.
 #![cfg(unix)]
 
 use std::os::unix::fs::PermissionsExt;
@@ -29,7 +31,10 @@ impl Machine {
         );
         let login_only = root.path().join("login-only/bin");
         // Not JavaScript: if a `node` from /usr/bin ran the shim instead, no version comes out.
-        executable(&login_only.join("pi"), "#!/usr/bin/env node\nthis is not javascript\n");
+        executable(
+            &login_only.join("pi"),
+            "#!/usr/bin/env node\nthis is not javascript\n",
+        );
         executable(
             &login_only.join("node"),
             "#!/bin/sh\n# the login shell's node: runs the shim it is given\necho 1.6.0\n",
@@ -83,7 +88,7 @@ fn harness<'a>(doc: &'a serde_json::Value, name: &str) -> &'a serde_json::Value 
 #[test]
 fn a_gui_launch_finds_harnesses_where_the_users_shell_would() {
     let machine = Machine::new();
-    let doc = machine.doctor(None);
+    let doc = machine.doctor(Some("1"));
     let claude = harness(&doc, "claude");
     assert_eq!(claude["version"], "2.1.332", "{claude}");
     assert_eq!(claude["found_by"], "fallback", "{claude}");
@@ -107,9 +112,15 @@ fn a_gui_launch_finds_harnesses_where_the_users_shell_would() {
 #[test]
 fn without_the_login_shell_only_the_install_folders_are_added() {
     let machine = Machine::new();
-    let doc = machine.doctor(Some("0"));
-    assert_eq!(harness(&doc, "claude")["found_by"], "fallback");
-    let pi = harness(&doc, "pi");
-    assert!(pi["version"].is_null(), "{pi}");
-    assert!(pi["error"].as_str().unwrap().contains("not on PATH"), "{pi}");
+    // Off, and the CLI's default: the caller's PATH plus the usual install folders.
+    for setting in [Some("0"), None] {
+        let doc = machine.doctor(setting);
+        assert_eq!(harness(&doc, "claude")["found_by"], "fallback");
+        let pi = harness(&doc, "pi");
+        assert!(pi["version"].is_null(), "{pi}");
+        assert!(
+            pi["error"].as_str().unwrap().contains("not on PATH"),
+            "{pi}"
+        );
+    }
 }

@@ -124,10 +124,18 @@ pub fn child_path() -> OsString {
     forkhost_harness::search_path::child_path()
 }
 
-/// Reads the login shell's PATH on a thread of its own (call at app start), so the first
-/// harness lookup does not wait for it.
+/// `~`, `~/…` and `~\…` → the user's home folder (`USERPROFILE` on Windows): a folder typed
+/// by hand.
+pub fn expand_tilde(path: &str) -> std::path::PathBuf {
+    forkhost_harness::home::expand_tilde(path)
+}
+
+/// For the desktop app at start (after its last `set_var`): a launch without a terminal
+/// (Finder, the Dock, a `.desktop` file) reads the login shell's PATH, on a thread of its own so
+/// the first harness lookup does not wait for it. The CLI never calls this: it keeps the PATH
+/// its caller gave it (`FORKHOST_LOGIN_SHELL=1` makes either read the login shell).
 pub fn warm_up_search_path() {
-    forkhost_harness::search_path::warm_up();
+    forkhost_harness::search_path::start_for_app();
 }
 
 impl From<HarnessError> for crate::HostError {

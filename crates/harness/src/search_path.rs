@@ -15,6 +15,7 @@
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 use serde::Serialize;
@@ -537,9 +538,14 @@ fn nvm_default_bin(nvm: &Path) -> Option<PathBuf> {
     Some(versions.join(&chosen.1).join("bin"))
 }
 
-/// Whether to ask the login shell, from `FORKHOST_LOGIN_SHELL` (`0`/`1`) or, unset, whether
-/// this process looks GUI-launched: no terminal on stdin or stderr. A terminal's `PATH` is
-/// already the user's; Windows GUI launches get the user's `PATH` from the registry.
+/// Set by the desktop app ([`start_for_app`]).
+static APP: AtomicBool = AtomicBool::new(false);
+
+/// Whether to ask the login shell: `FORKHOST_LOGIN_SHELL` (`0`/`1`) decides when set; else only
+/// the desktop app does, when it looks GUI-launched (no terminal on stdin or stderr). A
+/// terminal's `PATH` is already the user's, and the CLI keeps whatever `PATH` its caller chose
+/// (a script, an editor's task) without paying for a shell start on every run. Windows GUI
+/// launches get the user's `PATH` from the registry.
 fn wants_login_shell() -> bool {
     match std::env::var("FORKHOST_LOGIN_SHELL")
         .ok()
@@ -550,7 +556,10 @@ fn wants_login_shell() -> bool {
         Some("1" | "true" | "on" | "yes") => cfg!(unix),
         _ => {
             use std::io::IsTerminal;
-            cfg!(unix) && !std::io::stdin().is_terminal() && !std::io::stderr().is_terminal()
+            APP.load(Ordering::Relaxed)
+                && cfg!(unix)
+                && !std::io::stdin().is_terminal()
+                && !std::io::stderr().is_terminal()
         }
     }
 }
@@ -582,7 +591,8 @@ pub fn compose(
 static GLOBAL: OnceLock<SearchPath> = OnceLock::new();
 
 /// This process's search folders, computed on first use (which may run the login shell, up to
-/// [`crate::login_shell::TIMEOUT`]; call [`warm_up`] at start to do that off the main thread).
+/// [`crate::login_shell::TIMEOUT`]; the app calls [`start_for_app`] to do that off the main
+/// thread).
 pub fn global() -> &'static SearchPath {
     GLOBAL.get_or_init(|| {
         let windows = cfg!(windows);
@@ -612,9 +622,11 @@ pub fn global() -> &'static SearchPath {
     })
 }
 
-/// Computes [`global`] on a thread of its own, so the first harness lookup does not wait for
-/// the login shell.
-pub fn warm_up() {
+/// For the desktop app, at start: a launch without a terminal (Finder, the Dock, a `.desktop`
+/// file) reads the login shell's `PATH`; [`global`] is computed on a thread of its own, so the
+/// first harness lookup does not wait for the shell. Call it after the last `set_var`.
+pub fn start_for_app() {
+    APP.store(true, Ordering::Relaxed);
     if GLOBAL.get().is_none() {
         std::thread::spawn(|| {
             global();
