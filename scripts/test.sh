@@ -55,6 +55,28 @@ for file in tests/tests/*.rs; do
 done
 cargo test -p forkhost-tests --lib --bins "${plain_tests[@]}"
 
+step "the real-CLI suites again, against the newest verified harness versions"
+# Only for the harnesses whose newest pin differs from the oldest (the rest just ran): its own
+# suite, and its tests in the shared suites (named after the harness).
+newest_differs() (
+  source scripts/harness-versions.env
+  old="${1}_VERSION" new="${1}_NEWEST_VERSION"
+  [[ "${!old}" != "${!new}" ]]
+)
+newest=()
+newest_differs CLAUDE_CODE && newest+=(claude)
+newest_differs CODEX && newest+=(codex)
+newest_differs PI_CODING_AGENT && newest+=(pi)
+if ((${#newest[@]})); then
+  (
+    eval "$(bash scripts/install-harnesses.sh --set newest --print-env)"
+    for harness in "${newest[@]}"; do
+      cargo test -p forkhost-tests --test "${harness}_harness"
+      cargo test -p forkhost-tests --test harness_smoke --test cli_fork -- "${harness}_"
+    done
+  )
+fi
+
 step "TypeScript bindings are current"
 if git rev-parse --git-dir >/dev/null 2>&1; then
   changed="$(git status --porcelain -- ui/src/bindings)"
