@@ -1,12 +1,26 @@
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import * as ipc from "./ipc";
 import { IpcError } from "./ipc";
 import type { HarnessReport } from "./bindings/HarnessReport";
-import { changedHarnessPaths, checkHarnessPaths } from "./Dialogs";
+import { changedHarnessPaths, checkHarnessPaths, SettingsDialog } from "./Dialogs";
+import { resetStore } from "./state";
 
 vi.mock("./ipc", async () => {
   const { IpcError } = await vi.importActual<typeof import("./ipc")>("./ipc");
-  return { IpcError, inApp: () => true, checkHarnessPath: vi.fn(), pickFolder: vi.fn() };
+  return {
+    IpcError,
+    inApp: () => true,
+    checkHarnessPath: vi.fn(),
+    saveSettings: vi.fn(() => Promise.resolve()),
+    pickFolder: vi.fn(),
+    // The other Settings sections ask once on mount; they stay loading here.
+    cliToolStatus: vi.fn(() => new Promise(() => {})),
+    updateCheck: vi.fn(() => Promise.resolve(null)),
+  };
 });
+
+const m = vi.mocked(ipc);
 
 function report(over: Partial<HarnessReport>): HarnessReport {
   return {
@@ -57,5 +71,55 @@ describe("harness paths in Settings", () => {
     });
     expect(results.pi).toMatchObject({ state: "error", code: "harness_not_found" });
     expect(check).toHaveBeenCalledTimes(3);
+  });
+});
+
+describe("the Settings dialog", () => {
+  beforeEach(() => {
+    resetStore();
+    m.checkHarnessPath.mockReset();
+    m.saveSettings.mockClear();
+  });
+  afterEach(cleanup);
+
+  const save = () => document.querySelector<HTMLButtonElement>('button[data-action="save-settings"]')!;
+  const typePath = (name: string, value: string) =>
+    fireEvent.change(document.querySelector(`input[data-field="path-${name}"]`)!, { target: { value } });
+
+  it("shows what a new harness path is and saves it only once confirmed", async () => {
+    m.checkHarnessPath.mockResolvedValue(report({ path: "/opt/claude/bin/claude", version: "2.1.332" }));
+    render(<SettingsDialog />);
+    typePath("claude", "/opt/claude/bin/claude");
+    fireEvent.click(save());
+    await screen.findByText(/Press Save again to confirm/);
+    expect(m.checkHarnessPath).toHaveBeenCalledWith("claude", "/opt/claude/bin/claude");
+    expect(m.saveSettings).not.toHaveBeenCalled();
+    expect(document.querySelector("[data-harness-confirm]")!.textContent).toContain(
+      "/opt/claude/bin/claude (2.1.332) for Claude Code",
+    );
+    expect(save().textContent).toBe("Confirm and save");
+    fireEvent.click(save());
+    await waitFor(() => expect(m.saveSettings).toHaveBeenCalledTimes(1));
+    expect(m.saveSettings.mock.calls[0][0].harness_paths.claude).toBe("/opt/claude/bin/claude");
+  });
+
+  it("refuses a path the check rejects, in words", async () => {
+    m.checkHarnessPath.mockRejectedValue(
+      new IpcError("harness_not_found", "found `pi` at C:\\npm\\pi but it is a shell script; on Windows use pi.cmd"),
+    );
+    render(<SettingsDialog />);
+    typePath("pi", "C:\\npm\\pi");
+    fireEvent.click(save());
+    const error = await screen.findByRole("alert");
+    expect(error.textContent).toContain("on Windows use pi.cmd");
+    expect(error.dataset.code).toBe("harness_not_found");
+    await screen.findByText(/Nothing was saved/);
+    fireEvent.click(save());
+    await waitFor(() => expect(m.checkHarnessPath).toHaveBeenCalledTimes(2));
+    expect(m.saveSettings).not.toHaveBeenCalled();
+    // Cleared, the harness is auto-detected again and Settings save at once.
+    typePath("pi", "");
+    fireEvent.click(save());
+    await waitFor(() => expect(m.saveSettings).toHaveBeenCalledTimes(1));
   });
 });
