@@ -100,7 +100,7 @@ describe("the Settings dialog", () => {
     expect(save().textContent).toBe("Confirm and save");
     fireEvent.click(save());
     await waitFor(() => expect(m.saveSettings).toHaveBeenCalledTimes(1));
-    expect(m.saveSettings.mock.calls[0][0].harness_paths.claude).toBe("/opt/claude/bin/claude");
+    expect(m.saveSettings.mock.calls[0]?.[0].harness_paths.claude).toBe("/opt/claude/bin/claude");
   });
 
   it("refuses a path the check rejects, in words", async () => {
