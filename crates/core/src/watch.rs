@@ -145,6 +145,7 @@ mod tests {
     }
 
     /// A Claude transcript of `turns` complete turns.
+    #[cfg(unix)]
     fn transcript(session: &str, turns: usize) -> String {
         let mut out = String::new();
         let mut parent = serde_json::Value::Null;
