@@ -396,8 +396,10 @@ trust_level = "trusted"
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .process_group(0);
+            .kill_on_drop(true);
+        // Its own process group on Unix, so a timeout kills the tool processes it started too.
+        #[cfg(unix)]
+        cmd.process_group(0);
         let start = Instant::now();
         let child = cmd
             .spawn()
@@ -459,7 +461,12 @@ trust_level = "trusted"
     }
 }
 
+/// Kills the process group `pid` leads (Unix). Elsewhere there is no group: `kill_on_drop` ends
+/// the CLI itself.
 fn kill_group(pid: u32) {
+    if !cfg!(unix) {
+        return;
+    }
     let _ = std::process::Command::new("kill")
         .args(["-KILL", "--", &format!("-{pid}")])
         .stdout(Stdio::null())

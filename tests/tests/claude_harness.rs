@@ -812,7 +812,8 @@ async fn until_text(rx: &mut Events) -> Vec<RuntimeEvent> {
 }
 
 /// The CLI killed from outside mid-turn: the turn fails, `Exited` carries the error, the next
-/// send answers `HarnessFailed`, and nothing is left running.
+/// send answers `HarnessFailed`, and nothing is left running. (Unix: it kills with SIGKILL.)
+#[cfg(unix)]
 #[tokio::test]
 async fn a_killed_harness_is_reported() {
     let Some(s) = setup().await else { return };

@@ -228,9 +228,16 @@ async fn until<T>(
     }
 }
 
+/// Whether process `pid` exists. Answered on Unix only (signal 0), where these tests run.
+#[cfg(unix)]
 fn process_alive(pid: u32) -> bool {
     // SAFETY: signal 0 only checks whether the process exists.
     unsafe { libc::kill(pid as libc::pid_t, 0) == 0 }
+}
+
+#[cfg(not(unix))]
+fn process_alive(pid: u32) -> bool {
+    unimplemented!("process_alive({pid}): the real-CLI tests run on Unix")
 }
 
 fn read(path: &Path) -> History {
@@ -688,7 +695,8 @@ async fn probe_of_a_missing_binary_in_a_child() {
 }
 
 /// A SLOW turn killed from outside: `Exited` with an error, then `HarnessFailed` with the
-/// stderr tail on the next send.
+/// stderr tail on the next send. (Unix: it kills with SIGKILL.)
+#[cfg(unix)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_harness_reports_exit_and_fails_the_next_send() {
     let Some(ctx) = setup().await else { return };

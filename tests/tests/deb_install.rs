@@ -20,6 +20,8 @@
 //! It changes the machine: apt-get installs and removes the `forkhost` package (with `sudo`
 //! when not root). The package is removed again even when a check fails.
 
+#![cfg(target_os = "linux")]
+
 mod app_support;
 
 use std::path::{Path, PathBuf};

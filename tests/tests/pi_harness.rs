@@ -702,7 +702,9 @@ async fn errors_are_typed_and_leave_nothing_behind() {
     assert_eq!(pi.session_files(), files);
 }
 
-/// Killing Pi mid-turn: `Exited` with an error, then `HarnessFailed` on the next send.
+/// Killing Pi mid-turn: `Exited` with an error, then `HarnessFailed` on the next send. (Unix:
+/// it kills with SIGKILL.)
+#[cfg(unix)]
 #[tokio::test]
 async fn a_crash_mid_turn_is_reported() {
     let Some(pi) = setup().await else {

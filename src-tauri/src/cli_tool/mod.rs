@@ -34,7 +34,8 @@ use crate::error::{CmdResult, CommandError};
 use crate::AppState;
 
 mod macos;
-#[cfg(test)]
+// The tests cover every OS's plan on Linux with Unix permissions and symlinks.
+#[cfg(all(test, unix))]
 mod tests;
 mod windows;
 

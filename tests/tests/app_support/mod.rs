@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, bail, ensure, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use fantoccini::elements::Element;
 use fantoccini::wd::WindowHandle;
 use fantoccini::{Client, ClientBuilder, Locator};
@@ -48,7 +48,6 @@ impl AppEnv {
         harness: Option<&HarnessEnv>,
         extra: &[(String, String)],
     ) -> Result<AppEnv> {
-        use std::os::unix::fs::PermissionsExt;
         let scratch = tempfile::Builder::new().prefix("forkhost-app-").tempdir()?;
         let data_dir = scratch.path().join("data");
         let launcher = scratch.path().join("forkhost-app-launcher");
@@ -94,7 +93,7 @@ impl AppEnv {
             sh_quote(&std::fs::canonicalize(app_binary)?.to_string_lossy())
         ));
         std::fs::write(&launcher, script)?;
-        std::fs::set_permissions(&launcher, std::fs::Permissions::from_mode(0o755))?;
+        make_executable(&launcher)?;
         Ok(AppEnv {
             scratch,
             data_dir,
@@ -589,7 +588,6 @@ pub async fn start_session(webdriver_url: &str, launcher: &Path) -> Result<Clien
 /// A launcher script (in `dir`) that runs `app` with `FORKHOST_DATA_DIR` set to `data_dir`
 /// and nothing else changed (tauri-driver cannot set an app's environment per session).
 pub fn write_launcher(dir: &Path, app: &Path, data_dir: &Path) -> Result<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
     let path = dir.join("forkhost-app-launcher");
     let script = format!(
         "#!/bin/sh\nFORKHOST_DATA_DIR={}\nexport FORKHOST_DATA_DIR\nexec {} \"$@\"\n",
@@ -597,8 +595,20 @@ pub fn write_launcher(dir: &Path, app: &Path, data_dir: &Path) -> Result<PathBuf
         sh_quote(&std::fs::canonicalize(app)?.to_string_lossy()),
     );
     std::fs::write(&path, script)?;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
+    make_executable(&path)?;
     Ok(path)
+}
+
+/// `chmod 755` (the e2e tests run on Linux; elsewhere a file has no mode bits to set).
+fn make_executable(path: &Path) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))?;
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
 }
 
 /// Waits for a line satisfying `wanted` in a log file under `log_dir` (the app's writer is
