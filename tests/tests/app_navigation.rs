@@ -5,6 +5,7 @@
 //!
 //! The "system browser" is a stand-in `xdg-open` first on the app's PATH that writes down what
 //! it was asked to open.
+#![cfg(unix)]
 
 mod app_support;
 
