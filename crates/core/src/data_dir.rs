@@ -59,6 +59,27 @@ pub fn open_private_file(path: &Path) -> io::Result<std::fs::File> {
     Ok(file)
 }
 
+/// Replaces `path` with `bytes` atomically (a private temp file renamed over it), so a file in
+/// the data folder is never briefly readable by others, nor half written.
+pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::io::Write;
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    let _ = std::fs::remove_file(&tmp);
+    let written = open_private_file(&tmp).and_then(|mut file| {
+        file.write_all(bytes)?;
+        file.sync_all()
+    });
+    match written.and_then(|()| std::fs::rename(&tmp, path)) {
+        Ok(()) => Ok(()),
+        Err(err) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(err)
+        }
+    }
+}
+
 /// Makes the data folder ready: creates it private, and tightens an existing one and the files
 /// in it (and in `logs/`). An existing folder is only changed when it is the current user's and
 /// already holds the store, or is empty: pointed at a shared folder by mistake (`/tmp`, a
@@ -212,6 +233,18 @@ mod tests {
         chmod(&path, 0o644);
         open_private_file(&path).unwrap();
         assert_eq!(mode(&path), 0o600);
+    }
+
+    #[test]
+    fn private_writes_replace_the_file_whole() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("settings.json");
+        std::fs::write(&path, b"old").unwrap();
+        chmod(&path, 0o644);
+        write_private(&path, b"new").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 1);
     }
 
     #[test]
