@@ -253,15 +253,11 @@ impl Host {
         Ok((&row).into())
     }
 
-    /// Stops every runtime and closes the store.
+    /// Stops every runtime (all at once, killed if not closed within a short grace, so quitting
+    /// takes at most ~3 s however many are stuck) and closes the store.
     pub async fn shutdown(&self) {
-        let slots: Vec<_> = {
-            let slots = self.inner.slots.lock().unwrap_or_else(|e| e.into_inner());
-            slots.values().cloned().collect()
-        };
-        for slot in slots {
-            self.stop_runtime(&slot).await;
-        }
+        self.stop_all_runtimes(crate::runtimes::SHUTDOWN_GRACE)
+            .await;
         self.store().close().await;
     }
 

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use forkhost_harness::{
     HarnessKind, NativeSession, OpenSpec, PendingFork, Runtime, RuntimeEvent, SessionTarget,
@@ -17,6 +18,10 @@ use crate::events::HostEvent;
 use crate::host::Host;
 use crate::slot::{Live, Slot, TurnState};
 use crate::view::ThreadDetail;
+
+/// Quitting: how long the runtimes get to close on their own, together. Then whatever is left
+/// is dropped, which kills its process tree; the whole stays within the 3 s a quit may take.
+pub(crate) const SHUTDOWN_GRACE: Duration = Duration::from_millis(2500);
 
 impl Host {
     /// Runs one turn to its end and returns the thread as it then is. The reply streams as
@@ -125,6 +130,47 @@ impl Host {
         let slot = self.slot(thread_id);
         let live = slot.live.lock().await;
         live.as_ref().is_some_and(|l| l.turn.is_streaming())
+    }
+
+    /// Closes every live runtime concurrently. Past `grace` the closes still running are
+    /// abandoned: dropping a runtime kills its process tree at once. A runtime whose thread is
+    /// held by an operation that outlasts `grace` (a send waiting for the harness) is left to
+    /// that operation; when the app exits, its process tree dies with it anyway.
+    pub(crate) async fn stop_all_runtimes(&self, grace: Duration) {
+        let started = Instant::now();
+        let slots: Vec<Arc<Slot>> = {
+            let slots = self.inner.slots.lock().unwrap_or_else(|e| e.into_inner());
+            slots.values().cloned().collect()
+        };
+        let mut closing = tokio::task::JoinSet::new();
+        for slot in slots {
+            closing.spawn(async move {
+                let live = slot.live.lock().await.take();
+                if let Some(live) = live {
+                    close_live(live).await;
+                }
+            });
+        }
+        let count = closing.len();
+        let all_closed = tokio::time::timeout(grace, async {
+            while closing.join_next().await.is_some() {}
+        })
+        .await
+        .is_ok();
+        if !all_closed {
+            tracing::warn!(
+                left = closing.len(),
+                "runtimes did not close in time; killing them"
+            );
+            // Aborting drops each close future and with it the runtime it owns.
+            closing.shutdown().await;
+        }
+        tracing::info!(
+            slots = count,
+            all_closed,
+            ms = started.elapsed().as_millis() as u64,
+            "runtimes stopped"
+        );
     }
 
     pub(crate) async fn stop_runtime(&self, slot: &Slot) {

@@ -210,20 +210,16 @@ pub async fn probe_at(kind: HarnessKind, path: PathBuf) -> HarnessResult<Harness
 
 /// Runs `path arg` (`--version`, `--help`) and returns its stdout; the error is a sentence.
 async fn run_for_text(path: &Path, arg: &str) -> Result<String, String> {
-    let output = tokio::time::timeout(
-        VERSION_TIMEOUT,
-        tokio::process::Command::new(path)
-            .arg(arg)
-            // The search folders, so an npm shim's `#!/usr/bin/env node` finds node on a GUI
-            // launch as the harness's own process will.
-            .env("PATH", search_path::child_path())
-            .stdin(std::process::Stdio::null())
-            .kill_on_drop(true)
-            .output(),
-    )
-    .await
-    .map_err(|_| format!("{} {arg} did not answer", path.display()))?
-    .map_err(|err| format!("{} could not run: {err}", path.display()))?;
+    // The harness's own process setup (tree, no console window, the search folders as PATH
+    // so an npm shim's `#!/usr/bin/env node` finds node on a GUI launch).
+    let mut cmd = crate::process::HarnessCommand::new(path);
+    cmd.arg(arg);
+    let output = cmd.output(VERSION_TIMEOUT).await.map_err(|err| match err {
+        crate::process::OutputError::Timeout(_) => {
+            format!("{} {arg} did not answer", path.display())
+        }
+        err => format!("{} {err}", path.display()),
+    })?;
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 

@@ -13,6 +13,7 @@ pub mod home;
 pub mod kind;
 pub mod login_shell;
 pub mod pi;
+pub mod process;
 pub mod runtime;
 pub mod search_path;
 pub mod verified;

@@ -19,8 +19,8 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use super::paths::AppendWatch;
-use super::process::{self, SharedTail};
 use super::protocol::{self, AssistantRecord, Output, StartupFailure, TurnResult, UserRecord};
+use crate::process::{describe_exit, StderrTail, Tree};
 use crate::runtime::{EventSender, NativeSession, RuntimeEvent, TurnOutcome};
 use crate::{HarnessError, HarnessKind};
 
@@ -97,17 +97,17 @@ pub(crate) struct Shared {
     pub session: Mutex<NativeSession>,
     pub interrupt_requested: AtomicBool,
     pub closing: AtomicBool,
-    pub stderr: SharedTail,
+    pub stderr: StderrTail,
 }
 
 impl Shared {
-    pub(crate) fn new(session: NativeSession) -> Arc<Shared> {
+    pub(crate) fn new(session: NativeSession, stderr: StderrTail) -> Arc<Shared> {
         Arc::new(Shared {
             phase: watch::Sender::new(Phase::Idle),
             session: Mutex::new(session),
             interrupt_requested: AtomicBool::new(false),
             closing: AtomicBool::new(false),
-            stderr: SharedTail::default(),
+            stderr,
         })
     }
 
@@ -160,7 +160,7 @@ impl Driver {
         mut self,
         mut child: Child,
         stdout: ChildStdout,
-        stderr_task: JoinHandle<()>,
+        tree: Tree,
     ) -> JoinHandle<()> {
         self.pid = child.id();
         tokio::spawn(async move {
@@ -178,11 +178,9 @@ impl Driver {
                 }
             }
             let status = child.wait().await;
-            if let Some(pid) = self.pid {
-                // Tool commands the CLI left behind go with it.
-                process::signal_group(pid, process::SIGKILL);
-            }
-            let _ = tokio::time::timeout(STDERR_DRAIN, stderr_task).await;
+            // Tool commands the CLI left behind go with it.
+            tree.kill();
+            self.shared.stderr.wait_closed(STDERR_DRAIN).await;
             self.on_exit(status).await;
         })
     }
@@ -411,10 +409,10 @@ impl Driver {
     }
 
     async fn on_exit(mut self, status: std::io::Result<std::process::ExitStatus>) {
-        let stderr_tail = process::tail_text(&self.shared.stderr);
+        let stderr_tail = self.shared.stderr.text();
         let closing = self.shared.closing.load(Ordering::SeqCst);
         let status_text = match &status {
-            Ok(status) => format!("claude exited ({status})"),
+            Ok(status) => format!("claude {}", describe_exit(*status)),
             Err(err) => format!("claude could not be waited for: {err}"),
         };
         let startup = self.startup_failure.take().or_else(|| {

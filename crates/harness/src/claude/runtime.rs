@@ -23,9 +23,10 @@ use tokio::task::JoinHandle;
 
 use super::driver::{Driver, Phase, Shared};
 use super::paths::{self, AppendWatch};
-use super::process::{self, SIGKILL, SIGTERM};
+use super::process;
 use super::protocol;
 use crate::binary::version_triple;
+use crate::process::{Spawned, Tree};
 use crate::runtime::{
     Cut, EventSender, Forked, NativeSession, OpenSpec, PendingFork, SessionTarget,
 };
@@ -68,6 +69,7 @@ pub struct ClaudeRuntime {
     phase: watch::Receiver<Phase>,
     stdin: Option<ChildStdin>,
     pid: Option<u32>,
+    tree: Tree,
     driver: Option<JoinHandle<()>>,
     requests: u64,
 }
@@ -111,11 +113,13 @@ impl ClaudeRuntime {
         let launch = plan(&spec).await?;
         let mut args: Vec<String> = BASE_ARGS.iter().map(|a| a.to_string()).collect();
         args.extend(launch.args);
-        let mut child = process::spawn(&spec.binary.path, &args, &launch.real_cwd, &spec.env)?;
+        let Spawned {
+            mut child,
+            tree,
+            stderr,
+        } = process::spawn(&spec.binary.path, &args, &launch.real_cwd, &spec.env)?;
         let pid = child.id();
-        let (Some(stdin), Some(stdout), Some(stderr)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(HarnessError::failed(
                 HarnessKind::Claude,
                 "the CLI's pipes were not captured",
@@ -124,10 +128,9 @@ impl ClaudeRuntime {
         };
         let transcript = AppendWatch::from_end(launch.transcript);
         let session_id = launch.session.session_id.clone();
-        let shared = Shared::new(launch.session);
-        let stderr_task = process::collect_stderr(stderr, shared.stderr.clone());
+        let shared = Shared::new(launch.session, stderr);
         let driver =
-            Driver::new(shared.clone(), events, transcript).start(child, stdout, stderr_task);
+            Driver::new(shared.clone(), events, transcript).start(child, stdout, tree.clone());
         tracing::info!(
             ?pid,
             %session_id,
@@ -140,6 +143,7 @@ impl ClaudeRuntime {
             shared,
             stdin: Some(stdin),
             pid,
+            tree,
             driver: Some(driver),
             requests: 0,
         })
@@ -243,7 +247,7 @@ impl ClaudeRuntime {
         HarnessError::failed(
             HarnessKind::Claude,
             "the claude process is gone",
-            process::tail_text(&self.shared.stderr),
+            self.shared.stderr.text(),
         )
     }
 
@@ -264,14 +268,14 @@ impl ClaudeRuntime {
         let stopped = wait_phase(&mut self.phase, INTERRUPT_GRACE, |p| !p.in_turn()).await;
         if stopped.is_none() {
             tracing::warn!(pid = ?self.pid, "claude ignored an interrupt; killing it");
-            self.kill_and_wait(SIGKILL, DEATH_WAIT).await;
+            self.kill_and_wait(DEATH_WAIT).await;
         }
         tracing::debug!(pid = ?self.pid, ms = started.elapsed().as_millis() as u64, "claude turn interrupted");
         Ok(())
     }
 
     /// Ends the process: a running turn is interrupted, stdin is closed (the CLI then exits),
-    /// and a process that lingers is sent SIGTERM, then SIGKILL (with its process group).
+    /// and a process that lingers is sent SIGTERM, then SIGKILL (with its process tree).
     pub async fn close(mut self) -> HarnessResult<()> {
         self.shared.closing.store(true, Ordering::SeqCst);
         if self.phase.borrow().in_turn() {
@@ -282,9 +286,9 @@ impl ClaudeRuntime {
         let mut driver = self.driver.take();
         if !wait_driver(&mut driver, CLOSE_GRACE).await {
             tracing::warn!(pid = ?self.pid, "claude did not exit after stdin closed");
-            self.signal(SIGTERM);
+            self.tree.terminate();
             if !wait_driver(&mut driver, TERM_GRACE).await {
-                self.signal(SIGKILL);
+                self.tree.kill();
                 wait_driver(&mut driver, DEATH_WAIT).await;
             }
         }
@@ -292,15 +296,9 @@ impl ClaudeRuntime {
         Ok(())
     }
 
-    async fn kill_and_wait(&mut self, signal: i32, wait: Duration) {
-        self.signal(signal);
+    async fn kill_and_wait(&mut self, wait: Duration) {
+        self.tree.kill();
         wait_phase(&mut self.phase, wait, |p| matches!(p, Phase::Dead(_))).await;
-    }
-
-    fn signal(&self, signal: i32) {
-        if let Some(pid) = self.pid {
-            process::signal_group(pid, signal);
-        }
     }
 
     /// The session's coordinates (known from the start: the id is chosen here).
@@ -308,7 +306,7 @@ impl ClaudeRuntime {
         Some(self.shared.session())
     }
 
-    /// The CLI's process id (the leader of its process group), while it runs.
+    /// The CLI's process id, while it runs.
     pub fn pid(&self) -> Option<u32> {
         self.pid
     }
@@ -319,11 +317,11 @@ impl ClaudeRuntime {
 }
 
 impl Drop for ClaudeRuntime {
-    /// A runtime dropped without `close` takes its process group with it.
+    /// A runtime dropped without `close` takes its process tree with it.
     fn drop(&mut self) {
         if self.pid.is_some() && !matches!(*self.phase.borrow(), Phase::Dead(_)) {
             self.shared.closing.store(true, Ordering::SeqCst);
-            self.signal(SIGKILL);
+            self.tree.kill();
         }
     }
 }

@@ -10,28 +10,24 @@
 //! requests itself, and when stdout closes reaps the child and reports the exit once. A
 //! malformed line is skipped, never a panic.
 //!
-//! The child runs in its own process group so that tool processes it started go with it when
-//! it is killed; `kill_on_drop` and [`Drop`] make sure no process outlives its handle.
+//! The child runs in a process tree of its own ([`crate::process`]) so that tool processes it
+//! started go with it; `kill_on_drop` and [`Drop`] make sure no process outlives its handle.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::path::Path;
-use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, Command};
+use tokio::process::{Child, ChildStdin};
 use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
 
+use crate::process::{describe_exit, start_error, HarnessCommand, Spawned, StderrTail, Tree};
 use crate::{HarnessBinary, HarnessError, HarnessKind};
 
-/// How many stderr lines a failure report keeps.
-const STDERR_LINES: usize = 20;
-/// A longer stderr line is cut here (bytes, on a char boundary).
-const STDERR_LINE_MAX: usize = 512;
 /// After stdout closed, how long the child may take to exit before it is killed.
 const REAP_GRACE: Duration = Duration::from_secs(5);
 /// After the exit, how long stdout may take to reach its end.
@@ -54,7 +50,7 @@ pub(crate) enum Incoming {
 pub(crate) struct ExitReport {
     /// Whether [`AppServer::close`] asked for it.
     pub expected: bool,
-    /// "exit status 0", "signal 9", ...
+    /// "exited with code 0", "killed by signal 9 (SIGKILL)", ...
     pub status: String,
     pub stderr_tail: String,
 }
@@ -76,30 +72,6 @@ type Pending = HashMap<u64, oneshot::Sender<Result<Value, RpcFailure>>>;
 /// fails at once instead of waiting for its timeout.
 type PendingMap = Arc<Mutex<Option<Pending>>>;
 
-/// The last lines of the process's stderr (harness diagnostics, never our prompts).
-#[derive(Clone, Default)]
-pub(crate) struct StderrTail(Arc<Mutex<VecDeque<String>>>);
-
-impl StderrTail {
-    fn push(&self, line: &[u8]) {
-        let text = String::from_utf8_lossy(line);
-        let text = text.trim_end();
-        let mut cut = text.len().min(STDERR_LINE_MAX);
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        let mut lines = lock(&self.0);
-        if lines.len() == STDERR_LINES {
-            lines.pop_front();
-        }
-        lines.push_back(text[..cut].to_owned());
-    }
-
-    pub fn text(&self) -> String {
-        lock(&self.0).iter().cloned().collect::<Vec<_>>().join("\n")
-    }
-}
-
 /// A poisoned lock only means another task panicked mid-update; the data is still usable.
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -116,6 +88,7 @@ pub(crate) struct Launch<'a> {
 /// A running `codex app-server`.
 pub(crate) struct AppServer {
     pid: Option<u32>,
+    tree: Tree,
     stdin: Arc<tokio::sync::Mutex<Option<ChildStdin>>>,
     pending: PendingMap,
     next_id: AtomicU64,
@@ -133,34 +106,30 @@ impl AppServer {
         launch: Launch<'_>,
         handler: impl FnMut(Incoming) + Send + 'static,
     ) -> Result<AppServer, HarnessError> {
-        let mut cmd = Command::new(&launch.binary.path);
-        cmd.arg("app-server")
-            .envs(launch.env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        // Its own process group, so tool processes it started can be signalled with it.
-        #[cfg(unix)]
-        cmd.process_group(0);
+        let program = &launch.binary.path;
+        let mut cmd = HarnessCommand::new(program);
+        cmd.arg("app-server").envs(launch.env);
         if let Some(cwd) = launch.cwd {
-            cmd.current_dir(cwd);
+            cmd.cwd(cwd);
         }
-        let mut child = cmd.spawn().map_err(|err| spawn_error(launch.binary, err))?;
+        let Spawned {
+            mut child,
+            tree,
+            stderr: tail,
+        } = cmd
+            .spawn()
+            .map_err(|err| start_error(HarnessKind::Codex, program, err))?;
         let pid = child.id();
-        let (stdin, stdout, stderr) =
-            match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
-                (Some(i), Some(o), Some(e)) => (i, o, e),
-                _ => {
-                    return Err(HarnessError::failed(
-                        HarnessKind::Codex,
-                        "app-server started without its stdio pipes",
-                        "",
-                    ))
-                }
-            };
-        let tail = StderrTail::default();
-        let stderr_done = tokio::spawn(read_stderr(stderr, tail.clone()));
+        let (stdin, stdout) = match (child.stdin.take(), child.stdout.take()) {
+            (Some(i), Some(o)) => (i, o),
+            _ => {
+                return Err(HarnessError::failed(
+                    HarnessKind::Codex,
+                    "app-server started without its stdio pipes",
+                    "",
+                ))
+            }
+        };
         let stdin = Arc::new(tokio::sync::Mutex::new(Some(stdin)));
         let pending: PendingMap = Arc::new(Mutex::new(Some(HashMap::new())));
         let closing = Arc::new(AtomicBool::new(false));
@@ -168,11 +137,10 @@ impl AppServer {
         let reader = tokio::spawn(
             Reader {
                 child,
-                pid,
+                tree: tree.clone(),
                 stdin: stdin.clone(),
                 pending: pending.clone(),
                 stderr: tail.clone(),
-                stderr_done,
                 closing: closing.clone(),
                 exited: exited_tx,
                 handler: Box::new(handler),
@@ -182,6 +150,7 @@ impl AppServer {
         tracing::debug!(pid, "codex app-server spawned");
         Ok(AppServer {
             pid,
+            tree,
             stdin,
             pending,
             next_id: AtomicU64::new(1),
@@ -287,10 +256,10 @@ impl AppServer {
         let mut how = "stdin closed";
         if !self.wait_exit(grace).await {
             how = "terminated";
-            signal_group(self.pid, Signal::Terminate);
+            self.tree.terminate();
             if !self.wait_exit(Duration::from_secs(2)).await {
                 how = "killed";
-                signal_group(self.pid, Signal::Kill);
+                self.tree.kill();
                 self.wait_exit(Duration::from_secs(5)).await;
             }
         }
@@ -324,69 +293,9 @@ impl Drop for AppServer {
             // whose `kill_on_drop` then reaps it in the background.
             self.closing.store(true, Ordering::SeqCst);
             if !self.has_exited() {
-                signal_group(self.pid, Signal::Kill);
+                self.tree.kill();
             }
             reader.abort();
-        }
-    }
-}
-
-/// Signals the whole group: the server and any tool process it left behind. A group
-/// without members is simply not found. This runs only when something went wrong (a crash,
-/// a server that would not leave), so the system's `kill` does it rather than a libc binding.
-#[cfg(unix)]
-fn signal_group(pid: Option<u32>, signal: Signal) {
-    let Some(pid) = pid else { return };
-    let flag = match signal {
-        Signal::Terminate => "-TERM",
-        Signal::Kill => "-KILL",
-    };
-    let _ = std::process::Command::new("kill")
-        .args([flag, "--", &format!("-{pid}")])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-}
-
-/// Elsewhere there is no group: the reader's `kill_on_drop` child is the handle that ends
-/// the process (see `AppServer::close`).
-#[cfg(not(unix))]
-fn signal_group(_pid: Option<u32>, _signal: Signal) {}
-
-#[derive(Clone, Copy)]
-enum Signal {
-    Terminate,
-    Kill,
-}
-
-fn spawn_error(binary: &HarnessBinary, err: std::io::Error) -> HarnessError {
-    match err.kind() {
-        std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
-            HarnessError::HarnessNotFound {
-                harness: HarnessKind::Codex,
-                detail: format!("{} could not run: {err}", binary.path.display()),
-            }
-        }
-        _ => HarnessError::failed(
-            HarnessKind::Codex,
-            format!(
-                "could not start {} app-server: {err}",
-                binary.path.display()
-            ),
-            "",
-        ),
-    }
-}
-
-async fn read_stderr(stderr: impl AsyncRead + Unpin, tail: StderrTail) {
-    let mut lines = BufReader::new(stderr);
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        match lines.read_until(b'\n', &mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(_) => tail.push(&buf),
         }
     }
 }
@@ -394,12 +303,10 @@ async fn read_stderr(stderr: impl AsyncRead + Unpin, tail: StderrTail) {
 /// The task that owns the child and reads its stdout.
 struct Reader {
     child: Child,
-    /// The child's pid, which is also its process group.
-    pid: Option<u32>,
+    tree: Tree,
     stdin: Arc<tokio::sync::Mutex<Option<ChildStdin>>>,
     pending: PendingMap,
     stderr: StderrTail,
-    stderr_done: JoinHandle<()>,
     closing: Arc<AtomicBool>,
     exited: watch::Sender<bool>,
     handler: Box<dyn FnMut(Incoming) + Send>,
@@ -433,17 +340,13 @@ impl Reader {
             }
         }
         let status = match exit {
-            Some(Ok(status)) => describe_status(status),
+            Some(Ok(status)) => describe_exit(status),
             Some(Err(err)) => format!("unknown exit ({err})"),
             None => self.reap().await,
         };
-        // A crashed server cannot clean up after itself: its tool processes go with it. The
-        // group id cannot name anyone else: while members remain the kernel keeps the id
-        // allocated, and without members the signal finds no one (pids are handed out in
-        // sequence and do not come round again within these microseconds).
-        if !self.closing.load(Ordering::SeqCst) {
-            signal_group(self.pid, Signal::Kill);
-        }
+        // Whatever the server left running (a crashed server cannot clean up after itself)
+        // goes with it.
+        self.tree.kill();
         // Fail every waiting request before anyone hears of the exit.
         if let Some(pending) = lock(&self.pending).take() {
             for (_, tx) in pending {
@@ -452,7 +355,7 @@ impl Reader {
         }
         // Let stderr drain to its end so the tail holds the last words; a grandchild that
         // inherited the pipe may keep it open, so don't wait for long.
-        let _ = tokio::time::timeout(STDERR_DRAIN, &mut self.stderr_done).await;
+        self.stderr.wait_closed(STDERR_DRAIN).await;
         let report = ExitReport {
             expected: self.closing.load(Ordering::SeqCst),
             status,
@@ -473,7 +376,7 @@ impl Reader {
             }
         };
         match status {
-            Ok(s) => describe_status(s),
+            Ok(s) => describe_exit(s),
             Err(err) => format!("unknown exit ({err})"),
         }
     }
@@ -566,20 +469,6 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
     }
 }
 
-fn describe_status(status: std::process::ExitStatus) -> String {
-    if let Some(code) = status.code() {
-        return format!("exit status {code}");
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::ExitStatusExt;
-        if let Some(sig) = status.signal() {
-            return format!("signal {sig}");
-        }
-    }
-    "unknown exit".to_owned()
-}
-
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
@@ -637,7 +526,7 @@ exit 3
             panic!("no exit report: {seen:?}");
         };
         assert!(!report.expected);
-        assert_eq!(report.status, "exit status 3");
+        assert_eq!(report.status, "exited with code 3");
         assert!(
             report.stderr_tail.contains(r#""decision":"decline""#),
             "{report:?}"
@@ -645,17 +534,5 @@ exit 3
         assert!(report.stderr_tail.contains(r#""id":"s1""#), "{report:?}");
         assert_eq!(seen.len(), 2);
         server.close(Duration::from_secs(1)).await;
-    }
-
-    #[test]
-    fn the_stderr_tail_is_bounded() {
-        let tail = StderrTail::default();
-        for i in 0..100 {
-            tail.push(format!("line {i} {}\n", "é".repeat(400)).as_bytes());
-        }
-        let text = tail.text();
-        assert_eq!(text.lines().count(), STDERR_LINES);
-        assert!(text.starts_with("line 80 "));
-        assert!(text.lines().all(|l| l.len() <= STDERR_LINE_MAX));
     }
 }

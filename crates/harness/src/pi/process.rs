@@ -1,31 +1,27 @@
-//! One `pi --mode rpc` child process: spawning it in its own process group, correlating
-//! commands with their responses, keeping the tail of its stderr, and ending it.
+//! One `pi --mode rpc` child process: spawning it in its own process tree
+//! ([`crate::process`]), correlating commands with their responses, and ending it.
 //!
 //! A stdout reader task routes each record: responses to the command waiting for them,
 //! extension dialogs are cancelled at once (nothing here can answer them, and an unanswered
 //! dialog would block Pi), and session events go to the channel returned by [`RpcProcess::spawn`].
 //! The channel closes when Pi's stdout does, i.e. when the process is gone.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::Path;
-use std::process::{ExitStatus, Stdio};
+use std::process::ExitStatus;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, Command};
+use tokio::process::{Child, ChildStdin};
 use tokio::sync::{mpsc, oneshot};
 
 use super::protocol::{self, Record, Response};
+use crate::process::{describe_exit, start_error, HarnessCommand, Spawned, StderrTail, Tree};
 use crate::{HarnessBinary, HarnessError, HarnessKind, HarnessResult};
-
-/// Lines of stderr kept for error reports.
-const STDERR_LINES: usize = 20;
-/// Longest stderr line kept (bytes); the rest of a line is cut.
-const STDERR_LINE_BYTES: usize = 400;
 
 /// Why a command got no response.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,23 +49,22 @@ struct Shared {
     child: tokio::sync::Mutex<Option<Child>>,
     pending: Mutex<HashMap<String, oneshot::Sender<Response>>>,
     next_id: AtomicU64,
-    stderr: Mutex<VecDeque<String>>,
-    stderr_done: tokio::sync::Notify,
-    stderr_closed: std::sync::atomic::AtomicBool,
+    stderr: StderrTail,
 }
 
 /// A handle for sending commands; cheap to clone, shared with the runtime's event task.
 #[derive(Clone)]
 pub(super) struct RpcClient(Arc<Shared>);
 
-/// The owner of the process. Dropping it kills the process group if the process is still there.
+/// The owner of the process. Dropping it kills the process tree.
 pub(super) struct RpcProcess {
     client: RpcClient,
     pid: Option<u32>,
+    tree: Tree,
 }
 
 impl RpcProcess {
-    /// Spawns `binary` with `args` in `cwd` (its own process group, stdin/stdout piped) and
+    /// Spawns `binary` with `args` in `cwd` (its own process tree, stdin/stdout piped) and
     /// returns it with the channel of its session events.
     pub async fn spawn(
         binary: &HarnessBinary,
@@ -77,43 +72,34 @@ impl RpcProcess {
         cwd: &Path,
         env: &[(String, String)],
     ) -> HarnessResult<(RpcProcess, mpsc::UnboundedReceiver<Value>)> {
-        let mut command = Command::new(&binary.path);
-        command
-            .args(args)
-            .current_dir(cwd)
-            .envs(env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        // Its own group, so tool processes Pi starts can be killed with it.
-        #[cfg(unix)]
-        command.process_group(0);
-        let mut child = command.spawn().map_err(|err| spawn_error(binary, err))?;
+        let mut command = HarnessCommand::new(&binary.path);
+        command.args(args).cwd(cwd).envs(env);
+        let Spawned {
+            mut child,
+            tree,
+            stderr,
+        } = command
+            .spawn()
+            .map_err(|err| start_error(HarnessKind::Pi, &binary.path, err))?;
         let pid = child.id();
-        let (stdin, stdout, stderr) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take());
+        let (stdin, stdout) = (child.stdin.take(), child.stdout.take());
         let shared = Arc::new(Shared {
             stdin: tokio::sync::Mutex::new(stdin),
             child: tokio::sync::Mutex::new(Some(child)),
             pending: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
-            stderr: Mutex::new(VecDeque::new()),
-            stderr_done: tokio::sync::Notify::new(),
-            stderr_closed: false.into(),
+            stderr,
         });
         let (events_tx, events_rx) = mpsc::unbounded_channel();
         if let Some(stdout) = stdout {
             tokio::spawn(read_stdout(shared.clone(), stdout, events_tx));
-        }
-        if let Some(stderr) = stderr {
-            tokio::spawn(read_stderr(shared.clone(), stderr));
         }
         tracing::debug!(pid, "pi rpc process started");
         Ok((
             RpcProcess {
                 client: RpcClient(shared),
                 pid,
+                tree,
             },
             events_rx,
         ))
@@ -128,7 +114,8 @@ impl RpcProcess {
     }
 
     /// Ends the process: closes stdin (Pi's orderly shutdown, which also aborts a running
-    /// turn), waits up to `grace`, then kills the whole process group. Always reaps the child.
+    /// turn), waits up to `grace`, then kills the whole process tree. Always reaps the child;
+    /// tool processes Pi left behind go with it.
     pub async fn shutdown(&self, grace: Duration) -> Option<ExitStatus> {
         self.client.0.stdin.lock().await.take();
         let mut guard = self.client.0.child.lock().await;
@@ -136,27 +123,23 @@ impl RpcProcess {
         let status = match tokio::time::timeout(grace, child.wait()).await {
             Ok(status) => status.ok(),
             Err(_) => {
-                tracing::debug!(pid = self.pid, "pi did not exit in time; killing its group");
-                // The child is not reaped yet, so its pid (= the group id) cannot be reused.
-                kill_group(self.pid);
+                tracing::debug!(pid = self.pid, "pi did not exit in time; killing its tree");
+                self.tree.kill();
                 let _ = child.start_kill();
                 child.wait().await.ok()
             }
         };
         guard.take();
+        self.tree.kill();
         status
     }
 }
 
 impl Drop for RpcProcess {
     fn drop(&mut self) {
-        // Not shut down (the runtime was dropped): kill the group while the child is unreaped.
+        // Not shut down (the runtime was dropped): the tree goes now, whoever holds the client.
+        self.tree.kill();
         if let Ok(mut guard) = self.client.0.child.try_lock() {
-            if let Some(child) = guard.as_mut() {
-                if matches!(child.try_wait(), Ok(None)) {
-                    kill_group(self.pid);
-                }
-            }
             // Dropping the Child (kill_on_drop) leaves reaping to tokio: no zombie.
             guard.take();
         }
@@ -202,12 +185,8 @@ impl RpcClient {
 
     /// The last lines Pi wrote to stderr, once stderr is closed or `wait` has passed.
     pub async fn stderr_tail(&self, wait: Duration) -> String {
-        let done = self.0.stderr_done.notified();
-        if !self.0.stderr_closed.load(Ordering::Acquire) {
-            let _ = tokio::time::timeout(wait, done).await;
-        }
-        let lines = lock(&self.0.stderr);
-        lines.iter().cloned().collect::<Vec<_>>().join("\n")
+        self.0.stderr.wait_closed(wait).await;
+        self.0.stderr.text()
     }
 
     /// `HarnessFailed` with `message` and the tail of stderr.
@@ -224,7 +203,7 @@ impl RpcClient {
         match tokio::time::timeout(wait, child.wait()).await {
             Ok(Ok(status)) => {
                 guard.take();
-                describe_status(status)
+                describe_exit(status)
             }
             Ok(Err(err)) => format!("exit status unavailable: {err}"),
             Err(_) => "closed its output but is still running".into(),
@@ -282,75 +261,6 @@ fn route_response(shared: &Shared, response: Response) {
             "pi response nobody waits for"
         ),
     }
-}
-
-async fn read_stderr(shared: Arc<Shared>, stderr: impl AsyncRead + Unpin) {
-    let mut reader = BufReader::new(stderr);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        match reader.read_until(b'\n', &mut line).await {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        let mut text = String::from_utf8_lossy(&line).trim_end().to_owned();
-        if text.is_empty() {
-            continue;
-        }
-        if text.len() > STDERR_LINE_BYTES {
-            let cut = (0..=STDERR_LINE_BYTES)
-                .rev()
-                .find(|&i| text.is_char_boundary(i))
-                .unwrap_or(0);
-            text.truncate(cut);
-            text.push('…');
-        }
-        let mut lines = lock(&shared.stderr);
-        if lines.len() == STDERR_LINES {
-            lines.pop_front();
-        }
-        lines.push_back(text);
-    }
-    shared.stderr_closed.store(true, Ordering::Release);
-    shared.stderr_done.notify_waiters();
-}
-
-fn spawn_error(binary: &HarnessBinary, err: std::io::Error) -> HarnessError {
-    match err.kind() {
-        std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
-            HarnessError::HarnessNotFound {
-                harness: HarnessKind::Pi,
-                detail: format!("cannot run {}: {err}", binary.path.display()),
-            }
-        }
-        _ => HarnessError::failed(HarnessKind::Pi, format!("cannot start pi: {err}"), ""),
-    }
-}
-
-fn describe_status(status: ExitStatus) -> String {
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::ExitStatusExt;
-        if let Some(signal) = status.signal() {
-            return format!("killed by signal {signal}");
-        }
-    }
-    match status.code() {
-        Some(code) => format!("exited with code {code}"),
-        None => "exited".into(),
-    }
-}
-
-fn kill_group(pid: Option<u32>) {
-    #[cfg(unix)]
-    if let Some(pid) = pid.and_then(|p| libc::pid_t::try_from(p).ok()) {
-        // SAFETY: plain syscall; a negative pid addresses the process group we created.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = pid;
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
