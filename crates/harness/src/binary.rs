@@ -118,8 +118,9 @@ pub fn locate_in(
                 path,
                 found_by: FoundBy::Override,
             }),
+            // The app hands the path saved in Settings over as this variable.
             Err(why) => Err(not_found(format!(
-                "{} is {text}, but {why}",
+                "{} (the path saved in Settings, or set in the environment) is {text}, but {why}",
                 kind.bin_env()
             ))),
         };
@@ -289,11 +290,20 @@ pub async fn check_path(kind: HarnessKind, text: &str) -> HarnessResult<HarnessB
         harness: kind,
         detail: why,
     })?;
-    let binary = probe_at(kind, path).await?;
-    let line = run_for_text(&binary.path, "--version")
-        .await
-        .unwrap_or_default();
-    let line = line.trim();
+    let not_found = |detail: String| HarnessError::HarnessNotFound {
+        harness: kind,
+        detail,
+    };
+    // One run gives both the version and the product's name.
+    let text = run_for_text(&path, "--version").await.map_err(not_found)?;
+    let version = parse_version(&text)
+        .ok_or_else(|| not_found(format!("{} --version printed no version", path.display())))?;
+    let binary = HarnessBinary {
+        kind,
+        path,
+        version,
+    };
+    let line = text.trim();
     let wanted = product_name(kind);
     match product_in(kind, line) {
         Product::Matches => Ok(binary),
@@ -507,7 +517,11 @@ mod tests {
         assert_eq!(over.path, bin);
         let plain_file = plain.path().join("claude");
         let err = locate_here(HarnessKind::Claude, plain_file.to_str(), &[]).unwrap_err();
-        assert!(err.to_string().contains("FORKHOST_CLAUDE_BIN is"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("FORKHOST_CLAUDE_BIN (the path saved in Settings"),
+            "{err}"
+        );
         assert!(err.to_string().contains("not executable"), "{err}");
     }
 
@@ -563,7 +577,11 @@ mod tests {
             files,
         )
         .unwrap_err();
-        assert!(err.to_string().contains("FORKHOST_CODEX_BIN is"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("FORKHOST_CODEX_BIN (the path saved"),
+            "{err}"
+        );
         let over = locate_in(
             HarnessKind::Claude,
             Some(r"C:\Users\me\AppData\Roaming\npm\claude".into()),
