@@ -116,6 +116,9 @@ pub fn run() -> i32 {
     for (var, path) in initial_settings.harness_paths.env() {
         std::env::set_var(var, path);
     }
+    // The login shell's PATH (a Finder/Dock/.desktop launch has a bare one) is read on a thread
+    // of its own while the window opens; only after the last set_var, which would race with it.
+    forkhost_core::harnesses::warm_up_search_path();
 
     // The log guard must outlive the event loop, or buffered lines are lost at exit.
     let log_guard: Arc<Mutex<Option<LogGuard>>> = Arc::new(Mutex::new(None));
@@ -204,6 +207,7 @@ pub fn run() -> i32 {
             commands::close_window,
             commands::get_settings,
             commands::save_settings,
+            settings::check_harness_path,
             commands::terminal_open,
             commands::terminal_write,
             commands::terminal_resize,
