@@ -202,6 +202,16 @@ pub async fn probe_at(kind: HarnessKind, path: PathBuf) -> HarnessResult<Harness
     let output = run_for_text(&path, "--version").await.map_err(not_found)?;
     let version = parse_version(&output)
         .ok_or_else(|| not_found(format!("{} --version printed no version", path.display())))?;
+    // Another harness's binary (a path set for the wrong one) would run with the wrong
+    // protocol; a bare version (Pi, test stand-ins) is let through.
+    if let Product::Other(other) = product_in(kind, &output) {
+        return Err(not_found(format!(
+            "{} is {other} (its --version printed \"{}\"), not {}",
+            path.display(),
+            output.trim(),
+            product_name(kind)
+        )));
+    }
     Ok(HarnessBinary {
         kind,
         path,
@@ -663,6 +673,10 @@ mod tests {
             .await
             .unwrap_err();
         assert!(matches!(err, HarnessError::InvalidInput(_)), "{err}");
+        assert!(err.to_string().contains("is Claude Code"), "{err}");
+        // At start-up too (an override the user set for the wrong harness), not only in Settings.
+        let err = probe_at(HarnessKind::Pi, claude.clone()).await.unwrap_err();
+        assert!(matches!(err, HarnessError::HarnessNotFound { .. }), "{err}");
         assert!(err.to_string().contains("is Claude Code"), "{err}");
         let pi = dir.path().join("pi");
         executable(&pi, "#!/bin/sh\nif [ \"$1\" = --help ]; then echo 'pi - AI coding assistant'; else echo 1.6.0; fi\n");
