@@ -355,19 +355,7 @@ impl Waiter {
         output_done: mpsc::Receiver<()>,
         on_exit: impl FnOnce(),
     ) {
-        // On Unix the child is waited for without being reaped first, so its group can still
-        // be signalled: whatever it left behind (a tool holding the terminal) goes now.
-        #[cfg(unix)]
-        if let Some(pid) = child.process_id() {
-            if let Err(err) = forkhost_harness::process::wait_exited(pid) {
-                tracing::warn!(terminal = %self.id, error = %err, "could not wait for the terminal process");
-            }
-        }
-        if let Some(tree) = &self.tree {
-            tree.kill();
-            tree.release();
-        }
-        let code = child.wait().ok().map(|status| status.exit_code());
+        let code = self.wait_and_clean_up(child.as_mut());
         // The master's end closes the terminal: the pseudo console on Windows, which only
         // then ends the output.
         let session = lock(&self.sessions).remove(&self.id);
@@ -383,6 +371,38 @@ impl Waiter {
         if !handed_back {
             on_exit();
         }
+    }
+
+    /// Waits for the process to exit, kills whatever it left behind (a tool holding the
+    /// terminal), and reaps it; its exit code. On Unix the process is waited for without
+    /// being reaped first: until the reap its id, hence its group's, cannot name anyone else.
+    #[cfg(unix)]
+    fn wait_and_clean_up(&self, child: &mut (dyn Child + Send + Sync)) -> Option<u32> {
+        let exited = child
+            .process_id()
+            .map(forkhost_harness::process::wait_exited);
+        if let Some(tree) = &self.tree {
+            match exited {
+                Some(Ok(())) => tree.kill(),
+                Some(Err(err)) => {
+                    tracing::warn!(terminal = %self.id, error = %err, "could not wait for the terminal process; its leftovers are not killed");
+                }
+                None => {}
+            }
+            tree.release();
+        }
+        child.wait().ok().map(|status| status.exit_code())
+    }
+
+    /// Windows: a job is a handle, not an id, so its leftovers are ended after the reap.
+    #[cfg(not(unix))]
+    fn wait_and_clean_up(&self, child: &mut (dyn Child + Send + Sync)) -> Option<u32> {
+        let code = child.wait().ok().map(|status| status.exit_code());
+        if let Some(tree) = &self.tree {
+            tree.kill();
+            tree.release();
+        }
+        code
     }
 }
 
