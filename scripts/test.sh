@@ -90,6 +90,12 @@ fi
 step "UI unit tests"
 npm test --silent
 
+step "Windows and macOS: the workspace type-checks for both (scripts/cross-check.sh)"
+bash scripts/cross-check.sh
+
+step "Windows: forkhost.exe under Wine (scripts/wine-smoke.sh)"
+bash scripts/wine-smoke.sh
+
 step "desktop app end to end"
 bash scripts/app-e2e.sh
 step "packaging: workflow lint, then the .deb installed and run end to end"; bash scripts/lint-workflows.sh; bash scripts/deb-e2e.sh
