@@ -30,9 +30,7 @@ struct Setup {
 
 async fn setup() -> Option<Setup> {
     let fake = FakeModel::start(FakeModelOptions::default()).await.unwrap();
-    let Some(env) = HarnessEnv::for_fake(Harness::Claude, &fake).unwrap() else {
-        return None;
-    };
+    let env = HarnessEnv::for_fake(Harness::Claude, &fake).unwrap()?;
     let binary = within(binary::probe(HarnessKind::Claude), "probe")
         .await
         .unwrap();

@@ -83,9 +83,7 @@ impl Ctx {
 
 async fn setup() -> Option<Ctx> {
     let fake = FakeModel::start(FakeModelOptions::default()).await.unwrap();
-    let Some(env) = HarnessEnv::for_fake(Harness::Codex, &fake).unwrap() else {
-        return None;
-    };
+    let env = HarnessEnv::for_fake(Harness::Codex, &fake).unwrap()?;
     let binary = within("probe", binary::probe(HarnessKind::Codex))
         .await
         .expect("FORKHOST_CODEX_BIN runs");

@@ -13,10 +13,8 @@ const TIMEOUT: Duration = Duration::from_secs(120);
 
 async fn setup(harness: Harness) -> Option<(FakeModel, HarnessEnv)> {
     let fake = FakeModel::start(FakeModelOptions::default()).await.unwrap();
-    match HarnessEnv::for_fake(harness, &fake).unwrap() {
-        Some(env) => Some((fake, env)),
-        None => None,
-    }
+    let env = HarnessEnv::for_fake(harness, &fake).unwrap()?;
+    Some((fake, env))
 }
 
 /// Turn 1, then turn 2 resuming the same session: the reply comes back, and the model sees

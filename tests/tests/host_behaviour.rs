@@ -19,9 +19,7 @@ struct Setup {
 
 async fn setup(harness: Harness) -> Option<Setup> {
     let model = FakeModel::start(FakeModelOptions::default()).await.unwrap();
-    let Some(env) = HarnessEnv::for_fake(harness, &model).unwrap() else {
-        return None;
-    };
+    let env = HarnessEnv::for_fake(harness, &model).unwrap()?;
     Some(Setup {
         model,
         env,

@@ -28,9 +28,7 @@ struct Pi {
 
 async fn setup() -> Option<Pi> {
     let fake = FakeModel::start(FakeModelOptions::default()).await.unwrap();
-    let Some(env) = HarnessEnv::for_fake(Harness::Pi, &fake).unwrap() else {
-        return None;
-    };
+    let env = HarnessEnv::for_fake(Harness::Pi, &fake).unwrap()?;
     let binary = pi_binary(&env).await;
     Some(Pi { fake, env, binary })
 }
