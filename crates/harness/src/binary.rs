@@ -174,11 +174,14 @@ fn check_given(
         });
     }
     let path = crate::home::expand_tilde(text);
-    let stem = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let stem = stem.split('.').next().unwrap_or_default().to_owned();
+    // The program's name for the hint ("use claude.cmd"), by the given OS's separators.
+    let shown = path.to_string_lossy();
+    let file = if windows {
+        shown.rsplit(['/', '\\']).next().unwrap_or_default()
+    } else {
+        shown.rsplit('/').next().unwrap_or_default()
+    };
+    let stem = file.split('.').next().unwrap_or_default().to_owned();
     search_path::check_program_path(&path, pathext, windows, entry).map_err(|rejected| {
         match rejected {
             Some(rejected) => rejected.describe(&stem),
@@ -592,6 +595,7 @@ mod tests {
                 .contains("FORKHOST_CODEX_BIN (the path saved"),
             "{err}"
         );
+        assert!(err.to_string().contains("use codex.cmd"), "{err}");
         let over = locate_in(
             HarnessKind::Claude,
             Some(r"C:\Users\me\AppData\Roaming\npm\claude".into()),
