@@ -151,6 +151,10 @@ impl Drop for Watchdog {
     }
 }
 
+/// `si_code`s of a child that ended (the same numbers on Linux and macOS, whose libc
+/// binding lacks the names).
+const ENDED: [libc::c_int; 3] = [1, 2, 3]; // CLD_EXITED, CLD_KILLED, CLD_DUMPED
+
 /// Blocks until process `pid` (a child of ours) has exited, without reaping it: the caller
 /// can still signal its group safely, then [`Group::release`] and reap.
 pub fn wait_exited(pid: u32) -> io::Result<()> {
@@ -161,7 +165,13 @@ pub fn wait_exited(pid: u32) -> io::Result<()> {
         let rc =
             unsafe { libc::waitid(libc::P_PID, pid, &mut info, libc::WEXITED | libc::WNOWAIT) };
         if rc == 0 {
-            return Ok(());
+            if ENDED.contains(&info.si_code) {
+                return Ok(());
+            }
+            // macOS also reports a stopped child here, and keeps reporting it (nothing is
+            // consumed): look again a little later rather than spin.
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            continue;
         }
         let err = io::Error::last_os_error();
         if err.kind() != io::ErrorKind::Interrupted {
