@@ -26,6 +26,9 @@ use crate::error::{CmdResult, CommandError};
 const HANG_UP_GRACE: Duration = Duration::from_millis(500);
 /// …and how long after the kill before the session is handed back regardless.
 const KILL_GRACE: Duration = Duration::from_millis(1500);
+/// Quitting: how long the TUIs get after the hang-up (the Host's runtimes then get the rest
+/// of the 3 s a quit may take).
+const QUIT_GRACE: Duration = Duration::from_millis(200);
 /// After the exit, how long the output already written may take to reach the window.
 const OUTPUT_DRAIN: Duration = Duration::from_secs(1);
 
@@ -288,8 +291,18 @@ impl Terminals {
         lock(&self.sessions).get(id).map(|s| s.thread_id.clone())
     }
 
-    /// Ends every terminal (at exit).
+    /// Ends every terminal (at exit): a hang-up, up to [`QUIT_GRACE`] for the TUIs to leave,
+    /// then a kill.
     pub fn kill_all(&self) {
+        let mut any = false;
+        for session in lock(&self.sessions).values_mut() {
+            let _ = session.hang_up();
+            any = true;
+        }
+        let start = std::time::Instant::now();
+        while any && !lock(&self.sessions).is_empty() && start.elapsed() < QUIT_GRACE {
+            std::thread::sleep(Duration::from_millis(10));
+        }
         for session in lock(&self.sessions).values_mut() {
             session.kill();
         }
@@ -553,6 +566,24 @@ mod tests {
             assert!(!alive(tool), "the tool {tool} outlived its terminal");
             assert_eq!(terminals.thread_of(&id), None);
             exited.recv_timeout(Duration::from_secs(1)).unwrap();
+        }
+
+        /// Quitting ends every tab within the quit grace, a TUI that ignores the hang-up too.
+        #[test]
+        fn quitting_ends_every_tab() {
+            let (terminals, id, rx, _exited) = open_sh("trap '' HUP; echo ready; sleep 300");
+            loop {
+                match rx.recv_timeout(Duration::from_secs(10)).unwrap() {
+                    Seen::Output(data) if data.contains("ready") => break,
+                    Seen::Output(_) => {}
+                    Seen::Exit(code) => panic!("exited early: {code:?}"),
+                }
+            }
+            let started = std::time::Instant::now();
+            terminals.kill_all();
+            assert!(started.elapsed() < QUIT_GRACE + Duration::from_millis(100));
+            until_exit(&rx, Duration::from_secs(2));
+            assert_eq!(terminals.thread_of(&id), None);
         }
 
         /// Closing a tab whose TUI ignores the hang-up: killed after the grace, handed back.
