@@ -19,13 +19,18 @@
 #                                               environment (scripts/wine-smoke.sh builds with it)
 #
 # The app's checks need the UI build (ui/dist); it is built first when missing.
+#
+# Where Debian's rustc-web is not to be had (not Debian, e.g. CI's Ubuntu runner, where rustup
+# can download), rustup's toolchain with both targets added is used instead, without build-std:
+# FORKHOST_CROSS_TOOLCHAIN=debian|rustup overrides the choice.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$forkhost_root"
 
 lab="$FORKHOST_CACHE/cross"
 ziglang_version="0.17.1"
-debian_packages=(rustc-web cargo-web rust-web-src gcc-mingw-w64-x86-64 python3-venv)
+windows_cc_packages=(gcc-mingw-w64-x86-64 python3-venv)
+debian_rust_packages=(rustc-web cargo-web rust-web-src)
 windows=x86_64-pc-windows-gnu
 macos=aarch64-apple-darwin
 
@@ -38,9 +43,33 @@ die() {
 sudo=""
 [[ "$(id -u)" -ne 0 ]] && sudo="sudo"
 
-install_debian_packages() {
+toolchain="${FORKHOST_CROSS_TOOLCHAIN:-}"
+if [[ -z "$toolchain" ]]; then
+  toolchain=rustup
+  # shellcheck disable=SC1091
+  [[ -r /etc/os-release ]] && (. /etc/os-release && [[ "${ID:-}" == debian ]]) && toolchain=debian
+fi
+case "$toolchain" in
+  debian)
+    wanted_packages=("${windows_cc_packages[@]}" "${debian_rust_packages[@]}")
+    rust_bin=/usr/bin
+    lab_path=/usr/bin:/bin
+    build_std=("-Zbuild-std=std,panic_abort")
+    bootstrap=(RUSTC_BOOTSTRAP=1)
+    ;;
+  rustup)
+    wanted_packages=("${windows_cc_packages[@]}")
+    rust_bin="$(rustc --print sysroot 2>/dev/null)/bin"
+    lab_path="$rust_bin:/usr/bin:/bin"
+    build_std=()
+    bootstrap=()
+    ;;
+  *) die "FORKHOST_CROSS_TOOLCHAIN is '$toolchain': debian or rustup" ;;
+esac
+
+install_packages() {
   local missing=() pkg
-  for pkg in "${debian_packages[@]}"; do
+  for pkg in "${wanted_packages[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
   done
   if ((${#missing[@]})); then
@@ -48,9 +77,14 @@ install_debian_packages() {
     $sudo apt-get update -q
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
   fi
-  [[ -x /usr/bin/cargo && -x /usr/bin/rustc ]] || die "Debian's cargo/rustc are not in /usr/bin after installing cargo-web/rustc-web"
-  [[ -d "$(/usr/bin/rustc --print sysroot)/lib/rustlib/src/rust/library" ]] ||
-    die "rust-web-src gave no std sources under $(/usr/bin/rustc --print sysroot)/lib/rustlib/src"
+  if [[ "$toolchain" == debian ]]; then
+    [[ -x /usr/bin/cargo && -x /usr/bin/rustc ]] || die "Debian's cargo/rustc are not in /usr/bin after installing cargo-web/rustc-web"
+    [[ -d "$(/usr/bin/rustc --print sysroot)/lib/rustlib/src/rust/library" ]] ||
+      die "rust-web-src gave no std sources under $(/usr/bin/rustc --print sysroot)/lib/rustlib/src"
+  else
+    [[ -x "$rust_bin/cargo" ]] || die "no rustup toolchain (rustc --print sysroot gave $rust_bin)"
+    rustup target add "$windows" "$macos" >&2 || die "rustup target add $windows $macos"
+  fi
 }
 
 zig_venv="$lab/zig-venv"
@@ -101,19 +135,19 @@ EOF
   chmod +x "$lab/bin/aarch64-macos-cc" "$lab/bin/aarch64-macos-ar"
 }
 
-# Debian's cargo for one target, in an environment that is the same on every run (env -i: nothing
-# of the caller's RUSTFLAGS, CARGO_TARGET_DIR, rustup PATH or CC leaks in).
+# Debian's (or rustup's) cargo for one target, in an environment that is the same on every run
+# (env -i: nothing of the caller's RUSTFLAGS, CARGO_TARGET_DIR, rustup PATH or CC leaks in).
 lab_cargo() {
   local target="$1"
   shift
   env -i \
     HOME="$HOME" \
-    PATH=/usr/bin:/bin \
+    PATH="$lab_path" \
     LANG=C.UTF-8 \
     TERM="${TERM:-dumb}" \
-    RUSTC=/usr/bin/rustc \
-    RUSTDOC=/usr/bin/rustdoc \
-    RUSTC_BOOTSTRAP=1 \
+    RUSTC="$rust_bin/rustc" \
+    RUSTDOC="$rust_bin/rustdoc" \
+    "${bootstrap[@]}" \
     RUSTFLAGS="-D warnings" \
     CARGO_HOME="$lab/cargo-home" \
     CARGO_TARGET_DIR="$lab/target" \
@@ -122,7 +156,7 @@ lab_cargo() {
     AR_x86_64_pc_windows_gnu=x86_64-w64-mingw32-ar \
     CC_aarch64_apple_darwin="$lab/bin/aarch64-macos-cc" \
     AR_aarch64_apple_darwin="$lab/bin/aarch64-macos-ar" \
-    /usr/bin/cargo "$@" -Zbuild-std=std,panic_abort --locked --target "$target"
+    "$rust_bin/cargo" "$@" "${build_std[@]}" --locked --target "$target"
 }
 
 ensure_ui_build() {
@@ -132,7 +166,7 @@ ensure_ui_build() {
 }
 
 setup() {
-  install_debian_packages
+  install_packages
   install_zig
   mkdir -p "$lab/cargo-home" "$lab/target"
 }
