@@ -256,3 +256,5 @@ fn child_path() -> Option<std::ffi::OsString> {
 
 #[cfg(all(test, unix))]
 mod tests;
+#[cfg(all(test, windows))]
+mod tests_windows;
