@@ -120,14 +120,12 @@ pub fn load(data_dir: &Path) -> Settings {
     }
 }
 
-/// Writes the settings atomically (temp file + rename).
+/// Writes the settings atomically (temp file + rename), readable by the user alone: they hold
+/// harness paths and folders, and the data folder's files are all 0600.
 pub fn save(data_dir: &Path, settings: &Settings) -> CmdResult<()> {
-    let path = file(data_dir);
-    let tmp = path.with_extension("json.tmp");
     let text = serde_json::to_vec_pretty(settings)
         .map_err(|e| CommandError::new("settings", e.to_string()))?;
-    std::fs::write(&tmp, text)
-        .and_then(|()| std::fs::rename(&tmp, &path))
+    forkhost_core::data_dir::write_private(&file(data_dir), &text)
         .map_err(|e| CommandError::new("settings", format!("cannot save settings: {e}")))
 }
 
@@ -153,6 +151,15 @@ mod tests {
         };
         save(&dir, &settings).unwrap();
         assert_eq!(load(&dir), settings);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(dir.join(SETTINGS_FILE))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600, "settings.json is the user's alone");
+        }
         assert_eq!(
             settings.harness_paths.env(),
             vec![("FORKHOST_CLAUDE_BIN", "/opt/claude".to_owned())]
