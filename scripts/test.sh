@@ -57,7 +57,8 @@ cargo test -p forkhost-tests --lib --bins "${plain_tests[@]}"
 
 step "the real-CLI suites again, against the newest verified harness versions"
 # Only for the harnesses whose newest pin differs from the oldest (the rest just ran): its own
-# suite, and its tests in the shared suites (named after the harness).
+# suite, and its tests in the shared suites (their names carry the harness's name: live sync,
+# restart, races and streaming in host_behaviour, a crash at every fork step in fork_crash).
 newest_differs() (
   source scripts/harness-versions.env
   old="${1}_VERSION" new="${1}_NEWEST_VERSION"
@@ -72,7 +73,8 @@ if ((${#newest[@]})); then
     eval "$(bash scripts/install-harnesses.sh --set newest --print-env)"
     for harness in "${newest[@]}"; do
       cargo test -p forkhost-tests --test "${harness}_harness"
-      cargo test -p forkhost-tests --test harness_smoke --test cli_fork -- "${harness}_"
+      cargo test -p forkhost-tests --test harness_smoke --test cli_fork --test host_behaviour \
+        --test fork_crash -- "$harness"
     done
   )
 fi

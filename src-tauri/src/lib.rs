@@ -231,9 +231,12 @@ pub fn run() -> i32 {
             tracing::info!("forkhost app exiting");
             if let Some(state) = app.try_state::<AppState>() {
                 state.exiting.store(true, Ordering::SeqCst);
-                state.terminals.kill_all();
+                // Side by side, so quit's deadline is the Host's (≤ 3 s), not the two summed.
                 let host = state.host.clone();
-                tauri::async_runtime::block_on(host.shutdown());
+                std::thread::scope(|scope| {
+                    scope.spawn(|| state.terminals.kill_all());
+                    tauri::async_runtime::block_on(host.shutdown());
+                });
             }
         }
         _ => {}

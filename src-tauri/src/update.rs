@@ -131,9 +131,11 @@ fn update_error(action: &str, err: tauri_plugin_updater::Error) -> CommandError 
         // manifest pairing a new version number with an older (validly signed) package must
         // not install it.
         E::SignedVersionMismatch { signed, announced } => format!(
-            "The update server offered version {announced}, but the download is signed as              version {signed}, so it was not installed."
+            "The update server offered version {announced}, but the download is signed as \
+             version {signed}, so it was not installed."
         ),
-        E::MissingSignedVersion => "The downloaded update's signature does not say which              version it is, so it was not installed."
+        E::MissingSignedVersion => "The downloaded update's signature does not say which \
+             version it is, so it was not installed."
             .to_owned(),
         E::AuthenticationFailed => {
             "Installing needs an administrator's password, and none was given.".to_owned()
@@ -406,7 +408,8 @@ mod tests {
             },
         );
         assert!(
-            err.message.contains("offered version 0.2.0") && err.message.contains("0.1.0"),
+            err.message.contains("offered version 0.2.0")
+                && err.message.contains("signed as version 0.1.0"),
             "{}",
             err.message
         );
@@ -415,5 +418,6 @@ mod tests {
             tauri_plugin_updater::Error::MissingSignedVersion,
         );
         assert!(err.message.contains("not installed"), "{}", err.message);
+        assert!(!err.message.contains("  "), "{}", err.message);
     }
 }
