@@ -40,8 +40,6 @@ die() {
   exit 1
 }
 
-sudo=""
-[[ "$(id -u)" -ne 0 ]] && sudo="sudo"
 
 toolchain="${FORKHOST_CROSS_TOOLCHAIN:-}"
 if [[ -z "$toolchain" ]]; then
@@ -68,15 +66,7 @@ case "$toolchain" in
 esac
 
 install_packages() {
-  local missing=() pkg
-  for pkg in "${wanted_packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-  done
-  if ((${#missing[@]})); then
-    step "apt: installing ${missing[*]}"
-    $sudo apt-get update -q
-    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
-  fi
+  apt_install_missing "${wanted_packages[@]}"
   if [[ "$toolchain" == debian ]]; then
     [[ -x /usr/bin/cargo && -x /usr/bin/rustc ]] || die "Debian's cargo/rustc are not in /usr/bin after installing cargo-web/rustc-web"
     [[ -d "$(/usr/bin/rustc --print sysroot)/lib/rustlib/src/rust/library" ]] ||

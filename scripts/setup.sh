@@ -12,8 +12,6 @@ cd "$forkhost_root"
 for_tests=0
 [[ "${1:-}" == "--tests" ]] && for_tests=1
 
-sudo=""
-[[ "$(id -u)" -ne 0 ]] && sudo="sudo"
 
 app_packages=(libwebkit2gtk-4.1-dev build-essential file libxdo-dev libssl-dev
   libayatana-appindicator3-dev librsvg2-dev pkg-config curl ca-certificates)
@@ -21,15 +19,7 @@ test_packages=(xvfb xauth webkit2gtk-driver imagemagick shellcheck sudo)
 
 wanted=("${app_packages[@]}")
 ((for_tests)) && wanted+=("${test_packages[@]}")
-missing=()
-for pkg in "${wanted[@]}"; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-done
-if ((${#missing[@]})); then
-  step "apt: installing ${missing[*]}"
-  $sudo apt-get update -q
-  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
-fi
+apt_install_missing "${wanted[@]}"
 
 if ! command -v cargo >/dev/null; then
   step "rust: installing with rustup"
@@ -39,8 +29,7 @@ fi
 node_major() { node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
 if ! command -v npm >/dev/null; then
   step "node: installing Debian's nodejs and npm"
-  $sudo apt-get update -q
-  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends nodejs npm
+  apt_install_missing nodejs npm
 fi
 if (($(node_major) < 20)); then
   # Vite needs Node >= 20; the `node` npm package ships a binary, found through env.sh's PATH.

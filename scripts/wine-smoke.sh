@@ -34,18 +34,8 @@ die() {
 }
 started=$SECONDS
 
-sudo=""
-[[ "$(id -u)" -ne 0 ]] && sudo="sudo"
 
-missing=()
-for pkg in wine64 wine gcc-mingw-w64-x86-64 python3; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-done
-if ((${#missing[@]})); then
-  step "apt: installing ${missing[*]}"
-  $sudo apt-get update -q
-  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
-fi
+apt_install_missing wine64 wine gcc-mingw-w64-x86-64 python3
 [[ -x "$wine64" ]] || die "no $wine64 after installing wine64"
 [[ -x "$wineserver" ]] || wineserver=/usr/lib/wine/wineserver64
 [[ -x "$wineserver" ]] || die "no wineserver in /usr/lib/wine"

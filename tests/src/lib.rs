@@ -3,3 +3,4 @@
 pub mod fake_model;
 pub mod harness_env;
 pub mod need;
+pub mod procs;

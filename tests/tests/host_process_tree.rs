@@ -174,14 +174,7 @@ impl Run {
     /// for the Host's process itself.
     fn tree_left(&self, groups: &[i32]) -> Vec<String> {
         let mut left = Vec::new();
-        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-            let Some(pid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|s| s.parse::<u32>().ok())
-            else {
-                continue;
-            };
+        for pid in forkhost_tests::procs::pids() {
             if pid == self.child.id() {
                 continue;
             }

@@ -37,6 +37,22 @@ pub struct HarnessReport {
     pub support: Option<VersionSupport>,
 }
 
+impl HarnessReport {
+    /// The report of a binary that was found and answered `--version`.
+    fn found(bin: &HarnessBinary, found_by: binary::FoundBy, notes: Vec<String>) -> Self {
+        HarnessReport {
+            name: bin.kind.to_string(),
+            path: Some(bin.path.display().to_string()),
+            version: Some(bin.version.clone()),
+            capabilities: Some(bin.capabilities()),
+            error: None,
+            support: Some(forkhost_harness::verified::support(bin.kind, &bin.version)),
+            found_by: Some(found_by.as_str().to_owned()),
+            notes,
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 pub(crate) struct Harnesses {
     found: Mutex<HashMap<HarnessKind, (HarnessBinary, binary::FoundBy)>>,
@@ -74,16 +90,7 @@ impl Harnesses {
         for kind in HarnessKind::ALL {
             let notes = binary::doctor_notes(kind);
             out.push(match self.located(kind).await {
-                Ok((bin, found_by)) => HarnessReport {
-                    name: kind.to_string(),
-                    path: Some(bin.path.display().to_string()),
-                    version: Some(bin.version.clone()),
-                    capabilities: Some(bin.capabilities()),
-                    error: None,
-                    support: Some(forkhost_harness::verified::support(kind, &bin.version)),
-                    found_by: Some(found_by.as_str().to_owned()),
-                    notes,
-                },
+                Ok((bin, found_by)) => HarnessReport::found(&bin, found_by, notes),
                 Err(err) => HarnessReport {
                     name: kind.to_string(),
                     path: None,
@@ -105,16 +112,11 @@ impl Harnesses {
 /// startable is there, `invalid_input` when it is another program or no path was given.
 pub async fn check_path(kind: HarnessKind, path: &str) -> HostResult<HarnessReport> {
     let bin = binary::check_path(kind, path).await?;
-    Ok(HarnessReport {
-        name: kind.to_string(),
-        path: Some(bin.path.display().to_string()),
-        version: Some(bin.version.clone()),
-        capabilities: Some(bin.capabilities()),
-        error: None,
-        support: Some(forkhost_harness::verified::support(kind, &bin.version)),
-        found_by: Some(binary::FoundBy::Override.as_str().to_owned()),
-        notes: binary::doctor_notes(kind),
-    })
+    Ok(HarnessReport::found(
+        &bin,
+        binary::FoundBy::Override,
+        binary::doctor_notes(kind),
+    ))
 }
 
 /// The `PATH` every harness child and terminal tab should get: the folders harnesses are

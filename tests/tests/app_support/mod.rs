@@ -486,27 +486,18 @@ pub struct Memory {
 /// and its WebKit helpers) and harness processes (anything else: node, claude, codex…).
 pub fn memory_kb(root_pid: u32) -> (Memory, Vec<(u32, String, u64, u64)>) {
     let mut procs: Vec<(u32, u32, String)> = Vec::new();
-    if let Ok(entries) = std::fs::read_dir("/proc") {
-        for entry in entries.flatten() {
-            let Some(pid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|s| s.parse::<u32>().ok())
-            else {
-                continue;
-            };
-            let status = std::fs::read_to_string(entry.path().join("status")).unwrap_or_default();
-            let field = |name: &str| {
-                status
-                    .lines()
-                    .find(|l| l.starts_with(name))
-                    .and_then(|l| l.split_whitespace().nth(1))
-                    .map(str::to_owned)
-            };
-            let ppid = field("PPid:").and_then(|v| v.parse().ok()).unwrap_or(0);
-            let name = field("Name:").unwrap_or_default();
-            procs.push((pid, ppid, name));
-        }
+    for pid in forkhost_tests::procs::pids() {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        let field = |name: &str| {
+            status
+                .lines()
+                .find(|l| l.starts_with(name))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .map(str::to_owned)
+        };
+        let ppid = field("PPid:").and_then(|v| v.parse().ok()).unwrap_or(0);
+        let name = field("Name:").unwrap_or_default();
+        procs.push((pid, ppid, name));
     }
     let mut tree = vec![root_pid];
     let mut i = 0;
