@@ -9,7 +9,8 @@
 //!   spawning *thread* exits, which tokio's blocking threads do, and reaches only the child,
 //!   not its tools; the pipe works the same on Linux and macOS.)
 //! - Windows: a Job Object with `KILL_ON_JOB_CLOSE`, so closing its handle, which the OS does
-//!   when the app dies, ends every process in it; no console window (`CREATE_NO_WINDOW`).
+//!   when the app dies, ends every process in it; the process starts suspended and runs only
+//!   once it is in the job; no console window (`CREATE_NO_WINDOW`).
 //!
 //! One stderr tail ([`StderrTail`]) and one exit description ([`describe_exit`]) serve all.
 
@@ -184,6 +185,11 @@ impl HarnessCommand {
     pub fn spawn(mut self) -> std::io::Result<Spawned> {
         let prepared = platform::prepare(&mut self.cmd);
         let mut child = self.cmd.spawn()?;
+        // Windows starts the process suspended and resumes it once it is in its job, which
+        // can fail (the process is then killed); nothing on Unix can.
+        #[cfg(windows)]
+        let group = platform::Group::started(prepared, &mut child)?;
+        #[cfg(unix)]
         let group = platform::Group::started(prepared, &child);
         let stderr = match child.stderr.take() {
             Some(pipe) => StderrTail::collect(pipe),
