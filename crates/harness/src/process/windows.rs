@@ -79,7 +79,7 @@ impl Group {
         };
         if let Err(err) = pid
             .ok_or_else(|| io::Error::other("the process has no id"))
-            .and_then(resume_main_thread)
+            .and_then(resume_threads)
         {
             let _ = child.start_kill();
             return Err(err);
@@ -138,10 +138,10 @@ impl Group {
     }
 }
 
-/// Resumes the one thread of a process created suspended. tokio's `Child` keeps no thread
+/// Resumes the threads of a process created suspended. tokio's `Child` keeps no thread
 /// handle, so the thread is looked up by its process id in a Toolhelp snapshot. The id
 /// cannot name another process meanwhile: the `Child` holds the process handle.
-fn resume_main_thread(pid: u32) -> io::Result<()> {
+fn resume_threads(pid: u32) -> io::Result<()> {
     // SAFETY: plain call; the pid argument is ignored for a thread snapshot (all threads).
     let snapshot = unsafe { CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0) };
     if snapshot == INVALID_HANDLE_VALUE {
@@ -152,27 +152,34 @@ fn resume_main_thread(pid: u32) -> io::Result<()> {
         dwSize: std::mem::size_of::<THREADENTRY32>() as u32,
         ..Default::default()
     };
+    // Every thread of the process is resumed, not just the first found: an antivirus may have
+    // injected a running thread of its own, and resuming a running thread does nothing, while
+    // leaving the main one suspended would hang the harness forever.
+    let mut resumed = 0;
     // SAFETY: an open snapshot and an entry with its size set, as both calls require.
     let mut more = unsafe { Thread32First(snapshot.0, &mut entry) } != 0;
-    while more && entry.th32OwnerProcessID != pid {
+    while more {
+        if entry.th32OwnerProcessID == pid {
+            // SAFETY: plain call; the handle is checked and closed by `Handle`.
+            let thread = unsafe { OpenThread(THREAD_SUSPEND_RESUME, 0, entry.th32ThreadID) };
+            if thread.is_null() {
+                return Err(io::Error::last_os_error());
+            }
+            let thread = Handle(thread);
+            // SAFETY: an open thread handle with THREAD_SUSPEND_RESUME.
+            if unsafe { ResumeThread(thread.0) } == u32::MAX {
+                return Err(io::Error::last_os_error());
+            }
+            resumed += 1;
+        }
         // SAFETY: as above.
         more = unsafe { Thread32Next(snapshot.0, &mut entry) } != 0;
     }
-    if !more {
+    if resumed == 0 {
         // Not NotFound: `start_error` would call the harness missing.
         return Err(io::Error::other(format!(
             "no thread of the suspended process {pid}"
         )));
-    }
-    // SAFETY: plain call; the handle is checked and closed by `Handle`.
-    let thread = unsafe { OpenThread(THREAD_SUSPEND_RESUME, 0, entry.th32ThreadID) };
-    if thread.is_null() {
-        return Err(io::Error::last_os_error());
-    }
-    let thread = Handle(thread);
-    // SAFETY: an open thread handle with THREAD_SUSPEND_RESUME.
-    if unsafe { ResumeThread(thread.0) } == u32::MAX {
-        return Err(io::Error::last_os_error());
     }
     Ok(())
 }
