@@ -238,4 +238,22 @@ PY
   log "ok: thread $thread_id and its fork, by Codex under Wine"
 fi
 
+step "Wine smoke: the process layer's Windows tests (kill-on-close job, suspended start, exit codes)"
+# Only process::: the rest of the harness unit tests hold Unix expectations where they touch
+# the file system (modes, /usr/bin), and their pure Windows inputs run on Linux already.
+tests_exe="$(bash scripts/cross-check.sh cargo "$target" test -p forkhost-harness --lib --no-run \
+  --message-format=json 2>/dev/null | python3 -c '
+import json, sys
+for line in sys.stdin:
+    msg = json.loads(line) if line.startswith("{") else {}
+    if msg.get("profile", {}).get("test") and msg.get("executable"):
+        print(msg["executable"])
+')" || die "cross-building the harness unit tests for $target"
+[[ -f "$tests_exe" ]] || die "no harness test executable for $target"
+run_wine -- "$tests_exe" process:: >"$tmp/process-tests.log" 2>&1 || {
+  cat "$tmp/process-tests.log" >&2
+  die "the process layer's Windows tests failed under Wine"
+}
+log "ok: $(grep -E '^test result' "$tmp/process-tests.log")"
+
 log "all Wine checks passed in $((SECONDS - started)) s"
