@@ -49,18 +49,26 @@ pub fn init_app(log_dir: &Path) -> std::io::Result<WorkerGuard> {
 /// its files private: these are created `0600` (Unix) whatever the umask.
 struct DailyFile {
     dir: PathBuf,
-    date: String,
+    /// The UTC day (days since the epoch) `file` belongs to: compared on every write, so a
+    /// number rather than the formatted date.
+    day: u64,
     file: File,
+}
+
+/// Days since the Unix epoch, in UTC.
+fn utc_day(at: SystemTime) -> u64 {
+    at.duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() / 86_400)
 }
 
 impl DailyFile {
     fn open(dir: &Path) -> std::io::Result<Self> {
         data_dir::create_private_dir(dir)?;
-        let date = utc_date(SystemTime::now());
-        let file = data_dir::open_private_file(&dir.join(file_name(&date)))?;
+        let now = SystemTime::now();
+        let file = data_dir::open_private_file(&dir.join(file_name(&utc_date(now))))?;
         let daily = DailyFile {
             dir: dir.to_owned(),
-            date,
+            day: utc_day(now),
             file,
         };
         daily.prune();
@@ -86,12 +94,14 @@ impl DailyFile {
 
 impl Write for DailyFile {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let today = utc_date(SystemTime::now());
-        if today != self.date {
+        let now = SystemTime::now();
+        let today = utc_day(now);
+        if today != self.day {
             // Keep writing to yesterday's file if today's cannot be made.
-            if let Ok(file) = data_dir::open_private_file(&self.dir.join(file_name(&today))) {
+            let name = file_name(&utc_date(now));
+            if let Ok(file) = data_dir::open_private_file(&self.dir.join(name)) {
                 self.file = file;
-                self.date = today;
+                self.day = today;
                 self.prune();
             }
         }
@@ -165,7 +175,8 @@ mod tests {
         let dir = tmp.path().join("logs");
         let mut daily = DailyFile::open(&dir).unwrap();
         daily.write_all(b"x\n").unwrap();
-        let file = dir.join(file_name(&daily.date));
+        let day = SystemTime::UNIX_EPOCH + Duration::from_secs(daily.day * 86_400);
+        let file = dir.join(file_name(&utc_date(day)));
         assert_eq!(std::fs::metadata(&dir).unwrap().mode() & 0o777, 0o700);
         assert_eq!(std::fs::metadata(&file).unwrap().mode() & 0o777, 0o600);
         assert_eq!(std::fs::read(&file).unwrap(), b"x\n");
