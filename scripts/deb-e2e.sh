@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end test of the Debian package: builds the .deb and .rpm (scripts/package.sh), then
-# runs tests/tests/deb_install.rs, which installs the .deb into THIS system with apt-get (sudo
+# runs tests/tests/pkg_deb.rs, which installs the .deb into THIS system with apt-get (sudo
 # when not root), starts the INSTALLED app (/usr/bin/forkhost-app) under a virtual display
 # (Xvfb, unless $DISPLAY is set) over WebDriver (tauri-driver → WebKitWebDriver) and checks its
 # shell, runs the installed `forkhost --version`, checks the desktop entry and icons, removes
@@ -113,7 +113,7 @@ if [[ -n "$rpm" && -f "$rpm" ]]; then
 fi
 
 log "building the test"
-cargo test -p forkhost-tests --test deb_install --no-run
+cargo test -p forkhost-tests --test pkg_deb --no-run
 
 # Xvfb and tauri-driver are started here and stopped on exit; the package is removed on exit if
 # the test left it installed.
@@ -135,9 +135,9 @@ if [[ -s "$update_dir/update.deb" && -s "$update_dir/update.deb.sig" ]]; then
   export FORKHOST_UPDATE_VERSION="$next_version"
   export FORKHOST_UPDATE_PORT="$update_port"
 fi
-log "running the deb_install test against $FORKHOST_DEB"
+log "running the pkg_deb test against $FORKHOST_DEB"
 set +e
-cargo test -p forkhost-tests --test deb_install -- --nocapture --test-threads=1
+cargo test -p forkhost-tests --test pkg_deb -- --nocapture --test-threads=1
 status=$?
 set -e
 log "done (exit $status); artifacts in $artifacts"

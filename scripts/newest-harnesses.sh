@@ -2,7 +2,7 @@
 # For maintainers: tries the newest published harness CLIs, to move the "newest verified" pins.
 # Asks npm for the latest Claude Code, Codex and Pi, installs them as a scratch set
 # (scripts/install-harnesses.sh --set scratch), runs the real-CLI suites against them
-# (tests/tests/{claude,codex,pi}_harness.rs, harness_smoke.rs, cli_fork.rs), and prints the lines
+# (tests/tests/harness_{claude,codex,pi}.rs, harness_smoke.rs, cli_fork.rs), and prints the lines
 # to put in scripts/harness-versions.env (and the matching NEWEST_VERIFIED in
 # crates/harness/src/verified.rs; a unit test checks the two agree).
 #

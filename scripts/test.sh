@@ -45,20 +45,20 @@ done
 
 step "Rust tests"
 # The end-to-end tests run the `forkhost` binary itself; `cargo test` alone does not build it.
-# The app_* and deb_* tests drive a built app or package: app-e2e.sh and deb-e2e.sh run them.
+# The app_* and pkg_* tests drive a built app or package: app-e2e.sh and deb-e2e.sh run them.
 cargo build -p forkhost-cli
 cargo test --workspace --exclude forkhost-tests
 plain_tests=()
 for file in tests/tests/*.rs; do
   name="$(basename "$file" .rs)"
-  case "$name" in app_* | deb_*) ;; *) plain_tests+=(--test "$name") ;; esac
+  case "$name" in app_* | pkg_*) ;; *) plain_tests+=(--test "$name") ;; esac
 done
 cargo test -p forkhost-tests --lib --bins "${plain_tests[@]}"
 
 step "the real-CLI suites again, against the newest verified harness versions"
 # Only for the harnesses whose newest pin differs from the oldest (the rest just ran): its own
 # suite, and its tests in the shared suites (their names carry the harness's name: live sync,
-# restart, races and streaming in host_behaviour, a crash at every fork step in fork_crash).
+# restart, races and streaming in host_behaviour, a crash at every fork step in host_fork_crash).
 newest_differs() (
   source scripts/harness-versions.env
   old="${1}_VERSION" new="${1}_NEWEST_VERSION"
@@ -74,7 +74,7 @@ if ((${#newest[@]})); then
     for harness in "${newest[@]}"; do
       cargo test -p forkhost-tests --test "${harness}_harness"
       cargo test -p forkhost-tests --test harness_smoke --test cli_fork --test host_behaviour \
-        --test fork_crash -- "$harness"
+        --test host_fork_crash -- "$harness"
     done
   )
 fi

@@ -2,7 +2,7 @@
 //! stops stuck harnesses within the 3 s a quit may take.
 //!
 //! The Host runs in a child process: this test binary re-run with `FORKHOST_TREE_CHILD` set
-//! (as in `fork_crash.rs`), so it can be SIGKILLed. Its harness is a fake `claude` that starts
+//! (as in `host_fork_crash.rs`), so it can be SIGKILLed. Its harness is a fake `claude` that starts
 //! a tool (`sleep 300 &`), ignores SIGTERM and the end of its stdin, and starts the turn it is
 //! sent without ever finishing it: the stuck harness a quit must still end. Every process of
 //! the tree carries a marker variable and the fake records its process group, so "nothing

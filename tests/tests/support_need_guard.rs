@@ -1,4 +1,4 @@
-//! The guard of `forkhost_tests::need` seen from outside: the real `pi_harness` test binary
+//! The guard of `forkhost_tests::need` seen from outside: the real `harness_pi` test binary
 //! (built beside this one by `cargo test`) run with a missing Pi, with and without
 //! `FORKHOST_REQUIRE_HARNESSES=1`.
 
@@ -7,8 +7,8 @@ use std::process::{Command, Output};
 
 use forkhost_tests::need::{REQUIRE_VAR, TALLY_VAR};
 
-/// The newest `pi_harness-<hash>` test binary in this binary's folder (`target/debug/deps`).
-fn pi_harness_binary() -> PathBuf {
+/// The newest `harness_pi-<hash>` test binary in this binary's folder (`target/debug/deps`).
+fn harness_pi_binary() -> PathBuf {
     let deps = std::env::current_exe()
         .unwrap()
         .parent()
@@ -20,7 +20,7 @@ fn pi_harness_binary() -> PathBuf {
         .filter(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
             let stem = name.strip_suffix(".exe").unwrap_or(&name);
-            stem.strip_prefix("pi_harness-")
+            stem.strip_prefix("harness_pi-")
                 .is_some_and(|hash| hash.chars().all(|c| c.is_ascii_hexdigit()))
         })
         .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
@@ -28,7 +28,7 @@ fn pi_harness_binary() -> PathBuf {
         .map(|(_, path)| path)
         .unwrap_or_else(|| {
             panic!(
-                "no pi_harness test binary in {}: run `cargo test -p forkhost-tests` (it builds \
+                "no harness_pi test binary in {}: run `cargo test -p forkhost-tests` (it builds \
                  every test target)",
                 deps.display()
             )
@@ -36,7 +36,7 @@ fn pi_harness_binary() -> PathBuf {
 }
 
 fn run_pi_tests(vars: &[(&str, &str)], tally: &std::path::Path) -> Output {
-    let mut cmd = Command::new(pi_harness_binary());
+    let mut cmd = Command::new(harness_pi_binary());
     cmd.args(["--test-threads=1", "--nocapture"])
         .env_remove("FORKHOST_PI_BIN")
         .env_remove(REQUIRE_VAR)
@@ -95,7 +95,7 @@ fn without_the_requirement_a_missing_pi_skips_and_is_counted_as_skipped() {
     let lines = std::fs::read_to_string(&tally).unwrap();
     let skipped: Vec<&str> = lines
         .lines()
-        .filter(|l| l.starts_with("harness\tskipped\tpi_harness::"))
+        .filter(|l| l.starts_with("harness\tskipped\tharness_pi::"))
         .collect();
     assert!(!skipped.is_empty(), "{lines}");
     assert_eq!(
