@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use forkhost_core::discovery::DiscoveredSession;
 use forkhost_core::view::{ForkResult, ThreadDetail, ThreadView};
-use forkhost_core::{ForkAt, HarnessKind, HarnessReport, NewThreadSpec, TurnRef};
+use forkhost_core::{ForkAt, HarnessKind, HarnessReport, NewThreadSpec};
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Emitter, Manager, State, WebviewWindow};
 
@@ -24,47 +24,6 @@ pub struct AppInfo {
     pub version: String,
     /// The data folder holding the store and the logs.
     pub data_dir: String,
-}
-
-/// A turn as the UI names it: its 1-based number or its host turn id.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
-#[serde(untagged)]
-#[ts(export)]
-pub enum TurnArg {
-    Number(#[ts(type = "number")] i64),
-    Id(String),
-}
-
-impl From<TurnArg> for TurnRef {
-    fn from(t: TurnArg) -> TurnRef {
-        match t {
-            TurnArg::Number(n) => TurnRef::Number(n),
-            TurnArg::Id(id) => TurnRef::Id(id),
-        }
-    }
-}
-
-/// Where a fork cuts.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-#[ts(export)]
-pub enum ForkPoint {
-    /// After turn `turn` (inclusive).
-    After { turn: TurnArg },
-    /// Before turn `turn` (its prompt comes back for editing).
-    Before { turn: TurnArg },
-    /// After the last completed turn.
-    Latest,
-}
-
-impl From<ForkPoint> for ForkAt {
-    fn from(p: ForkPoint) -> ForkAt {
-        match p {
-            ForkPoint::After { turn } => ForkAt::After(turn.into()),
-            ForkPoint::Before { turn } => ForkAt::Before(turn.into()),
-            ForkPoint::Latest => ForkAt::Latest,
-        }
-    }
 }
 
 /// What `create` needs.
@@ -182,7 +141,7 @@ pub async fn fork(
     window: WebviewWindow,
     state: State<'_, AppState>,
     thread_id: String,
-    at: ForkPoint,
+    at: ForkAt,
     for_window: Option<bool>,
 ) -> CmdResult<ForkReply> {
     let for_window = for_window.unwrap_or(false);
@@ -193,7 +152,7 @@ pub async fn fork(
             crate::show_spare(&app, &app.state::<AppState>(), &near)
         })
     });
-    let forked = state.host.fork(&thread_id, at.into()).await;
+    let forked = state.host.fork(&thread_id, at).await;
     let shown = match showing {
         Some(task) => task.await.ok().flatten(),
         None => None,
@@ -466,16 +425,6 @@ fn expand_home(path: &str) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn fork_points_parse_from_the_ui_shape() {
-        let p: ForkPoint = serde_json::from_str(r#"{"kind":"after","turn":2}"#).unwrap();
-        assert_eq!(ForkAt::from(p), ForkAt::After(TurnRef::Number(2)));
-        let p: ForkPoint = serde_json::from_str(r#"{"kind":"before","turn":"t-1"}"#).unwrap();
-        assert_eq!(ForkAt::from(p), ForkAt::Before(TurnRef::Id("t-1".into())));
-        let p: ForkPoint = serde_json::from_str(r#"{"kind":"latest"}"#).unwrap();
-        assert_eq!(ForkAt::from(p), ForkAt::Latest);
-    }
 
     #[test]
     fn home_is_expanded() {

@@ -1,7 +1,7 @@
 // What the user can do, and how the window follows the Host: each action updates the store and
 // calls the app through ipc.ts.
 import * as ipc from "./ipc";
-import type { ForkPoint, HostEvent, TabView, ThreadDetail, ThreadView, WindowInit } from "./ipc";
+import type { ForkAt, HostEvent, TabView, ThreadDetail, ThreadView, WindowInit } from "./ipc";
 import { describeError } from "./errors";
 import { applyEvent, settled, startLive } from "./live";
 import {
@@ -504,7 +504,7 @@ export async function forkAt(req: ForkRequest) {
   const state = store.get();
   if (state.forking[req.rowKey]) return;
   const where = forkWhere(req.invert);
-  const at: ForkPoint =
+  const at: ForkAt =
     req.role === "user" ? { kind: "before", turn: req.turn } : { kind: "after", turn: req.turn };
   const source = threadById(state, req.threadId);
   const words = req.role === "user" ? `before turn ${req.turn}` : `after turn ${req.turn}`;

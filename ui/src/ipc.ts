@@ -12,7 +12,7 @@ import type { AppInfo } from "./bindings/AppInfo";
 import type { CliToolStatus } from "./bindings/CliToolStatus";
 import type { CommandError } from "./bindings/CommandError";
 import type { DiscoveredSession } from "./bindings/DiscoveredSession";
-import type { ForkPoint } from "./bindings/ForkPoint";
+import type { ForkAt } from "./bindings/ForkAt";
 import type { ForkReply } from "./bindings/ForkReply";
 import type { ForkResult } from "./bindings/ForkResult";
 import type { HarnessReport } from "./bindings/HarnessReport";
@@ -34,7 +34,7 @@ export type {
   AppInfo,
   CliToolStatus,
   DiscoveredSession,
-  ForkPoint,
+  ForkAt,
   ForkReply,
   ForkResult,
   HarnessReport,
@@ -108,7 +108,7 @@ export const archive = (threadId: string, archived: boolean) =>
  * preloaded spare shows while the harness forks) and hands the fork's detail directly; the
  * reply names that window, and its thread then has no turns.
  */
-export const fork = (threadId: string, at: ForkPoint, forWindow = false) =>
+export const fork = (threadId: string, at: ForkAt, forWindow = false) =>
   call<ForkReply>("fork", { thread_id: threadId, at, for_window: forWindow });
 export const discover = () => call<DiscoveredSession[]>("discover");
 export const importSession = (harness: string, session: string) =>

@@ -8,6 +8,8 @@
 
 use std::path::PathBuf;
 
+use serde::Deserialize;
+
 use forkhost_harness::{Cut, Forked, HarnessKind, NativeSession, TurnAnchor};
 use forkhost_store::{Boundary, Lineage, NewThread, NewTurn, ThreadRow, ThreadState, TurnRow};
 
@@ -18,10 +20,13 @@ use crate::host::{new_id, Host};
 use crate::sync::harness_kind;
 use crate::view::{ForkResult, ForkTiming};
 
-/// A turn as the user names it: its host turn id or its 1-based number.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A turn as the user names it: its host turn id or its 1-based number. The UI sends it as a
+/// JSON number or string.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[serde(untagged)]
+#[ts(export)]
 pub enum TurnRef {
-    Number(i64),
+    Number(#[ts(type = "number")] i64),
     Id(String),
 }
 
@@ -35,11 +40,18 @@ impl TurnRef {
     }
 }
 
-/// Where to cut.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Where a fork cuts, as the user names it (the shells deserialize it from
+/// `{"kind":"after"|"before","turn":…}` or `{"kind":"latest"}`). The fork engine resolves it
+/// to a store [`Boundary`] and a harness [`Cut`].
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[serde(tag = "kind", content = "turn", rename_all = "snake_case")]
+#[ts(export)]
 pub enum ForkAt {
+    /// After the turn (inclusive).
     After(TurnRef),
+    /// Before the turn (its prompt comes back for editing).
     Before(TurnRef),
+    /// After the last completed turn.
     Latest,
 }
 
@@ -373,4 +385,19 @@ fn native_of(row: &ThreadRow, kind: HarnessKind) -> HostResult<NativeSession> {
         path: row.native_path.as_ref().map(PathBuf::from),
         cwd: PathBuf::from(&row.cwd),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fork_points_parse_from_the_ui_shape() {
+        let p: ForkAt = serde_json::from_str(r#"{"kind":"after","turn":2}"#).unwrap();
+        assert_eq!(p, ForkAt::After(TurnRef::Number(2)));
+        let p: ForkAt = serde_json::from_str(r#"{"kind":"before","turn":"t-1"}"#).unwrap();
+        assert_eq!(p, ForkAt::Before(TurnRef::Id("t-1".into())));
+        let p: ForkAt = serde_json::from_str(r#"{"kind":"latest"}"#).unwrap();
+        assert_eq!(p, ForkAt::Latest);
+    }
 }
