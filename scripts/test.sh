@@ -31,6 +31,7 @@ cargo fmt --all -- --check
 
 step "the UI build (embedded into the app)"
 npm run build --silent
+npm run lint --silent -w ui
 
 step "clippy"
 cargo clippy --workspace --all-targets -- -D warnings

@@ -130,18 +130,22 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
         .join("\u0002"),
     [threads],
   );
-  const byId = useMemo(() => new Map(threads.map((t) => [t.id, t])), [forkSig]); // eslint-disable-line react-hooks/exhaustive-deps
+  const byId = useMemo(
+    () => new Map(threads.map((t) => [t.id, t])),
+    // Keyed on the signature, not the list: the map is rebuilt only when what the chips show
+    // changed, so a thread's other updates keep the rows (and the list's measurements).
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- forkSig stands for `threads`
+    [forkSig],
+  );
   const baseRows = useMemo(
     () => (detail ? buildRows(detail, undefined, report, (id) => byId.get(id)?.fork?.boundary) : []),
     [detail, report, byId],
   );
   const rows = useMemo(() => (live ? baseRows.concat(liveRows(live)) : baseRows), [baseRows, live]);
   // Open at the end: start the list's range there, sized like the window, before it is measured.
-  const initialOffset = useMemo(
-    () => Math.max(0, baseRows.reduce((sum, r) => sum + estimate(r), 0) - 600),
-    // Only the first layout uses it.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-    [],
+  // Only the first layout uses it: computed once, from the rows of the first render.
+  const [initialOffset] = useState(() =>
+    Math.max(0, baseRows.reduce((sum, r) => sum + estimate(r), 0) - 600),
   );
 
   const scrollRef = useRef<HTMLDivElement>(null);

@@ -62,10 +62,10 @@ export function NewThreadDialog() {
   const promptRef = useRef<HTMLTextAreaElement>(null);
   const folderRef = useRef<HTMLInputElement>(null);
 
+  // Only on open: a remembered folder puts the keyboard in the prompt, none in the folder field.
+  const cwdAtOpen = useRef(cwd);
   useEffect(() => {
-    (cwd ? promptRef : folderRef).current?.focus();
-    // Only on open.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    (cwdAtOpen.current ? promptRef : folderRef).current?.focus();
   }, []);
 
   const reportOf = (name: string) => doctor?.find((r) => r.name === name);
