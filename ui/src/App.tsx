@@ -1,5 +1,6 @@
 import { useEffect } from "react";
-import { boot, hideMenu } from "./actions";
+import { boot } from "./boot";
+import { hideMenu } from "./menu";
 import { NewThreadDialog, SettingsDialog } from "./Dialogs";
 import { onMenu, onUpdateProgress } from "./ipc";
 import { ContextMenu, Toasts } from "./Overlays";

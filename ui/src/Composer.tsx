@@ -1,5 +1,5 @@
 import { useEffect, useLayoutEffect, useRef } from "react";
-import { sendPrompt, setDraft, stopTurn } from "./actions";
+import { sendPrompt, setDraft, stopTurn } from "./threads/turns";
 import { SendIcon, Spinner, StopIcon } from "./icons";
 import type { LiveTurn } from "./live";
 import { harnessName } from "./MessageRow";

@@ -1,17 +1,12 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type MouseEvent } from "react";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import {
-  forkAt,
-  loadThread,
-  markPainted,
-  markRendered,
-  openTab,
-  reveal,
-  select,
-  selectionKey,
-  showMenu,
-  sourceTurnNumber,
-} from "./actions";
+import { forkAt } from "./fork/fork";
+import { reveal, sourceTurnNumber } from "./fork/reveal";
+import { select, selectionKey } from "./fork/selection";
+import { showMenu } from "./menu";
+import { markPainted, markRendered } from "./perf";
+import { openTab } from "./tabs/tabs";
+import { loadThread } from "./threads/cache";
 import type { ForkView } from "./bindings/ForkView";
 import type { TabView } from "./bindings/TabView";
 import type { ThreadView } from "./bindings/ThreadView";

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type ReactNode } from "react";
-import { closeDialog, createThread, loadDoctor, saveSettings } from "./actions";
+import { closeDialog, loadDoctor, saveSettings } from "./dialogs/open";
+import { createThread } from "./threads/threadActions";
 import type { HarnessPaths } from "./bindings/HarnessPaths";
 import type { HarnessReport } from "./bindings/HarnessReport";
 import type { Settings } from "./bindings/Settings";

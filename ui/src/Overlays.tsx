@@ -1,5 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
-import { dismissToast, hideMenu } from "./actions";
+import { hideMenu } from "./menu";
+import { dismissToast } from "./toasts";
 import { AlertIcon, CheckIcon, CloseIcon, Spinner } from "./icons";
 import { useApp } from "./state";
 

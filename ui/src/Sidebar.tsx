@@ -1,14 +1,8 @@
 import { useEffect, useMemo, useState } from "react";
-import {
-  archiveThread,
-  importAndOpen,
-  loadDiscovered,
-  openDialog,
-  openTab,
-  openThread,
-  renameThread,
-  showMenu,
-} from "./actions";
+import { openDialog } from "./dialogs/open";
+import { showMenu } from "./menu";
+import { openTab, openThread } from "./tabs/tabs";
+import { archiveThread, importAndOpen, loadDiscovered, renameThread } from "./threads/threadActions";
 import type { ThreadView } from "./bindings/ThreadView";
 import {
   ChevronIcon,

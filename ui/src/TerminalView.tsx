@@ -3,7 +3,7 @@ import { Terminal } from "@xterm/xterm";
 import { FitAddon } from "@xterm/addon-fit";
 import { WebLinksAddon } from "@xterm/addon-web-links";
 import "@xterm/xterm/css/xterm.css";
-import { closeTab } from "./actions";
+import { closeTab } from "./tabs/tabs";
 import type { TabView } from "./bindings/TabView";
 import { describeError } from "./errors";
 import { AlertIcon, Spinner, TerminalIcon } from "./icons";

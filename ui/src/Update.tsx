@@ -1,4 +1,4 @@
-import { closeDialog } from "./actions";
+import { closeDialog } from "./dialogs/open";
 import { Modal } from "./Dialogs";
 import { Spinner } from "./icons";
 import { Markdown } from "./Markdown";

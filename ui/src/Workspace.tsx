@@ -1,14 +1,7 @@
 import { Suspense, lazy, useRef } from "react";
-import {
-  activateTab,
-  closeOtherTabs,
-  closeTab,
-  moveTab,
-  moveTabToNewWindow,
-  openDialog,
-  openTab,
-  showMenu,
-} from "./actions";
+import { openDialog } from "./dialogs/open";
+import { showMenu } from "./menu";
+import { activateTab, closeOtherTabs, closeTab, moveTab, moveTabToNewWindow, openTab } from "./tabs/tabs";
 import type { TabView } from "./bindings/TabView";
 import { Conversation } from "./Conversation";
 import { ChatIcon, CloseIcon, PlusIcon, SidebarIcon, Spinner, TerminalIcon } from "./icons";

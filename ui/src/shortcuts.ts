@@ -1,18 +1,10 @@
 // Menu actions and their keys. The app menu (src-tauri/src/menu.rs) sends the same ids; when
 // the native menu takes a key first, the web view never sees it, so nothing runs twice.
-import {
-  closeTab,
-  cycleTab,
-  forkLatest,
-  forkSelected,
-  moveActiveTab,
-  moveTabToNewWindow,
-  openDialog,
-  openTab,
-  selectTabAt,
-  stopTurn,
-  loadThread,
-} from "./actions";
+import { openDialog } from "./dialogs/open";
+import { forkLatest, forkSelected } from "./fork/fork";
+import { closeTab, cycleTab, moveActiveTab, moveTabToNewWindow, openTab, selectTabAt } from "./tabs/tabs";
+import { loadThread } from "./threads/cache";
+import { stopTurn } from "./threads/turns";
 import * as ipc from "./ipc";
 import { activeTabOf, store } from "./state";
 import { checkForUpdates } from "./updates";

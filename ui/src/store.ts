@@ -1,5 +1,5 @@
 // A tiny external store (one per window): state lives outside React, components subscribe to
-// the slice they render with `useStore(selector)`, and actions (actions.ts) change it.
+// the slice they render with `useStore(selector)`, and the actions (threads/, tabs/, fork/, …) change it.
 import { useSyncExternalStore } from "react";
 
 export interface Store<S> {

@@ -1,0 +1,143 @@
+// Forking a thread at a message: where the fork opens (the setting, or its opposite with
+// Cmd/Ctrl), the command, showing the fork, and its measurements.
+import { describeError } from "../errors";
+import * as ipc from "../ipc";
+import type { ForkAt } from "../ipc";
+import { type ForkMeasure, markRead, perf } from "../perf";
+import { activeTabOf, store, threadById, updateSlot } from "../state";
+import { type OpenWhere, openTab } from "../tabs/tabs";
+import { messageCount, scheduleThreads, stripTurns } from "../threads/cache";
+import { holdReads, releaseReads, scheduleThread } from "../threads/heldReads";
+import { setDraft } from "../threads/turns";
+import { notify, replaceToast } from "../toasts";
+import { type ForkRole, parseSelection } from "./selection";
+
+export interface ForkRequest {
+  threadId: string;
+  turn: number;
+  /** A user message forks before its turn, a reply after it. */
+  role: ForkRole;
+  /** The row the fork was started from (its button shows progress). */
+  rowKey: string;
+  /** Open where the setting does not say (Cmd/Ctrl-click). */
+  invert?: boolean;
+}
+
+export function forkWhere(invert: boolean | undefined): OpenWhere {
+  const setting = store.get().settings.fork_opens_in;
+  const where: OpenWhere = setting === "tab" ? "tab" : "window";
+  if (!invert) return where;
+  return where === "tab" ? "window" : "tab";
+}
+
+/** How long after a fork is shown the source's re-read waits. */
+const FORK_PAINT_GRACE_MS = 1200;
+
+export async function forkAt(req: ForkRequest) {
+  const state = store.get();
+  if (state.forking[req.rowKey]) return;
+  const where = forkWhere(req.invert);
+  const at: ForkAt =
+    req.role === "user" ? { kind: "before", turn: req.turn } : { kind: "after", turn: req.turn };
+  const source = threadById(state, req.threadId);
+  const words = req.role === "user" ? `before turn ${req.turn}` : `after turn ${req.turn}`;
+  store.set((s) => ({ forking: { ...s.forking, [req.rowKey]: true } }));
+  const progress = notify({
+    kind: "progress",
+    title: `Forking ${words}…`,
+    message: source ? `${source.title} · ${source.harness}` : undefined,
+  });
+  const clickedAt = Date.now();
+  const started = performance.now();
+  holdReads(req.threadId);
+  let shown = false;
+  try {
+    // A window's fork: the app opens its window and hands it the fork's detail (not through
+    // here: this reply's thread then has no turns).
+    const result = await ipc.fork(req.threadId, at, where === "window");
+    const fork = result.thread;
+    const measure: ForkMeasure = {
+      threadId: req.threadId,
+      forkId: fork.id,
+      window: null,
+      clickedAt,
+      commandMs: performance.now() - started,
+      nativeMs: result.timing.native_ms,
+      hostTotalMs: result.timing.total_ms,
+      opensIn: where,
+    };
+    store.set((s) => ({
+      threads: s.threads.some((t) => t.id === fork.id) ? s.threads : [...s.threads, stripTurns(fork)],
+    }));
+    if (where === "window") {
+      measure.window =
+        result.window ??
+        // The app could not open it: a window that reads the fork itself.
+        (await ipc.openWindow(
+          [{ thread_id: fork.id, kind: "conversation" }],
+          result.prefill !== null ? { thread_id: fork.id, text: result.prefill } : null,
+          true,
+        ));
+      perf().forks.push(measure);
+    } else {
+      perf().forks.push(measure);
+      markRead(fork.id, 0, messageCount(fork));
+      updateSlot(fork.id, (s) => ({ ...s, detail: fork }));
+      if (result.prefill !== null) setDraft(fork.id, result.prefill);
+      openTab(fork.id);
+      store.set((s) => ({ focusComposer: s.focusComposer + 1 }));
+    }
+    shown = true;
+    replaceToast(progress, {
+      kind: "success",
+      title: `Forked ${words}`,
+      message: `Opened in a new ${where} · ${Math.round(result.timing.total_ms)} ms`,
+    });
+    scheduleThreads("all");
+    scheduleThread(req.threadId);
+  } catch (err) {
+    const e = describeError(err);
+    replaceToast(progress, { kind: "error", title: `Fork failed: ${e.title}`, message: e.message });
+  } finally {
+    // The source's re-read (its fork chips) once the fork has had time to paint.
+    releaseReads(req.threadId, shown ? FORK_PAINT_GRACE_MS : 0);
+    store.set((s) => {
+      const forking = { ...s.forking };
+      delete forking[req.rowKey];
+      return { forking };
+    });
+  }
+}
+
+/** Forks the selected message of the active tab, or after its latest reply. */
+export function forkSelected(invert = false) {
+  const state = store.get();
+  const tab = activeTabOf(state);
+  if (!tab || tab.kind !== "conversation") return;
+  const slot = state.slots[tab.thread_id];
+  const detail = slot?.detail;
+  if (!detail || detail.turns.length === 0) return;
+  const sel = state.selected[tab.thread_id];
+  const parsed = sel ? parseSelection(sel) : null;
+  if (parsed) {
+    void forkAt({ threadId: tab.thread_id, ...parsed, rowKey: sel ?? "", invert });
+  } else {
+    forkLatest(invert);
+  }
+}
+
+export function forkLatest(invert = false) {
+  const state = store.get();
+  const tab = activeTabOf(state);
+  if (!tab) return;
+  const detail = state.slots[tab.thread_id]?.detail;
+  const last = detail?.turns[detail.turns.length - 1];
+  if (!last) return;
+  void forkAt({
+    threadId: tab.thread_id,
+    turn: Number(last.number),
+    role: "assistant",
+    rowKey: `${last.id}:latest`,
+    invert,
+  });
+}
