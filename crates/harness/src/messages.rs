@@ -4,16 +4,26 @@
 
 use serde_json::Value;
 
-use crate::history::{Message, Role, ToolCall};
+use crate::history::{Message, Role, ToolCall, Turn, TurnAnchor};
 
 #[derive(Default)]
-pub(crate) struct TurnMessages {
+pub struct TurnMessages {
     pub messages: Vec<Message>,
     /// The key of the assistant reply the last message belongs to, while more of it may follow.
     open_reply: Option<String>,
 }
 
 impl TurnMessages {
+    /// The turn these messages make, with the coordinates the index pass found for it.
+    pub fn into_turn(self, anchor: &TurnAnchor) -> Turn {
+        Turn {
+            native_turn_ref: anchor.native_turn_ref.clone(),
+            native_checkpoint_ref: anchor.native_checkpoint_ref.clone(),
+            messages: self.messages,
+            complete: anchor.complete,
+        }
+    }
+
     pub fn push(&mut self, message: Message) {
         self.open_reply = None;
         self.messages.push(message);

@@ -34,25 +34,21 @@
 //!
 //! Record uuids are shared by a session and all its forks: key them by (session id, uuid).
 
-use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use rustc_hash::FxHashMap;
 use serde_json::Value;
 
-use crate::history::{
-    Appended, History, HistoryError, Message, Role, SessionReader, ToolCall, Turn, TurnAnchor,
-};
-use crate::jsonl::{self, Span};
+use crate::history::{Message, Role, ToolCall};
+use crate::jsonl::Span;
 use crate::messages::{content_text, str_of, TurnMessages};
 use crate::scan::{Cursor, RawStr};
-use crate::tree::{self, Chain, TurnSpan};
+use crate::tree::{Line, Node, Nodes, Scanned, TreeFormat, TreeReader};
 use crate::HarnessKind;
 
 const INTERRUPTED: &str = "[Request interrupted by user";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub enum Kind {
     /// A user prompt: opens a turn.
     Prompt,
     /// A user record carrying tool results.
@@ -86,260 +82,69 @@ impl Kind {
     }
 }
 
-/// No parent (a root, or a parent that is not in the file).
-const ROOT: u32 = u32::MAX;
-
-#[derive(Debug)]
-struct Record {
-    span: Span,
-    uuid: Box<str>,
-    /// The parent's index, resolved when the record is read: records follow their parent in
-    /// the file, and resolving in file order gives the same tree however the file was read.
-    parent: u32,
-    kind: Kind,
-}
-
-struct ScannedRecord {
-    span: Span,
-    uuid: Box<str>,
-    parent: Option<Box<str>>,
-    kind: Kind,
-    sidechain: bool,
-}
-
-enum Line {
-    Record(ScannedRecord),
-    LastPrompt { leaf: Box<str>, at: u64 },
-}
-
 /// A Claude Code transcript, indexed and followed as it grows.
-#[derive(Debug)]
-pub struct ClaudeReader {
-    path: PathBuf,
-    read_to: u64,
-    records: Vec<Record>,
-    by_uuid: FxHashMap<Box<str>, u32>,
-    last_record: Option<u32>,
+pub type ClaudeReader = TreeReader<Transcript>;
+
+/// What is Claude's own in reading a transcript: its record kinds and the `last-prompt` line.
+#[derive(Debug, Default)]
+pub struct Transcript {
+    /// The last `last-prompt` line: its `leafUuid` and where the line starts.
     last_prompt: Option<(Box<str>, u64)>,
-    chain: Chain,
-    turns: Vec<TurnSpan>,
-    anchors: Vec<TurnAnchor>,
 }
 
-impl ClaudeReader {
-    pub fn open(path: impl AsRef<Path>) -> Result<Self, HistoryError> {
-        let mut reader = ClaudeReader {
-            path: path.as_ref().to_owned(),
-            read_to: 0,
-            records: Vec::new(),
-            by_uuid: FxHashMap::default(),
-            last_record: None,
-            last_prompt: None,
-            chain: Chain::default(),
-            turns: Vec::new(),
-            anchors: Vec::new(),
-        };
-        reader.read_appended()?;
-        Ok(reader)
-    }
-
-    /// The session id: the file's name, which is what `--resume` takes.
-    pub fn session_id(&self) -> Option<&str> {
-        self.path.file_stem().and_then(|s| s.to_str())
-    }
-
-    fn file(&self) -> Result<File, HistoryError> {
-        File::open(&self.path).map_err(|e| HistoryError::io(&self.path, e))
-    }
-
-    fn apply(&mut self, lines: Vec<Line>) -> usize {
-        self.records.reserve(lines.len());
-        self.by_uuid.reserve(lines.len());
-        for line in lines {
-            match line {
-                Line::Record(r) => {
-                    let n = self.records.len() as u32;
-                    if !r.sidechain {
-                        self.last_record = Some(n);
-                    }
-                    let parent = r.parent.and_then(|p| self.by_uuid.get(&p).copied());
-                    self.by_uuid.insert(r.uuid.clone(), n);
-                    self.records.push(Record {
-                        span: r.span,
-                        uuid: r.uuid,
-                        parent: parent.unwrap_or(ROOT),
-                        kind: r.kind,
-                    });
-                }
-                Line::LastPrompt { leaf, at } => self.last_prompt = Some((leaf, at)),
-            }
-        }
-        let last_record_at = self
-            .last_record
-            .map(|n| self.records[n as usize].span.start);
-        let prompted_leaf = self.last_prompt.as_ref().and_then(|(uuid, at)| {
-            let later = last_record_at.is_none_or(|r| *at > r);
-            later.then(|| self.by_uuid.get(uuid).copied()).flatten()
-        });
-        let leaf = prompted_leaf.or(self.last_record);
-        self.chain.grow(self.records.len());
-        let records = &self.records;
-        let changed = self.chain.set_leaf(leaf, |n| {
-            Some(records[n as usize].parent).filter(|&p| p != ROOT)
-        });
-        let first = tree::recut(&mut self.turns, self.chain.nodes(), changed, |n| {
-            records[n as usize].kind == Kind::Prompt
-        });
-        self.anchors.truncate(first);
-        for i in first..self.turns.len() {
-            let anchor = self.anchor(i);
-            self.anchors.push(anchor);
-        }
-        first
-    }
-
-    fn turn_records(&self, i: usize) -> impl DoubleEndedIterator<Item = &Record> {
-        let t = self.turns[i];
-        self.chain.nodes()[t.start..t.end]
-            .iter()
-            .map(|&n| &self.records[n as usize])
-    }
-
-    fn anchor(&self, i: usize) -> TurnAnchor {
-        let head = self.chain.nodes()[self.turns[i].head];
-        let first = self.records[head as usize].uuid.to_string();
-        let checkpoint = self
-            .turn_records(i)
-            .rev()
-            .find(|r| r.kind.is_assistant())
-            .map(|r| r.uuid.to_string());
-        let complete = i + 1 < self.turns.len()
-            || self
-                .turn_records(i)
-                .rev()
-                .find_map(|r| r.kind.ends_turn())
-                .unwrap_or(false);
-        TurnAnchor {
-            native_turn_ref: first,
-            native_checkpoint_ref: checkpoint,
-            complete,
-        }
-    }
-
-    fn materialize(&self, turns: std::ops::Range<usize>) -> Result<Vec<Turn>, HistoryError> {
-        let Some(last) = turns.end.checked_sub(1) else {
-            return Ok(Vec::new());
-        };
-        let (from, to) = (self.turns[turns.start].start, self.turns[last].end);
-        let nodes = &self.chain.nodes()[from..to];
-        let spans: Vec<Span> = nodes
-            .iter()
-            .map(|&n| self.records[n as usize].span)
-            .collect();
-        let mut out: Vec<Turn> = Vec::with_capacity(turns.len());
-        let mut t = turns.start;
-        let mut msgs = TurnMessages::default();
-        let file = self.file()?;
-        jsonl::read_spans(&file, &spans, &mut |k, bytes| {
-            let pos = from + k;
-            while pos >= self.turns[t].end {
-                out.push(self.finish(t, std::mem::take(&mut msgs)));
-                t += 1;
-            }
-            let record = &self.records[nodes[k] as usize];
-            if let Some(v) = jsonl::parse_line(bytes) {
-                add_record(&mut msgs, record, &v);
-            }
-        })
-        .map_err(|e| HistoryError::io(&self.path, e))?;
-        while t < turns.end {
-            out.push(self.finish(t, std::mem::take(&mut msgs)));
-            t += 1;
-        }
-        Ok(out)
-    }
-
-    fn finish(&self, i: usize, msgs: TurnMessages) -> Turn {
-        let a = &self.anchors[i];
-        Turn {
-            native_turn_ref: a.native_turn_ref.clone(),
-            native_checkpoint_ref: a.native_checkpoint_ref.clone(),
-            messages: msgs.messages,
-            complete: a.complete,
-        }
-    }
+/// A `last-prompt` line: the leaf a rewind left, and where the line starts.
+pub struct LastPrompt {
+    leaf: Box<str>,
+    at: u64,
 }
 
-impl SessionReader for ClaudeReader {
-    fn kind(&self) -> HarnessKind {
-        HarnessKind::Claude
+impl TreeFormat for Transcript {
+    type Kind = Kind;
+    type Note = LastPrompt;
+    const HARNESS: HarnessKind = HarnessKind::Claude;
+
+    fn scan_line(line: &[u8], span: Span) -> Option<Line<Kind, LastPrompt>> {
+        scan_line(line, span)
     }
 
-    fn path(&self) -> &Path {
-        &self.path
+    fn note(&mut self, note: LastPrompt) {
+        self.last_prompt = Some((note.leaf, note.at));
     }
 
-    fn read_to(&self) -> u64 {
-        self.read_to
+    /// The later of the last `last-prompt` (if its record is in the file) and the last record.
+    fn leaf(&self, nodes: &Nodes<Kind>, last: Option<u32>) -> Option<u32> {
+        let last_at = last.map(|n| nodes.get(n).span.start);
+        let prompted = self.last_prompt.as_ref().and_then(|(uuid, at)| {
+            let later = last_at.is_none_or(|r| *at > r);
+            later.then(|| nodes.find(uuid)).flatten()
+        });
+        prompted.or(last)
     }
 
-    fn anchors(&self) -> &[TurnAnchor] {
-        &self.anchors
+    fn opens_turn(kind: Kind) -> bool {
+        kind == Kind::Prompt
     }
 
-    fn leaf(&self) -> Option<&str> {
-        let &n = self.chain.nodes().last()?;
-        Some(&self.records[n as usize].uuid)
+    fn is_checkpoint(kind: Kind) -> bool {
+        kind.is_assistant()
     }
 
-    fn read_appended(&mut self) -> Result<Appended, HistoryError> {
-        let file = self.file()?;
-        let io = |e| HistoryError::io(&self.path, e);
-        let len = file.metadata().map_err(io)?.len();
-        if len < self.read_to || !jsonl::continues(&file, self.read_to).map_err(io)? {
-            let mut fresh = ClaudeReader::open(&self.path)?;
-            std::mem::swap(self, &mut fresh);
-            return Ok(Appended {
-                bytes: self.read_to,
-                first_changed_turn: 0,
-                reset: true,
-            });
-        }
-        let start = self.read_to;
-        let scanned = jsonl::scan(&file, start..len, scan_line).map_err(io)?;
-        self.read_to = scanned.end;
-        let first = self.apply(scanned.items);
-        Ok(Appended {
-            bytes: scanned.end - start,
-            first_changed_turn: first,
-            reset: false,
-        })
+    fn ends_turn(kind: Kind) -> Option<bool> {
+        kind.ends_turn()
     }
 
-    fn turn(&self, index: usize) -> Result<Turn, HistoryError> {
-        if index >= self.turns.len() {
-            return Err(HistoryError::TurnNotFound {
-                index,
-                len: self.turns.len(),
-            });
-        }
-        Ok(self.materialize(index..index + 1)?.remove(0))
+    fn add_messages(msgs: &mut TurnMessages, node: &Node<Kind>, line: &Value) {
+        add_record(msgs, node, line)
     }
 
-    fn history(&self) -> Result<History, HistoryError> {
-        Ok(History {
-            harness: HarnessKind::Claude,
-            session_id: self.session_id().map(str::to_owned),
-            forked_from: None,
-            turns: self.materialize(0..self.turns.len())?,
-            leaf: self.leaf().map(str::to_owned),
-            read_to: self.read_to,
-        })
+    /// The file's name, which is what `--resume` takes.
+    fn session_id<'a>(&'a self, path: &'a Path) -> Option<&'a str> {
+        path.file_stem().and_then(|s| s.to_str())
     }
 }
 
 /// The index pass over one line: type, ids and the shape of the content, nothing else.
-fn scan_line(line: &[u8], span: Span) -> Option<Line> {
+fn scan_line(line: &[u8], span: Span) -> Option<Line<Kind, LastPrompt>> {
     let mut c = Cursor::new(line);
     if !c.begin_object() {
         return None;
@@ -374,10 +179,10 @@ fn scan_line(line: &[u8], span: Span) -> Option<Line> {
     }
     let ty = ty?;
     if ty.is("last-prompt") {
-        return Some(Line::LastPrompt {
+        return Some(Line::Note(LastPrompt {
             leaf: leaf?.boxed()?,
             at: span.start,
-        });
+        }));
     }
     let kind = if ty.is("user") {
         if meta {
@@ -408,12 +213,12 @@ fn scan_line(line: &[u8], span: Span) -> Option<Line> {
     } else {
         Kind::Aside
     };
-    Some(Line::Record(ScannedRecord {
+    Some(Line::Node(Scanned {
         span,
-        uuid: uuid?.boxed()?,
+        id: uuid?.boxed()?,
         parent: parent.or(logical_parent).and_then(|p| p.boxed()),
         kind,
-        sidechain,
+        side: sidechain,
     }))
 }
 
@@ -491,8 +296,8 @@ impl<'a> MessageShape<'a> {
 }
 
 /// Turn one record into messages (the text pass, on demand).
-fn add_record(msgs: &mut TurnMessages, record: &Record, v: &Value) {
-    let uuid = Some(&*record.uuid);
+fn add_record(msgs: &mut TurnMessages, record: &Node<Kind>, v: &Value) {
+    let uuid = Some(&*record.id);
     let message = v.get("message").unwrap_or(&Value::Null);
     let content = message.get("content").unwrap_or(&Value::Null);
     match record.kind {

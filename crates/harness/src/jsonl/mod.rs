@@ -6,6 +6,8 @@
 //! (rayon); each chunk owns the lines that *start* in it, so a line crossing a chunk border,
 //! however long, is read whole by one task.
 
+pub(crate) mod follow;
+
 use std::fs::File;
 use std::io;
 use std::ops::Range;
@@ -15,7 +17,7 @@ use rayon::prelude::*;
 
 /// A line's place in its file, without its `\n`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Span {
+pub struct Span {
     pub start: u64,
     pub end: u64,
 }
