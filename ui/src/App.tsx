@@ -1,14 +1,15 @@
 import { useEffect } from "react";
 import { boot } from "./boot";
 import { hideMenu } from "./menu";
-import { NewThreadDialog, SettingsDialog } from "./Dialogs";
+import { NewThreadDialog } from "./dialogs/NewThreadDialog";
+import { SettingsDialog } from "./dialogs/SettingsDialog";
 import { onMenu, onUpdateProgress } from "./ipc";
 import { ContextMenu, Toasts } from "./Overlays";
 import { onKeyDown, runAction } from "./shortcuts";
 import { Sidebar } from "./Sidebar";
 import { useApp } from "./state";
-import { UpdateDialog } from "./Update";
-import { onUpdateProgress as updateProgress, scheduleStartupCheck } from "./updates";
+import { UpdateDialog } from "./update/Update";
+import { onUpdateProgress as updateProgress, scheduleStartupCheck } from "./update/updater";
 import { WarmUp } from "./WarmUp";
 import { Workspace } from "./Workspace";
 

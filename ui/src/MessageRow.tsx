@@ -1,7 +1,7 @@
 import { memo, useEffect, useState, type MouseEvent } from "react";
 import type { ThreadView } from "./bindings/ThreadView";
 import { CopyIcon, EditForkIcon, ForkIcon, Spinner } from "./icons";
-import { Markdown } from "./Markdown";
+import { Markdown } from "./markdown/Markdown";
 import type { ForkAbility, LiveRow, MessageRow as MessageRowData, Role, StatusRow } from "./rows";
 import { ToolBlock } from "./ToolBlock";
 

@@ -17,7 +17,7 @@ import {
 import { buildProjects, flatten } from "./lineage";
 import { harnessName } from "./MessageRow";
 import { type AppInfoState, activeTabOf, useApp } from "./state";
-import { UpdateBadge } from "./Update";
+import { UpdateBadge } from "./update/Update";
 
 export function relativeTime(ms: number, now = Date.now()): string {
   const s = Math.round((now - ms) / 1000);

@@ -7,7 +7,7 @@ import { loadThread } from "./threads/cache";
 import { stopTurn } from "./threads/turns";
 import * as ipc from "./ipc";
 import { activeTabOf, store } from "./state";
-import { checkForUpdates } from "./updates";
+import { checkForUpdates } from "./update/updater";
 import { revealCliToolSection } from "./CliTool";
 
 export type MenuAction =

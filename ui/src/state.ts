@@ -41,7 +41,7 @@ export interface Highlight {
 
 export type Dialog = null | { kind: "new-thread" } | { kind: "settings" } | { kind: "update" };
 
-/** The app's own update, as this window knows it (updates.ts). */
+/** The app's own update, as this window knows it (update/updater.ts). */
 export type UpdateState =
   | { status: "idle" }
   | { status: "checking" }

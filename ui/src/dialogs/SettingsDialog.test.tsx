@@ -1,13 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
-import * as ipc from "./ipc";
-import { IpcError } from "./ipc";
-import type { HarnessReport } from "./bindings/HarnessReport";
-import { changedHarnessPaths, checkHarnessPaths, SettingsDialog } from "./Dialogs";
-import { resetStore } from "./state";
+import * as ipc from "../ipc";
+import { IpcError } from "../ipc";
+import type { HarnessReport } from "../bindings/HarnessReport";
+import { changedHarnessPaths, checkHarnessPaths, SettingsDialog } from "./SettingsDialog";
+import { resetStore } from "../state";
 
-vi.mock("./ipc", async () => {
-  const { IpcError } = await vi.importActual<typeof import("./ipc")>("./ipc");
+vi.mock("../ipc", async () => {
+  const { IpcError } = await vi.importActual<typeof import("../ipc")>("../ipc");
   return {
     IpcError,
     inApp: () => true,

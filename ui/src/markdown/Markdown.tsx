@@ -1,6 +1,6 @@
 import { memo, type MouseEvent } from "react";
-import { openExternal } from "./ipc";
-import { renderMarkdown } from "./markdown";
+import { openExternal } from "../ipc";
+import { renderMarkdown } from "./render";
 
 /** Clicks on links never navigate the web view: http(s)/mailto open in the browser. */
 export function onLinkClick(event: MouseEvent<HTMLElement>) {
@@ -12,7 +12,7 @@ export function onLinkClick(event: MouseEvent<HTMLElement>) {
   if (href && link.getAttribute("data-external") === "true") void openExternal(href);
 }
 
-/** Model text as sanitized Markdown (see markdown.ts). */
+/** Model text as sanitized Markdown (see render.ts). */
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
   return (
     <div

@@ -1,11 +1,11 @@
 // The app's own updates: the check at start (main window, unless Settings turn it off), the
 // check from the menu, and installing with progress. The Rust side (src-tauri/src/update.rs)
 // keeps the update it found; this side only shows it and says "install that version".
-import { closeDialog, openDialog, saveSettings } from "./dialogs/open";
-import { describeError } from "./errors";
-import * as ipc from "./ipc";
-import type { UpdateProgress } from "./ipc";
-import { store, type UpdateState } from "./state";
+import { closeDialog, openDialog, saveSettings } from "../dialogs/open";
+import { describeError } from "../errors";
+import * as ipc from "../ipc";
+import type { UpdateProgress } from "../ipc";
+import { store, type UpdateState } from "../state";
 
 /** The start-up check waits this long, so it never competes with the first paint. */
 export const STARTUP_CHECK_DELAY_MS = 3_000;

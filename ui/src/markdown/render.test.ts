@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from "vitest";
-import { highlight, renderMarkdown, sanitize } from "./markdown";
+import { highlight, renderMarkdown, sanitize } from "./render";
 
 function dom(html: string): HTMLElement {
   const div = document.createElement("div");

@@ -1,9 +1,9 @@
-import { closeDialog } from "./dialogs/open";
-import { Modal } from "./Dialogs";
-import { Spinner } from "./icons";
-import { Markdown } from "./Markdown";
-import { useApp, type UpdateState } from "./state";
-import { checkForUpdates, formatProgress, installUpdate, postponeUpdate, skipUpdate } from "./updates";
+import { closeDialog } from "../dialogs/open";
+import { Modal } from "../dialogs/Modal";
+import { Spinner } from "../icons";
+import { Markdown } from "../markdown/Markdown";
+import { useApp, type UpdateState } from "../state";
+import { checkForUpdates, formatProgress, installUpdate, postponeUpdate, skipUpdate } from "./updater";
 
 function percent(update: UpdateState): number | null {
   if (update.status !== "downloading" || !update.total) return null;

@@ -1,14 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
-import * as ipc from "./ipc";
-import type { UpdateInfo, UpdateProgress } from "./ipc";
-import { resetStore, store } from "./state";
+import * as ipc from "../ipc";
+import type { UpdateInfo, UpdateProgress } from "../ipc";
+import { resetStore, store } from "../state";
 import { UpdateBadge, UpdateDialog } from "./Update";
-import { checkForUpdates, onUpdateProgress, scheduleStartupCheck, STARTUP_CHECK_DELAY_MS } from "./updates";
+import { checkForUpdates, onUpdateProgress, scheduleStartupCheck, STARTUP_CHECK_DELAY_MS } from "./updater";
 
-vi.mock("./ipc", async () => {
+vi.mock("../ipc", async () => {
   // The real error class (errors.ts tests `instanceof` it); every call is a mock.
-  const { IpcError } = await vi.importActual<typeof import("./ipc")>("./ipc");
+  const { IpcError } = await vi.importActual<typeof import("../ipc")>("../ipc");
   return {
     IpcError,
     inApp: () => true,

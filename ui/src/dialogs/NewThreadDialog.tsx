@@ -1,0 +1,170 @@
+// A new thread: harness, folder (remembered from the last one), title, and an optional first
+// prompt.
+import { useEffect, useRef, useState } from "react";
+import { FolderIcon, Spinner } from "../icons";
+import { inApp, pickFolder } from "../ipc";
+import { HARNESS_NAMES } from "../MessageRow";
+import { useApp } from "../state";
+import { createThread } from "../threads/threadActions";
+import { Modal } from "./Modal";
+import { closeDialog } from "./open";
+
+const HARNESSES = ["claude", "codex", "pi"] as const;
+
+function remembered(key: string): string {
+  try {
+    return localStorage.getItem(key) ?? "";
+  } catch {
+    return "";
+  }
+}
+
+export function NewThreadDialog() {
+  const doctor = useApp((s) => s.doctor);
+  const [harness, setHarness] = useState(() => remembered("forkhost.lastHarness") || "claude");
+  const [cwd, setCwd] = useState(() => remembered("forkhost.lastFolder"));
+  const [title, setTitle] = useState("");
+  const [prompt, setPrompt] = useState("");
+  const [busy, setBusy] = useState(false);
+  const promptRef = useRef<HTMLTextAreaElement>(null);
+  const folderRef = useRef<HTMLInputElement>(null);
+
+  // Only on open: a remembered folder puts the keyboard in the prompt, none in the folder field.
+  const cwdAtOpen = useRef(cwd);
+  useEffect(() => {
+    (cwdAtOpen.current ? promptRef : folderRef).current?.focus();
+  }, []);
+
+  const reportOf = (name: string) => doctor?.find((r) => r.name === name);
+  const unavailable = (name: string) => {
+    const r = reportOf(name);
+    return r ? !r.path : false;
+  };
+  const canCreate = !busy && cwd.trim().length > 0 && !unavailable(harness);
+
+  const submit = async () => {
+    if (!canCreate) return;
+    setBusy(true);
+    const ok = await createThread({ harness, cwd: cwd.trim(), title, prompt });
+    setBusy(false);
+    if (ok) closeDialog();
+  };
+
+  return (
+    <Modal title="New thread" label="new-thread">
+      <form
+        className="form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void submit();
+        }}
+      >
+        <fieldset className="field">
+          <legend className="field__label">Harness</legend>
+          <div className="segmented" role="radiogroup" aria-label="Harness">
+            {HARNESSES.map((name) => {
+              const r = reportOf(name);
+              const off = unavailable(name);
+              return (
+                <label
+                  key={name}
+                  className="segmented__item"
+                  data-checked={harness === name ? "true" : undefined}
+                  data-disabled={off ? "true" : undefined}
+                  title={off ? (r?.error ?? "Not installed") : r?.version ? `${HARNESS_NAMES[name]} ${r.version}` : undefined}
+                >
+                  <input
+                    type="radio"
+                    name="harness"
+                    value={name}
+                    data-harness={name}
+                    checked={harness === name}
+                    disabled={off}
+                    onChange={() => setHarness(name)}
+                  />
+                  <span className={`harness-dot harness-dot--${name}`} aria-hidden />
+                  {HARNESS_NAMES[name]}
+                  {r?.version && <span className="segmented__meta">{r.version.split(" ")[0]}</span>}
+                </label>
+              );
+            })}
+          </div>
+        </fieldset>
+        <label className="field">
+          <span className="field__label">Project folder</span>
+          <div className="field__row">
+            <input
+              ref={folderRef}
+              className="input"
+              name="cwd"
+              data-field="cwd"
+              placeholder="/path/to/project"
+              value={cwd}
+              spellCheck={false}
+              onChange={(e) => setCwd(e.target.value)}
+            />
+            {inApp() && (
+              <button
+                type="button"
+                className="button"
+                onClick={async () => {
+                  const chosen = await pickFolder(cwd || undefined).catch(() => null);
+                  if (chosen) setCwd(chosen);
+                }}
+              >
+                <FolderIcon width={14} height={14} />
+                Browse…
+              </button>
+            )}
+          </div>
+        </label>
+        <label className="field">
+          <span className="field__label">
+            Title <span className="field__optional">optional</span>
+          </span>
+          <input
+            className="input"
+            name="title"
+            data-field="title"
+            placeholder="Defaults to the folder's name"
+            value={title}
+            onChange={(e) => setTitle(e.target.value)}
+          />
+        </label>
+        <label className="field">
+          <span className="field__label">First prompt</span>
+          <textarea
+            ref={promptRef}
+            className="input input--area"
+            name="prompt"
+            data-field="prompt"
+            rows={4}
+            placeholder="What should it do? (Ctrl+Enter to start)"
+            value={prompt}
+            onChange={(e) => setPrompt(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+                e.preventDefault();
+                void submit();
+              }
+            }}
+          />
+        </label>
+        <footer className="form__actions">
+          <button type="button" className="button" onClick={closeDialog}>
+            Cancel
+          </button>
+          <button
+            type="submit"
+            className="button button--primary"
+            data-action="create-thread"
+            disabled={!canCreate}
+          >
+            {busy && <Spinner size={12} />}
+            Start thread
+          </button>
+        </footer>
+      </form>
+    </Modal>
+  );
+}
