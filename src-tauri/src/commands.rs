@@ -12,9 +12,10 @@ use tauri::{AppHandle, Emitter, Manager, State, WebviewWindow};
 
 use crate::error::{CmdResult, CommandError};
 use crate::layout::{NewTab, Prefill, TabLayout, WindowInit};
+use crate::open_window::{self, WindowContents};
 use crate::settings::Settings;
+use crate::state::AppState;
 use crate::terminal::TerminalSpec;
-use crate::AppState;
 
 /// Reply of [`app_info`].
 #[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
@@ -149,7 +150,7 @@ pub async fn fork(
     let showing = for_window.then(|| {
         let (app, near) = (app.clone(), window.clone());
         tauri::async_runtime::spawn_blocking(move || {
-            crate::show_spare(&app, &app.state::<AppState>(), &near)
+            crate::spare::show_spare(&app, &app.state::<AppState>(), &near)
         })
     });
     let forked = state.host.fork(&thread_id, at).await;
@@ -161,7 +162,7 @@ pub async fn fork(
         Ok(result) => result,
         Err(err) => {
             if let Some(label) = shown {
-                crate::return_spare(&app, &state, &label);
+                crate::spare::return_spare(&app, &state, &label);
             }
             return Err(err.into());
         }
@@ -190,7 +191,13 @@ pub async fn fork(
         thread_id: fork_id,
         text,
     });
-    match crate::open_window(&app, &state, &window, tabs, prefill, true, seed, shown) {
+    let contents = WindowContents {
+        tabs,
+        prefill,
+        focus_composer: true,
+        seed,
+    };
+    match open_window::open_window(&app, &state, &window, contents, shown) {
         Ok(label) => {
             if seeded {
                 result.thread.turns = Vec::new();
@@ -270,16 +277,13 @@ pub async fn open_window(
     prefill: Option<Prefill>,
     focus_composer: bool,
 ) -> CmdResult<String> {
-    crate::open_window(
-        &app,
-        &state,
-        &window,
+    let contents = WindowContents {
         tabs,
         prefill,
         focus_composer,
-        None,
-        None,
-    )
+        seed: None,
+    };
+    open_window::open_window(&app, &state, &window, contents, None)
 }
 
 /// Moves one tab of the calling window into a new window; returns the new window's label.
@@ -296,19 +300,14 @@ pub async fn move_tab_to_new_window(
         .and_then(|w| w.tabs.iter().find(|t| t.id == tab_id).cloned())
         .ok_or_else(|| CommandError::new("window", format!("no tab {tab_id} here")))?;
     // Open the new window first: the thread never leaves the layout, so its runtime lives on.
-    let label = crate::open_window(
-        &app,
-        &state,
-        &window,
-        vec![NewTab {
+    let contents = WindowContents {
+        tabs: vec![NewTab {
             thread_id: tab.thread_id,
             kind: tab.kind,
         }],
-        None,
-        false,
-        None,
-        None,
-    )?;
+        ..WindowContents::default()
+    };
+    let label = open_window::open_window(&app, &state, &window, contents, None)?;
     state.update_layout(|w| w.take_tab(window.label(), &tab_id));
     let _ = window.emit_to(window.label(), "layout-changed", ());
     Ok(label)

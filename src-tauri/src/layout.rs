@@ -13,7 +13,6 @@ pub use forkhost_core::layout::{
 
 /// Tab kinds (`TabView::kind`).
 pub const CONVERSATION: &str = "conversation";
-pub const TERMINAL: &str = "terminal";
 
 /// Text to put in a thread's composer when its tab first shows (a fork `before` a turn).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]

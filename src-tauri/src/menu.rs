@@ -122,7 +122,7 @@ pub fn build(app: &AppHandle) -> tauri::Result<Menu<Wry>> {
 /// Sends a menu choice to the focused window (else the main one).
 pub fn dispatch(app: &AppHandle, id: &str) {
     if id == QUIT {
-        crate::quit(app);
+        crate::windows::quit(app);
         return;
     }
     let windows = app.webview_windows();

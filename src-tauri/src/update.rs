@@ -22,7 +22,7 @@ use tauri_plugin_updater::{Update, UpdaterExt};
 use tokio::sync::Mutex;
 
 use crate::error::{CmdResult, CommandError};
-use crate::AppState;
+use crate::state::AppState;
 
 /// Sent to the window that asked for the install, while the update downloads.
 pub const UPDATE_PROGRESS_EVENT: &str = "update-progress";

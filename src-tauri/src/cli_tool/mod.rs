@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use tauri::State;
 
 use crate::error::{CmdResult, CommandError};
-use crate::AppState;
+use crate::state::AppState;
 
 mod macos;
 // The tests cover every OS's plan on Linux with Unix permissions and symlinks.

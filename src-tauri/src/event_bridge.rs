@@ -1,0 +1,42 @@
+//! The event bridge: every [`HostEvent`] reaches every window as one `host-event` Tauri event.
+
+use forkhost_core::{Host, HostEvent};
+use tauri::{AppHandle, Emitter, Manager};
+use tokio::sync::broadcast;
+
+use crate::state::{follow, AppState};
+
+/// The one Tauri event carrying every [`HostEvent`] to the windows.
+pub const HOST_EVENT: &str = "host-event";
+
+/// Sent instead when the UI fell behind: it re-reads what it shows.
+const HOST_LAGGED: &str = "host-lagged";
+
+/// Forwards every Host event to the windows as one `host-event`. Also follows a shown thread
+/// again when it changes (its native file may have just appeared).
+pub async fn forward_events(app: AppHandle, host: Host) {
+    let mut rx = host.subscribe();
+    loop {
+        match rx.recv().await {
+            Ok(event) => {
+                if let HostEvent::ThreadChanged { thread_id } = &event {
+                    let shown = app
+                        .try_state::<AppState>()
+                        .is_some_and(|s| s.windows().threads().contains(thread_id));
+                    if shown {
+                        follow(&host, thread_id.clone());
+                    }
+                }
+                let _ = app.emit(HOST_EVENT, &event);
+            }
+            Err(broadcast::error::RecvError::Lagged(missed)) => {
+                tracing::warn!(
+                    missed,
+                    "UI fell behind the Host's events; asking for a reload"
+                );
+                let _ = app.emit(HOST_LAGGED, missed);
+            }
+            Err(broadcast::error::RecvError::Closed) => break,
+        }
+    }
+}

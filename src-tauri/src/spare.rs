@@ -1,0 +1,89 @@
+//! The spare window: one hidden window, loaded ahead, that the next fork or new window takes so
+//! it shows at once instead of loading from scratch.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use tauri::{AppHandle, Manager, WebviewWindow};
+
+use crate::layout;
+use crate::state::AppState;
+use crate::windows::{build_window, place_near, Placement};
+
+/// Labels of the spare windows being built (read by the window-state plugin's filter, which
+/// has no access to the app state).
+static SPARE_LABELS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Whether `label` is a spare window being built (the window-state plugin leaves it alone).
+pub fn is_spare_label(label: &str) -> bool {
+    SPARE_LABELS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .any(|l| l == label)
+}
+
+/// Whether forks may use a hidden, preloaded window (`FORKHOST_SPARE_WINDOW=0` turns it off:
+/// every fork window then loads from scratch, and the app holds one web view less).
+fn spares_enabled() -> bool {
+    std::env::var("FORKHOST_SPARE_WINDOW").map_or(true, |v| v != "0")
+}
+
+/// Takes the ready spare window and shows it near `near` at once, before it holds anything:
+/// a fork that opens in a window shows it while the harness forks, so that the window's first
+/// frame (costly for a window never shown) is drawn meanwhile. Its UI, still a spare, says a
+/// fork is on its way. Then [`crate::open_window::open_window`] (`shown`) gives it its tabs, or
+/// [`return_spare`] hides it again.
+pub fn show_spare(app: &AppHandle, state: &AppState, near: &WebviewWindow) -> Option<String> {
+    let label = state.windows().take_spare()?;
+    let window = app.get_webview_window(&label)?;
+    place_near(&window, near);
+    let _ = window.show();
+    let _ = window.set_focus();
+    Some(label)
+}
+
+/// A spare shown by [`show_spare`] is not needed after all (the fork failed): hidden, it is the
+/// spare again.
+pub fn return_spare(app: &AppHandle, state: &AppState, label: &str) {
+    if let Some(window) = app.get_webview_window(label) {
+        let _ = window.hide();
+        state.windows().put_back_spare(label);
+    }
+}
+
+/// Builds a hidden spare window after `delay`, unless one exists.
+pub fn schedule_spare(app: &AppHandle, delay: Duration) {
+    if !spares_enabled() {
+        return;
+    }
+    let app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        tokio::time::sleep(delay).await;
+        let Some(state) = app.try_state::<AppState>() else {
+            return;
+        };
+        if state.is_exiting() {
+            return;
+        }
+        let label = {
+            let mut windows = state.windows();
+            if windows.has_spare() {
+                return;
+            }
+            let label = layout::new_window_label();
+            windows.add_spare(&label);
+            label
+        };
+        {
+            let mut spares = SPARE_LABELS.lock().unwrap_or_else(|e| e.into_inner());
+            // Only the newest spare is being built; older labels are windows by now.
+            spares.clear();
+            spares.push(label.clone());
+        }
+        if let Err(err) = build_window(&app, &label, Placement::Hidden) {
+            tracing::warn!(error = %err, "could not build a spare window");
+            state.windows().remove_window(&label);
+        }
+    });
+}
