@@ -6,6 +6,8 @@ import { resetStore, store } from "./state";
 import type { ThreadDetail } from "./bindings/ThreadDetail";
 import type { HostEvent } from "./bindings/HostEvent";
 import type { WindowInit } from "./bindings/WindowInit";
+import { threadDetail } from "./testing/threads";
+import { windowInit } from "./testing/windowInit";
 
 let hostEvent: ((e: HostEvent) => void) | null = null;
 let windowAssign: (() => void) | null = null;
@@ -48,29 +50,7 @@ vi.mock("./ipc", async () => {
 const m = vi.mocked(ipc);
 
 function detail(): ThreadDetail {
-  return {
-    id: "t1",
-    harness: "claude",
-    cwd: "/home/me/proj",
-    title: "Refactor",
-    state: "ready",
-    native: { session_id: "s", path: "/s.jsonl" },
-    fork: null,
-    revision: 1,
-    created_at: 1,
-    updated_at: 2,
-    turns: [1, 2].map((n) => ({
-      id: `turn-${n}`,
-      number: n as unknown as bigint,
-      native_turn_ref: `r${n}`,
-      native_checkpoint_ref: null,
-      forks: [],
-      messages: [
-        { role: "user", text: `prompt ${n}`, tool: null, error: null },
-        { role: "assistant", text: `reply ${n}`, tool: null, error: null },
-      ],
-    })),
-  };
+  return threadDetail("t1", 2, { title: "Refactor", native: { session_id: "s", path: "/s.jsonl" } });
 }
 
 beforeEach(() => {
@@ -86,16 +66,7 @@ beforeEach(() => {
   });
   m.doctor.mockResolvedValue([]);
   m.threads.mockResolvedValue([]);
-  m.windowInit.mockResolvedValue({
-    label: "main",
-    main: true,
-    tabs: [],
-    active_tab: null,
-    prefill: null,
-    focus_composer: false,
-    seed: null,
-    spare: false,
-  });
+  m.windowInit.mockResolvedValue(windowInit());
 });
 
 afterEach(cleanup);

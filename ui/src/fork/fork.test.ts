@@ -1,0 +1,139 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { ForkReply } from "../bindings/ForkReply";
+import * as ipc from "../ipc";
+import { perf } from "../perf";
+import { store, updateSlot } from "../state";
+import { freshWindow } from "../testing/freshWindow";
+import { threadDetail } from "../testing/threads";
+import { forkAt, forkLatest, forkSelected, forkWhere } from "./fork";
+
+vi.mock("../ipc", () => import("../testing/ipcMock"));
+const m = vi.mocked(ipc);
+
+const timing = { check_ms: 1, native_ms: 20, commit_ms: 1, read_back_ms: 1, total_ms: 30.4 };
+
+function reply(over: Partial<ForkReply> = {}): ForkReply {
+  return { window: null, thread: threadDetail("fork", 1), prefill: null, timing, ...over };
+}
+
+beforeEach(() => {
+  freshWindow();
+  vi.useFakeTimers();
+  m.threads.mockResolvedValue([]);
+  m.show.mockImplementation((id: string) => Promise.resolve(threadDetail(id)));
+  store.set({
+    settings: { ...store.get().settings, fork_opens_in: "tab" },
+    tabs: [{ id: "x1", thread_id: "src", kind: "conversation" }],
+    activeTab: "x1",
+  });
+  updateSlot("src", (s) => ({ ...s, detail: threadDetail("src", 3) }));
+});
+
+afterEach(() => {
+  vi.runOnlyPendingTimers();
+  vi.useRealTimers();
+});
+
+describe("where a fork opens", () => {
+  it("follows the setting, or its opposite with Cmd/Ctrl", () => {
+    expect(forkWhere(false)).toBe("tab");
+    expect(forkWhere(true)).toBe("window");
+    store.set({ settings: { ...store.get().settings, fork_opens_in: "window" } });
+    expect(forkWhere(undefined)).toBe("window");
+    expect(forkWhere(true)).toBe("tab");
+  });
+});
+
+describe("forking in a tab", () => {
+  it("forks before a prompt: the fork's tab opens with its detail and the prompt back in its composer", async () => {
+    m.fork.mockResolvedValue(reply({ prefill: "prompt 2" }));
+    await forkAt({ threadId: "src", turn: 2, role: "user", rowKey: "r" });
+    expect(m.fork).toHaveBeenCalledWith("src", { kind: "before", turn: 2 }, false);
+    const state = store.get();
+    expect(state.tabs.map((t) => t.thread_id)).toEqual(["src", "fork"]);
+    expect(state.slots.fork?.detail?.id).toBe("fork");
+    expect(state.drafts.fork).toBe("prompt 2");
+    expect(state.focusComposer).toBe(1);
+    expect(state.threads.map((t) => t.id)).toEqual(["fork"]);
+    expect(state.forking).toEqual({});
+    expect(state.toasts).toMatchObject([
+      { kind: "success", title: "Forked before turn 2", message: "Opened in a new tab · 30 ms" },
+    ]);
+    expect(perf().forks).toMatchObject([{ threadId: "src", forkId: "fork", window: null, opensIn: "tab", nativeMs: 20 }]);
+    expect(perf().opens).toMatchObject([{ threadId: "fork", messages: 2 }]);
+  });
+
+  it("forks after a reply, and re-reads the source only after the fork has painted", async () => {
+    m.fork.mockResolvedValue(reply());
+    await forkAt({ threadId: "src", turn: 3, role: "assistant", rowKey: "r" });
+    expect(m.fork).toHaveBeenCalledWith("src", { kind: "after", turn: 3 }, false);
+    vi.advanceTimersByTime(1_000);
+    expect(m.show).not.toHaveBeenCalledWith("src");
+    vi.advanceTimersByTime(200 + 60);
+    expect(m.show).toHaveBeenCalledWith("src");
+  });
+
+  it("runs once per row at a time", async () => {
+    store.set({ forking: { r: true } });
+    await forkAt({ threadId: "src", turn: 1, role: "user", rowKey: "r" });
+    expect(m.fork).not.toHaveBeenCalled();
+  });
+
+  it("says why a fork failed, and frees the row", async () => {
+    m.fork.mockRejectedValue(new Error("cut out of range"));
+    await forkAt({ threadId: "src", turn: 9, role: "assistant", rowKey: "r" });
+    const state = store.get();
+    expect(state.tabs).toHaveLength(1);
+    expect(state.forking).toEqual({});
+    expect(state.toasts).toHaveLength(1);
+    expect(state.toasts[0]?.title).toMatch(/^Fork failed: /);
+  });
+});
+
+describe("forking in a window", () => {
+  it("leaves the showing to the window the app opened", async () => {
+    m.fork.mockResolvedValue(reply({ window: "w-2" }));
+    await forkAt({ threadId: "src", turn: 1, role: "assistant", rowKey: "r", invert: true });
+    expect(m.fork).toHaveBeenCalledWith("src", { kind: "after", turn: 1 }, true);
+    expect(m.openWindow).not.toHaveBeenCalled();
+    expect(store.get().tabs).toHaveLength(1);
+    expect(perf().forks).toMatchObject([{ window: "w-2", opensIn: "window" }]);
+    expect(store.get().toasts[0]?.message).toMatch(/^Opened in a new window/);
+  });
+
+  it("opens a window itself when the app could not, with the prompt to put back", async () => {
+    m.fork.mockResolvedValue(reply({ prefill: "again" }));
+    m.openWindow.mockResolvedValue("w-3");
+    await forkAt({ threadId: "src", turn: 1, role: "user", rowKey: "r", invert: true });
+    expect(m.openWindow).toHaveBeenCalledWith(
+      [{ thread_id: "fork", kind: "conversation" }],
+      { thread_id: "fork", text: "again" },
+      true,
+    );
+    expect(perf().forks[0]?.window).toBe("w-3");
+  });
+});
+
+describe("keyboard forks", () => {
+  it("fork at the selected message", async () => {
+    m.fork.mockResolvedValue(reply());
+    store.set({ selected: { src: "2|user|turn-2:0" } });
+    forkSelected();
+    await vi.waitFor(() => expect(m.fork).toHaveBeenCalledWith("src", { kind: "before", turn: 2 }, false));
+  });
+
+  it("fork after the latest reply without a selection", async () => {
+    m.fork.mockResolvedValue(reply());
+    forkSelected(true);
+    await vi.waitFor(() => expect(m.fork).toHaveBeenCalledWith("src", { kind: "after", turn: 3 }, true));
+  });
+
+  it("do nothing without a conversation that has turns", () => {
+    updateSlot("src", (s) => ({ ...s, detail: threadDetail("src", 0) }));
+    forkSelected();
+    forkLatest();
+    store.set({ tabs: [{ id: "x1", thread_id: "src", kind: "terminal" }] });
+    forkSelected();
+    expect(m.fork).not.toHaveBeenCalled();
+  });
+});

@@ -1,0 +1,121 @@
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import * as ipc from "../ipc";
+import { store } from "../state";
+import { freshWindow } from "../testing/freshWindow";
+import { threadDetail } from "../testing/threads";
+import { stripTurns } from "./cache";
+import { archiveThread, createThread, importAndOpen, loadDiscovered, renameThread } from "./threadActions";
+
+vi.mock("../ipc", () => import("../testing/ipcMock"));
+const m = vi.mocked(ipc);
+
+beforeEach(() => {
+  freshWindow();
+  localStorage.clear();
+  m.threads.mockResolvedValue([]);
+  m.discover.mockResolvedValue([]);
+  m.startTurn.mockResolvedValue(undefined);
+});
+
+const args = { harness: "codex", cwd: "/work/proj", title: "  ", prompt: "" };
+
+describe("creating a thread", () => {
+  it("lists it, opens its tab, puts the keyboard in its composer and remembers the folder", async () => {
+    const detail = threadDetail("new", 0);
+    m.create.mockResolvedValue(detail);
+    expect(await createThread(args)).toBe(true);
+    expect(m.create).toHaveBeenCalledWith({ harness: "codex", cwd: "/work/proj", title: null });
+    const state = store.get();
+    expect(state.threads).toEqual([stripTurns(detail)]);
+    expect(state.slots.new?.detail).toBe(detail);
+    expect(state.tabs.map((t) => t.thread_id)).toEqual(["new"]);
+    expect(state.focusComposer).toBe(1);
+    expect(localStorage.getItem("forkhost.lastFolder")).toBe("/work/proj");
+    expect(localStorage.getItem("forkhost.lastHarness")).toBe("codex");
+  });
+
+  it("sends the first prompt when there is one", async () => {
+    m.create.mockResolvedValue(threadDetail("new", 0));
+    await createThread({ ...args, title: " Named ", prompt: "go" });
+    expect(m.create).toHaveBeenCalledWith({ harness: "codex", cwd: "/work/proj", title: "Named" });
+    expect(m.startTurn).toHaveBeenCalledWith("new", "go");
+    expect(store.get().focusComposer).toBe(0);
+  });
+
+  it("says why it could not", async () => {
+    m.create.mockRejectedValue(new Error("no folder"));
+    expect(await createThread(args)).toBe(false);
+    expect(store.get().toasts[0]?.title).toMatch(/^New thread: /);
+    expect(store.get().tabs).toEqual([]);
+  });
+});
+
+describe("sessions on this machine", () => {
+  it("are listed, or an empty list with the reason", async () => {
+    const found = [{ harness: "pi" }] as never;
+    m.discover.mockResolvedValue(found);
+    await loadDiscovered();
+    expect(store.get().discovered).toBe(found);
+    m.discover.mockRejectedValue(new Error("unreadable"));
+    await loadDiscovered();
+    expect(store.get().discovered).toEqual([]);
+    expect(store.get().toasts[0]?.title).toMatch(/^Sessions on this machine: /);
+  });
+
+  it("one already imported opens its tab", async () => {
+    await importAndOpen("claude", "/s.jsonl", "known");
+    expect(m.importSession).not.toHaveBeenCalled();
+    expect(store.get().tabs.map((t) => t.thread_id)).toEqual(["known"]);
+  });
+
+  it("one imported is listed and opened, the progress notice gone", async () => {
+    const detail = threadDetail("imp", 1);
+    m.importSession.mockResolvedValue(detail);
+    await importAndOpen("claude", "/s.jsonl", null);
+    expect(m.importSession).toHaveBeenCalledWith("claude", "/s.jsonl");
+    expect(store.get().threads).toEqual([stripTurns(detail)]);
+    expect(store.get().tabs.map((t) => t.thread_id)).toEqual(["imp"]);
+    expect(store.get().toasts).toEqual([]);
+    expect(m.discover).toHaveBeenCalled();
+  });
+
+  it("one that cannot be read turns the progress notice into the reason", async () => {
+    m.importSession.mockRejectedValue(new Error("bad file"));
+    await importAndOpen("claude", "/s.jsonl", null);
+    expect(store.get().toasts).toMatchObject([{ kind: "error" }]);
+    expect(store.get().toasts[0]?.title).toMatch(/^Can't open: /);
+  });
+});
+
+describe("renaming and archiving", () => {
+  it("rename, then re-read the list", async () => {
+    m.rename.mockResolvedValue(stripTurns(threadDetail("a")));
+    await renameThread("a", "New name");
+    expect(m.rename).toHaveBeenCalledWith("a", "New name");
+    expect(m.threads).toHaveBeenCalled();
+  });
+
+  it("archive closes the thread's tabs", async () => {
+    m.archive.mockResolvedValue(stripTurns(threadDetail("a")));
+    store.set({
+      tabs: [
+        { id: "x1", thread_id: "a", kind: "conversation" },
+        { id: "x2", thread_id: "b", kind: "conversation" },
+        { id: "x3", thread_id: "a", kind: "terminal" },
+      ],
+      activeTab: "x1",
+    });
+    await archiveThread("a");
+    expect(m.archive).toHaveBeenCalledWith("a", true);
+    expect(store.get().tabs.map((t) => t.id)).toEqual(["x2"]);
+    expect(store.get().activeTab).toBe("x2");
+  });
+
+  it("a failed archive keeps the tabs and says why", async () => {
+    m.archive.mockRejectedValue(new Error("locked"));
+    store.set({ tabs: [{ id: "x1", thread_id: "a", kind: "conversation" }], activeTab: "x1" });
+    await archiveThread("a");
+    expect(store.get().tabs).toHaveLength(1);
+    expect(store.get().toasts[0]?.title).toMatch(/^Archive: /);
+  });
+});
