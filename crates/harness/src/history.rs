@@ -201,21 +201,3 @@ pub trait SessionReader: Send + Sync {
     /// Materialize every turn.
     fn history(&self) -> Result<History, HistoryError>;
 }
-
-/// Open the reader that fits `kind` on a native session file.
-pub fn open_reader(
-    kind: HarnessKind,
-    path: impl AsRef<Path>,
-) -> Result<Box<dyn SessionReader>, HistoryError> {
-    let path = path.as_ref();
-    Ok(match kind {
-        HarnessKind::Claude => Box::new(crate::claude::ClaudeReader::open(path)?),
-        HarnessKind::Codex => Box::new(crate::codex::CodexReader::open(path)?),
-        HarnessKind::Pi => Box::new(crate::pi::PiReader::open(path)?),
-    })
-}
-
-/// Read a whole native session in one go.
-pub fn read_history(kind: HarnessKind, path: impl AsRef<Path>) -> Result<History, HistoryError> {
-    open_reader(kind, path)?.history()
-}

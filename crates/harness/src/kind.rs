@@ -1,4 +1,5 @@
-//! The three harnesses Forkhost hosts.
+//! The harnesses Forkhost hosts, by the id the store keeps (`claude`, `codex`, `pi`). What
+//! each one is and does is its [`Harness`](crate::contract::Harness) (`HarnessKind::harness`).
 
 use std::fmt;
 use std::str::FromStr;
@@ -21,15 +22,6 @@ impl HarnessKind {
             HarnessKind::Claude => "claude",
             HarnessKind::Codex => "codex",
             HarnessKind::Pi => "pi",
-        }
-    }
-
-    /// The environment variable that names this harness's binary, overriding `PATH`.
-    pub fn bin_env(self) -> &'static str {
-        match self {
-            HarnessKind::Claude => "FORKHOST_CLAUDE_BIN",
-            HarnessKind::Codex => "FORKHOST_CODEX_BIN",
-            HarnessKind::Pi => "FORKHOST_PI_BIN",
         }
     }
 }

@@ -1,12 +1,16 @@
-//! Harness adapters: one module per harness CLI (Claude Code, Codex, Pi).
+//! Harness adapters: one module per harness CLI (Claude Code, Codex, Pi), each implementing
+//! the [`Harness`] contract.
 //!
-//! Each harness module reads its harness's native session files into the shared
-//! [`history`] types: an index of turns and their anchors (coordinates only), and the turns'
-//! messages materialized on demand.
+//! Layers, bottom up: [`contract`] (the traits and the types they speak in, with [`history`],
+//! [`kind`] and [`error`]) and the shared layers (`process`, the transcript scanners); the
+//! harness modules, which implement the contract over them; `registry` (kind → harness, the
+//! only place naming every harness); and [`runtime`], [`binary`] and [`verified`], which the
+//! Host calls and which ask the trait.
 
 pub mod binary;
 pub mod claude;
 pub mod codex;
+pub mod contract;
 pub mod error;
 pub mod history;
 pub mod home;
@@ -14,6 +18,7 @@ pub mod kind;
 pub mod login_shell;
 pub mod pi;
 pub mod process;
+mod registry;
 pub mod runtime;
 pub mod search_path;
 pub mod verified;
@@ -23,15 +28,15 @@ mod messages;
 mod scan;
 mod tree;
 
-pub use binary::{Capabilities, HarnessBinary};
+pub use contract::{
+    Capabilities, Cut, EventSender, ForkRequest, Forked, Harness, HarnessBinary, LiveRuntime,
+    NativeSession, OpenSpec, PendingFork, RuntimeEvent, SessionTarget, TurnOutcome,
+};
 pub use error::{HarnessError, HarnessResult};
 pub use history::{
-    open_reader, read_history, Appended, History, HistoryError, Message, Role, SessionReader,
-    ToolCall, Turn, TurnAnchor,
+    Appended, History, HistoryError, Message, Role, SessionReader, ToolCall, Turn, TurnAnchor,
 };
 pub use kind::HarnessKind;
-pub use runtime::{
-    Cut, EventSender, Forked, NativeSession, OpenSpec, PendingFork, Runtime, RuntimeEvent,
-    SessionTarget, TurnOutcome,
-};
+pub use registry::{open_reader, read_history};
+pub use runtime::Runtime;
 pub use verified::VersionSupport;

@@ -5,25 +5,8 @@
 
 use serde::Serialize;
 
-use crate::binary::version_triple;
+use crate::contract::{version_triple, Version};
 use crate::HarnessKind;
-
-type Version = (u64, u64, u64);
-
-/// The oldest version of each harness the adapters support (the `oldest` set; below it the
-/// runtimes refuse to fork).
-pub const OLDEST_SUPPORTED: [(HarnessKind, Version); 3] = [
-    (HarnessKind::Claude, (2, 1, 197)),
-    (HarnessKind::Codex, (0, 171, 0)),
-    (HarnessKind::Pi, (1, 6, 0)),
-];
-
-/// The newest version of each harness the real-CLI suites passed against (the `newest` set).
-pub const NEWEST_VERIFIED: [(HarnessKind, Version); 3] = [
-    (HarnessKind::Claude, (2, 1, 332)),
-    (HarnessKind::Codex, (0, 171, 0)),
-    (HarnessKind::Pi, (1, 6, 0)),
-];
 
 /// How a harness version relates to the versions the suite ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -48,33 +31,36 @@ impl VersionSupport {
     }
 }
 
-fn pinned(table: &[(HarnessKind, Version); 3], kind: HarnessKind) -> Version {
-    table
-        .iter()
-        .find(|(k, _)| *k == kind)
-        .map(|(_, v)| *v)
-        .expect("every harness has a pin")
+/// The oldest supported (`newest == false`) or newest verified version of `kind`: each
+/// harness's [`VersionPins`](crate::contract::VersionPins).
+fn pinned(kind: HarnessKind, newest: bool) -> Version {
+    let pins = kind.harness().pins();
+    if newest {
+        pins.newest_verified
+    } else {
+        pins.oldest_supported
+    }
 }
 
 /// The oldest supported version of `kind`, as `a.b.c`.
 pub fn oldest_supported(kind: HarnessKind) -> String {
-    let (a, b, c) = pinned(&OLDEST_SUPPORTED, kind);
+    let (a, b, c) = pinned(kind, false);
     format!("{a}.{b}.{c}")
 }
 
 /// The newest verified version of `kind`, as `a.b.c`.
 pub fn newest_verified(kind: HarnessKind) -> String {
-    let (a, b, c) = pinned(&NEWEST_VERIFIED, kind);
+    let (a, b, c) = pinned(kind, true);
     format!("{a}.{b}.{c}")
 }
 
 /// Classifies `version` (as `--version` printed it, or its `a.b.c`) for `kind`.
 pub fn support(kind: HarnessKind, version: &str) -> VersionSupport {
-    let parsed = crate::binary::parse_version(version).and_then(|v| version_triple(&v));
+    let parsed = crate::contract::parse_version(version).and_then(|v| version_triple(&v));
     match parsed {
         None => VersionSupport::OlderThanSupported,
-        Some(v) if v < pinned(&OLDEST_SUPPORTED, kind) => VersionSupport::OlderThanSupported,
-        Some(v) if v > pinned(&NEWEST_VERIFIED, kind) => VersionSupport::NewerThanTested,
+        Some(v) if v < pinned(kind, false) => VersionSupport::OlderThanSupported,
+        Some(v) if v > pinned(kind, true) => VersionSupport::NewerThanTested,
         Some(_) => VersionSupport::Verified,
     }
 }
@@ -96,11 +82,7 @@ mod tests {
     }
 
     fn env_var(kind: HarnessKind, newest: bool) -> String {
-        let base = match kind {
-            HarnessKind::Claude => "CLAUDE_CODE",
-            HarnessKind::Codex => "CODEX",
-            HarnessKind::Pi => "PI_CODING_AGENT",
-        };
+        let base = kind.harness().pins().env_name;
         if newest {
             format!("{base}_NEWEST_VERSION")
         } else {
@@ -129,19 +111,15 @@ mod tests {
     #[test]
     fn newest_is_never_older_than_oldest() {
         for kind in HarnessKind::ALL {
-            assert!(pinned(&NEWEST_VERIFIED, kind) >= pinned(&OLDEST_SUPPORTED, kind));
+            assert!(pinned(kind, true) >= pinned(kind, false));
         }
     }
 
     #[test]
     fn the_oldest_supported_version_is_the_one_the_runtimes_fork_from() {
         for kind in HarnessKind::ALL {
-            let caps = |v: &str| match kind {
-                HarnessKind::Claude => crate::claude::capabilities(v),
-                HarnessKind::Codex => crate::codex::capabilities(v),
-                HarnessKind::Pi => crate::pi::capabilities(v),
-            };
-            let (a, b, c) = pinned(&OLDEST_SUPPORTED, kind);
+            let caps = |v: &str| kind.harness().capabilities(v);
+            let (a, b, c) = pinned(kind, false);
             assert!(
                 !caps(&oldest_supported(kind)).boundaries.is_empty(),
                 "{kind}"

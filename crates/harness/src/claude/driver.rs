@@ -20,8 +20,8 @@ use tokio::task::JoinHandle;
 
 use super::paths::AppendWatch;
 use super::protocol::{self, AssistantRecord, Output, StartupFailure, TurnResult, UserRecord};
+use crate::contract::{EventSender, NativeSession, RuntimeEvent, TurnOutcome};
 use crate::process::{describe_exit, StderrTail, Tree};
-use crate::runtime::{EventSender, NativeSession, RuntimeEvent, TurnOutcome};
 use crate::{HarnessError, HarnessKind};
 
 /// How long `TurnEnded` waits for the turn's last record to reach the transcript.

@@ -25,17 +25,17 @@ use super::driver::{Driver, Phase, Shared};
 use super::paths::{self, AppendWatch};
 use super::process;
 use super::protocol;
-use crate::binary::version_triple;
-use crate::process::{Spawned, Tree};
-use crate::runtime::{
-    Cut, EventSender, Forked, NativeSession, OpenSpec, PendingFork, SessionTarget,
+use crate::contract::version_triple;
+use crate::contract::{
+    Cut, EventSender, ForkRequest, Forked, NativeSession, OpenSpec, PendingFork, SessionTarget,
 };
+use crate::process::{Spawned, Tree};
 use crate::{Capabilities, HarnessBinary, HarnessError, HarnessKind, HarnessResult, TurnAnchor};
 
 /// The version whose fork path (`--fork-session --session-id --resume-session-at` in
 /// stream-json mode, the `interrupt` control request, client-chosen prompt uuids) was verified;
 /// `--resume-session-at` is a hidden flag, so older versions get no fork rather than a guess.
-const MIN_VERSION: (u64, u64, u64) = (2, 1, 197);
+pub(super) const MIN_VERSION: (u64, u64, u64) = (2, 1, 197);
 
 /// How long `send` waits for the CLI to start the turn (the first turn of a process loads the
 /// session first).
@@ -521,13 +521,14 @@ async fn plan_fork(
 /// After turn i: cut at turn i's checkpoint. Before turn i: at turn i−1's checkpoint; before
 /// the first turn: a fresh session (no source). The checkpoint must be a message record of the
 /// source transcript (scanned here, since the CLI would only say so once started).
-pub async fn fork(
-    binary: &HarnessBinary,
-    source: &NativeSession,
-    anchors: &[TurnAnchor],
-    cut: Cut,
-    env: &[(String, String)],
-) -> HarnessResult<Forked> {
+pub async fn fork(request: ForkRequest<'_>) -> HarnessResult<Forked> {
+    let ForkRequest {
+        binary,
+        source,
+        anchors,
+        cut,
+        env,
+    } = request;
     let started = Instant::now();
     check_kind(binary.kind)?;
     require_fork_support(binary)?;

@@ -10,8 +10,10 @@ pub use pages::{
 };
 
 mod app_server;
+mod harness;
 mod native_fork;
 mod protocol;
 pub mod runtime;
 
+pub use harness::Codex;
 pub use runtime::{capabilities, fork, CodexRuntime};

@@ -21,9 +21,9 @@ use super::protocol::{
 };
 use super::runtime::{capabilities, check_session, rollout_path};
 use super::CodexReader;
+use crate::contract::{Cut, ForkRequest, Forked, NativeSession};
 use crate::history::SessionReader;
-use crate::runtime::{Cut, Forked, NativeSession};
-use crate::{HarnessBinary, HarnessError, HarnessKind, HarnessResult, TurnAnchor};
+use crate::{HarnessError, HarnessKind, HarnessResult, TurnAnchor};
 
 /// How long the fork's own app-server may take to leave after its stdin closed.
 const CLOSE_GRACE: Duration = Duration::from_secs(3);
@@ -33,13 +33,14 @@ const VERIFY_FOR: Duration = Duration::from_secs(2);
 const VERIFY_EVERY: Duration = Duration::from_millis(20);
 
 /// Derives a new Codex thread from `source` at `cut`. See the module docs.
-pub async fn fork(
-    binary: &HarnessBinary,
-    source: &NativeSession,
-    anchors: &[TurnAnchor],
-    cut: Cut,
-    env: &[(String, String)],
-) -> HarnessResult<Forked> {
+pub async fn fork(request: ForkRequest<'_>) -> HarnessResult<Forked> {
+    let ForkRequest {
+        binary,
+        source,
+        anchors,
+        cut,
+        env,
+    } = request;
     if let Some(note) = capabilities(&binary.version).note {
         return Err(HarnessError::Unsupported(note));
     }

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::app_server::{AppServer, RpcFailure};
-use crate::runtime::{RuntimeEvent, TurnOutcome};
+use crate::contract::{RuntimeEvent, TurnOutcome};
 use crate::{HarnessError, HarnessKind};
 
 /// How long `initialize` may take: a cold start pages in a 300 MB binary.

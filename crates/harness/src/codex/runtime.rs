@@ -18,8 +18,8 @@ use super::protocol::{
     self, params, thread_of, to_harness_error, ItemEvent, Notice, ThreadResumeParams,
     ThreadStartParams, TurnInterruptParams, TurnStartParams, UserInput, REQUEST_TIMEOUT,
 };
-use crate::binary::version_triple;
-use crate::runtime::{EventSender, NativeSession, OpenSpec, RuntimeEvent, SessionTarget};
+use crate::contract::version_triple;
+use crate::contract::{EventSender, NativeSession, OpenSpec, RuntimeEvent, SessionTarget};
 use crate::{Capabilities, HarnessError, HarnessKind, HarnessResult};
 
 pub use super::native_fork::fork;

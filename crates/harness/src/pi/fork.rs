@@ -34,7 +34,7 @@ use super::process::{RpcClient, RpcProcess};
 use super::protocol;
 use super::runtime::{require_supported, same_file, CLOSE_GRACE, REQUEST_TIMEOUT, STARTUP_TIMEOUT};
 use super::session_files;
-use crate::runtime::{Cut, Forked, NativeSession, PendingFork};
+use crate::contract::{Cut, ForkRequest, Forked, NativeSession, PendingFork};
 use crate::{HarnessBinary, HarnessError, HarnessKind, HarnessResult, TurnAnchor};
 
 /// How long to wait for the rest of stderr when reporting a failure.
@@ -58,13 +58,14 @@ enum At {
 }
 
 /// Derives a new Pi session from `source` at `cut`; see the module docs.
-pub async fn fork(
-    binary: &HarnessBinary,
-    source: &NativeSession,
-    anchors: &[TurnAnchor],
-    cut: Cut,
-    env: &[(String, String)],
-) -> HarnessResult<Forked> {
+pub async fn fork(request: ForkRequest<'_>) -> HarnessResult<Forked> {
+    let ForkRequest {
+        binary,
+        source,
+        anchors,
+        cut,
+        env,
+    } = request;
     require_supported(binary)?;
     let plan = plan(anchors, cut)?;
     let path = session_files::existing_file(source, env)?;
@@ -492,9 +493,16 @@ mod tests {
             path: Some("/nonexistent/s.jsonl".into()),
             cwd: "/".into(),
         };
-        let err = fork(&binary, &source, &three(), Cut::After(0), &[])
-            .await
-            .err();
+        let anchors = three();
+        let err = fork(ForkRequest {
+            binary: &binary,
+            source: &source,
+            anchors: &anchors,
+            cut: Cut::After(0),
+            env: &[],
+        })
+        .await
+        .err();
         assert!(matches!(err, Some(HarnessError::Unsupported(_))), "{err:?}");
     }
 }

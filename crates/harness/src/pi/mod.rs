@@ -7,8 +7,10 @@ pub use history::PiReader;
 pub mod runtime;
 
 mod fork;
+mod harness;
 mod process;
 mod protocol;
 mod session_files;
 
+pub use harness::{help_names_pi, Pi};
 pub use runtime::{capabilities, fork, PiRuntime};

@@ -25,8 +25,8 @@ use tokio::task::JoinHandle;
 use super::process::{RpcClient, RpcError, RpcProcess};
 use super::protocol::{self, Event, ToolCallBlock};
 use super::session_files;
-use crate::binary::version_triple;
-use crate::runtime::{
+use crate::contract::version_triple;
+use crate::contract::{
     EventSender, NativeSession, OpenSpec, RuntimeEvent, SessionTarget, TurnOutcome,
 };
 use crate::{Capabilities, HarnessBinary, HarnessError, HarnessKind, HarnessResult};
@@ -648,7 +648,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::PendingFork;
+    use crate::contract::PendingFork;
 
     #[test]
     fn capabilities_follow_the_version() {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::runtime::NativeSession;
+use crate::contract::NativeSession;
 use crate::{HarnessError, HarnessResult};
 
 /// How much of a file's head [`check_opens_read_only`] reads: the header and the setup entries.
@@ -77,7 +77,7 @@ pub(super) fn find_by_id(id: &str, env: &[(String, String)]) -> Option<PathBuf> 
 /// `PI_CODING_AGENT_SESSION_DIR`, else `$PI_CODING_AGENT_DIR/sessions`, else
 /// `<home>/.pi/agent/sessions` (a `HOME` override, else the user's home: `USERPROFILE` on
 /// Windows); `env` (the process's extra variables) wins over our own.
-fn sessions_root(env: &[(String, String)]) -> Option<PathBuf> {
+pub(super) fn sessions_root(env: &[(String, String)]) -> Option<PathBuf> {
     let var = |name: &str| {
         env.iter()
             .rev()

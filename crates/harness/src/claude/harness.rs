@@ -1,0 +1,122 @@
+//! Claude Code as a [`Harness`]: `~/.claude/projects/<encoded cwd>/<session id>.jsonl`.
+
+use std::path::{Path, PathBuf};
+
+use async_trait::async_trait;
+
+use super::runtime::{self, ClaudeRuntime, MIN_VERSION};
+use super::{git_bash, paths, ClaudeReader};
+use crate::contract::{
+    Capabilities, EventSender, ForkRequest, Forked, Harness, LiveRuntime, NativeSession, OpenSpec,
+    SessionLayout, VersionPins,
+};
+use crate::history::{HistoryError, SessionReader};
+use crate::{HarnessKind, HarnessResult};
+
+/// Claude Code.
+pub struct Claude;
+
+#[async_trait]
+impl Harness for Claude {
+    fn kind(&self) -> HarnessKind {
+        HarnessKind::Claude
+    }
+
+    fn product_name(&self) -> &'static str {
+        "Claude Code"
+    }
+
+    fn bin_env(&self) -> &'static str {
+        "FORKHOST_CLAUDE_BIN"
+    }
+
+    /// It prints "2.1.197 (Claude Code)".
+    fn names_itself(&self, version_line: &str) -> bool {
+        version_line.contains("claude code")
+    }
+
+    fn doctor_notes(&self) -> Vec<String> {
+        if !cfg!(windows) {
+            return Vec::new();
+        }
+        let dirs: Vec<PathBuf> = crate::search_path::global()
+            .dirs()
+            .map(Path::to_path_buf)
+            .collect();
+        vec![
+            match git_bash::git_bash_for_claude(&|k| std::env::var(k).ok(), &dirs, &|p| p.is_file())
+            {
+                Ok(bash) => format!(
+                    "Git Bash (which Claude Code on Windows needs): {}",
+                    bash.display()
+                ),
+                Err(why) => why,
+            },
+        ]
+    }
+
+    fn pins(&self) -> VersionPins {
+        VersionPins {
+            oldest_supported: MIN_VERSION,
+            newest_verified: (2, 1, 332),
+            env_name: "CLAUDE_CODE",
+        }
+    }
+
+    fn capabilities(&self, version: &str) -> Capabilities {
+        runtime::capabilities(version)
+    }
+
+    fn sessions_root(&self, env: &[(String, String)]) -> Option<PathBuf> {
+        paths::config_dir(env).ok().map(|dir| dir.join("projects"))
+    }
+
+    /// `<root>/<encoded cwd>/<session id>.jsonl`.
+    fn session_layout(&self) -> SessionLayout {
+        SessionLayout {
+            depth: 2,
+            file_prefix: None,
+        }
+    }
+
+    fn session_id_of(&self, path: &Path) -> Option<String> {
+        let stem = path.file_stem()?.to_str()?;
+        (!stem.is_empty()).then(|| stem.to_owned())
+    }
+
+    fn open_reader(&self, path: &Path) -> Result<Box<dyn SessionReader>, HistoryError> {
+        Ok(Box::new(ClaudeReader::open(path)?))
+    }
+
+    async fn open(
+        &self,
+        spec: OpenSpec,
+        events: EventSender,
+    ) -> HarnessResult<Box<dyn LiveRuntime>> {
+        Ok(Box::new(ClaudeRuntime::open(spec, events).await?))
+    }
+
+    async fn fork(&self, request: ForkRequest<'_>) -> HarnessResult<Forked> {
+        runtime::fork(request).await
+    }
+
+    fn terminal_args(&self, session: &NativeSession) -> HarnessResult<Vec<String>> {
+        Ok(vec!["--resume".to_owned(), session.session_id.clone()])
+    }
+}
+
+crate::contract::live_runtime!(ClaudeRuntime);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_ids_come_from_file_names() {
+        let claude = Path::new("/x/projects/-tmp-a/0f8c3a64-1111-4222-8333-444455556666.jsonl");
+        assert_eq!(
+            Claude.session_id_of(claude).unwrap(),
+            "0f8c3a64-1111-4222-8333-444455556666"
+        );
+    }
+}

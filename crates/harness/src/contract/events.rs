@@ -1,0 +1,54 @@
+//! What a running harness reports, in the Host's words.
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
+
+use super::session::NativeSession;
+
+/// What a running harness reports. Text deltas carry model output for the UI; they are never
+/// logged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum RuntimeEvent {
+    /// The native session's coordinates became known (or changed, e.g. a pending fork
+    /// materialized).
+    Session {
+        session: NativeSession,
+    },
+    TurnStarted {
+        native_turn_ref: Option<String>,
+    },
+    TextDelta {
+        text: String,
+    },
+    ToolCall {
+        id: Option<String>,
+        name: String,
+        input: serde_json::Value,
+    },
+    ToolResult {
+        id: Option<String>,
+        output: String,
+        is_error: bool,
+    },
+    TurnEnded {
+        native_turn_ref: Option<String>,
+        native_checkpoint_ref: Option<String>,
+        outcome: TurnOutcome,
+    },
+    /// The process ended. `error` is set when it was not asked to (a crash): the runtime is
+    /// then dead, and the next send needs a new one.
+    Exited {
+        error: Option<String>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum TurnOutcome {
+    Completed,
+    Interrupted,
+    Failed { message: String },
+}
+
+pub type EventSender = mpsc::UnboundedSender<RuntimeEvent>;

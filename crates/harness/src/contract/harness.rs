@@ -1,0 +1,115 @@
+//! The two traits every harness implements: [`Harness`], what Forkhost asks of a harness CLI
+//! (modelled on Zed's `AgentServer`), and [`LiveRuntime`], one running process of it.
+
+use std::path::{Path, PathBuf};
+
+use async_trait::async_trait;
+
+use super::binary::{Capabilities, VersionPins};
+use super::events::EventSender;
+use super::session::{ForkRequest, Forked, NativeSession, OpenSpec};
+use super::sessions::SessionLayout;
+use crate::error::HarnessResult;
+use crate::history::{HistoryError, SessionReader};
+use crate::kind::HarnessKind;
+
+/// One harness CLI: who it is, which versions it supports, where its sessions live, and how to
+/// run, fork and read them. One implementation per harness module; `HarnessKind::harness`
+/// finds it. (The approval protocol joins here when it lands.)
+#[async_trait]
+pub trait Harness: Send + Sync {
+    fn kind(&self) -> HarnessKind;
+
+    // --- The binary and its version ---
+
+    /// The name users know it by ("Claude Code").
+    fn product_name(&self) -> &'static str;
+    /// The environment variable that names its binary, overriding the search.
+    fn bin_env(&self) -> &'static str;
+    /// Whether a (lowercased) `--version` line names this harness.
+    fn names_itself(&self, version_line: &str) -> bool;
+    /// For a harness whose `--version` prints a bare number: whether its `--help` names it.
+    /// `None` when the version line must name the harness itself.
+    fn help_names_itself(&self) -> Option<fn(&str) -> bool> {
+        None
+    }
+    /// What else it needs on this OS, and whether that is there, for `doctor`.
+    fn doctor_notes(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// The versions the test suite ran.
+    fn pins(&self) -> VersionPins;
+    /// What this version of it can do.
+    fn capabilities(&self, version: &str) -> Capabilities;
+
+    // --- Its sessions on disk ---
+
+    /// The folder it keeps its sessions in, as a process started with the extra variables
+    /// `env` sees it (its own variables, else under the home folder).
+    fn sessions_root(&self, env: &[(String, String)]) -> Option<PathBuf>;
+    fn session_layout(&self) -> SessionLayout;
+    /// The session id its file's name carries.
+    fn session_id_of(&self, path: &Path) -> Option<String>;
+    /// The session files under `root` (its [`sessions_root`]).
+    ///
+    /// [`sessions_root`]: Harness::sessions_root
+    fn session_files(&self, root: &Path) -> Vec<PathBuf> {
+        self.session_layout().files_under(root)
+    }
+    /// The transcript reader for one of its session files.
+    fn open_reader(&self, path: &Path) -> Result<Box<dyn SessionReader>, HistoryError>;
+
+    // --- Running it ---
+
+    /// Starts a process on `spec.target`. Events (including a crash) go to `events`.
+    async fn open(
+        &self,
+        spec: OpenSpec,
+        events: EventSender,
+    ) -> HarnessResult<Box<dyn LiveRuntime>>;
+    /// Derives a new native session at a turn boundary. Never writes a native file of the
+    /// source; runs in a process of its own, never through a live runtime.
+    async fn fork(&self, request: ForkRequest<'_>) -> HarnessResult<Forked>;
+    /// The arguments that open `session` in its own TUI (the terminal tab).
+    fn terminal_args(&self, session: &NativeSession) -> HarnessResult<Vec<String>>;
+}
+
+/// A live harness process attached to one thread.
+#[async_trait]
+pub trait LiveRuntime: Send {
+    /// Starts a turn with `prompt`; returns once the harness accepted it. The turn's events
+    /// follow on the channel, ending with `TurnEnded`. A turn already running is `Busy`.
+    async fn send(&mut self, prompt: &str) -> HarnessResult<()>;
+    /// Stops the running turn, if any; it ends with `TurnOutcome::Interrupted`.
+    async fn interrupt(&mut self) -> HarnessResult<()>;
+    /// Ends the process cleanly (or kills it after a grace period).
+    async fn close(self: Box<Self>) -> HarnessResult<()>;
+    /// The harness's process id, while it runs.
+    fn pid(&self) -> Option<u32>;
+}
+
+/// Implements [`LiveRuntime`] for a harness's runtime type by its inherent `send`,
+/// `interrupt`, `close(self)` and `pid` (which its own tests call directly).
+macro_rules! live_runtime {
+    ($runtime:ty) => {
+        #[async_trait::async_trait]
+        impl $crate::contract::LiveRuntime for $runtime {
+            async fn send(&mut self, prompt: &str) -> $crate::HarnessResult<()> {
+                <$runtime>::send(self, prompt).await
+            }
+
+            async fn interrupt(&mut self) -> $crate::HarnessResult<()> {
+                <$runtime>::interrupt(self).await
+            }
+
+            async fn close(self: Box<Self>) -> $crate::HarnessResult<()> {
+                <$runtime>::close(*self).await
+            }
+
+            fn pid(&self) -> Option<u32> {
+                <$runtime>::pid(self)
+            }
+        }
+    };
+}
+pub(crate) use live_runtime;

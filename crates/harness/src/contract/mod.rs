@@ -1,0 +1,18 @@
+//! The contract every harness implements, and the types it speaks in. A leaf: nothing here
+//! names a harness module, so the harness modules depend on it and never the other way.
+
+mod binary;
+mod events;
+mod harness;
+mod session;
+mod sessions;
+
+pub use binary::{
+    at_least, forks_at_turns, no_fork, parse_version, version_triple, Capabilities, HarnessBinary,
+    Version, VersionPins,
+};
+pub use events::{EventSender, RuntimeEvent, TurnOutcome};
+pub(crate) use harness::live_runtime;
+pub use harness::{Harness, LiveRuntime};
+pub use session::{Cut, ForkRequest, Forked, NativeSession, OpenSpec, PendingFork, SessionTarget};
+pub use sessions::{env_value, SessionLayout};

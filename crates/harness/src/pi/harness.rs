@@ -1,0 +1,124 @@
+//! Pi as a [`Harness`]: `~/.pi/agent/sessions/--<cwd>--/<timestamp>_<session id>.jsonl`.
+
+use std::path::{Path, PathBuf};
+
+use async_trait::async_trait;
+
+use super::runtime::{self, PiRuntime, MIN_VERSION};
+use super::{session_files, PiReader};
+use crate::contract::{
+    Capabilities, EventSender, ForkRequest, Forked, Harness, LiveRuntime, NativeSession, OpenSpec,
+    SessionLayout, VersionPins,
+};
+use crate::history::{HistoryError, SessionReader};
+use crate::{HarnessError, HarnessKind, HarnessResult};
+
+/// Pi (`pi --mode rpc`).
+pub struct Pi;
+
+#[async_trait]
+impl Harness for Pi {
+    fn kind(&self) -> HarnessKind {
+        HarnessKind::Pi
+    }
+
+    fn product_name(&self) -> &'static str {
+        "Pi"
+    }
+
+    fn bin_env(&self) -> &'static str {
+        "FORKHOST_PI_BIN"
+    }
+
+    /// Pi 1.6.0 prints only "1.6.0"; a line that says more names it as `pi` or its package.
+    fn names_itself(&self, version_line: &str) -> bool {
+        version_line
+            .split(|c: char| !c.is_ascii_alphanumeric() && c != '-')
+            .any(|w| w == "pi" || w == "pi-coding-agent")
+    }
+
+    fn help_names_itself(&self) -> Option<fn(&str) -> bool> {
+        Some(help_names_pi)
+    }
+
+    fn pins(&self) -> VersionPins {
+        VersionPins {
+            oldest_supported: MIN_VERSION,
+            newest_verified: (1, 6, 0),
+            env_name: "PI_CODING_AGENT",
+        }
+    }
+
+    fn capabilities(&self, version: &str) -> Capabilities {
+        runtime::capabilities(version)
+    }
+
+    fn sessions_root(&self, env: &[(String, String)]) -> Option<PathBuf> {
+        session_files::sessions_root(env)
+    }
+
+    /// `<root>/--<cwd>--/<timestamp>_<session id>.jsonl`.
+    fn session_layout(&self) -> SessionLayout {
+        SessionLayout {
+            depth: 2,
+            file_prefix: None,
+        }
+    }
+
+    fn session_id_of(&self, path: &Path) -> Option<String> {
+        let stem = path.file_stem()?.to_str()?;
+        let id = stem.rsplit_once('_').map(|(_, id)| id).unwrap_or(stem);
+        (!id.is_empty()).then(|| id.to_owned())
+    }
+
+    fn open_reader(&self, path: &Path) -> Result<Box<dyn SessionReader>, HistoryError> {
+        Ok(Box::new(PiReader::open(path)?))
+    }
+
+    async fn open(
+        &self,
+        spec: OpenSpec,
+        events: EventSender,
+    ) -> HarnessResult<Box<dyn LiveRuntime>> {
+        Ok(Box::new(PiRuntime::open(spec, events).await?))
+    }
+
+    async fn fork(&self, request: ForkRequest<'_>) -> HarnessResult<Forked> {
+        runtime::fork(request).await
+    }
+
+    /// Pi's TUI opens a session by its file.
+    fn terminal_args(&self, session: &NativeSession) -> HarnessResult<Vec<String>> {
+        let path = session.path.as_ref().ok_or_else(|| {
+            HarnessError::SessionNotFound(format!("pi session {} has no file", session.session_id))
+        })?;
+        Ok(vec!["--session".to_owned(), path.display().to_string()])
+    }
+}
+
+/// Pi's `--help` starts "pi - AI coding assistant…" and shows "Usage: pi [options]".
+pub fn help_names_pi(help: &str) -> bool {
+    help.lines().take(40).any(|line| {
+        let line = line.trim();
+        line.starts_with("pi - ") || line.starts_with("pi [options]") || line == "pi"
+    })
+}
+
+crate::contract::live_runtime!(PiRuntime);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_ids_come_from_file_names() {
+        let pi = Path::new("/x/sessions/--tmp-a--/2026-11-29T10-00-00-000Z_abc123.jsonl");
+        assert_eq!(Pi.session_id_of(pi).unwrap(), "abc123");
+    }
+
+    #[test]
+    fn its_help_names_it() {
+        assert!(help_names_pi("Warning: no models\npi - AI coding assistant with read, bash\n\nUsage:\n  pi [options]"));
+        assert!(!help_names_pi("Usage: claude [options] [command] [prompt]"));
+    }
+}
