@@ -8,6 +8,7 @@ import { ContextMenu, Toasts } from "./Overlays";
 import { onKeyDown, runAction } from "./shortcuts";
 import { Sidebar } from "./Sidebar";
 import { useApp } from "./state";
+import { applyTheme } from "./theme";
 import { UpdateDialog } from "./update/Update";
 import { onUpdateProgress as updateProgress, scheduleStartupCheck } from "./update/updater";
 import { WarmUp } from "./WarmUp";
@@ -68,11 +69,7 @@ export function App() {
     };
   }, []);
 
-  useEffect(() => {
-    const root = document.documentElement;
-    if (theme === "system") delete root.dataset.theme;
-    else root.dataset.theme = theme;
-  }, [theme]);
+  useEffect(() => applyTheme(theme), [theme]);
 
   return (
     <div
