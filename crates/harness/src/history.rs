@@ -162,8 +162,6 @@ pub enum HistoryError {
     },
     #[error("turn {index} does not exist (the session has {len} turns)")]
     TurnNotFound { index: usize, len: usize },
-    #[error("unexpected app-server history page: {0}")]
-    InvalidPage(String),
 }
 
 impl HistoryError {

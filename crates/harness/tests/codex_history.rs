@@ -1,7 +1,7 @@
 mod common;
 
 use common::*;
-use forkhost_harness::codex::{self, CodexReader};
+use forkhost_harness::codex::CodexReader;
 use forkhost_harness::{read_history, HarnessKind, HistoryError, Role, SessionReader};
 use serde_json::json;
 
@@ -243,70 +243,4 @@ fn missing_rollout_is_session_not_found() {
     let dir = tempfile::tempdir().unwrap();
     let err = CodexReader::open(dir.path().join("rollout-x.jsonl")).unwrap_err();
     assert!(matches!(err, HistoryError::SessionNotFound { .. }), "{err}");
-}
-
-#[test]
-fn app_server_pages() {
-    let turns = json!({
-        "data": [
-            {"id":"t1","rootTurnId":"t1","itemsView":"full","status":"completed","error":null,
-             "startedAt":1,"completedAt":2,"durationMs":1,
-             "items":[
-                {"type":"userMessage","id":"i1","content":[{"type":"text","text":"one","text_elements":[]}]},
-                {"type":"reasoning","id":"i2","summary":["thinking"],"content":[]},
-                {"type":"commandExecution","id":"i3","command":"echo hi","cwd":"/p","processId":null,
-                 "source":"agent","status":"completed","commandActions":[],"aggregatedOutput":"hi\n","exitCode":0,"durationMs":3},
-                {"type":"agentMessage","id":"i4","text":"reply #1","phase":null,"memoryCitation":null}
-             ]},
-            {"id":"t2","itemsView":"notLoaded","status":"failed","error":{"message":"model overloaded"},"items":[]},
-            {"id":"t3","itemsView":"notLoaded","status":"inProgress","error":null,"items":[]}
-        ],
-        "nextCursor": "c2", "backwardsCursor": null
-    });
-    let page = codex::turns_page(&turns).unwrap();
-    assert_eq!(page.next_cursor.as_deref(), Some("c2"));
-    assert_eq!(page.backwards_cursor, None);
-    let mut turns = page.turns;
-    assert_eq!(turns.len(), 3);
-    assert_eq!(turns[0].native_checkpoint_ref.as_deref(), Some("t1"));
-    let roles: Vec<Role> = turns[0].messages.iter().map(|m| m.role).collect();
-    assert_eq!(roles, [Role::User, Role::Tool, Role::Assistant]);
-    assert_eq!(
-        turns[0].messages[1]
-            .tool
-            .as_ref()
-            .unwrap()
-            .output
-            .as_deref(),
-        Some("hi\n")
-    );
-    assert_eq!(
-        turns[1].messages[0].error.as_deref(),
-        Some("model overloaded")
-    );
-    assert!(turns[1].complete && !turns[2].complete);
-
-    let items = json!({
-        "data": [
-            {"turnId":"t3","item":{"type":"userMessage","id":"j1","content":[{"type":"text","text":"three"}]},"startedAtMs":1,"completedAtMs":1},
-            {"turnId":"t3","item":{"type":"mcpToolCall","id":"j2","server":"s","tool":"lookup","status":"failed",
-                "arguments":{"q":1},"result":null,"error":{"message":"boom"},"durationMs":1}},
-            {"turnId":"t9","item":{"type":"agentMessage","id":"j3","text":"elsewhere"}},
-            {"turnId":"t3","item":{"type":"someFutureItem","id":"j4"}}
-        ],
-        "nextCursor": null
-    });
-    let page = codex::items_page(&items).unwrap();
-    assert_eq!(page.items.len(), 3);
-    assert_eq!(page.merge_into(&mut turns), 2);
-    let t3 = &turns[2].messages;
-    assert_eq!(t3[0].text, "three");
-    let tool = t3[1].tool.as_ref().unwrap();
-    assert!(tool.is_error);
-    assert_eq!(tool.output.as_deref(), Some("boom"));
-
-    assert!(matches!(
-        codex::turns_page(&json!({"nope":1})),
-        Err(HistoryError::InvalidPage(_))
-    ));
 }
