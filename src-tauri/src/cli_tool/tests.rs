@@ -1,5 +1,15 @@
 //! Every platform's rules, on Linux, with temp folders and stand-ins for the OS.
 
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::env::RECORD_FILE;
+use super::files::replace_with_link;
+use super::macos::{osascript_args, sh_quote};
+use super::windows::{
+    encode_powershell, parse_read_path_output, same_windows_dir, windows_path_with,
+    windows_path_without, windows_read_path_script, windows_write_path_script,
+};
 use super::*;
 use std::cell::RefCell;
 use std::os::unix::fs::PermissionsExt;

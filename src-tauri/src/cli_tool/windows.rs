@@ -7,7 +7,8 @@ use std::process::{Command, Stdio};
 
 use base64::Engine as _;
 
-use super::{hide_console, CliToolError};
+use super::error::CliToolError;
+use super::version::hide_console;
 
 /// A user variable set and removed again only to make Windows broadcast `WM_SETTINGCHANGE`.
 const WINDOWS_REFRESH_VAR: &str = "FORKHOST_PATH_REFRESH";
