@@ -45,7 +45,7 @@ pub async fn fork(request: ForkRequest<'_>) -> HarnessResult<Forked> {
         return Err(HarnessError::Unsupported(note));
     }
     check_session(source)?;
-    let point = ForkPoint::plan(anchors, cut)?;
+    let plan = CutPlan::plan(anchors, cut)?;
     let started = Instant::now();
     let launch = Launch {
         binary,
@@ -53,31 +53,32 @@ pub async fn fork(request: ForkRequest<'_>) -> HarnessResult<Forked> {
         env,
     };
     let server = AppServer::spawn(launch, |_| {})?;
-    let outcome = fork_in(&server, source, &point).await;
+    let outcome = fork_in(&server, source, &plan).await;
     server.close(CLOSE_GRACE).await;
     let forked = outcome?;
     tracing::info!(
         source = %source.session_id,
         fork = %forked.session.session_id,
         ?cut,
-        kept = point.keep.len(),
+        kept = plan.keep.len(),
         ms = started.elapsed().as_millis() as u64,
         "codex fork"
     );
     Ok(forked)
 }
 
-/// Where `thread/fork` cuts, and the turn refs the fork must hold.
+/// What a [`Cut`] becomes for `thread/fork` (its `lastTurnId` or `beforeTurnId`), and the turn
+/// refs the fork must hold.
 #[derive(Debug, PartialEq)]
-struct ForkPoint {
+struct CutPlan {
     last_turn_id: Option<String>,
     before_turn_id: Option<String>,
     keep: Vec<String>,
 }
 
-impl ForkPoint {
+impl CutPlan {
     /// Checks the cut against the source's anchors before anything is created.
-    fn plan(anchors: &[TurnAnchor], cut: Cut) -> HarnessResult<ForkPoint> {
+    fn plan(anchors: &[TurnAnchor], cut: Cut) -> HarnessResult<CutPlan> {
         let (index, inclusive) = match cut {
             Cut::After(i) => (i, true),
             Cut::Before(i) => (i, false),
@@ -112,7 +113,7 @@ impl ForkPoint {
         } else {
             (None, Some(turn_id))
         };
-        Ok(ForkPoint {
+        Ok(CutPlan {
             last_turn_id,
             before_turn_id,
             keep,
@@ -123,14 +124,14 @@ impl ForkPoint {
 async fn fork_in(
     server: &AppServer,
     source: &NativeSession,
-    point: &ForkPoint,
+    plan: &CutPlan,
 ) -> HarnessResult<Forked> {
     // `beforeTurnId` is experimental; `lastTurnId` is not, but one handshake serves both.
     let codex_home = protocol::initialize(server, true).await?;
     let request = ThreadForkParams {
         thread_id: source.session_id.clone(),
-        last_turn_id: point.last_turn_id.clone(),
-        before_turn_id: point.before_turn_id.clone(),
+        last_turn_id: plan.last_turn_id.clone(),
+        before_turn_id: plan.before_turn_id.clone(),
         exclude_turns: true,
     };
     let called = Instant::now();
@@ -144,7 +145,7 @@ async fn fork_in(
     );
     let thread = thread_of(&result)?;
     let path = rollout_path(&thread, codex_home.as_deref());
-    match verify(path.as_deref(), &thread, source, &point.keep).await {
+    match verify(path.as_deref(), &thread, source, &plan.keep).await {
         Ok(path) => Ok(Forked {
             session: NativeSession {
                 kind: HarnessKind::Codex,
@@ -269,19 +270,19 @@ mod tests {
 
     #[test]
     fn plans_after_and_before_at_turn_ids() {
-        let p = ForkPoint::plan(&anchors(), Cut::After(0)).unwrap();
+        let p = CutPlan::plan(&anchors(), Cut::After(0)).unwrap();
         assert_eq!(p.last_turn_id.as_deref(), Some("t1"));
         assert_eq!(p.before_turn_id, None);
         assert_eq!(p.keep, vec!["t1"]);
-        let p = ForkPoint::plan(&anchors(), Cut::Before(1)).unwrap();
+        let p = CutPlan::plan(&anchors(), Cut::Before(1)).unwrap();
         assert_eq!(p.before_turn_id.as_deref(), Some("t2"));
         assert_eq!(p.keep, vec!["t1"]);
-        let p = ForkPoint::plan(&anchors(), Cut::Before(0)).unwrap();
+        let p = CutPlan::plan(&anchors(), Cut::Before(0)).unwrap();
         assert_eq!(p.before_turn_id.as_deref(), Some("t1"));
         assert!(p.keep.is_empty());
         // Before a turn still running keeps only settled turns.
         assert_eq!(
-            ForkPoint::plan(&anchors(), Cut::Before(2)).unwrap().keep,
+            CutPlan::plan(&anchors(), Cut::Before(2)).unwrap().keep,
             vec!["t1", "t2"]
         );
     }
@@ -289,15 +290,15 @@ mod tests {
     #[test]
     fn refuses_bad_cuts_before_creating_anything() {
         assert!(matches!(
-            ForkPoint::plan(&anchors(), Cut::After(3)),
+            CutPlan::plan(&anchors(), Cut::After(3)),
             Err(HarnessError::TurnNotFound(_))
         ));
         assert!(matches!(
-            ForkPoint::plan(&[], Cut::Before(0)),
+            CutPlan::plan(&[], Cut::Before(0)),
             Err(HarnessError::TurnNotFound(_))
         ));
         assert!(matches!(
-            ForkPoint::plan(&anchors(), Cut::After(2)),
+            CutPlan::plan(&anchors(), Cut::After(2)),
             Err(HarnessError::CheckpointNotFound(_))
         ));
         let legacy = vec![TurnAnchor {
@@ -306,7 +307,7 @@ mod tests {
             complete: true,
         }];
         assert!(matches!(
-            ForkPoint::plan(&legacy, Cut::After(0)),
+            CutPlan::plan(&legacy, Cut::After(0)),
             Err(HarnessError::Unsupported(_))
         ));
     }
