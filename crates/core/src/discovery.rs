@@ -212,7 +212,7 @@ impl Host {
         if row.fork.is_some() {
             return Ok(());
         }
-        let kind = crate::sync::harness_kind(row)?;
+        let kind = crate::thread::Thread::parse(row.clone())?.kind;
         let Some(path) = row.native_path.clone() else {
             return Ok(());
         };

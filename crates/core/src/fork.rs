@@ -6,18 +6,15 @@
 //! commit fails after the native fork, the row is deleted and the harness's files are left
 //! alone. A crash anywhere leaves at most a `creating` row, which the next start removes.
 
-use std::path::PathBuf;
-
-use serde::Deserialize;
-
 use forkhost_harness::{Cut, Forked, HarnessKind, NativeSession, TurnAnchor};
 use forkhost_store::{Boundary, Lineage, NewThread, NewTurn, ThreadRow, ThreadState, TurnRow};
+use serde::Deserialize;
 
 use crate::error::{HostError, HostResult};
 use crate::events::HostEvent;
 use crate::failpoint;
 use crate::host::{new_id, Host};
-use crate::sync::harness_kind;
+use crate::thread::{encode_pending, Thread};
 use crate::view::{ForkResult, ForkTiming};
 
 /// A turn as the user names it: its host turn id or its 1-based number. The UI sends it as a
@@ -142,7 +139,9 @@ impl Host {
             thread_id: plan.source.id.clone(),
         });
         // A new thread has no children; its turns are the rows just committed.
-        let thread = self.detail_of(&committed, &turns, Vec::new()).await?;
+        let thread = self
+            .detail_of(&Thread::parse(committed)?, &turns, Vec::new())
+            .await?;
         Ok(ForkResult {
             thread,
             prefill,
@@ -158,28 +157,18 @@ impl Host {
 
     /// Step 1: refuse with a typed error before anything is created.
     async fn plan_fork(&self, source_id: &str, at: &ForkAt) -> HostResult<Plan> {
-        let source = self.store().thread(source_id).await?;
-        Host::usable(&source)?;
-        let kind = harness_kind(&source)?;
+        let thread = self.thread(source_id).await?;
+        thread.usable()?;
+        let kind = thread.kind;
         let stored = self.store().turns(source_id).await?;
-        if source.native_session_id.is_none() || stored.is_empty() {
+        if thread.native.is_none() || stored.is_empty() {
             return Err(HostError::TurnNotFound(format!(
                 "thread {source_id} has no turns to fork from yet"
             )));
         }
         // A fork that materializes with its first prompt has no file yet; its inherited turns
         // are its own source's records, so it forks from there.
-        let native = match &source.pending_fork {
-            Some(pending) => serde_json::from_str::<forkhost_harness::PendingFork>(pending)
-                .map_err(|e| HostError::Internal(format!("bad pending fork record: {e}")))?
-                .source
-                .ok_or_else(|| {
-                    HostError::TurnNotFound(format!(
-                        "thread {source_id} has no turns to fork from yet"
-                    ))
-                })?,
-            None => native_of(&source, kind)?,
-        };
+        let native = thread.fork_source()?;
         let path = native.path.clone().ok_or_else(|| {
             HostError::SessionNotFound(format!("thread {source_id} has no native file"))
         })?;
@@ -192,7 +181,7 @@ impl Host {
         // still streaming does not. Only as many as the thread holds (a pending fork keeps a
         // prefix of its source's).
         let mut anchors = self.read_anchors(source_id, kind, &path).await?;
-        if source.pending_fork.is_some() {
+        if thread.pending.is_some() {
             anchors.truncate(stored.len());
         }
         let index_of = |turn: &TurnRow| -> HostResult<usize> {
@@ -253,7 +242,7 @@ impl Host {
             _ => (Cut::After(index), index + 1),
         };
         Ok(Plan {
-            source,
+            source: thread.row,
             native,
             kind,
             turn,
@@ -334,10 +323,7 @@ impl Host {
         match &forked.pending {
             Some(pending) => {
                 child.state = ThreadState::Pending;
-                child.pending_fork = Some(
-                    serde_json::to_string(pending)
-                        .map_err(|e| HostError::Internal(e.to_string()))?,
-                );
+                child.pending_fork = Some(encode_pending(pending)?);
             }
             None => child.state = ThreadState::Ready,
         }
@@ -374,17 +360,6 @@ impl Host {
                 .map(|m| m.text.clone())
         })
     }
-}
-
-fn native_of(row: &ThreadRow, kind: HarnessKind) -> HostResult<NativeSession> {
-    Ok(NativeSession {
-        kind,
-        session_id: row.native_session_id.clone().ok_or_else(|| {
-            HostError::SessionNotFound(format!("thread {} has no session", row.id))
-        })?,
-        path: row.native_path.as_ref().map(PathBuf::from),
-        cwd: PathBuf::from(&row.cwd),
-    })
 }
 
 #[cfg(test)]

@@ -3,19 +3,20 @@
 //! Per-thread operations are serialized by the thread's [`Slot`]; different threads run in
 //! parallel. At most one live harness process (runtime) exists per thread.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex as StdMutex};
+use std::sync::Arc;
 
 use forkhost_harness::HarnessKind;
-use forkhost_store::{Recovery, Store, ThreadRow, ThreadState};
+use forkhost_store::{Recovery, Store, ThreadState};
 use tokio::sync::broadcast;
 
 use crate::data_dir::STORE_FILE;
 use crate::error::{HostError, HostResult};
 use crate::events::HostEvent;
 use crate::harnesses::{HarnessReport, Harnesses};
+use crate::runtimes::{Runtimes, SHUTDOWN_GRACE};
 use crate::slot::Slot;
+use crate::thread::Thread;
 use crate::view::{ThreadDetail, ThreadView};
 
 /// How many events a slow subscriber may fall behind before it misses some.
@@ -32,7 +33,7 @@ pub(crate) struct Inner {
     pub data_dir: PathBuf,
     pub harnesses: Harnesses,
     pub events: broadcast::Sender<HostEvent>,
-    pub slots: StdMutex<HashMap<String, Arc<Slot>>>,
+    pub runtimes: Arc<Runtimes>,
     /// Extra environment for harness processes (tests point them at a fake model this way;
     /// normally empty: harnesses inherit the Host's environment).
     pub harness_env: Vec<(String, String)>,
@@ -93,7 +94,7 @@ impl Host {
                 data_dir,
                 harnesses: Harnesses::default(),
                 events,
-                slots: StdMutex::new(HashMap::new()),
+                runtimes: Arc::default(),
                 harness_env: options.harness_env,
                 texts: crate::text::TextCache::default(),
             }),
@@ -107,7 +108,9 @@ impl Host {
             report.rebuilt = host.rebuild_from_native().await;
         }
         report.missing = host.mark_missing_sessions().await?;
-        crate::runtimes::reap_idle(&host, options_idle.unwrap_or(IDLE_TIMEOUT));
+        host.inner
+            .runtimes
+            .reap_idle(options_idle.unwrap_or(IDLE_TIMEOUT));
         Ok((host, report))
     }
 
@@ -130,11 +133,12 @@ impl Host {
     }
 
     pub(crate) fn slot(&self, thread_id: &str) -> Arc<Slot> {
-        let mut slots = self.inner.slots.lock().unwrap_or_else(|e| e.into_inner());
-        slots
-            .entry(thread_id.to_owned())
-            .or_insert_with(|| Arc::new(Slot::default()))
-            .clone()
+        self.inner.runtimes.slot(thread_id)
+    }
+
+    /// A thread's row, read and parsed.
+    pub(crate) async fn thread(&self, thread_id: &str) -> HostResult<Thread> {
+        Thread::parse(self.store().thread(thread_id).await?)
     }
 
     /// Harnesses found on this machine, with versions and capabilities.
@@ -156,9 +160,9 @@ impl Host {
     /// A thread with its turns and messages read from the native session. Turns another
     /// writer appended since the last look are recorded first.
     pub async fn show(&self, thread_id: &str) -> HostResult<ThreadDetail> {
-        let row = self.store().thread(thread_id).await?;
-        Host::usable(&row)?;
-        if row.native_path.is_some() && !self.is_streaming(thread_id).await {
+        let thread = self.thread(thread_id).await?;
+        thread.usable()?;
+        if thread.native_path().is_some() && !self.is_streaming(thread_id).await {
             if let Err(err) = self.sync_thread(thread_id).await {
                 // The conversation is still worth showing; the conflict is reported.
                 tracing::warn!(thread = %thread_id, code = err.code(), "sync before show failed");
@@ -169,8 +173,7 @@ impl Host {
                 });
             }
         }
-        let row = self.store().thread(thread_id).await?;
-        self.detail(&row).await
+        self.detail(&self.thread(thread_id).await?).await
     }
 
     /// Registers a new thread. Its native session is created with the first prompt.
@@ -200,7 +203,7 @@ impl Host {
         self.emit(HostEvent::ThreadChanged {
             thread_id: row.id.clone(),
         });
-        self.detail(&row).await
+        self.detail(&Thread::parse(row)?).await
     }
 
     pub async fn rename(&self, thread_id: &str, title: &str) -> HostResult<ThreadView> {
@@ -235,12 +238,13 @@ impl Host {
     pub async fn archive(&self, thread_id: &str, archived: bool) -> HostResult<ThreadView> {
         let slot = self.slot(thread_id);
         let _op = slot.ops.lock().await;
-        let mut row = self.store().thread(thread_id).await?;
+        let thread = self.thread(thread_id).await?;
+        let mut row = thread.row.clone();
         if archived {
-            self.stop_runtime(&slot).await;
+            slot.stop_runtime().await;
             row.state = ThreadState::Archived;
         } else if row.state == ThreadState::Archived {
-            row.state = if row.native_session_id.is_some() && row.pending_fork.is_none() {
+            row.state = if thread.native.is_some() && thread.pending.is_none() {
                 ThreadState::Ready
             } else {
                 ThreadState::Pending
@@ -256,8 +260,7 @@ impl Host {
     /// Stops every runtime (all at once, killed if not closed within a short grace, so quitting
     /// takes at most ~3 s however many are stuck) and closes the store.
     pub async fn shutdown(&self) {
-        self.stop_all_runtimes(crate::runtimes::SHUTDOWN_GRACE)
-            .await;
+        self.inner.runtimes.stop_all(SHUTDOWN_GRACE).await;
         self.store().close().await;
     }
 
@@ -281,21 +284,6 @@ impl Host {
             }
         }
         Ok(missing)
-    }
-
-    /// Refuses operations on a thread whose native session is gone.
-    pub(crate) fn usable(row: &ThreadRow) -> HostResult<()> {
-        match row.state {
-            ThreadState::Missing => Err(HostError::SessionNotFound(format!(
-                "the native session of thread {} is gone",
-                row.id
-            ))),
-            ThreadState::Creating => Err(HostError::Busy(format!(
-                "thread {} is still being created",
-                row.id
-            ))),
-            _ => Ok(()),
-        }
     }
 }
 

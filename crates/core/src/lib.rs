@@ -16,10 +16,14 @@ pub mod logging;
 pub mod terminal;
 pub mod view;
 
+mod follow;
+mod pump;
 mod runtimes;
 mod slot;
 mod sync;
 mod text;
+mod thread;
+mod turns;
 mod watch;
 
 pub use discovery::DiscoveredSession;

@@ -8,6 +8,8 @@ use forkhost_harness::{Runtime, SessionReader, TurnOutcome};
 use tokio::sync::{oneshot, Mutex};
 use tokio::task::JoinHandle;
 
+use crate::watch::FileWatch;
+
 #[derive(Default)]
 pub(crate) struct Slot {
     /// Serializes operations on the thread (send, rename, archive, close).
@@ -17,9 +19,19 @@ pub(crate) struct Slot {
     pub live: Mutex<Option<Live>>,
     /// The native session indexed so far; re-reads continue from its offset.
     pub reader: StdMutex<Option<Box<dyn SessionReader>>>,
-    pub watch: StdMutex<Option<crate::watch::Follow>>,
+    /// The watcher on its native file while a view follows it.
+    pub watch: StdMutex<Option<FileWatch>>,
     /// The thread's session is open in a terminal tab (the harness's own TUI).
     pub terminal: AtomicBool,
+}
+
+impl Slot {
+    /// Stops the thread's runtime, if one is live (it starts again on the next send).
+    pub async fn stop_runtime(&self) {
+        if let Some(live) = self.live.lock().await.take() {
+            live.close().await;
+        }
+    }
 }
 
 /// A live harness process and the task that pumps its events.
@@ -27,6 +39,16 @@ pub(crate) struct Live {
     pub runtime: Runtime,
     pub pump: JoinHandle<()>,
     pub turn: Arc<TurnState>,
+}
+
+impl Live {
+    pub async fn close(self) {
+        if let Err(err) = self.runtime.close().await {
+            tracing::warn!(error = %err, "runtime did not close cleanly");
+        }
+        // The pump ends when the runtime's channel closes; don't wait on a stuck one.
+        self.pump.abort();
+    }
 }
 
 /// Shared between the sender of a turn and the pump that sees it end.

@@ -6,14 +6,15 @@
 //! positions of the anchors it inherited.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use forkhost_harness::{open_reader, HarnessKind, NativeSession, PendingFork, Turn, TurnAnchor};
+use forkhost_harness::{open_reader, HarnessKind, NativeSession, Turn, TurnAnchor};
 use forkhost_store::{NewTurn, StoreError, ThreadRow, ThreadState, TurnRow};
 
 use crate::error::{HostError, HostResult};
 use crate::events::HostEvent;
 use crate::host::{new_id, Host};
+use crate::thread::Thread;
 use crate::view::{MessageView, ThreadDetail, TurnView};
 
 /// How often a sync retries when another writer moved the thread on meanwhile.
@@ -26,18 +27,18 @@ impl Host {
         let slot = self.slot(thread_id);
         let _sync = slot.sync.lock().await;
         for _ in 0..SYNC_ATTEMPTS {
-            let row = self.store().thread(thread_id).await?;
-            let Some(path) = row.native_path.clone().map(PathBuf::from) else {
+            let thread = self.thread(thread_id).await?;
+            let Some(path) = thread.native_path() else {
                 return Ok(false);
             };
             if !path.exists() {
                 // A pending fork's file appears with its first prompt; nothing to read yet.
                 return Ok(false);
             }
-            let kind = harness_kind(&row)?;
-            let anchors = self.read_anchors(thread_id, kind, &path).await?;
+            let anchors = self.read_anchors(thread_id, thread.kind, &path).await?;
             let stored = self.store().turns(thread_id).await?;
-            let materializing = row.pending_fork.is_some() || row.state == ThreadState::Pending;
+            let materializing = thread.is_materializing();
+            let row = thread.row;
             let plan = plan_sync(&row, &stored, &anchors, materializing)?;
             if plan.is_empty() && !materializing {
                 return Ok(false);
@@ -144,23 +145,24 @@ impl Host {
     }
 
     /// A thread with its turns and their messages.
-    pub(crate) async fn detail(&self, row: &ThreadRow) -> HostResult<ThreadDetail> {
-        let stored = self.store().turns(&row.id).await?;
-        let children = self.store().children(&row.id).await?;
-        self.detail_of(row, &stored, children).await
+    pub(crate) async fn detail(&self, thread: &Thread) -> HostResult<ThreadDetail> {
+        let stored = self.store().turns(thread.id()).await?;
+        let children = self.store().children(thread.id()).await?;
+        self.detail_of(thread, &stored, children).await
     }
 
     /// [`Host::detail`] from turn rows and children already in hand (a fork just committed has
     /// its rows from the commit, and no children yet: no second read of the store).
     pub(crate) async fn detail_of(
         &self,
-        row: &ThreadRow,
+        thread: &Thread,
         stored: &[TurnRow],
         children: Vec<ThreadRow>,
     ) -> HostResult<ThreadDetail> {
-        let history = match text_source(row)? {
-            Some((kind, path)) if path.exists() => {
+        let history = match thread.text_file() {
+            Some(path) if path.exists() => {
                 let host = self.clone();
+                let kind = thread.kind;
                 Some(
                     tokio::task::spawn_blocking(move || host.inner.texts.turns(kind, &path))
                         .await
@@ -192,33 +194,10 @@ impl Host {
             })
             .collect();
         Ok(ThreadDetail {
-            thread: row.into(),
+            thread: (&thread.row).into(),
             turns,
         })
     }
-}
-
-pub(crate) fn harness_kind(row: &ThreadRow) -> HostResult<HarnessKind> {
-    row.harness
-        .parse()
-        .map_err(|e: forkhost_harness::kind::UnknownHarness| HostError::Internal(e.to_string()))
-}
-
-/// Where a thread's text is read from: its own file, or — for a fork that has not
-/// materialized — its source's file (its inherited anchors point there).
-fn text_source(row: &ThreadRow) -> HostResult<Option<(HarnessKind, PathBuf)>> {
-    let kind = harness_kind(row)?;
-    if let Some(path) = row.native_path.as_ref().map(PathBuf::from) {
-        if path.exists() || row.pending_fork.is_none() {
-            return Ok(Some((kind, path)));
-        }
-    }
-    if let Some(pending) = &row.pending_fork {
-        let pending: PendingFork = serde_json::from_str(pending)
-            .map_err(|e| HostError::Internal(format!("bad pending fork record: {e}")))?;
-        return Ok(pending.source.and_then(|s| s.path).map(|path| (kind, path)));
-    }
-    Ok(None)
 }
 
 fn messages_of(turns: &HashMap<&str, &Turn>, native_turn_ref: &str) -> Vec<MessageView> {

@@ -4,12 +4,10 @@
 use std::sync::atomic::Ordering;
 
 use forkhost_harness::HarnessKind;
-use forkhost_store::ThreadState;
 use serde::Serialize;
 
 use crate::error::{HostError, HostResult};
 use crate::host::Host;
-use crate::sync::harness_kind;
 
 /// What to run in a PTY for a thread's terminal tab.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
@@ -30,9 +28,9 @@ impl Host {
     pub async fn terminal_command(&self, thread_id: &str) -> HostResult<TerminalCommand> {
         let slot = self.slot(thread_id);
         let _op = slot.ops.lock().await;
-        let row = self.store().thread(thread_id).await?;
-        Host::usable(&row)?;
-        if row.pending_fork.is_some() || row.state == ThreadState::Pending {
+        let thread = self.thread(thread_id).await?;
+        thread.usable()?;
+        if thread.is_materializing() {
             return Err(HostError::Unsupported(
                 "this thread's session starts with its first prompt; send one before opening a terminal".into(),
             ));
@@ -40,7 +38,7 @@ impl Host {
         if self.is_streaming(thread_id).await {
             return Err(HostError::Busy("a turn is running in this thread".into()));
         }
-        let kind = harness_kind(&row)?;
+        let (kind, row) = (thread.kind, thread.row);
         let binary = self.inner.harnesses.binary(kind).await?;
         let session = row.native_session_id.clone().ok_or_else(|| {
             HostError::SessionNotFound(format!("thread {thread_id} has no session"))

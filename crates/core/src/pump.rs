@@ -1,0 +1,102 @@
+//! The pump: turns a runtime's events into Host events, records the native session once the
+//! harness names it, and syncs the thread's anchors when a turn ends.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use forkhost_harness::{RuntimeEvent, TurnOutcome};
+use tokio::sync::mpsc;
+
+use crate::events::HostEvent;
+use crate::host::Host;
+use crate::slot::TurnState;
+
+/// Forwards a runtime's events, records the session once known, and syncs anchors when a turn
+/// ends.
+pub(crate) async fn pump(
+    host: Host,
+    thread_id: String,
+    mut rx: mpsc::UnboundedReceiver<RuntimeEvent>,
+    turn: Arc<TurnState>,
+) {
+    let id = || thread_id.clone();
+    while let Some(event) = rx.recv().await {
+        match event {
+            RuntimeEvent::Session { session } => {
+                if let Err(err) = host.record_session(&thread_id, &session).await {
+                    tracing::warn!(thread = %thread_id, error = %err, "could not record session");
+                }
+            }
+            RuntimeEvent::TurnStarted { .. } => {
+                host.emit(HostEvent::TurnStarted { thread_id: id() })
+            }
+            RuntimeEvent::TextDelta { text } => host.emit(HostEvent::TextDelta {
+                thread_id: id(),
+                text,
+            }),
+            RuntimeEvent::ToolCall {
+                id: call,
+                name,
+                input,
+            } => host.emit(HostEvent::ToolCall {
+                thread_id: id(),
+                id: call,
+                name,
+                input,
+            }),
+            RuntimeEvent::ToolResult {
+                id: call,
+                output,
+                is_error,
+            } => host.emit(HostEvent::ToolResult {
+                thread_id: id(),
+                id: call,
+                output,
+                is_error,
+            }),
+            RuntimeEvent::TurnEnded { outcome, .. } => {
+                if let Err(err) = host.sync_thread(&thread_id).await {
+                    tracing::warn!(thread = %thread_id, code = err.code(), "sync after turn failed");
+                    host.emit(HostEvent::Error {
+                        thread_id: id(),
+                        code: err.code().into(),
+                        message: err.to_string(),
+                    });
+                }
+                let (name, message) = outcome_words(&outcome);
+                tracing::info!(thread = %thread_id, outcome = name, "turn ended");
+                host.emit(HostEvent::TurnEnded {
+                    thread_id: id(),
+                    outcome: name.into(),
+                    message,
+                });
+                host.emit(HostEvent::ThreadChanged { thread_id: id() });
+                turn.finish(outcome);
+            }
+            RuntimeEvent::Exited { error } => {
+                turn.dead.store(true, Ordering::SeqCst);
+                if let Some(message) = error {
+                    tracing::warn!(thread = %thread_id, "harness exited unexpectedly");
+                    host.emit(HostEvent::Error {
+                        thread_id: id(),
+                        code: "harness_failed".into(),
+                        message: message.clone(),
+                    });
+                    turn.finish(TurnOutcome::Failed { message });
+                }
+            }
+        }
+    }
+    turn.dead.store(true, Ordering::SeqCst);
+    turn.finish(TurnOutcome::Failed {
+        message: "the harness process ended".into(),
+    });
+}
+
+fn outcome_words(outcome: &TurnOutcome) -> (&'static str, Option<String>) {
+    match outcome {
+        TurnOutcome::Completed => ("completed", None),
+        TurnOutcome::Interrupted => ("interrupted", None),
+        TurnOutcome::Failed { message } => ("failed", Some(message.clone())),
+    }
+}

@@ -1,0 +1,158 @@
+//! Turns: send, interrupt and close a thread's runtime. The harness process opens on the
+//! first send and stays until close, archive, idle or shutdown ([`crate::runtimes`]); its events
+//! go through [`crate::pump`].
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use forkhost_harness::{OpenSpec, Runtime, TurnOutcome};
+use forkhost_store::ThreadState;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::error::{HostError, HostResult};
+use crate::host::Host;
+use crate::pump::pump;
+use crate::slot::{Live, Slot, TurnState};
+use crate::thread::Thread;
+use crate::view::ThreadDetail;
+
+impl Host {
+    /// Runs one turn to its end and returns the thread as it then is. The reply streams as
+    /// events meanwhile.
+    pub async fn send(&self, thread_id: &str, prompt: &str) -> HostResult<ThreadDetail> {
+        let done = self.start_turn(thread_id, prompt).await?;
+        let outcome = done.await.unwrap_or(TurnOutcome::Failed {
+            message: "the harness stopped before the turn ended".into(),
+        });
+        if let TurnOutcome::Failed { message } = outcome {
+            return Err(HostError::HarnessFailed(message));
+        }
+        self.show(thread_id).await
+    }
+
+    /// Starts a turn and returns at once; the receiver yields the turn's outcome.
+    pub async fn start_turn(
+        &self,
+        thread_id: &str,
+        prompt: &str,
+    ) -> HostResult<oneshot::Receiver<TurnOutcome>> {
+        if prompt.trim().is_empty() {
+            return Err(HostError::InvalidInput("the prompt is empty".into()));
+        }
+        let slot = self.slot(thread_id);
+        let _op = slot.ops.lock().await;
+        let thread = self.thread(thread_id).await?;
+        thread.usable()?;
+        if thread.state() == ThreadState::Archived {
+            return Err(HostError::InvalidInput(format!(
+                "thread {thread_id} is archived; unarchive it first"
+            )));
+        }
+        if slot.terminal.load(Ordering::SeqCst) {
+            return Err(HostError::Busy(format!(
+                "thread {thread_id} is open in a terminal tab; close it to send from here"
+            )));
+        }
+        let mut live = slot.live.lock().await;
+        if live.as_ref().is_some_and(|l| l.turn.is_dead()) {
+            if let Some(dead) = live.take() {
+                dead.close().await;
+            }
+        }
+        if live.is_none() {
+            *live = Some(self.open_runtime(&thread).await?);
+        }
+        let Some(current) = live.as_mut() else {
+            return Err(HostError::Internal("no runtime".into()));
+        };
+        if current.turn.is_streaming() {
+            return Err(HostError::Busy(format!(
+                "a turn is already running in thread {thread_id}"
+            )));
+        }
+        let (tx, rx) = oneshot::channel();
+        *current.turn.done.lock().unwrap_or_else(|e| e.into_inner()) = Some(tx);
+        current.turn.streaming.store(true, Ordering::SeqCst);
+        tracing::info!(thread = %thread_id, "turn sent");
+        if let Err(err) = current.runtime.send(prompt).await {
+            current.turn.streaming.store(false, Ordering::SeqCst);
+            current
+                .turn
+                .done
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take();
+            if matches!(err, forkhost_harness::HarnessError::HarnessFailed { .. }) {
+                current.turn.dead.store(true, Ordering::SeqCst);
+            }
+            return Err(err.into());
+        }
+        Ok(rx)
+    }
+
+    /// Interrupts the running turn of a thread, if any.
+    pub async fn interrupt(&self, thread_id: &str) -> HostResult<()> {
+        let slot = self.slot(thread_id);
+        self.store().thread(thread_id).await?;
+        let mut live = slot.live.lock().await;
+        match live.as_mut() {
+            Some(l) if l.turn.is_streaming() => Ok(l.runtime.interrupt().await?),
+            _ => Ok(()),
+        }
+    }
+
+    /// Stops the thread's runtime (it starts again on the next send).
+    pub async fn close(&self, thread_id: &str) -> HostResult<()> {
+        let slot = self.slot(thread_id);
+        let _op = slot.ops.lock().await;
+        self.store().thread(thread_id).await?;
+        self.stop_runtime(&slot).await;
+        self.unfollow(thread_id);
+        Ok(())
+    }
+
+    /// Whether the thread has a live harness process (in this process).
+    pub async fn is_live(&self, thread_id: &str) -> bool {
+        let slot = self.slot(thread_id);
+        let live = slot.live.lock().await;
+        live.as_ref().is_some_and(|l| !l.turn.is_dead())
+    }
+
+    /// Whether a turn is running in the thread (in this process).
+    pub async fn is_streaming(&self, thread_id: &str) -> bool {
+        let slot = self.slot(thread_id);
+        let live = slot.live.lock().await;
+        live.as_ref().is_some_and(|l| l.turn.is_streaming())
+    }
+
+    /// Stops the thread's runtime (it starts again on the next send).
+    pub(crate) async fn stop_runtime(&self, slot: &Slot) {
+        slot.stop_runtime().await;
+    }
+
+    async fn open_runtime(&self, thread: &Thread) -> HostResult<Live> {
+        let kind = thread.kind;
+        let binary = self.inner.harnesses.binary(kind).await?;
+        let target = thread.session_target()?;
+        let (tx, rx) = mpsc::unbounded_channel();
+        let runtime = Runtime::open(
+            OpenSpec {
+                binary,
+                target,
+                env: self.inner.harness_env.clone(),
+            },
+            tx,
+        )
+        .await?;
+        let turn = Arc::new(TurnState::default());
+        turn.touch();
+        let id = thread.id().to_owned();
+        tracing::info!(thread = %id, harness = %kind, "runtime started");
+        let pump = tokio::spawn(pump(self.clone(), id, rx, turn.clone()));
+        Ok(Live {
+            runtime,
+            pump,
+            turn,
+        })
+    }
+}
