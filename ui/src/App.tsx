@@ -6,12 +6,12 @@ import { SettingsDialog } from "./dialogs/SettingsDialog";
 import { onMenu, onUpdateProgress } from "./ipc";
 import { ContextMenu, Toasts } from "./Overlays";
 import { onKeyDown, runAction } from "./shortcuts";
-import { Sidebar } from "./Sidebar";
+import { Sidebar } from "./sidebar/Sidebar";
 import { useApp } from "./state";
 import { applyTheme } from "./theme";
 import { UpdateDialog } from "./update/Update";
 import { onUpdateProgress as updateProgress, scheduleStartupCheck } from "./update/updater";
-import { WarmUp } from "./WarmUp";
+import { WarmUp } from "./conversation/WarmUp";
 import { Workspace } from "./Workspace";
 
 export type { AppInfoState } from "./state";

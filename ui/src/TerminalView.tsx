@@ -8,7 +8,7 @@ import type { TabView } from "./bindings/TabView";
 import { describeError } from "./errors";
 import { AlertIcon, Spinner, TerminalIcon } from "./icons";
 import * as ipc from "./ipc";
-import { harnessName } from "./MessageRow";
+import { harnessName } from "./harnesses";
 import { openTerminalLink, terminalLinkHandler } from "./navigation";
 import { threadById, useApp } from "./state";
 

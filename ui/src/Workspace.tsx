@@ -3,9 +3,9 @@ import { openDialog } from "./dialogs/open";
 import { showMenu } from "./menu";
 import { activateTab, closeOtherTabs, closeTab, moveTab, moveTabToNewWindow, openTab } from "./tabs/tabs";
 import type { TabView } from "./bindings/TabView";
-import { Conversation } from "./Conversation";
+import { Conversation } from "./conversation/Conversation";
 import { ChatIcon, CloseIcon, PlusIcon, SidebarIcon, Spinner, TerminalIcon } from "./icons";
-import { harnessName } from "./MessageRow";
+import { harnessName } from "./harnesses";
 import { store, threadById, useApp } from "./state";
 // xterm.js is loaded with the first terminal tab, not with every window.
 const TerminalView = lazy(() => import("./TerminalView").then((m) => ({ default: m.TerminalView })));

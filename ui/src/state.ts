@@ -8,7 +8,7 @@ import type { TabView } from "./bindings/TabView";
 import type { ThreadDetail } from "./bindings/ThreadDetail";
 import type { ThreadView } from "./bindings/ThreadView";
 import type { UpdateInfo } from "./bindings/UpdateInfo";
-import type { LiveTurn } from "./live";
+import type { LiveTurn } from "./threads/live";
 import { createStore, useSelector } from "./store";
 
 export type AppInfoState =

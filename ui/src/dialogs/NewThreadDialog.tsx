@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from "react";
 import { FolderIcon, Spinner } from "../icons";
 import { inApp, pickFolder } from "../ipc";
-import { HARNESS_NAMES } from "../MessageRow";
+import { HARNESS_NAMES } from "../harnesses";
 import { useApp } from "../state";
 import { createThread } from "../threads/threadActions";
 import { Modal } from "./Modal";

@@ -7,7 +7,7 @@ import type { Settings } from "../bindings/Settings";
 import { CliToolSection } from "../CliTool";
 import { CheckIcon, RefreshIcon, Spinner } from "../icons";
 import { checkHarnessPath, IpcError } from "../ipc";
-import { HARNESS_NAMES } from "../MessageRow";
+import { HARNESS_NAMES } from "../harnesses";
 import { useApp } from "../state";
 import { UpdateSettings } from "../update/Update";
 import { Modal } from "./Modal";

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import * as ipc from "../ipc";
-import { startLive } from "../live";
+import { startLive } from "./live";
 import { perf } from "../perf";
 import { store, updateSlot } from "../state";
 import { freshWindow } from "../testing/freshWindow";

@@ -4,7 +4,7 @@ import { debounced } from "../debounce";
 import { describeError } from "../errors";
 import * as ipc from "../ipc";
 import type { ThreadDetail, ThreadView } from "../ipc";
-import { settled } from "../live";
+import { settled } from "./live";
 import { markRead, perf } from "../perf";
 import { store, updateSlot } from "../state";
 import { notifyError } from "../toasts";

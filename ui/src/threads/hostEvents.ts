@@ -1,7 +1,7 @@
 // How the window follows the Host: its events update the streaming marks and live turns, and
 // schedule the re-reads that bring the stored turns.
 import type { HostEvent } from "../ipc";
-import { applyEvent } from "../live";
+import { applyEvent } from "./live";
 import { type AppState, store, threadById, updateSlot } from "../state";
 import { notify } from "../toasts";
 import { scheduleThreads } from "./cache";

@@ -1,7 +1,7 @@
 // A thread's turns from the composer: the draft, sending a prompt (shown live at once), stopping.
 import { describeError } from "../errors";
 import * as ipc from "../ipc";
-import { startLive } from "../live";
+import { startLive } from "./live";
 import { store, updateSlot } from "../state";
 import { notifyError } from "../toasts";
 

@@ -1,10 +1,10 @@
 // A thread as the rows of the virtualized conversation list, and whether each row can fork.
 // Pure functions, unit-tested.
-import type { HarnessReport } from "./bindings/HarnessReport";
-import type { MessageView } from "./bindings/MessageView";
-import type { ThreadDetail } from "./bindings/ThreadDetail";
-import type { ThreadView } from "./bindings/ThreadView";
-import type { LiveItem, LiveTurn } from "./live";
+import type { HarnessReport } from "../bindings/HarnessReport";
+import type { MessageView } from "../bindings/MessageView";
+import type { ThreadDetail } from "../bindings/ThreadDetail";
+import type { ThreadView } from "../bindings/ThreadView";
+import type { LiveItem, LiveTurn } from "../threads/live";
 
 export type Role = "user" | "assistant" | "tool";
 

@@ -1,6 +1,6 @@
 // The turn being streamed in a thread, built from Host events until the native session holds it
 // (then the thread is re-read and the live turn dropped). Pure functions, unit-tested.
-import type { HostEvent } from "./bindings/HostEvent";
+import type { HostEvent } from "../bindings/HostEvent";
 
 export type LiveItem =
   | { kind: "text"; text: string }

@@ -1,6 +1,6 @@
 // Threads as the sidebar shows them: grouped by project (cwd), each group a forest of lineage
 // trees (a fork under its source). Pure functions, unit-tested.
-import type { ThreadView } from "./bindings/ThreadView";
+import type { ThreadView } from "../bindings/ThreadView";
 
 export interface TreeNode {
   thread: ThreadView;

@@ -1,9 +1,9 @@
 import { useEffect, useMemo, useState } from "react";
-import { openDialog } from "./dialogs/open";
-import { showMenu } from "./menu";
-import { openTab, openThread } from "./tabs/tabs";
-import { archiveThread, importAndOpen, loadDiscovered, renameThread } from "./threads/threadActions";
-import type { ThreadView } from "./bindings/ThreadView";
+import { openDialog } from "../dialogs/open";
+import { showMenu } from "../menu";
+import { openTab, openThread } from "../tabs/tabs";
+import { archiveThread, importAndOpen, loadDiscovered, renameThread } from "../threads/threadActions";
+import type { ThreadView } from "../bindings/ThreadView";
 import {
   ChevronIcon,
   FolderIcon,
@@ -13,11 +13,11 @@ import {
   SettingsIcon,
   Spinner,
   ThreadsIcon,
-} from "./icons";
+} from "../icons";
 import { buildProjects, flatten } from "./lineage";
-import { harnessName } from "./MessageRow";
-import { type AppInfoState, activeTabOf, useApp } from "./state";
-import { UpdateBadge } from "./update/Update";
+import { harnessName } from "../harnesses";
+import { type AppInfoState, activeTabOf, useApp } from "../state";
+import { UpdateBadge } from "../update/Update";
 
 export function relativeTime(ms: number, now = Date.now()): string {
   const s = Math.round((now - ms) / 1000);

@@ -1,8 +1,8 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
-import type { ThreadView } from "./bindings/ThreadView";
-import { Spinner } from "./icons";
+import type { ThreadView } from "../bindings/ThreadView";
+import { Spinner } from "../icons";
 import { MessageRow, StatusLine } from "./MessageRow";
-import { renderMarkdown } from "./markdown/render";
+import { renderMarkdown } from "../markdown/render";
 import { buildRows, type MessageRow as MessageRowData } from "./rows";
 
 const thread: ThreadView = {

@@ -1,9 +1,9 @@
 import { useEffect, useLayoutEffect, useRef } from "react";
-import { sendPrompt, setDraft, stopTurn } from "./threads/turns";
-import { SendIcon, Spinner, StopIcon } from "./icons";
-import type { LiveTurn } from "./live";
-import { harnessName } from "./MessageRow";
-import { useApp } from "./state";
+import { sendPrompt, setDraft, stopTurn } from "../threads/turns";
+import { SendIcon, Spinner, StopIcon } from "../icons";
+import type { LiveTurn } from "../threads/live";
+import { harnessName } from "../harnesses";
+import { useApp } from "../state";
 
 export interface ComposerProps {
   threadId: string;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { HarnessReport } from "./bindings/HarnessReport";
-import type { ThreadDetail } from "./bindings/ThreadDetail";
-import { startLive } from "./live";
+import type { HarnessReport } from "../bindings/HarnessReport";
+import type { ThreadDetail } from "../bindings/ThreadDetail";
+import { startLive } from "../threads/live";
 import { buildRows, forkAbility, rowIndexOf } from "./rows";
 
 export function detail(turns: number, extra: Partial<ThreadDetail> = {}): ThreadDetail {

@@ -1,19 +1,10 @@
 import { memo, useEffect, useState, type MouseEvent } from "react";
-import type { ThreadView } from "./bindings/ThreadView";
-import { CopyIcon, EditForkIcon, ForkIcon, Spinner } from "./icons";
-import { Markdown } from "./markdown/Markdown";
+import type { ThreadView } from "../bindings/ThreadView";
+import { CopyIcon, EditForkIcon, ForkIcon, Spinner } from "../icons";
+import { harnessName } from "../harnesses";
+import { Markdown } from "../markdown/Markdown";
 import type { ForkAbility, LiveRow, MessageRow as MessageRowData, Role, StatusRow } from "./rows";
 import { ToolBlock } from "./ToolBlock";
-
-export const HARNESS_NAMES: Record<string, string> = {
-  claude: "Claude Code",
-  codex: "Codex",
-  pi: "Pi",
-};
-
-export function harnessName(harness: string) {
-  return HARNESS_NAMES[harness] ?? harness;
-}
 
 /** The fork action's words for a message of `role`. */
 export function forkLabel(role: Role): string {

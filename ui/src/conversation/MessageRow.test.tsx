@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { cleanup, fireEvent, render, screen } from "@testing-library/react";
-import type { ThreadView } from "./bindings/ThreadView";
+import type { ThreadView } from "../bindings/ThreadView";
 import { MessageRow, StatusLine } from "./MessageRow";
 import type { MessageRow as MessageRowData } from "./rows";
 import { toolSummary } from "./ToolBlock";

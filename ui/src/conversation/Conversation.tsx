@@ -1,18 +1,19 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type MouseEvent } from "react";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { forkAt } from "./fork/fork";
-import { reveal, sourceTurnNumber } from "./fork/reveal";
-import { select, selectionKey } from "./fork/selection";
-import { showMenu } from "./menu";
-import { markPainted, markRendered } from "./perf";
-import { openTab } from "./tabs/tabs";
-import { loadThread } from "./threads/cache";
-import type { ForkView } from "./bindings/ForkView";
-import type { TabView } from "./bindings/TabView";
-import type { ThreadView } from "./bindings/ThreadView";
+import { forkAt } from "../fork/fork";
+import { reveal, sourceTurnNumber } from "../fork/reveal";
+import { select, selectionKey } from "../fork/selection";
+import { showMenu } from "../menu";
+import { markPainted, markRendered } from "../perf";
+import { openTab } from "../tabs/tabs";
+import { loadThread } from "../threads/cache";
+import type { ForkView } from "../bindings/ForkView";
+import type { TabView } from "../bindings/TabView";
+import type { ThreadView } from "../bindings/ThreadView";
 import { Composer } from "./Composer";
-import { AlertIcon, ArrowUpRightIcon, ForkIcon, Spinner, TerminalIcon } from "./icons";
-import { type ForkChip, MessageRow, StatusLine, forkLabel, harnessName } from "./MessageRow";
+import { AlertIcon, ArrowUpRightIcon, ForkIcon, Spinner, TerminalIcon } from "../icons";
+import { harnessName } from "../harnesses";
+import { type ForkChip, MessageRow, StatusLine, forkLabel } from "./MessageRow";
 import {
   type LiveRow,
   type MessageRow as MessageRowData,
@@ -22,7 +23,7 @@ import {
   liveRows,
   rowIndexOf,
 } from "./rows";
-import { threadById, useApp } from "./state";
+import { threadById, useApp } from "../state";
 import { RemeasureContext } from "./ToolBlock";
 
 function estimate(row: Row | undefined): number {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ThreadView } from "./bindings/ThreadView";
+import type { ThreadView } from "../bindings/ThreadView";
 import { buildProjects, flatten, projectName } from "./lineage";
 
 function thread(id: string, cwd: string, at: number, source?: string): ThreadView {
