@@ -25,6 +25,7 @@ pub mod verified;
 
 mod jsonl;
 mod messages;
+mod rpc;
 mod scan;
 mod tree;
 
