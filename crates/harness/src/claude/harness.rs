@@ -4,8 +4,8 @@ use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
 
-use super::runtime::{self, ClaudeRuntime, MIN_VERSION};
-use super::{git_bash, paths, ClaudeReader};
+use super::fork::{self, MIN_VERSION};
+use super::{git_bash, paths, ClaudeReader, ClaudeRuntime};
 use crate::contract::{
     Capabilities, EventSender, ForkRequest, Forked, Harness, LiveRuntime, NativeSession, OpenSpec,
     SessionLayout, VersionPins,
@@ -64,7 +64,7 @@ impl Harness for Claude {
     }
 
     fn capabilities(&self, version: &str) -> Capabilities {
-        runtime::capabilities(version)
+        fork::capabilities(version)
     }
 
     fn sessions_root(&self, env: &[(String, String)]) -> Option<PathBuf> {
@@ -97,7 +97,7 @@ impl Harness for Claude {
     }
 
     async fn fork(&self, request: ForkRequest<'_>) -> HarnessResult<Forked> {
-        runtime::fork(request).await
+        fork::fork(request).await
     }
 
     fn terminal_args(&self, session: &NativeSession) -> HarnessResult<Vec<String>> {

@@ -7,12 +7,15 @@ pub use history::ClaudeReader;
 pub mod runtime;
 
 mod driver;
+mod fork;
 mod git_bash;
 mod harness;
+mod launch;
 mod paths;
 mod process;
 mod protocol;
 
+pub use fork::{capabilities, fork};
 pub use git_bash::git_bash_for_claude;
 pub use harness::Claude;
-pub use runtime::{capabilities, fork, ClaudeRuntime};
+pub use runtime::ClaudeRuntime;

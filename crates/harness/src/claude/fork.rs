@@ -1,0 +1,185 @@
+//! Claude Code's native fork (see "Claude Code: forking at a turn" in
+//! docs/harness-behaviour.md): lazy. [`fork`] validates the cut and mints the fork's id and
+//! path without running anything; the fork's native session appears with its first prompt,
+//! through a runtime opened on [`SessionTarget::PendingFork`] (`--resume SRC --fork-session
+//! --session-id NEW --resume-session-at CHECKPOINT`). The CLI copies the source's records up
+//! to the checkpoint into the new file and never writes the source.
+//!
+//! [`SessionTarget::PendingFork`]: crate::contract::SessionTarget::PendingFork
+
+use std::time::Instant;
+
+use super::launch::{
+    check_kind, check_session_id, require_checkpoint, require_file, transcript_of,
+};
+use super::paths;
+use crate::contract::{
+    at_least, forks_at_turns, no_fork, Cut, ForkRequest, Forked, NativeSession, PendingFork,
+    Version,
+};
+use crate::{Capabilities, HarnessBinary, HarnessError, HarnessKind, HarnessResult, TurnAnchor};
+
+/// The version whose fork path (`--fork-session --session-id --resume-session-at` in
+/// stream-json mode, the `interrupt` control request, client-chosen prompt uuids) was verified;
+/// `--resume-session-at` is a hidden flag, so older versions get no fork rather than a guess.
+pub(super) const MIN_VERSION: Version = (2, 1, 197);
+
+/// Derives a fork of `source` at `cut`, lazily: nothing runs and nothing is written; the
+/// returned [`PendingFork`] materializes with the fork's first prompt.
+///
+/// After turn i: cut at turn i's checkpoint. Before turn i: at turn i−1's checkpoint; before
+/// the first turn: a fresh session (no source). The checkpoint must be a message record of the
+/// source transcript (scanned here, since the CLI would only say so once started).
+pub async fn fork(request: ForkRequest<'_>) -> HarnessResult<Forked> {
+    let ForkRequest {
+        binary,
+        source,
+        anchors,
+        cut,
+        env,
+    } = request;
+    let started = Instant::now();
+    check_kind(binary.kind)?;
+    require_fork_support(binary)?;
+    check_kind(source.kind)?;
+    check_session_id(&source.session_id)?;
+    let source_path = transcript_of(source, env)?;
+    require_file(&source_path, &source.session_id)?;
+    let resume_at = match cut {
+        Cut::After(i) => Some(checkpoint_of(anchors, i)?),
+        Cut::Before(0) if anchors.is_empty() => return Err(turn_not_found(0, anchors)),
+        Cut::Before(0) => None,
+        Cut::Before(i) if i >= anchors.len() => return Err(turn_not_found(i, anchors)),
+        Cut::Before(i) => Some(checkpoint_of(anchors, i - 1)?),
+    };
+    if let Some(at) = &resume_at {
+        require_checkpoint(source_path.clone(), at.clone()).await?;
+    }
+    let real_cwd = paths::real_cwd(&source.cwd)?;
+    let id = uuid::Uuid::new_v4().to_string();
+    let session = NativeSession {
+        kind: HarnessKind::Claude,
+        path: Some(paths::session_path(
+            &paths::config_dir(env)?,
+            &real_cwd,
+            &id,
+        )),
+        session_id: id,
+        cwd: source.cwd.clone(),
+    };
+    let pending = PendingFork {
+        source: resume_at.is_some().then(|| NativeSession {
+            path: Some(source_path.clone()),
+            ..source.clone()
+        }),
+        session: session.clone(),
+        resume_at,
+    };
+    tracing::info!(
+        source = %source.session_id,
+        fork = %session.session_id,
+        ?cut,
+        us = started.elapsed().as_micros() as u64,
+        "claude fork prepared"
+    );
+    Ok(Forked {
+        session,
+        pending: Some(pending),
+    })
+}
+
+fn turn_not_found(index: usize, anchors: &[TurnAnchor]) -> HarnessError {
+    HarnessError::TurnNotFound(format!(
+        "turn {index} (0-based) of a session with {} turns",
+        anchors.len()
+    ))
+}
+
+/// Turn `i`'s checkpoint, if the turn is over and has one.
+fn checkpoint_of(anchors: &[TurnAnchor], i: usize) -> HarnessResult<String> {
+    let anchor = anchors.get(i).ok_or_else(|| turn_not_found(i, anchors))?;
+    if !anchor.complete {
+        return Err(HarnessError::CheckpointNotFound(format!(
+            "turn {i} is still in progress"
+        )));
+    }
+    anchor.native_checkpoint_ref.clone().ok_or_else(|| {
+        HarnessError::CheckpointNotFound(format!("turn {i} has no reply to fork after"))
+    })
+}
+
+fn supports_fork(version: &str) -> bool {
+    at_least(version, MIN_VERSION)
+}
+
+pub(super) fn require_fork_support(binary: &HarnessBinary) -> HarnessResult<()> {
+    if supports_fork(&binary.version) {
+        Ok(())
+    } else {
+        Err(HarnessError::Unsupported(unsupported_note(&binary.version)))
+    }
+}
+
+fn unsupported_note(version: &str) -> String {
+    let (a, b, c) = MIN_VERSION;
+    format!("Claude Code {version} is older than {a}.{b}.{c}, the first version whose fork-at-turn was verified")
+}
+
+/// What this Claude Code version can fork: every boundary at turn granularity from the
+/// verified version on, lazily (the fork's session appears with its first prompt); nothing
+/// below it.
+pub fn capabilities(version: &str) -> Capabilities {
+    if supports_fork(version) {
+        forks_at_turns(false)
+    } else {
+        no_fork(false, unsupported_note(version))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn anchor(turn: &str, checkpoint: Option<&str>, complete: bool) -> TurnAnchor {
+        TurnAnchor {
+            native_turn_ref: turn.into(),
+            native_checkpoint_ref: checkpoint.map(Into::into),
+            complete,
+        }
+    }
+
+    #[test]
+    fn capabilities_follow_the_verified_version() {
+        let caps = capabilities("2.1.197");
+        assert_eq!(caps.boundaries, ["after", "before", "latest"]);
+        assert!(!caps.eager_fork && caps.note.is_none());
+        assert!(capabilities("2.2.0").note.is_none());
+        for old in ["2.1.196", "1.0.0", "garbage"] {
+            let caps = capabilities(old);
+            assert!(caps.boundaries.is_empty(), "{old}");
+            assert!(caps.note.is_some(), "{old}");
+        }
+    }
+
+    #[test]
+    fn checkpoints_need_a_finished_turn_with_a_reply() {
+        let anchors = [
+            anchor("u1", Some("a1"), true),
+            anchor("u2", None, true),
+            anchor("u3", Some("a3"), false),
+        ];
+        assert_eq!(checkpoint_of(&anchors, 0).unwrap(), "a1");
+        assert!(matches!(
+            checkpoint_of(&anchors, 1),
+            Err(HarnessError::CheckpointNotFound(_))
+        ));
+        assert!(matches!(
+            checkpoint_of(&anchors, 2),
+            Err(HarnessError::CheckpointNotFound(_))
+        ));
+        assert!(matches!(
+            checkpoint_of(&anchors, 3),
+            Err(HarnessError::TurnNotFound(_))
+        ));
+    }
+}
