@@ -13,12 +13,12 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use forkhost_harness::{
-    Cut, Forked, HarnessKind, NativeSession, PendingFork, RuntimeEvent, SessionTarget, TurnAnchor,
+    Cut, Forked, NativeSession, PendingFork, RuntimeEvent, SessionTarget, TurnAnchor,
 };
 use forkhost_tests::fake_model::Msg;
 use forkhost_tests::harness_env::Harness;
 use harness_common::kit::{exchange, median, Fingerprint, Live, Setup, TurnLog};
-use harness_common::{checkpoint_not_found, turn_not_found, HarnessCase, Refusal};
+use harness_common::{checkpoint_not_found, HarnessCase, Refusal};
 
 /// Claude Code: it names its session with the first turn and writes nothing before it, and
 /// forks lazily (the fork call checks the source; the first prompt makes the fork).
@@ -26,7 +26,6 @@ struct Claude;
 
 impl HarnessCase for Claude {
     const HARNESS: Harness = Harness::Claude;
-    const KIND: HarnessKind = HarnessKind::Claude;
     const TIMEOUT: Duration = Duration::from_secs(60);
     const SESSIONS_DIR: &'static str = ".claude/projects";
     const SESSION_AT_OPEN: bool = false;
@@ -101,30 +100,10 @@ impl HarnessCase for Claude {
         let mut running = anchors.to_vec();
         running[2].complete = false;
         vec![
-            (
-                "out of range",
-                anchors.to_vec(),
-                Cut::After(3),
-                turn_not_found,
-            ),
-            (
-                "out of range",
-                anchors.to_vec(),
-                Cut::Before(3),
-                turn_not_found,
-            ),
-            (
-                "a checkpoint not in the source",
-                bogus,
-                Cut::After(0),
-                checkpoint_not_found,
-            ),
-            (
-                "a running turn",
-                running,
-                Cut::After(2),
-                checkpoint_not_found,
-            ),
+            Refusal::turn("out of range", anchors, Cut::After(3)),
+            Refusal::turn("out of range", anchors, Cut::Before(3)),
+            Refusal::checkpoint("a checkpoint not in the source", bogus, Cut::After(0)),
+            Refusal::checkpoint("a running turn", running, Cut::After(2)),
         ]
     }
 

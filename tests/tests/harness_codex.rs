@@ -14,7 +14,7 @@ use std::time::Duration;
 use forkhost_harness::{binary, Cut, Forked, HarnessError, HarnessKind, NativeSession, TurnAnchor};
 use forkhost_tests::harness_env::Harness;
 use harness_common::kit::{anchors, history_of, Setup};
-use harness_common::{checkpoint_not_found, turn_not_found, HarnessCase, Refusal};
+use harness_common::{HarnessCase, Refusal};
 use serde_json::Value;
 
 /// A thread id no Codex has.
@@ -26,7 +26,6 @@ struct Codex;
 
 impl HarnessCase for Codex {
     const HARNESS: Harness = Harness::Codex;
-    const KIND: HarnessKind = HarnessKind::Codex;
     const TIMEOUT: Duration = Duration::from_secs(90);
     const SESSIONS_DIR: &'static str = ".codex/sessions";
     const SESSION_FILES_ARE_JSONL: bool = false;
@@ -111,30 +110,10 @@ impl HarnessCase for Codex {
         let mut running = anchors.to_vec();
         running[0].complete = false;
         vec![
-            (
-                "an unknown checkpoint",
-                bogus.clone(),
-                Cut::After(0),
-                checkpoint_not_found,
-            ),
-            (
-                "an unknown checkpoint",
-                bogus,
-                Cut::Before(0),
-                checkpoint_not_found,
-            ),
-            (
-                "out of range",
-                anchors.to_vec(),
-                Cut::After(1),
-                turn_not_found,
-            ),
-            (
-                "a running turn",
-                running,
-                Cut::After(0),
-                checkpoint_not_found,
-            ),
+            Refusal::checkpoint("an unknown checkpoint", bogus.clone(), Cut::After(0)),
+            Refusal::checkpoint("an unknown checkpoint", bogus, Cut::Before(0)),
+            Refusal::turn("out of range", anchors, Cut::After(1)),
+            Refusal::checkpoint("a running turn", running, Cut::After(0)),
         ]
     }
 

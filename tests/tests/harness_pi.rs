@@ -17,7 +17,7 @@ use forkhost_harness::{
 use forkhost_tests::fake_model::Msg;
 use forkhost_tests::harness_env::{Harness, HarnessEnv};
 use harness_common::kit::{anchors, history_of, reply, within, Fingerprint, Setup};
-use harness_common::{checkpoint_not_found, turn_not_found, HarnessCase, Refusal};
+use harness_common::{HarnessCase, Refusal};
 
 /// A session file that is not there, in the work dir.
 const MISSING_FILE: &str = "no-such-session.jsonl";
@@ -28,7 +28,6 @@ struct Pi;
 
 impl HarnessCase for Pi {
     const HARNESS: Harness = Harness::Pi;
-    const KIND: HarnessKind = HarnessKind::Pi;
     const TIMEOUT: Duration = Duration::from_secs(120);
     const SESSIONS_DIR: &'static str = ".pi/agent/sessions";
     const SESSION_AT_OPEN: bool = true;
@@ -130,36 +129,11 @@ impl HarnessCase for Pi {
         let mut wrong_checkpoint = anchors.to_vec();
         wrong_checkpoint[0].native_checkpoint_ref = Some(anchors[0].native_turn_ref.clone());
         vec![
-            (
-                "an unknown turn",
-                unknown_turn,
-                Cut::After(0),
-                checkpoint_not_found,
-            ),
-            (
-                "an unknown checkpoint",
-                unknown_checkpoint,
-                Cut::After(1),
-                checkpoint_not_found,
-            ),
-            (
-                "a checkpoint mid-turn",
-                wrong_checkpoint,
-                Cut::After(0),
-                checkpoint_not_found,
-            ),
-            (
-                "out of range",
-                anchors.to_vec(),
-                Cut::After(2),
-                turn_not_found,
-            ),
-            (
-                "out of range",
-                anchors.to_vec(),
-                Cut::Before(5),
-                turn_not_found,
-            ),
+            Refusal::checkpoint("an unknown turn", unknown_turn, Cut::After(0)),
+            Refusal::checkpoint("an unknown checkpoint", unknown_checkpoint, Cut::After(1)),
+            Refusal::checkpoint("a checkpoint mid-turn", wrong_checkpoint, Cut::After(0)),
+            Refusal::turn("out of range", anchors, Cut::After(2)),
+            Refusal::turn("out of range", anchors, Cut::Before(5)),
         ]
     }
 

@@ -26,13 +26,38 @@ use serde_json::Value;
 
 pub use kit::{Live, Setup, TurnLog};
 
-/// A fork refused with a typed error: (what, anchors, cut, which error).
-pub type Refusal = (
-    &'static str,
-    Vec<TurnAnchor>,
-    Cut,
-    fn(&HarnessError) -> bool,
-);
+/// A fork the harness refuses with a typed error: of the source with these `anchors`, at `cut`.
+pub struct Refusal {
+    pub what: &'static str,
+    pub anchors: Vec<TurnAnchor>,
+    pub cut: Cut,
+    pub is: fn(&HarnessError) -> bool,
+}
+
+impl Refusal {
+    /// Refused as `TurnNotFound`.
+    pub fn turn(what: &'static str, anchors: &[TurnAnchor], cut: Cut) -> Refusal {
+        let anchors = anchors.to_vec();
+        let is = turn_not_found;
+        Refusal {
+            what,
+            anchors,
+            cut,
+            is,
+        }
+    }
+
+    /// Refused as `CheckpointNotFound`.
+    pub fn checkpoint(what: &'static str, anchors: Vec<TurnAnchor>, cut: Cut) -> Refusal {
+        let is = checkpoint_not_found;
+        Refusal {
+            what,
+            anchors,
+            cut,
+            is,
+        }
+    }
+}
 
 /// One harness under test: its facts, and a hook where a scenario's check differs by harness.
 ///
@@ -40,7 +65,7 @@ pub type Refusal = (
 #[allow(async_fn_in_trait)] // only ever used with a concrete type, never across threads
 pub trait HarnessCase: Sized + 'static {
     const HARNESS: Harness;
-    const KIND: HarnessKind;
+    const KIND: HarnessKind = kind_of(Self::HARNESS);
     /// Per await on the CLI (a cold start on a loaded 2-core machine takes a few seconds).
     const TIMEOUT: Duration;
     /// Where the CLI keeps its session files, under the (temporary) HOME.
@@ -141,6 +166,15 @@ pub trait HarnessCase: Sized + 'static {
 
     /// The harness's own error cases, on the same source.
     async fn more_errors(_s: &Setup<Self>, _source: &NativeSession, _anchors: &[TurnAnchor]) {}
+}
+
+/// The adapter's name for a harness of the test kit.
+pub const fn kind_of(harness: Harness) -> HarnessKind {
+    match harness {
+        Harness::Claude => HarnessKind::Claude,
+        Harness::Codex => HarnessKind::Codex,
+        Harness::Pi => HarnessKind::Pi,
+    }
 }
 
 /// `HarnessError::SessionNotFound`, as a [`Refusal`] check.

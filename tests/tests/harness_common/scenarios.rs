@@ -12,7 +12,7 @@ use super::kit::{
     alive, anchors, exchange, exchange_from, history_of, median, refs, reply, texts, Fingerprint,
     Live, Setup, TurnLog,
 };
-use super::HarnessCase;
+use super::{HarnessCase, Refusal};
 
 /// Closes `live` now if the harness settles its transcript only then ([`HarnessCase::
 /// SETTLED_BEFORE_CLOSE`]); the caller closes what is returned after reading it back.
@@ -347,7 +347,13 @@ pub async fn errors_are_typed_and_leave_nothing_behind<H: HarnessCase>() {
     }
 
     // Cuts out of range, checkpoints not in the source, a turn still running.
-    for (what, anchors, cut, is) in H::refusals(&source_anchors) {
+    for refusal in H::refusals(&source_anchors) {
+        let Refusal {
+            what,
+            anchors,
+            cut,
+            is,
+        } = refusal;
         let err = s.fork(&source, &anchors, cut).await.err();
         assert!(err.as_ref().is_some_and(is), "{what} ({cut:?}): {err:?}");
     }
