@@ -8,6 +8,9 @@
 //! threads are made here. This file starts it all.
 
 pub mod cli_tool;
+#[cfg(test)]
+mod command_bindings;
+pub mod command_list;
 pub mod commands;
 pub mod error;
 pub mod event_bridge;
@@ -133,41 +136,7 @@ pub fn run() -> i32 {
                 windows::window_closed(window.app_handle(), window.label());
             }
         })
-        .invoke_handler(tauri::generate_handler![
-            commands::app_info,
-            commands::threads,
-            commands::show,
-            commands::create,
-            commands::start_turn,
-            commands::interrupt,
-            commands::close,
-            commands::is_streaming,
-            commands::rename,
-            commands::archive,
-            commands::fork,
-            commands::discover,
-            commands::import,
-            commands::follow,
-            commands::unfollow,
-            commands::doctor,
-            commands::window_init,
-            commands::set_window_tabs,
-            commands::open_window,
-            commands::move_tab_to_new_window,
-            commands::close_window,
-            commands::get_settings,
-            commands::save_settings,
-            settings::check_harness_path,
-            commands::terminal_open,
-            commands::terminal_write,
-            commands::terminal_resize,
-            commands::terminal_close,
-            cli_tool::cli_tool_status,
-            cli_tool::cli_tool_install,
-            cli_tool::cli_tool_uninstall,
-            update::update_check,
-            update::update_install,
-        ])
+        .invoke_handler(command_list::handler())
         .build(tauri::generate_context!())
         .expect("failed to build the Forkhost app");
 

@@ -1,7 +1,9 @@
 // The one door between the UI and the Rust side: every Tauri command, event and plugin call goes
 // through this module, so the rest of the UI stays plain React and can be tested with this module
-// mocked. Argument and result types are generated from Rust (ui/src/bindings, ts-rs).
-import { invoke, isTauri } from "@tauri-apps/api/core";
+// mocked. Argument and result types are generated from Rust (ui/src/bindings, ts-rs), and so is
+// the map of the commands (bindings/commands.ts, from src-tauri/src/command_list.rs): a command
+// or argument renamed in Rust fails the type check here.
+import { invoke, isTauri, type InvokeArgs } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import { getCurrentWindow } from "@tauri-apps/api/window";
 import { getCurrentWebviewWindow } from "@tauri-apps/api/webviewWindow";
@@ -11,6 +13,7 @@ import { openUrl } from "@tauri-apps/plugin-opener";
 import type { AppInfo } from "./bindings/AppInfo";
 import type { CliToolStatus } from "./bindings/CliToolStatus";
 import type { CommandError } from "./bindings/CommandError";
+import type { Commands } from "./bindings/commands";
 import type { DiscoveredSession } from "./bindings/DiscoveredSession";
 import type { ForkAt } from "./bindings/ForkAt";
 import type { ForkReply } from "./bindings/ForkReply";
@@ -74,12 +77,16 @@ export function inApp(): boolean {
   return isTauri();
 }
 
-async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+/** Calls a command of the generated map: its name, arguments and reply are Rust's. */
+async function call<C extends keyof Commands>(
+  command: C,
+  ...args: Commands[C]["args"]
+): Promise<Commands[C]["reply"]> {
   if (!inApp()) {
     throw new IpcError("internal", "not running inside the Forkhost app");
   }
   try {
-    return await invoke<T>(command, args);
+    return await invoke<Commands[C]["reply"]>(command, args[0] as InvokeArgs | undefined);
   } catch (err) {
     throw toIpcError(err);
   }
@@ -88,49 +95,49 @@ async function call<T>(command: string, args?: Record<string, unknown>): Promise
 // ---- commands: one per Host method -----------------------------------------------------------
 
 /** Version and data folder of the running app. */
-export const appInfo = () => call<AppInfo>("app_info");
-export const threads = () => call<ThreadView[]>("threads");
-export const show = (threadId: string) => call<ThreadDetail>("show", { thread_id: threadId });
-export const create = (spec: NewThreadArgs) => call<ThreadDetail>("create", { spec });
+export const appInfo = () => call("app_info");
+export const threads = () => call("threads");
+export const show = (threadId: string) => call("show", { thread_id: threadId });
+export const create = (spec: NewThreadArgs) => call("create", { spec });
 /** Starts a turn; returns once it started. The reply streams as host events. */
 export const startTurn = (threadId: string, prompt: string) =>
-  call<void>("start_turn", { thread_id: threadId, prompt });
-export const interrupt = (threadId: string) => call<void>("interrupt", { thread_id: threadId });
-export const closeThread = (threadId: string) => call<void>("close", { thread_id: threadId });
+  call("start_turn", { thread_id: threadId, prompt });
+export const interrupt = (threadId: string) => call("interrupt", { thread_id: threadId });
+export const closeThread = (threadId: string) => call("close", { thread_id: threadId });
 export const isStreaming = (threadId: string) =>
-  call<boolean>("is_streaming", { thread_id: threadId });
+  call("is_streaming", { thread_id: threadId });
 export const rename = (threadId: string, title: string) =>
-  call<ThreadView>("rename", { thread_id: threadId, title });
+  call("rename", { thread_id: threadId, title });
 export const archive = (threadId: string, archived: boolean) =>
-  call<ThreadView>("archive", { thread_id: threadId, archived });
+  call("archive", { thread_id: threadId, archived });
 /**
  * Forks a thread. `forWindow`: the fork opens in a window of its own, which the app opens (its
  * preloaded spare shows while the harness forks) and hands the fork's detail directly; the
  * reply names that window, and its thread then has no turns.
  */
 export const fork = (threadId: string, at: ForkAt, forWindow = false) =>
-  call<ForkReply>("fork", { thread_id: threadId, at, for_window: forWindow });
-export const discover = () => call<DiscoveredSession[]>("discover");
+  call("fork", { thread_id: threadId, at, for_window: forWindow });
+export const discover = () => call("discover");
 export const importSession = (harness: string, session: string) =>
-  call<ThreadDetail>("import", { harness_name: harness, session });
-export const follow = (threadId: string) => call<void>("follow", { thread_id: threadId });
-export const unfollow = (threadId: string) => call<void>("unfollow", { thread_id: threadId });
-export const doctor = () => call<HarnessReport[]>("doctor");
+  call("import", { harness_name: harness, session });
+export const follow = (threadId: string) => call("follow", { thread_id: threadId });
+export const unfollow = (threadId: string) => call("unfollow", { thread_id: threadId });
+export const doctor = () => call("doctor");
 
 // ---- windows and tabs ------------------------------------------------------------------------
 
-export const windowInit = () => call<WindowInit>("window_init");
+export const windowInit = () => call("window_init");
 export const setWindowTabs = (tabs: TabView[], activeTab: string | null) =>
-  call<void>("set_window_tabs", { tabs, active_tab: activeTab });
+  call("set_window_tabs", { tabs, active_tab: activeTab });
 /**
  * Opens a window with these tabs (the app's preloaded spare window when it has one); returns its
  * label. (A fork's window: `fork` with `forWindow`.)
  */
 export const openWindow = (tabs: NewTab[], prefill: Prefill | null, focusComposer: boolean) =>
-  call<string>("open_window", { tabs, prefill, focus_composer: focusComposer });
+  call("open_window", { tabs, prefill, focus_composer: focusComposer });
 export const moveTabToNewWindow = (tabId: string) =>
-  call<string>("move_tab_to_new_window", { tab_id: tabId });
-export const closeWindow = () => call<void>("close_window");
+  call("move_tab_to_new_window", { tab_id: tabId });
+export const closeWindow = () => call("close_window");
 
 export async function setWindowTitle(title: string): Promise<void> {
   if (!inApp()) {
@@ -146,15 +153,15 @@ export async function setWindowTitle(title: string): Promise<void> {
 
 // ---- settings --------------------------------------------------------------------------------
 
-export const getSettings = () => call<Settings>("get_settings");
-export const saveSettings = (settings: Settings) => call<void>("save_settings", { settings });
+export const getSettings = () => call("get_settings");
+export const saveSettings = (settings: Settings) => call("save_settings", { settings });
 /**
  * Checks a harness binary path typed in Settings before it is saved: it must exist, be startable
  * (PATHEXT rules on Windows) and its `--version` must name the harness. Resolves to what `doctor`
  * would show for it; rejects with `harness_not_found` or `invalid_input` and a sentence.
  */
 export const checkHarnessPath = (harness: string, path: string) =>
-  call<HarnessReport>("check_harness_path", { harness, path });
+  call("check_harness_path", { harness, path });
 
 // ---- updates ---------------------------------------------------------------------------------
 
@@ -162,35 +169,35 @@ export const checkHarnessPath = (harness: string, path: string) =>
  * Asks the update server for a newer release; null when there is none. `manual`: the user asked,
  * so failures reject (the start-up check resolves null instead).
  */
-export const updateCheck = (manual: boolean) => call<UpdateInfo | null>("update_check", { manual });
+export const updateCheck = (manual: boolean) => call("update_check", { manual });
 /**
  * Downloads, verifies and installs `version` (the one the last check found), then the app
  * restarts. Progress arrives as `update-progress` events to this window.
  */
-export const updateInstall = (version: string) => call<void>("update_install", { version });
+export const updateInstall = (version: string) => call("update_install", { version });
 
 // ---- command-line tool ----------------------------------------------------------------------
 
 /** Where the bundled `forkhost` CLI is and whether it is on PATH. */
-export const cliToolStatus = () => call<CliToolStatus>("cli_tool_status");
+export const cliToolStatus = () => call("cli_tool_status");
 /**
  * Puts the bundled CLI on PATH. `replace`: the user confirmed replacing a `forkhost` that is not
  * Forkhost's (without it, such a file rejects with code `conflict`).
  */
 export const cliToolInstall = (replace: boolean) =>
-  call<CliToolStatus>("cli_tool_install", { replace });
+  call("cli_tool_install", { replace });
 /** Removes exactly what Install added. */
-export const cliToolUninstall = () => call<CliToolStatus>("cli_tool_uninstall");
+export const cliToolUninstall = () => call("cli_tool_uninstall");
 
 // ---- terminal --------------------------------------------------------------------------------
 
 export const terminalOpen = (threadId: string, cols: number, rows: number) =>
-  call<string>("terminal_open", { thread_id: threadId, cols, rows });
+  call("terminal_open", { thread_id: threadId, cols, rows });
 export const terminalWrite = (id: string, data: string) =>
-  call<void>("terminal_write", { id, data });
+  call("terminal_write", { id, data });
 export const terminalResize = (id: string, cols: number, rows: number) =>
-  call<void>("terminal_resize", { id, cols, rows });
-export const terminalClose = (id: string) => call<void>("terminal_close", { id });
+  call("terminal_resize", { id, cols, rows });
+export const terminalClose = (id: string) => call("terminal_close", { id });
 
 // ---- events ----------------------------------------------------------------------------------
 

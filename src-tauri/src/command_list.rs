@@ -1,0 +1,81 @@
+//! The one list of the commands the UI may call. Each entry names the command, its arguments as
+//! the UI passes them (injected `State`, `AppHandle` and window arguments left out) and its reply
+//! (the `Ok` of a `CmdResult`). From it come both Tauri's handler ([`handler`]) and, on
+//! `cargo test`, `ui/src/bindings/commands.ts` ([`crate::command_bindings`]), through which
+//! `ui/src/ipc.ts` calls every command: renaming a command breaks this list's build, and renaming
+//! an argument or a field breaks the UI's type check. A test holds each entry to its function's
+//! real signature.
+
+use crate::{cli_tool, commands, settings, update};
+use forkhost_core::discovery::DiscoveredSession;
+use forkhost_core::view::{ThreadDetail, ThreadView};
+use forkhost_core::{ForkAt, HarnessReport};
+
+use crate::cli_tool::CliToolStatus;
+use crate::commands::{AppInfo, ForkReply, NewThreadArgs};
+use crate::layout::{NewTab, Prefill, TabLayout, WindowInit};
+use crate::settings::Settings;
+use crate::update::UpdateInfo;
+
+/// Turns the list into [`handler`] and, for the tests, [`signatures`].
+macro_rules! command_list {
+    ($( $module:ident :: $name:ident ( $($arg:ident : $ty:ty),* $(,)? ) -> $reply:ty ; )*) => {
+        /// Tauri's invoke handler for every command of the list.
+        pub fn handler() -> impl Fn(tauri::ipc::Invoke<tauri::Wry>) -> bool + Send + Sync + 'static {
+            tauri::generate_handler![$($module::$name),*]
+        }
+
+        // The listed types are checked in every build, not only the tests'.
+        const _: () = {
+            $(let _ = std::marker::PhantomData::<($($ty,)* $reply,)>;)*
+        };
+
+        /// Every command of the list, as the UI calls it.
+        #[cfg(test)]
+        pub(crate) fn signatures() -> Vec<crate::command_bindings::Signature> {
+            use crate::command_bindings::{Shape, Signature};
+            vec![$(Signature {
+                module: stringify!($module),
+                name: stringify!($name),
+                args: vec![$(Shape::of::<$ty>(stringify!($arg), stringify!($ty))),*],
+                reply: Shape::of::<$reply>("", stringify!($reply)),
+            }),*]
+        }
+    };
+}
+
+command_list! {
+    commands::app_info() -> AppInfo;
+    commands::threads() -> Vec<ThreadView>;
+    commands::show(thread_id: String) -> ThreadDetail;
+    commands::create(spec: NewThreadArgs) -> ThreadDetail;
+    commands::start_turn(thread_id: String, prompt: String) -> ();
+    commands::interrupt(thread_id: String) -> ();
+    commands::close(thread_id: String) -> ();
+    commands::is_streaming(thread_id: String) -> bool;
+    commands::rename(thread_id: String, title: String) -> ThreadView;
+    commands::archive(thread_id: String, archived: bool) -> ThreadView;
+    commands::fork(thread_id: String, at: ForkAt, for_window: Option<bool>) -> ForkReply;
+    commands::discover() -> Vec<DiscoveredSession>;
+    commands::import(harness_name: String, session: String) -> ThreadDetail;
+    commands::follow(thread_id: String) -> ();
+    commands::unfollow(thread_id: String) -> ();
+    commands::doctor() -> Vec<HarnessReport>;
+    commands::window_init() -> WindowInit;
+    commands::set_window_tabs(tabs: Vec<TabLayout>, active_tab: Option<String>) -> ();
+    commands::open_window(tabs: Vec<NewTab>, prefill: Option<Prefill>, focus_composer: bool) -> String;
+    commands::move_tab_to_new_window(tab_id: String) -> String;
+    commands::close_window() -> ();
+    commands::get_settings() -> Settings;
+    commands::save_settings(settings: Settings) -> ();
+    settings::check_harness_path(harness: String, path: String) -> HarnessReport;
+    commands::terminal_open(thread_id: String, cols: u16, rows: u16) -> String;
+    commands::terminal_write(id: String, data: String) -> ();
+    commands::terminal_resize(id: String, cols: u16, rows: u16) -> ();
+    commands::terminal_close(id: String) -> ();
+    cli_tool::cli_tool_status() -> CliToolStatus;
+    cli_tool::cli_tool_install(replace: bool) -> CliToolStatus;
+    cli_tool::cli_tool_uninstall() -> CliToolStatus;
+    update::update_check(manual: bool) -> Option<UpdateInfo>;
+    update::update_install(version: String) -> ();
+}
