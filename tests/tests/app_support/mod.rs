@@ -140,7 +140,7 @@ pub struct Shots {
 }
 
 /// Whether this machine has a GPU render node: without one the app renders without WebKit's
-/// compositing by default (`software_rendering_defaults` in src-tauri/src/lib.rs).
+/// compositing by default (`software_rendering_defaults` in src-tauri/src/platform.rs).
 pub fn has_render_node() -> bool {
     std::fs::read_dir("/dev/dri").is_ok_and(|dir| {
         dir.flatten()
