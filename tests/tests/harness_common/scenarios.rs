@@ -14,8 +14,8 @@ use super::kit::{
 };
 use super::{HarnessCase, Refusal};
 
-/// Closes `live` now if the harness settles its transcript only then ([`HarnessCase::
-/// SETTLED_BEFORE_CLOSE`]); the caller closes what is returned after reading it back.
+/// Closes `live` now if the harness settles its transcript only then (see
+/// `HarnessCase::SETTLED_BEFORE_CLOSE`); the caller closes what is returned after reading it.
 async fn settle<H: HarnessCase>(live: Live) -> Option<Live> {
     if H::SETTLED_BEFORE_CLOSE {
         Some(live)
