@@ -28,39 +28,11 @@ pub struct DiscoveredSession {
 }
 
 impl Host {
-    fn env_var(&self, name: &str) -> Option<PathBuf> {
-        self.inner
-            .harness_env
-            .iter()
-            .rev()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| PathBuf::from(v))
-            .or_else(|| {
-                std::env::var_os(name)
-                    .filter(|v| !v.is_empty())
-                    .map(PathBuf::from)
-            })
-    }
-
-    /// Where each harness keeps its sessions, honouring `CLAUDE_CONFIG_DIR`, `CODEX_HOME` and
-    /// `PI_CODING_AGENT_DIR`, else under the home folder the harnesses see (a `HOME` in their
-    /// extra variables, else the user's: `USERPROFILE` on Windows).
+    /// Where a harness keeps its sessions, as the harnesses see it with this Host's extra
+    /// variables (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `PI_CODING_AGENT_DIR`… else under the home
+    /// folder they see).
     pub fn session_root(&self, kind: HarnessKind) -> Option<PathBuf> {
-        let home = forkhost_harness::home::home_for(&self.inner.harness_env);
-        match kind {
-            HarnessKind::Claude => self
-                .env_var("CLAUDE_CONFIG_DIR")
-                .or_else(|| home.map(|h| h.join(".claude")))
-                .map(|d| d.join("projects")),
-            HarnessKind::Codex => self
-                .env_var("CODEX_HOME")
-                .or_else(|| home.map(|h| h.join(".codex")))
-                .map(|d| d.join("sessions")),
-            HarnessKind::Pi => self
-                .env_var("PI_CODING_AGENT_DIR")
-                .or_else(|| home.map(|h| h.join(".pi").join("agent")))
-                .map(|d| d.join("sessions")),
-        }
+        kind.harness().sessions_root(&self.inner.harness_env)
     }
 
     /// Native sessions on this machine, newest first.
@@ -74,7 +46,7 @@ impl Host {
                 .await
                 .map_err(|e| HostError::Internal(e.to_string()))?;
             for (path, modified) in files {
-                let Some(session_id) = session_id_of(kind, &path) else {
+                let Some(session_id) = kind.harness().session_id_of(&path) else {
                     continue;
                 };
                 let thread_id = self
@@ -127,7 +99,7 @@ impl Host {
             session_files(kind, &root)
                 .into_iter()
                 .map(|(p, _)| p)
-                .find(|p| session_id_of(kind, p).as_deref() == Some(wanted.as_str()))
+                .find(|p| kind.harness().session_id_of(p).as_deref() == Some(wanted.as_str()))
         })
         .await
         .map_err(|e| HostError::Internal(e.to_string()))?;
@@ -146,7 +118,7 @@ impl Host {
         let session_id = history
             .session_id
             .clone()
-            .or_else(|| session_id_of(kind, path))
+            .or_else(|| kind.harness().session_id_of(path))
             .ok_or_else(|| {
                 HostError::InvalidInput(format!("{} has no session id", path.display()))
             })?;
@@ -329,19 +301,9 @@ fn short(id: &str) -> &str {
 
 /// Session files under a harness's root, with their modification times.
 fn session_files(kind: HarnessKind, root: &Path) -> Vec<(PathBuf, i64)> {
-    // Claude and Pi: <root>/<project>/<file>.jsonl; Codex: <root>/YYYY/MM/DD/rollout-*.jsonl.
-    let depth = match kind {
-        HarnessKind::Codex => 4,
-        _ => 2,
-    };
-    let mut out = Vec::new();
-    collect(root, depth, &mut out);
-    out.into_iter()
-        .filter(|p| {
-            kind != HarnessKind::Codex
-                || p.file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with("rollout-"))
-        })
+    kind.harness()
+        .session_files(root)
+        .into_iter()
         .filter_map(|p| {
             let modified = std::fs::metadata(&p)
                 .and_then(|m| m.modified())
@@ -352,32 +314,6 @@ fn session_files(kind: HarnessKind, root: &Path) -> Vec<(PathBuf, i64)> {
             Some((p, modified))
         })
         .collect()
-}
-
-fn collect(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if depth > 1 && path.is_dir() {
-            collect(&path, depth - 1, out);
-        } else if depth == 1 && path.extension().is_some_and(|e| e == "jsonl") && path.is_file() {
-            out.push(path);
-        }
-    }
-}
-
-/// The session id a harness gives a file: Claude `<id>.jsonl`, Codex
-/// `rollout-<time>-<uuid>.jsonl`, Pi `<time>_<id>.jsonl`.
-pub(crate) fn session_id_of(kind: HarnessKind, path: &Path) -> Option<String> {
-    let stem = path.file_stem()?.to_str()?;
-    let id = match kind {
-        HarnessKind::Claude => stem,
-        HarnessKind::Codex => stem.get(stem.len().checked_sub(36)?..)?,
-        HarnessKind::Pi => stem.rsplit_once('_').map(|(_, id)| id).unwrap_or(stem),
-    };
-    (!id.is_empty()).then(|| id.to_owned())
 }
 
 /// The first `timestamp` a native session recorded (ISO 8601, so text order is time order):
@@ -413,25 +349,4 @@ fn native_cwd(path: &Path) -> Option<String> {
         }
     }
     None
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn session_ids_come_from_file_names() {
-        let claude = Path::new("/x/projects/-tmp-a/0f8c3a64-1111-4222-8333-444455556666.jsonl");
-        assert_eq!(
-            session_id_of(HarnessKind::Claude, claude).unwrap(),
-            "0f8c3a64-1111-4222-8333-444455556666"
-        );
-        let codex = Path::new("/x/sessions/2026/11/29/rollout-2026-11-29T10-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl");
-        assert_eq!(
-            session_id_of(HarnessKind::Codex, codex).unwrap(),
-            "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000"
-        );
-        let pi = Path::new("/x/sessions/--tmp-a--/2026-11-29T10-00-00-000Z_abc123.jsonl");
-        assert_eq!(session_id_of(HarnessKind::Pi, pi).unwrap(), "abc123");
-    }
 }

@@ -3,7 +3,6 @@
 
 use std::sync::atomic::Ordering;
 
-use forkhost_harness::HarnessKind;
 use serde::Serialize;
 
 use crate::error::{HostError, HostResult};
@@ -38,28 +37,19 @@ impl Host {
         if self.is_streaming(thread_id).await {
             return Err(HostError::Busy("a turn is running in this thread".into()));
         }
-        let (kind, row) = (thread.kind, thread.row);
+        let kind = thread.kind;
         let binary = self.inner.harnesses.binary(kind).await?;
-        let session = row.native_session_id.clone().ok_or_else(|| {
+        let session = thread.native.as_ref().ok_or_else(|| {
             HostError::SessionNotFound(format!("thread {thread_id} has no session"))
         })?;
-        let args = match kind {
-            HarnessKind::Claude => vec!["--resume".to_owned(), session],
-            HarnessKind::Codex => vec!["resume".to_owned(), session],
-            HarnessKind::Pi => vec![
-                "--session".to_owned(),
-                row.native_path.clone().ok_or_else(|| {
-                    HostError::SessionNotFound(format!("thread {thread_id} has no file"))
-                })?,
-            ],
-        };
+        let args = kind.harness().terminal_args(session)?;
         self.stop_runtime(&slot).await;
         slot.terminal.store(true, Ordering::SeqCst);
         tracing::info!(thread = %thread_id, harness = %kind, "terminal opened");
         Ok(TerminalCommand {
             program: binary.path.display().to_string(),
             args,
-            cwd: row.cwd.clone(),
+            cwd: thread.row.cwd.clone(),
             env: self.inner.harness_env.clone(),
         })
     }
