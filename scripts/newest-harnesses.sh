@@ -65,7 +65,7 @@ if ((run_tests)); then
   cargo build -p forkhost-cli
   for h in claude codex pi; do
     step "$h ${version[$h]}: its suite, and its tests in the shared suites"
-    if cargo test -p forkhost-tests --test "${h}_harness" &&
+    if cargo test -p forkhost-tests --test "harness_${h}" &&
       cargo test -p forkhost-tests --test harness_smoke --test cli_fork -- "${h}_"; then
       passed[$h]=1
     else

@@ -73,7 +73,7 @@ if ((${#newest[@]})); then
   (
     eval "$(bash scripts/install-harnesses.sh --set newest --print-env)"
     for harness in "${newest[@]}"; do
-      cargo test -p forkhost-tests --test "${harness}_harness"
+      cargo test -p forkhost-tests --test "harness_${harness}"
       cargo test -p forkhost-tests --test harness_smoke --test cli_fork --test host_behaviour \
         --test host_fork_crash -- "$harness"
     done
