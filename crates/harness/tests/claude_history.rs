@@ -5,19 +5,6 @@ use forkhost_harness::claude::ClaudeReader;
 use forkhost_harness::{read_history, HarnessKind, HistoryError, Role, SessionReader};
 use serde_json::json;
 
-fn refs(h: &forkhost_harness::History) -> Vec<(&str, Option<&str>, bool)> {
-    h.turns
-        .iter()
-        .map(|t| {
-            (
-                t.native_turn_ref.as_str(),
-                t.native_checkpoint_ref.as_deref(),
-                t.complete,
-            )
-        })
-        .collect()
-}
-
 #[test]
 fn three_turns_with_a_tool_round_trip() {
     let dir = tempfile::tempdir().unwrap();

@@ -9,19 +9,6 @@ fn rollout_name(id: &str) -> String {
     format!("sessions/2026/11/29/rollout-2026-11-29T18-00-00-{id}.jsonl")
 }
 
-fn refs(h: &forkhost_harness::History) -> Vec<(&str, Option<&str>, bool)> {
-    h.turns
-        .iter()
-        .map(|t| {
-            (
-                t.native_turn_ref.as_str(),
-                t.native_checkpoint_ref.as_deref(),
-                t.complete,
-            )
-        })
-        .collect()
-}
-
 #[test]
 fn current_format_gives_turn_ids_and_states() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,8 +1,11 @@
 //! Files written by the real CLIs (Claude Code 2.1.197, Codex 0.171.0, Pi 1.6.0) against the
 //! project's fake model server, copied verbatim into `tests/fixtures/real/`.
 
+mod common;
+
 use std::path::PathBuf;
 
+use common::refs as anchors;
 use forkhost_harness::codex::CodexReader;
 use forkhost_harness::{read_history, HarnessKind, History, Role, SessionReader};
 
@@ -14,19 +17,6 @@ fn fixture(path: &str) -> PathBuf {
 
 fn read(kind: HarnessKind, path: &str) -> History {
     read_history(kind, fixture(path)).unwrap()
-}
-
-fn anchors(h: &History) -> Vec<(&str, Option<&str>, bool)> {
-    h.turns
-        .iter()
-        .map(|t| {
-            (
-                t.native_turn_ref.as_str(),
-                t.native_checkpoint_ref.as_deref(),
-                t.complete,
-            )
-        })
-        .collect()
 }
 
 fn texts(h: &History, turn: usize) -> Vec<(Role, &str)> {

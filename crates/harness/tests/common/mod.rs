@@ -4,6 +4,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use forkhost_harness::History;
 use serde_json::{json, Value};
 
 pub fn jsonl(lines: &[Value]) -> String {
@@ -22,6 +23,20 @@ pub fn write(dir: &Path, name: &str, content: impl AsRef<[u8]>) -> PathBuf {
 pub fn append(path: &Path, content: impl AsRef<[u8]>) {
     let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
     f.write_all(content.as_ref()).unwrap();
+}
+
+/// Each turn's coordinates: (native turn ref, native checkpoint ref, complete).
+pub fn refs(h: &History) -> Vec<(&str, Option<&str>, bool)> {
+    h.turns
+        .iter()
+        .map(|t| {
+            (
+                t.native_turn_ref.as_str(),
+                t.native_checkpoint_ref.as_deref(),
+                t.complete,
+            )
+        })
+        .collect()
 }
 
 // ---------------------------------------------------------------- Claude Code (notes §6)
