@@ -11,6 +11,12 @@ pub use forkhost_core::layout::{
     LayoutView as Layout, TabView as TabLayout, WindowView as WindowLayout,
 };
 
+/// Label of the main window (tauri.conf.json `app.windows[0].label`).
+pub const MAIN_WINDOW: &str = "main";
+
+/// Prefix of the labels of the other windows (capabilities/default.json lists `w-*`).
+pub const WINDOW_PREFIX: &str = "w-";
+
 /// Tab kinds (`TabView::kind`).
 pub const CONVERSATION: &str = "conversation";
 
@@ -164,7 +170,7 @@ impl Windows {
                     active_tab,
                     tabs,
                 };
-                if label == crate::MAIN_WINDOW {
+                if label == MAIN_WINDOW {
                     self.layout.windows.insert(0, window);
                 } else {
                     self.layout.windows.push(window);
@@ -207,7 +213,7 @@ impl Windows {
         let window = self.window(label);
         WindowInit {
             label: label.to_owned(),
-            main: label == crate::MAIN_WINDOW,
+            main: label == MAIN_WINDOW,
             tabs: window.map(|w| w.tabs.clone()).unwrap_or_default(),
             active_tab: window.and_then(|w| w.active_tab.clone()),
             prefill: pending.prefill,
@@ -242,14 +248,10 @@ pub fn sanitized(mut layout: Layout, known: &BTreeSet<String>) -> Layout {
     }
     layout
         .windows
-        .retain(|w| w.id == crate::MAIN_WINDOW || !w.tabs.is_empty());
+        .retain(|w| w.id == MAIN_WINDOW || !w.tabs.is_empty());
     let mut seen = BTreeSet::new();
     layout.windows.retain(|w| seen.insert(w.id.clone()));
-    match layout
-        .windows
-        .iter()
-        .position(|w| w.id == crate::MAIN_WINDOW)
-    {
+    match layout.windows.iter().position(|w| w.id == MAIN_WINDOW) {
         Some(0) => {}
         Some(i) => {
             let main = layout.windows.remove(i);
@@ -258,7 +260,7 @@ pub fn sanitized(mut layout: Layout, known: &BTreeSet<String>) -> Layout {
         None => layout.windows.insert(
             0,
             WindowLayout {
-                id: crate::MAIN_WINDOW.to_owned(),
+                id: MAIN_WINDOW.to_owned(),
                 active_tab: None,
                 tabs: Vec::new(),
             },
@@ -274,7 +276,7 @@ pub fn new_tab_id() -> String {
 /// A label for a new window: `w-` and 12 hex digits (Tauri labels allow `[A-Za-z0-9-/:_]`).
 pub fn new_window_label() -> String {
     let id = uuid::Uuid::new_v4().simple().to_string();
-    format!("w-{}", &id[..12])
+    format!("{WINDOW_PREFIX}{}", &id[..12])
 }
 
 #[cfg(test)]

@@ -41,8 +41,7 @@ use crate::spare::{is_spare_label, schedule_spare};
 use crate::state::{follow, AppState};
 use crate::windows::{build_window, focus_main_window, Placement};
 
-pub use crate::event_bridge::HOST_EVENT;
-pub use crate::windows::{MAIN_WINDOW, WINDOW_PREFIX};
+pub use crate::layout::{MAIN_WINDOW, WINDOW_PREFIX};
 
 /// File (inside the data folder) where the window-state plugin keeps sizes and positions.
 const WINDOW_STATE_FILE: &str = "window-state.json";

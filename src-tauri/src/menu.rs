@@ -129,7 +129,7 @@ pub fn dispatch(app: &AppHandle, id: &str) {
     let target = windows
         .values()
         .find(|w| w.is_focused().unwrap_or(false))
-        .or_else(|| windows.get(crate::MAIN_WINDOW))
+        .or_else(|| windows.get(crate::layout::MAIN_WINDOW))
         .or_else(|| windows.values().next());
     if let Some(window) = target {
         let _ = app.emit_to(window.label(), "menu", id);

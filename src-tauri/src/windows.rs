@@ -3,14 +3,9 @@
 
 use tauri::{AppHandle, LogicalPosition, Manager, WebviewUrl, WebviewWindow};
 
+use crate::layout::MAIN_WINDOW;
 use crate::origin::stay_on_app_origin;
 use crate::state::AppState;
-
-/// Label of the main window (tauri.conf.json `app.windows[0].label`).
-pub const MAIN_WINDOW: &str = "main";
-
-/// Prefix of the labels of the other windows (capabilities/default.json lists `w-*`).
-pub const WINDOW_PREFIX: &str = "w-";
 
 /// How far a new window sits from the one it came from, right and down (logical pixels).
 const CASCADE: f64 = 36.0;
