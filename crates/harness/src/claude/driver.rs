@@ -338,7 +338,7 @@ impl Driver {
         tracing::info!(
             pid = ?self.pid,
             turn_ref = %turn.turn_ref,
-            outcome = outcome_name(&outcome),
+            outcome = outcome.name(),
             num_turns = ?result.num_turns,
             ms = turn.started.elapsed().as_millis() as u64,
             "claude turn ended"
@@ -450,13 +450,5 @@ impl Driver {
         }
         let error = (cause != Cause::Closed).then_some(message);
         self.emit(RuntimeEvent::Exited { error });
-    }
-}
-
-fn outcome_name(outcome: &TurnOutcome) -> &'static str {
-    match outcome {
-        TurnOutcome::Completed => "completed",
-        TurnOutcome::Interrupted => "interrupted",
-        TurnOutcome::Failed { .. } => "failed",
     }
 }

@@ -51,4 +51,15 @@ pub enum TurnOutcome {
     Failed { message: String },
 }
 
+impl TurnOutcome {
+    /// Its name in logs (never its message: that may quote the model).
+    pub fn name(&self) -> &'static str {
+        match self {
+            TurnOutcome::Completed => "completed",
+            TurnOutcome::Interrupted => "interrupted",
+            TurnOutcome::Failed { .. } => "failed",
+        }
+    }
+}
+
 pub type EventSender = mpsc::UnboundedSender<RuntimeEvent>;

@@ -32,8 +32,10 @@ use serde_json::{json, Value};
 
 use super::process::{RpcClient, RpcProcess};
 use super::protocol;
-use super::runtime::{require_supported, same_file, CLOSE_GRACE, REQUEST_TIMEOUT, STARTUP_TIMEOUT};
 use super::session_files;
+use super::session_files::same_file;
+use super::timeouts::{CLOSE_GRACE, REQUEST_TIMEOUT, STARTUP_TIMEOUT};
+use super::version::require_supported;
 use crate::contract::{Cut, ForkRequest, Forked, NativeSession, PendingFork};
 use crate::{HarnessBinary, HarnessError, HarnessKind, HarnessResult, TurnAnchor};
 

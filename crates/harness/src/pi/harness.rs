@@ -4,7 +4,8 @@ use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
 
-use super::runtime::{self, PiRuntime, MIN_VERSION};
+use super::runtime::{self, PiRuntime};
+use super::version::MIN_VERSION;
 use super::{session_files, PiReader};
 use crate::contract::{
     Capabilities, EventSender, ForkRequest, Forked, Harness, LiveRuntime, NativeSession, OpenSpec,

@@ -11,6 +11,9 @@ mod harness;
 mod process;
 mod protocol;
 mod session_files;
+mod timeouts;
+mod tracker;
+mod version;
 
 pub use harness::{help_names_pi, Pi};
 pub use runtime::{capabilities, fork, PiRuntime};

@@ -1,4 +1,5 @@
-//! Pi's live runtime: one `pi --mode rpc` process per thread (harness notes §3, §7).
+//! Pi's live runtime: one `pi --mode rpc` process per thread (see "Pi: the RPC runtime" in
+//! docs/harness-behaviour.md).
 //!
 //! - **New**: `pi --mode rpc` in the cwd; `get_state` names the session file Pi will write
 //!   (Pi 1.6.0 creates it with the first prompt), so `Session` is emitted right after start.
@@ -11,80 +12,29 @@
 //! user message is recorded (→ `TurnStarted`, the user entry id = the reader's native turn ref)
 //! and when the run settles (→ `TurnEnded`, the leaf = the reader's native checkpoint ref).
 
-use std::collections::HashSet;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::{json, Value};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use super::process::{RpcClient, RpcError, RpcProcess};
-use super::protocol::{self, Event, ToolCallBlock};
+use super::protocol;
 use super::session_files;
-use crate::contract::version_triple;
+use super::timeouts::{CLOSE_GRACE, REQUEST_TIMEOUT, STARTUP_TIMEOUT, STDERR_WAIT};
+use super::tracker::{lock, RuntimeState, Tracker};
+use super::version::require_supported;
 use crate::contract::{
     EventSender, NativeSession, OpenSpec, RuntimeEvent, SessionTarget, TurnOutcome,
 };
-use crate::{Capabilities, HarnessBinary, HarnessError, HarnessKind, HarnessResult};
+use crate::{HarnessError, HarnessKind, HarnessResult};
 
 pub use super::fork::fork;
-
-/// The oldest Pi this runtime and fork rely on. `get_entries` (turn coordinates) appeared in
-/// 0.80.3 and `agent_settled` (end of a run) in 0.80.4; 1.6.0 is the version tested
-/// (`scripts/harness-versions.env`), and the first where a fork at the first prompt keeps
-/// `parentSession` (0.73.1 drops it, harness notes §4.10).
-pub(super) const MIN_VERSION: (u64, u64, u64) = (1, 6, 0);
-/// Spawn → first `get_state` answer (0.4–0.6 s measured; generous for a loaded machine).
-pub(super) const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
-/// Any other command (they answer in milliseconds; `abort` waits for the run to stop).
-pub(super) const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
-/// How long a closing Pi may take before its process group is killed.
-pub(super) const CLOSE_GRACE: Duration = Duration::from_secs(3);
-/// How long to wait for the rest of stderr when reporting a failure.
-const STDERR_WAIT: Duration = Duration::from_millis(500);
-
-/// What this Pi version supports.
-pub fn capabilities(version: &str) -> Capabilities {
-    match unsupported_reason(version) {
-        None => Capabilities {
-            boundaries: vec!["after", "before", "latest"],
-            granularity: "turn",
-            // Every fork exists on return, except one before turn 1: Pi writes a session file
-            // only once it holds a prompt, so that one is pending until its first prompt.
-            eager_fork: true,
-            note: None,
-        },
-        Some(why) => Capabilities {
-            boundaries: vec![],
-            granularity: "turn",
-            eager_fork: false,
-            note: Some(why),
-        },
-    }
-}
-
-fn unsupported_reason(version: &str) -> Option<String> {
-    let (a, b, c) = MIN_VERSION;
-    match version_triple(version) {
-        Some(v) if v >= MIN_VERSION => None,
-        Some(_) => Some(format!(
-            "pi {version} is older than {a}.{b}.{c}, the first version whose RPC mode reports \
-             turn coordinates (get_entries, agent_settled) and forks as tested"
-        )),
-        None => Some(format!("pi version {version:?} is not recognized")),
-    }
-}
-
-pub(super) fn require_supported(binary: &HarnessBinary) -> HarnessResult<()> {
-    match unsupported_reason(&binary.version) {
-        None => Ok(()),
-        Some(why) => Err(HarnessError::Unsupported(why)),
-    }
-}
+pub use super::version::capabilities;
 
 /// A live `pi --mode rpc` process attached to one thread.
 pub struct PiRuntime {
@@ -95,16 +45,6 @@ pub struct PiRuntime {
     state: Arc<RuntimeState>,
     events: EventSender,
     task: Option<JoinHandle<()>>,
-}
-
-/// Shared between the runtime and its event task.
-struct RuntimeState {
-    /// A prompt was accepted and its run has not settled yet.
-    busy: watch::Sender<bool>,
-    /// Why the process died, once it did without being asked to.
-    dead: Mutex<Option<String>>,
-    /// `close` (or drop) asked the process to end.
-    closing: AtomicBool,
 }
 
 /// How to start Pi for a target.
@@ -386,7 +326,7 @@ async fn read_session(client: &RpcClient, launch: &Launch) -> HarnessResult<Nati
     };
     let file = PathBuf::from(file);
     if let Some(expected) = &launch.resume {
-        if !same_file(expected, &file) {
+        if !session_files::same_file(expected, &file) {
             return Err(client
                 .failure(
                     format!(
@@ -407,262 +347,12 @@ async fn read_session(client: &RpcClient, launch: &Launch) -> HarnessResult<Nati
     })
 }
 
-pub(super) fn same_file(a: &Path, b: &Path) -> bool {
-    a == b
-        || matches!(
-            (a.canonicalize(), b.canonicalize()),
-            (Ok(x), Ok(y)) if x == y
-        )
-}
-
-/// Turns Pi's session events into `RuntimeEvent`s, one run (prompt) at a time.
-struct Tracker {
-    client: RpcClient,
-    events: EventSender,
-    state: Arc<RuntimeState>,
-    /// The session's leaf after the last settled run.
-    leaf: Option<String>,
-    turn: Option<TurnState>,
-}
-
-struct TurnState {
-    started: bool,
-    user_ref: Option<String>,
-    stop_reason: Option<String>,
-    error: Option<String>,
-    /// Tool calls already reported (by `toolcall_end`), so `message_end` does not repeat them.
-    calls_sent: HashSet<String>,
-    since: Instant,
-}
-
-impl TurnState {
-    fn new() -> Self {
-        TurnState {
-            started: false,
-            user_ref: None,
-            stop_reason: None,
-            error: None,
-            calls_sent: HashSet::new(),
-            since: Instant::now(),
-        }
-    }
-}
-
-impl Tracker {
-    async fn run(mut self, mut rx: mpsc::UnboundedReceiver<Value>) {
-        while let Some(event) = rx.recv().await {
-            self.handle(protocol::classify(&event)).await;
-        }
-        self.exited().await;
-    }
-
-    async fn handle(&mut self, event: Event) {
-        match event {
-            Event::AgentStart => {
-                self.turn.get_or_insert_with(TurnState::new);
-            }
-            Event::UserMessage => self.user_message().await,
-            Event::TextDelta(text) => self.emit(RuntimeEvent::TextDelta { text }),
-            Event::ToolCallDone(call) => self.tool_call(call),
-            Event::AssistantMessage {
-                stop_reason,
-                error,
-                tool_calls,
-            } => {
-                for call in tool_calls {
-                    self.tool_call(call);
-                }
-                let turn = self.turn.get_or_insert_with(TurnState::new);
-                turn.stop_reason = stop_reason;
-                turn.error = error;
-            }
-            Event::ToolResult {
-                id,
-                output,
-                is_error,
-            } => self.emit(RuntimeEvent::ToolResult {
-                id,
-                output,
-                is_error,
-            }),
-            Event::AgentSettled { aborted } => self.end_turn(aborted).await,
-            Event::Other => {}
-        }
-    }
-
-    /// The prompt is recorded: its entry id is the turn's native ref.
-    async fn user_message(&mut self) {
-        if self.turn.as_ref().is_some_and(|t| t.started) {
-            return; // a queued message inside the same run; Forkhost sends none
-        }
-        let since = self.leaf.clone();
-        let user_ref = self
-            .entries_since(since.as_deref())
-            .await
-            .and_then(|data| protocol::last_user_entry(&data));
-        let turn = self.turn.get_or_insert_with(TurnState::new);
-        turn.started = true;
-        turn.user_ref = user_ref.clone();
-        tracing::debug!(turn_ref = ?user_ref, "pi turn started");
-        self.emit(RuntimeEvent::TurnStarted {
-            native_turn_ref: user_ref,
-        });
-    }
-
-    fn tool_call(&mut self, call: ToolCallBlock) {
-        let turn = self.turn.get_or_insert_with(TurnState::new);
-        if let Some(id) = &call.id {
-            if !turn.calls_sent.insert(id.clone()) {
-                return;
-            }
-        }
-        self.emit(RuntimeEvent::ToolCall {
-            id: call.id,
-            name: call.name,
-            input: call.input,
-        });
-    }
-
-    /// The run settled: the leaf is the turn's checkpoint.
-    async fn end_turn(&mut self, aborted: bool) {
-        let Some(turn) = self.turn.take() else {
-            return;
-        };
-        if !turn.started {
-            self.emit(RuntimeEvent::TurnStarted {
-                native_turn_ref: None,
-            });
-        }
-        let since = turn.user_ref.clone().or_else(|| self.leaf.clone());
-        let checkpoint = self
-            .entries_since(since.as_deref())
-            .await
-            .and_then(|data| protocol::leaf_id(&data));
-        if checkpoint.is_some() {
-            self.leaf = checkpoint.clone();
-        }
-        let outcome = match turn.stop_reason.as_deref() {
-            _ if aborted => TurnOutcome::Interrupted,
-            Some("aborted") => TurnOutcome::Interrupted,
-            Some("error") => TurnOutcome::Failed {
-                message: turn.error.unwrap_or_else(|| "pi reported an error".into()),
-            },
-            _ => TurnOutcome::Completed,
-        };
-        tracing::info!(
-            turn_ref = ?turn.user_ref,
-            checkpoint = ?checkpoint,
-            outcome = outcome_name(&outcome),
-            elapsed_ms = turn.since.elapsed().as_millis() as u64,
-            "pi turn ended"
-        );
-        // Not busy before the event goes out: whoever sees TurnEnded may send at once.
-        self.state.busy.send_replace(false);
-        self.emit(RuntimeEvent::TurnEnded {
-            native_turn_ref: turn.user_ref,
-            native_checkpoint_ref: checkpoint,
-            outcome,
-        });
-    }
-
-    /// Pi's stdout closed: the process is gone.
-    async fn exited(&mut self) {
-        let error = if self.state.closing.load(Ordering::Acquire) {
-            None
-        } else {
-            let status = self.client.exit_status(Duration::from_secs(2)).await;
-            Some(format!("pi {status}"))
-        };
-        if let Some(why) = &error {
-            *lock(&self.state.dead) = Some(why.clone());
-            tracing::warn!(reason = %why, "pi runtime exited unexpectedly");
-        }
-        if let Some(turn) = self.turn.take() {
-            if !turn.started {
-                self.emit(RuntimeEvent::TurnStarted {
-                    native_turn_ref: None,
-                });
-            }
-            let outcome = match &error {
-                Some(why) => TurnOutcome::Failed {
-                    message: why.clone(),
-                },
-                None => TurnOutcome::Interrupted,
-            };
-            self.emit(RuntimeEvent::TurnEnded {
-                native_turn_ref: turn.user_ref,
-                native_checkpoint_ref: None,
-                outcome,
-            });
-        }
-        self.state.busy.send_replace(false);
-        self.emit(RuntimeEvent::Exited { error });
-    }
-
-    /// `get_entries` after `since` (all entries when unknown or when Pi no longer has it).
-    async fn entries_since(&self, since: Option<&str>) -> Option<Value> {
-        if let Some(since) = since {
-            match self
-                .client
-                .request("get_entries", json!({ "since": since }), REQUEST_TIMEOUT)
-                .await
-            {
-                Ok(r) if r.success => return Some(r.data),
-                Ok(_) => {} // entry unknown: fall back to all entries
-                Err(err) => {
-                    tracing::debug!(%err, "pi get_entries failed");
-                    return None;
-                }
-            }
-        }
-        match self
-            .client
-            .request("get_entries", json!({}), REQUEST_TIMEOUT)
-            .await
-        {
-            Ok(r) if r.success => Some(r.data),
-            _ => None,
-        }
-    }
-
-    fn emit(&self, event: RuntimeEvent) {
-        // A receiver that went away only means nobody listens any more.
-        let _ = self.events.send(event);
-    }
-}
-
-fn outcome_name(outcome: &TurnOutcome) -> &'static str {
-    match outcome {
-        TurnOutcome::Completed => "completed",
-        TurnOutcome::Interrupted => "interrupted",
-        TurnOutcome::Failed { .. } => "failed",
-    }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::contract::PendingFork;
-
-    #[test]
-    fn capabilities_follow_the_version() {
-        let caps = capabilities("1.6.0");
-        assert_eq!(caps.boundaries, ["after", "before", "latest"]);
-        assert_eq!(caps.granularity, "turn");
-        assert!(caps.eager_fork && caps.note.is_none());
-        assert!(capabilities("2.0.1").note.is_none());
-        for old in ["0.73.1", "1.5.2", "garbage"] {
-            let caps = capabilities(old);
-            assert!(caps.boundaries.is_empty(), "{old}");
-            assert!(caps.note.is_some(), "{old}");
-        }
-    }
+    use crate::HarnessBinary;
+    use tokio::sync::mpsc;
 
     #[test]
     fn session_ids_follow_pis_rule() {

@@ -219,6 +219,15 @@ fn not_found_or_failed(path: &Path, err: std::io::Error) -> HarnessError {
     }
 }
 
+/// Whether two paths name the same file.
+pub(super) fn same_file(a: &Path, b: &Path) -> bool {
+    a == b
+        || matches!(
+            (a.canonicalize(), b.canonicalize()),
+            (Ok(x), Ok(y)) if x == y
+        )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
