@@ -135,6 +135,17 @@ fn is_image(ty: Option<&Value>) -> bool {
         .is_some_and(|t| t.eq_ignore_ascii_case("image") || t.contains("image"))
 }
 
+/// A tool call block of an assistant message (`{"id","name",<input_key>}`), not yet answered.
+pub(crate) fn tool_call_block(block: &Value, input_key: &str) -> ToolCall {
+    ToolCall {
+        id: str_of(block, "id").map(str::to_owned),
+        name: str_of(block, "name").unwrap_or_default().to_owned(),
+        input: block.get(input_key).cloned().unwrap_or(Value::Null),
+        output: None,
+        is_error: false,
+    }
+}
+
 pub(crate) fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str)
 }

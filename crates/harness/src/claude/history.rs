@@ -38,9 +38,9 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::history::{Message, Role, ToolCall};
+use crate::history::{Message, Role};
 use crate::jsonl::Span;
-use crate::messages::{content_text, str_of, TurnMessages};
+use crate::messages::{content_text, str_of, tool_call_block, TurnMessages};
 use crate::scan::{Cursor, RawStr};
 use crate::tree::{Line, Node, Nodes, Scanned, TreeFormat, TreeReader};
 use crate::HarnessKind;
@@ -338,16 +338,7 @@ fn add_record(msgs: &mut TurnMessages, record: &Node<Kind>, v: &Value) {
                     Some("text") => {
                         msgs.reply_text(reply, str_of(block, "text").unwrap_or(""), uuid)
                     }
-                    Some("tool_use") => msgs.tool_call(
-                        ToolCall {
-                            id: str_of(block, "id").map(str::to_owned),
-                            name: str_of(block, "name").unwrap_or_default().to_owned(),
-                            input: block.get("input").cloned().unwrap_or(Value::Null),
-                            output: None,
-                            is_error: false,
-                        },
-                        uuid,
-                    ),
+                    Some("tool_use") => msgs.tool_call(tool_call_block(block, "input"), uuid),
                     _ => msgs.continue_reply(reply),
                 }
             }

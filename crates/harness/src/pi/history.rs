@@ -25,7 +25,7 @@ use serde_json::Value;
 
 use crate::history::{Message, Role, ToolCall};
 use crate::jsonl::Span;
-use crate::messages::{content_text, str_of, TurnMessages};
+use crate::messages::{content_text, str_of, tool_call_block, TurnMessages};
 use crate::scan::{Cursor, RawStr};
 use crate::tree::{Line, Node, Scanned, TreeFormat, TreeReader};
 use crate::HarnessKind;
@@ -209,16 +209,7 @@ fn add_entry(msgs: &mut TurnMessages, entry: &Node<Kind>, v: &Value) {
                             str_of(block, "text").unwrap_or(""),
                             id,
                         ),
-                        Some("toolCall") => msgs.tool_call(
-                            ToolCall {
-                                id: str_of(block, "id").map(str::to_owned),
-                                name: str_of(block, "name").unwrap_or_default().to_owned(),
-                                input: block.get("arguments").cloned().unwrap_or(Value::Null),
-                                output: None,
-                                is_error: false,
-                            },
-                            id,
-                        ),
+                        Some("toolCall") => msgs.tool_call(tool_call_block(block, "arguments"), id),
                         _ => msgs.continue_reply(Some(&entry.id)),
                     }
                 }
