@@ -21,7 +21,7 @@ use super::launch::{check_kind, plan};
 use super::paths::AppendWatch;
 use super::process;
 use super::protocol;
-use crate::contract::{EventSender, NativeSession, OpenSpec, SessionTarget};
+use crate::contract::{EventSender, OpenSpec, SessionTarget};
 use crate::process::{Spawned, Tree};
 use crate::{HarnessError, HarnessKind, HarnessResult};
 
@@ -258,11 +258,6 @@ impl ClaudeRuntime {
     async fn kill_and_wait(&mut self, wait: Duration) {
         self.tree.kill();
         wait_phase(&mut self.phase, wait, |p| matches!(p, Phase::Dead(_))).await;
-    }
-
-    /// The session's coordinates (known from the start: the id is chosen here).
-    pub fn session(&self) -> Option<NativeSession> {
-        Some(self.shared.session())
     }
 
     /// The CLI's process id, while it runs.

@@ -223,10 +223,6 @@ impl CodexRuntime {
         Ok(())
     }
 
-    pub fn session(&self) -> Option<NativeSession> {
-        Some(self.session.clone())
-    }
-
     /// The app-server's process id (it leads its own process group), while it runs.
     pub fn pid(&self) -> Option<u32> {
         self.server.as_ref().and_then(AppServer::pid)

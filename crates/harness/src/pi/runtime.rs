@@ -39,8 +39,6 @@ pub use super::version::capabilities;
 /// A live `pi --mode rpc` process attached to one thread.
 pub struct PiRuntime {
     process: RpcProcess,
-    /// Known from the first `get_state`; a Pi runtime never changes session.
-    session: NativeSession,
     client: RpcClient,
     state: Arc<RuntimeState>,
     events: EventSender,
@@ -83,9 +81,8 @@ impl PiRuntime {
             dead: Mutex::new(None),
             closing: AtomicBool::new(false),
         });
-        let _ = events.send(RuntimeEvent::Session {
-            session: session.clone(),
-        });
+        // Known from the first `get_state`; a Pi runtime never changes session.
+        let _ = events.send(RuntimeEvent::Session { session });
         let tracker = Tracker {
             client: client.clone(),
             events: events.clone(),
@@ -96,7 +93,6 @@ impl PiRuntime {
         let task = tokio::spawn(tracker.run(rx));
         Ok(PiRuntime {
             process,
-            session,
             client,
             state,
             events,
@@ -188,10 +184,6 @@ impl PiRuntime {
             "pi runtime closed"
         );
         Ok(())
-    }
-
-    pub fn session(&self) -> Option<NativeSession> {
-        Some(self.session.clone())
     }
 
     /// The Pi process id (for diagnostics and tests).
