@@ -29,14 +29,6 @@ impl Store {
         &self.path
     }
 
-    /// Folds the write-ahead log into the main file (and empties the log).
-    pub async fn checkpoint(&self) -> Result<()> {
-        sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
-            .execute(&self.pool)
-            .await?;
-        Ok(())
-    }
-
     /// Waits for open connections to finish and closes the pool.
     pub async fn close(&self) {
         self.pool.close().await;
