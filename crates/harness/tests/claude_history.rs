@@ -90,8 +90,9 @@ fn records_of_one_api_message_merge() {
 
 #[test]
 fn a_fork_shares_uuids_with_its_source() {
-    // Notes §7.2: mode + queue-operations, every chain record copied verbatim (sessionId
-    // rewritten), then the new turn, then last-prompt naming the *first* prompt.
+    // "Forks and in-place branches" (docs/harness-behaviour.md): mode + queue-operations, every
+    // chain record copied verbatim (sessionId rewritten), then the new turn, then last-prompt
+    // naming the *first* prompt.
     let dir = tempfile::tempdir().unwrap();
     let fork_sid = "38da0000-0000-4000-8000-000000000002";
     let mut lines = vec![json!({"type":"mode","mode":"normal","sessionId":fork_sid})];
@@ -118,7 +119,7 @@ fn a_fork_shares_uuids_with_its_source() {
     assert_eq!(fork.turns[..3], src.turns[..]);
     assert_eq!(fork.turns[3].native_turn_ref, "u4");
 
-    // Fork at an earlier message (§7.3): the chain up to r1, then the new turn.
+    // Fork at an earlier message (same section): the chain up to r1, then the new turn.
     let mut at = vec![json!({"type":"mode","mode":"normal","sessionId":fork_sid})];
     at.extend(cc_three_turns().into_iter().filter(|l| {
         ["u1", "a1", "a2", "r1"].contains(&l.get("uuid").and_then(|u| u.as_str()).unwrap_or(""))
@@ -137,7 +138,7 @@ fn a_fork_shares_uuids_with_its_source() {
 
 #[test]
 fn an_in_place_branch_follows_the_newest_records() {
-    // Notes §7.4: `--resume-session-at` without fork appends a sibling branch.
+    // Same section: `--resume-session-at` without fork appends a sibling branch.
     let dir = tempfile::tempdir().unwrap();
     let path = write(dir.path(), "s.jsonl", jsonl(&cc_three_turns()));
     let mut reader = ClaudeReader::open(&path).unwrap();

@@ -61,7 +61,8 @@ fn legacy_format_and_a_legacy_fork() {
         .collect();
     assert_eq!(texts, ["two", "reply to two"]);
 
-    // A legacy fork copies the parent's lines, its session_meta as line 2 (notes §3).
+    // A legacy fork copies the parent's lines, its session_meta as line 2 ("Forks and
+    // reverts: inherited prefixes" in docs/harness-behaviour.md).
     let fork_id = "019a0000-0000-7000-8000-00000000000f";
     let mut lines = vec![cx_meta(
         fork_id,

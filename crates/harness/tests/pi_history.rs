@@ -47,8 +47,8 @@ fn three_turns_with_a_tool_call() {
 
 #[test]
 fn the_tree_follows_the_last_entry() {
-    // An in-place branch (notes §4.14): navigate back to alpha's reply, then prompt again;
-    // a label is a node too.
+    // An in-place branch ("Leaf, turns and branches" in docs/harness-behaviour.md): navigate
+    // back to alpha's reply, then prompt again; a label is a node too.
     let dir = tempfile::tempdir().unwrap();
     let path = write(dir.path(), "s.jsonl", jsonl(&pi_three_turns()));
     let mut reader = PiReader::open(&path).unwrap();

@@ -1,4 +1,5 @@
-//! Reading a Claude Code transcript (`<session id>.jsonl`, harness notes §5–7).
+//! Reading a Claude Code transcript (`<session id>.jsonl`; "Claude Code transcripts: records
+//! and chains" in `docs/harness-behaviour.md`).
 //!
 //! The file holds a tree: every chain record (`user`, `assistant`, `attachment`, `system`) has
 //! a `uuid` and points at its predecessor through `parentUuid`; records without a uuid

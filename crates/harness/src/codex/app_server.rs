@@ -1,10 +1,11 @@
 //! One `codex app-server` process, spoken to through the shared line-protocol client
 //! ([`crate::rpc`]).
 //!
-//! The wire format (see "Codex app-server" in `docs/harness-behaviour.md`): one JSON object
-//! per line, no `"jsonrpc"` field. Requests carry a numeric `id`; responses come back with the
-//! same `id` and a `result` or an `error{code,message}`; notifications have a `method` and no
-//! `id`; the server's own requests (approvals) have both, and are answered here at once.
+//! The wire format ("Codex app-server JSON-RPC" in `docs/harness-behaviour.md`): one JSON
+//! object per line, no `"jsonrpc"` field. Requests carry a numeric `id`; responses come back
+//! with the same `id` and a `result` or an `error{code,message}`; notifications have a
+//! `method` and no `id`; the server's own requests (approvals) have both, and are answered
+//! here at once.
 
 use std::path::Path;
 use std::time::Duration;

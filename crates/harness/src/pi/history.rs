@@ -1,4 +1,5 @@
-//! Reading a Pi session file (JSONL, session format v3; harness notes §2).
+//! Reading a Pi session file (JSONL; "Pi session files (format v3)" in
+//! `docs/harness-behaviour.md`).
 //!
 //! The first line is the header (`{"type":"session","version":3,"id",…,"parentSession"?}`);
 //! every later line is an entry with an `id` (8 hex characters, unique within the file only)

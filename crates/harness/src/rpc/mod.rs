@@ -1,5 +1,6 @@
 //! One client for the harnesses that speak a line protocol over a child's stdio (the Codex
-//! app-server's JSON-RPC, Pi's `--mode rpc`): one JSON object per LF-terminated line each way.
+//! app-server's JSON-RPC, Pi's `--mode rpc`): one JSON object per LF-terminated line each way
+//! ("The line protocols: Codex app-server and Pi RPC" in `docs/harness-behaviour.md`).
 //!
 //! What both share lives here: spawning the child in its own process tree
 //! ([`crate::process`]), numbering requests and correlating each response with the request

@@ -1,4 +1,4 @@
-//! Fixture transcripts modeled on the example lines of the harness notes.
+//! Fixture transcripts modeled on what the CLIs write (`docs/harness-behaviour.md`).
 #![allow(dead_code)]
 
 use std::io::Write;
@@ -39,7 +39,7 @@ pub fn refs(h: &History) -> Vec<(&str, Option<&str>, bool)> {
         .collect()
 }
 
-// ---------------------------------------------------------------- Claude Code (notes §6)
+// ------------------------------- Claude Code ("Records, chain and leaf", "Turns and anchors")
 
 pub const SID: &str = "d1190000-0000-4000-8000-000000000001";
 
@@ -129,8 +129,8 @@ pub fn cc_last_prompt(prompt: &str, leaf: &str) -> Value {
     json!({"type":"last-prompt","lastPrompt":prompt,"leafUuid":leaf,"sessionId":SID})
 }
 
-/// Three turns as `claude -p` then two `--resume` runs write them (notes §7.1), the second
-/// with a tool round trip (§6.2).
+/// Three turns as `claude -p` then two `--resume` runs write them ("Records, chain and leaf"),
+/// the second with a tool round trip.
 pub fn cc_three_turns() -> Vec<Value> {
     let mut v = Vec::new();
     v.extend(cc_queue("first message"));
@@ -176,7 +176,7 @@ pub fn cc_three_turns() -> Vec<Value> {
     v
 }
 
-// ---------------------------------------------------------------- Codex (notes §3)
+// ---------------------------------------------------------------- Codex ("Codex rollout files")
 
 pub const THREAD: &str = "019a0000-0000-7000-8000-00000000000a";
 
@@ -306,7 +306,7 @@ pub fn cx_legacy(id: &str, turns: &[(&str, &str)]) -> Vec<Value> {
     v
 }
 
-// ---------------------------------------------------------------- Pi (notes §2)
+// ------------------------------------------------------- Pi ("Pi session files (format v3)")
 
 pub fn pi_header(id: &str, parent: Option<&str>) -> Value {
     let mut h = json!({"type":"session","version":3,"id":id,"timestamp":"2026-11-29T18:32:18.608Z","cwd":"/path/to/proj"});

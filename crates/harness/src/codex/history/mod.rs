@@ -1,5 +1,5 @@
-//! Reading Codex rollout files (`rollout-<ts>-<thread id>[_<revision id>].jsonl`; harness
-//! notes §3).
+//! Reading Codex rollout files (`rollout-<ts>-<thread id>[_<revision id>].jsonl`; "Codex
+//! rollout files" in `docs/harness-behaviour.md`).
 //!
 //! Each line is an envelope `{"timestamp","ordinal"?,"type","payload"}`. Three generations
 //! are read:
