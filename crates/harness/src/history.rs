@@ -51,6 +51,18 @@ pub struct Turn {
     pub complete: bool,
 }
 
+#[cfg(test)]
+impl TurnAnchor {
+    /// An anchor for tests: `turn` and its `checkpoint`, complete or not.
+    pub(crate) fn of(turn: &str, checkpoint: Option<&str>, complete: bool) -> Self {
+        TurnAnchor {
+            native_turn_ref: turn.into(),
+            native_checkpoint_ref: checkpoint.map(Into::into),
+            complete,
+        }
+    }
+}
+
 impl Turn {
     pub fn anchor(&self) -> TurnAnchor {
         TurnAnchor {

@@ -140,13 +140,7 @@ pub fn capabilities(version: &str) -> Capabilities {
 mod tests {
     use super::*;
 
-    fn anchor(turn: &str, checkpoint: Option<&str>, complete: bool) -> TurnAnchor {
-        TurnAnchor {
-            native_turn_ref: turn.into(),
-            native_checkpoint_ref: checkpoint.map(Into::into),
-            complete,
-        }
-    }
+    use TurnAnchor as A;
 
     #[test]
     fn capabilities_follow_the_verified_version() {
@@ -164,9 +158,9 @@ mod tests {
     #[test]
     fn checkpoints_need_a_finished_turn_with_a_reply() {
         let anchors = [
-            anchor("u1", Some("a1"), true),
-            anchor("u2", None, true),
-            anchor("u3", Some("a3"), false),
+            A::of("u1", Some("a1"), true),
+            A::of("u2", None, true),
+            A::of("u3", Some("a3"), false),
         ];
         assert_eq!(checkpoint_of(&anchors, 0).unwrap(), "a1");
         assert!(matches!(

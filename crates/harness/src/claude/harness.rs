@@ -7,8 +7,8 @@ use async_trait::async_trait;
 use super::fork::{self, MIN_VERSION};
 use super::{git_bash, paths, ClaudeReader, ClaudeRuntime};
 use crate::contract::{
-    Capabilities, EventSender, ForkRequest, Forked, Harness, LiveRuntime, NativeSession, OpenSpec,
-    SessionLayout, VersionPins,
+    Capabilities, EventSender, ForkRequest, Forked, Harness, HarnessFacts, LiveRuntime,
+    NativeSession, OpenSpec, SessionLayout, VersionPins,
 };
 use crate::history::{HistoryError, SessionReader};
 use crate::{HarnessKind, HarnessResult};
@@ -16,18 +16,26 @@ use crate::{HarnessKind, HarnessResult};
 /// Claude Code.
 pub struct Claude;
 
+const FACTS: HarnessFacts = HarnessFacts {
+    kind: HarnessKind::Claude,
+    product_name: "Claude Code",
+    bin_env: "FORKHOST_CLAUDE_BIN",
+    pins: VersionPins {
+        oldest_supported: MIN_VERSION,
+        newest_verified: (2, 1, 332),
+        env_name: "CLAUDE_CODE",
+    },
+    sessions: SessionLayout {
+        // <root>/<encoded cwd>/<session id>.jsonl
+        depth: 2,
+        file_prefix: None,
+    },
+};
+
 #[async_trait]
 impl Harness for Claude {
-    fn kind(&self) -> HarnessKind {
-        HarnessKind::Claude
-    }
-
-    fn product_name(&self) -> &'static str {
-        "Claude Code"
-    }
-
-    fn bin_env(&self) -> &'static str {
-        "FORKHOST_CLAUDE_BIN"
+    fn facts(&self) -> &'static HarnessFacts {
+        &FACTS
     }
 
     /// It prints "2.1.197 (Claude Code)".
@@ -55,28 +63,12 @@ impl Harness for Claude {
         ]
     }
 
-    fn pins(&self) -> VersionPins {
-        VersionPins {
-            oldest_supported: MIN_VERSION,
-            newest_verified: (2, 1, 332),
-            env_name: "CLAUDE_CODE",
-        }
-    }
-
     fn capabilities(&self, version: &str) -> Capabilities {
         fork::capabilities(version)
     }
 
     fn sessions_root(&self, env: &[(String, String)]) -> Option<PathBuf> {
         paths::config_dir(env).ok().map(|dir| dir.join("projects"))
-    }
-
-    /// `<root>/<encoded cwd>/<session id>.jsonl`.
-    fn session_layout(&self) -> SessionLayout {
-        SessionLayout {
-            depth: 2,
-            file_prefix: None,
-        }
     }
 
     fn session_id_of(&self, path: &Path) -> Option<String> {

@@ -13,25 +13,16 @@ use std::path::{Path, PathBuf};
 use memchr::memmem;
 use serde::Deserialize;
 
+use crate::contract::env_value;
 use crate::{HarnessError, HarnessResult};
 
 /// The CLI caps the encoded folder name at this many characters, then appends a hash.
 const MAX_ENCODED_LEN: usize = 200;
 
-/// A variable as the CLI will see it: the last override wins, else the host's environment.
-pub(crate) fn env_var(env: &[(String, String)], key: &str) -> Option<String> {
-    env.iter()
-        .rev()
-        .find(|(k, _)| k == key)
-        .map(|(_, v)| v.clone())
-        .or_else(|| std::env::var(key).ok())
-        .filter(|v| !v.is_empty())
-}
-
 /// `$CLAUDE_CONFIG_DIR`, else `<home>/.claude` (the home a `HOME` override names, else the
 /// user's: `USERPROFILE` on Windows).
 pub(crate) fn config_dir(env: &[(String, String)]) -> HarnessResult<PathBuf> {
-    if let Some(dir) = env_var(env, "CLAUDE_CONFIG_DIR") {
+    if let Some(dir) = env_value(env, "CLAUDE_CONFIG_DIR") {
         return Ok(PathBuf::from(dir));
     }
     crate::home::home_for(env)
@@ -293,7 +284,7 @@ mod tests {
             ("HOME".to_string(), "/first".to_string()),
             ("HOME".to_string(), "/second".to_string()),
         ];
-        assert_eq!(env_var(&env, "HOME").as_deref(), Some("/second"));
+        assert_eq!(env_value(&env, "HOME").as_deref(), Some("/second"));
         let cfg = vec![("CLAUDE_CONFIG_DIR".to_string(), "/cfg".to_string())];
         assert_eq!(config_dir(&cfg).unwrap(), PathBuf::from("/cfg"));
         assert_eq!(config_dir(&env).unwrap(), PathBuf::from("/second/.claude"));

@@ -7,8 +7,8 @@ use async_trait::async_trait;
 use super::runtime::{self, CodexRuntime, MIN_FORK_VERSION};
 use super::CodexReader;
 use crate::contract::{
-    env_value, Capabilities, EventSender, ForkRequest, Forked, Harness, LiveRuntime, NativeSession,
-    OpenSpec, SessionLayout, VersionPins,
+    env_value, Capabilities, EventSender, ForkRequest, Forked, Harness, HarnessFacts, LiveRuntime,
+    NativeSession, OpenSpec, SessionLayout, VersionPins,
 };
 use crate::history::{HistoryError, SessionReader};
 use crate::{HarnessKind, HarnessResult};
@@ -16,31 +16,31 @@ use crate::{HarnessKind, HarnessResult};
 /// Codex (`codex app-server`).
 pub struct Codex;
 
+const FACTS: HarnessFacts = HarnessFacts {
+    kind: HarnessKind::Codex,
+    product_name: "Codex",
+    bin_env: "FORKHOST_CODEX_BIN",
+    pins: VersionPins {
+        oldest_supported: MIN_FORK_VERSION,
+        newest_verified: (0, 171, 0),
+        env_name: "CODEX",
+    },
+    sessions: SessionLayout {
+        // <root>/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl
+        depth: 4,
+        file_prefix: Some("rollout-"),
+    },
+};
+
 #[async_trait]
 impl Harness for Codex {
-    fn kind(&self) -> HarnessKind {
-        HarnessKind::Codex
-    }
-
-    fn product_name(&self) -> &'static str {
-        "Codex"
-    }
-
-    fn bin_env(&self) -> &'static str {
-        "FORKHOST_CODEX_BIN"
+    fn facts(&self) -> &'static HarnessFacts {
+        &FACTS
     }
 
     /// It prints "codex-cli 0.171.0".
     fn names_itself(&self, version_line: &str) -> bool {
         version_line.contains("codex")
-    }
-
-    fn pins(&self) -> VersionPins {
-        VersionPins {
-            oldest_supported: MIN_FORK_VERSION,
-            newest_verified: (0, 171, 0),
-            env_name: "CODEX",
-        }
     }
 
     fn capabilities(&self, version: &str) -> Capabilities {
@@ -53,14 +53,6 @@ impl Harness for Codex {
             .map(PathBuf::from)
             .or_else(|| crate::home::home_for(env).map(|home| home.join(".codex")))
             .map(|dir| dir.join("sessions"))
-    }
-
-    /// `<root>/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl`.
-    fn session_layout(&self) -> SessionLayout {
-        SessionLayout {
-            depth: 4,
-            file_prefix: Some("rollout-"),
-        }
     }
 
     /// The thread id (a uuid) ends the file's name.

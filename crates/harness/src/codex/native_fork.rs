@@ -34,23 +34,17 @@ const VERIFY_EVERY: Duration = Duration::from_millis(20);
 
 /// Derives a new Codex thread from `source` at `cut`. See the module docs.
 pub async fn fork(request: ForkRequest<'_>) -> HarnessResult<Forked> {
-    let ForkRequest {
-        binary,
-        source,
-        anchors,
-        cut,
-        env,
-    } = request;
-    if let Some(note) = capabilities(&binary.version).note {
+    if let Some(note) = capabilities(&request.binary.version).note {
         return Err(HarnessError::Unsupported(note));
     }
+    let source = request.source;
     check_session(source)?;
-    let plan = CutPlan::plan(anchors, cut)?;
+    let plan = CutPlan::plan(request.anchors, request.cut)?;
     let started = Instant::now();
     let launch = Launch {
-        binary,
+        binary: request.binary,
         cwd: source.cwd.is_dir().then_some(source.cwd.as_path()),
-        env,
+        env: request.env,
     };
     let server = AppServer::spawn(launch, |_| {})?;
     let outcome = fork_in(&server, source, &plan).await;
@@ -59,7 +53,7 @@ pub async fn fork(request: ForkRequest<'_>) -> HarnessResult<Forked> {
     tracing::info!(
         source = %source.session_id,
         fork = %forked.session.session_id,
-        ?cut,
+        cut = ?request.cut,
         kept = plan.keep.len(),
         ms = started.elapsed().as_millis() as u64,
         "codex fork"

@@ -18,14 +18,23 @@ use crate::kind::HarnessKind;
 /// finds it. (The approval protocol joins here when it lands.)
 #[async_trait]
 pub trait Harness: Send + Sync {
-    fn kind(&self) -> HarnessKind;
+    /// Its fixed facts (name, binary variable, version pins, session layout).
+    fn facts(&self) -> &'static HarnessFacts;
+
+    fn kind(&self) -> HarnessKind {
+        self.facts().kind
+    }
 
     // --- The binary and its version ---
 
     /// The name users know it by ("Claude Code").
-    fn product_name(&self) -> &'static str;
+    fn product_name(&self) -> &'static str {
+        self.facts().product_name
+    }
     /// The environment variable that names its binary, overriding the search.
-    fn bin_env(&self) -> &'static str;
+    fn bin_env(&self) -> &'static str {
+        self.facts().bin_env
+    }
     /// Whether a (lowercased) `--version` line names this harness.
     fn names_itself(&self, version_line: &str) -> bool;
     /// For a harness whose `--version` prints a bare number: whether its `--help` names it.
@@ -38,7 +47,9 @@ pub trait Harness: Send + Sync {
         Vec::new()
     }
     /// The versions the test suite ran.
-    fn pins(&self) -> VersionPins;
+    fn pins(&self) -> VersionPins {
+        self.facts().pins
+    }
     /// What this version of it can do.
     fn capabilities(&self, version: &str) -> Capabilities;
 
@@ -47,7 +58,9 @@ pub trait Harness: Send + Sync {
     /// The folder it keeps its sessions in, as a process started with the extra variables
     /// `env` sees it (its own variables, else under the home folder).
     fn sessions_root(&self, env: &[(String, String)]) -> Option<PathBuf>;
-    fn session_layout(&self) -> SessionLayout;
+    fn session_layout(&self) -> SessionLayout {
+        self.facts().sessions
+    }
     /// The session id its file's name carries.
     fn session_id_of(&self, path: &Path) -> Option<String>;
     /// The session files under `root` (its [`sessions_root`]).
@@ -72,6 +85,19 @@ pub trait Harness: Send + Sync {
     async fn fork(&self, request: ForkRequest<'_>) -> HarnessResult<Forked>;
     /// The arguments that open `session` in its own TUI (the terminal tab).
     fn terminal_args(&self, session: &NativeSession) -> HarnessResult<Vec<String>>;
+}
+
+/// What a harness is, as data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HarnessFacts {
+    pub kind: HarnessKind,
+    /// The name users know it by ("Claude Code").
+    pub product_name: &'static str,
+    /// The environment variable that names its binary, overriding the search.
+    pub bin_env: &'static str,
+    pub pins: VersionPins,
+    /// Where under its sessions root its session files sit.
+    pub sessions: SessionLayout,
 }
 
 /// A live harness process attached to one thread.

@@ -13,6 +13,6 @@ pub use binary::{
 };
 pub use events::{EventSender, RuntimeEvent, TurnOutcome};
 pub(crate) use harness::live_runtime;
-pub use harness::{Harness, LiveRuntime};
+pub use harness::{Harness, HarnessFacts, LiveRuntime};
 pub use session::{Cut, ForkRequest, Forked, NativeSession, OpenSpec, PendingFork, SessionTarget};
 pub use sessions::{env_value, SessionLayout};

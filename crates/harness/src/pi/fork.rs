@@ -61,19 +61,15 @@ enum At {
 
 /// Derives a new Pi session from `source` at `cut`; see the module docs.
 pub async fn fork(request: ForkRequest<'_>) -> HarnessResult<Forked> {
-    let ForkRequest {
-        binary,
-        source,
-        anchors,
-        cut,
-        env,
-    } = request;
-    require_supported(binary)?;
-    let plan = plan(anchors, cut)?;
+    require_supported(request.binary)?;
+    let plan = plan(request.anchors, request.cut)?;
+    let (source, env) = (request.source, request.env);
     let path = session_files::existing_file(source, env)?;
     match plan {
         Plan::Fresh => Ok(fresh(source)),
-        Plan::Native { keep_to, at } => native(binary, source, &path, &keep_to, &at, env).await,
+        Plan::Native { keep_to, at } => {
+            native(request.binary, source, &path, &keep_to, &at, env).await
+        }
     }
 }
 
@@ -379,19 +375,13 @@ fn remove_stray(file: &Path, source: &Path) {
 mod tests {
     use super::*;
 
-    fn anchor(turn: &str, checkpoint: Option<&str>, complete: bool) -> TurnAnchor {
-        TurnAnchor {
-            native_turn_ref: turn.into(),
-            native_checkpoint_ref: checkpoint.map(Into::into),
-            complete,
-        }
-    }
+    use TurnAnchor as A;
 
     fn three() -> Vec<TurnAnchor> {
         vec![
-            anchor("u1", Some("a1"), true),
-            anchor("u2", Some("a2"), true),
-            anchor("u3", Some("a3"), true),
+            A::of("u1", Some("a1"), true),
+            A::of("u2", Some("a2"), true),
+            A::of("u3", Some("a3"), true),
         ]
     }
 
@@ -441,8 +431,8 @@ mod tests {
             Err(HarnessError::TurnNotFound(_))
         ));
         let running = vec![
-            anchor("u1", Some("a1"), true),
-            anchor("u2", Some("u2"), false),
+            A::of("u1", Some("a1"), true),
+            A::of("u2", Some("u2"), false),
         ];
         assert!(matches!(
             plan(&running, Cut::After(1)),
@@ -453,12 +443,12 @@ mod tests {
             plan(&running, Cut::Before(1)).unwrap(),
             native("a1", At::UserEntry("u2".into()))
         );
-        let no_checkpoint = vec![anchor("u1", None, true), anchor("u2", Some("a2"), true)];
+        let no_checkpoint = vec![A::of("u1", None, true), A::of("u2", Some("a2"), true)];
         assert!(matches!(
             plan(&no_checkpoint, Cut::After(0)),
             Err(HarnessError::CheckpointNotFound(_))
         ));
-        let no_turn_ref = vec![anchor("u1", Some("a1"), true), anchor("", Some("a2"), true)];
+        let no_turn_ref = vec![A::of("u1", Some("a1"), true), A::of("", Some("a2"), true)];
         assert!(matches!(
             plan(&no_turn_ref, Cut::Before(1)),
             Err(HarnessError::CheckpointNotFound(_))

@@ -8,8 +8,8 @@ use super::runtime::{self, PiRuntime};
 use super::version::MIN_VERSION;
 use super::{session_files, PiReader};
 use crate::contract::{
-    Capabilities, EventSender, ForkRequest, Forked, Harness, LiveRuntime, NativeSession, OpenSpec,
-    SessionLayout, VersionPins,
+    Capabilities, EventSender, ForkRequest, Forked, Harness, HarnessFacts, LiveRuntime,
+    NativeSession, OpenSpec, SessionLayout, VersionPins,
 };
 use crate::history::{HistoryError, SessionReader};
 use crate::{HarnessError, HarnessKind, HarnessResult};
@@ -17,18 +17,26 @@ use crate::{HarnessError, HarnessKind, HarnessResult};
 /// Pi (`pi --mode rpc`).
 pub struct Pi;
 
+const FACTS: HarnessFacts = HarnessFacts {
+    kind: HarnessKind::Pi,
+    product_name: "Pi",
+    bin_env: "FORKHOST_PI_BIN",
+    pins: VersionPins {
+        oldest_supported: MIN_VERSION,
+        newest_verified: (1, 6, 0),
+        env_name: "PI_CODING_AGENT",
+    },
+    sessions: SessionLayout {
+        // <root>/--<cwd>--/<timestamp>_<session id>.jsonl
+        depth: 2,
+        file_prefix: None,
+    },
+};
+
 #[async_trait]
 impl Harness for Pi {
-    fn kind(&self) -> HarnessKind {
-        HarnessKind::Pi
-    }
-
-    fn product_name(&self) -> &'static str {
-        "Pi"
-    }
-
-    fn bin_env(&self) -> &'static str {
-        "FORKHOST_PI_BIN"
+    fn facts(&self) -> &'static HarnessFacts {
+        &FACTS
     }
 
     /// Pi 1.6.0 prints only "1.6.0"; a line that says more names it as `pi` or its package.
@@ -42,28 +50,12 @@ impl Harness for Pi {
         Some(help_names_pi)
     }
 
-    fn pins(&self) -> VersionPins {
-        VersionPins {
-            oldest_supported: MIN_VERSION,
-            newest_verified: (1, 6, 0),
-            env_name: "PI_CODING_AGENT",
-        }
-    }
-
     fn capabilities(&self, version: &str) -> Capabilities {
         runtime::capabilities(version)
     }
 
     fn sessions_root(&self, env: &[(String, String)]) -> Option<PathBuf> {
         session_files::sessions_root(env)
-    }
-
-    /// `<root>/--<cwd>--/<timestamp>_<session id>.jsonl`.
-    fn session_layout(&self) -> SessionLayout {
-        SessionLayout {
-            depth: 2,
-            file_prefix: None,
-        }
     }
 
     fn session_id_of(&self, path: &Path) -> Option<String> {

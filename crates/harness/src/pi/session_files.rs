@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::contract::NativeSession;
+use crate::contract::{env_value, NativeSession};
 use crate::{HarnessError, HarnessResult};
 
 /// How much of a file's head [`check_opens_read_only`] reads: the header and the setup entries.
@@ -78,14 +78,7 @@ pub(super) fn find_by_id(id: &str, env: &[(String, String)]) -> Option<PathBuf> 
 /// `<home>/.pi/agent/sessions` (a `HOME` override, else the user's home: `USERPROFILE` on
 /// Windows); `env` (the process's extra variables) wins over our own.
 pub(super) fn sessions_root(env: &[(String, String)]) -> Option<PathBuf> {
-    let var = |name: &str| {
-        env.iter()
-            .rev()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.clone())
-            .or_else(|| std::env::var(name).ok())
-            .filter(|v| !v.is_empty())
-    };
+    let var = |name: &str| env_value(env, name);
     if let Some(dir) = var("PI_CODING_AGENT_SESSION_DIR") {
         return Some(PathBuf::from(dir));
     }
