@@ -455,12 +455,14 @@ async fn idle_runtimes_stop(harness: Harness) {
         idle_timeout: Some(Duration::from_millis(500)),
     };
     let (host, _) = Host::open_with(s.data.path(), options).await.unwrap();
+    let mut events = host.subscribe();
     let id = s.thread_with_turns(&host, &["before idling"]).await;
     let session = host.show(&id).await.unwrap().thread.native.session_id;
     let stopped = tokio::time::timeout(Duration::from_secs(30), async {
-        while host.is_live(&id).await {
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        while !matches!(
+            events.recv().await,
+            Ok(HostEvent::RuntimeStopped { thread_id }) if thread_id == id
+        ) {}
     })
     .await;
     assert!(stopped.is_ok(), "the idle runtime was never stopped");

@@ -39,6 +39,11 @@ pub enum HostEvent {
     ThreadChanged {
         thread_id: String,
     },
+    /// The thread's harness process was stopped (closed, archived, handed to a terminal, or
+    /// idle too long); the next send starts it again on the same native session.
+    RuntimeStopped {
+        thread_id: String,
+    },
     /// Something went wrong outside a request (a harness crashed, a sync conflicted).
     Error {
         thread_id: String,
@@ -56,6 +61,7 @@ impl HostEvent {
             | HostEvent::ToolResult { thread_id, .. }
             | HostEvent::TurnEnded { thread_id, .. }
             | HostEvent::ThreadChanged { thread_id }
+            | HostEvent::RuntimeStopped { thread_id }
             | HostEvent::Error { thread_id, .. } => thread_id,
         }
     }

@@ -108,9 +108,14 @@ impl Host {
             report.rebuilt = host.rebuild_from_native().await;
         }
         report.missing = host.mark_missing_sessions().await?;
+        let events = host.inner.events.clone();
         host.inner
             .runtimes
-            .reap_idle(options_idle.unwrap_or(IDLE_TIMEOUT));
+            .reap_idle(options_idle.unwrap_or(IDLE_TIMEOUT), move |thread_id| {
+                let _ = events.send(HostEvent::RuntimeStopped {
+                    thread_id: thread_id.to_owned(),
+                });
+            });
         Ok((host, report))
     }
 
@@ -241,7 +246,7 @@ impl Host {
         let thread = self.thread(thread_id).await?;
         let mut row = thread.row.clone();
         if archived {
-            slot.stop_runtime().await;
+            self.stop_runtime(&slot).await;
             row.state = ThreadState::Archived;
         } else if row.state == ThreadState::Archived {
             row.state = if thread.native.is_some() && thread.pending.is_none() {

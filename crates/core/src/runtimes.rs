@@ -22,7 +22,7 @@ impl Runtimes {
         let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
         slots
             .entry(thread_id.to_owned())
-            .or_insert_with(|| Arc::new(Slot::default()))
+            .or_insert_with(|| Arc::new(Slot::new(thread_id)))
             .clone()
     }
 
@@ -72,8 +72,13 @@ impl Runtimes {
     }
 
     /// Stops runtimes that had no turn for `limit`, checking every so often, for as long as
-    /// these runtimes are in use (the task holds them weakly).
-    pub fn reap_idle(self: &Arc<Self>, limit: Duration) {
+    /// these runtimes are in use (the task holds them weakly); `stopped` hears each thread whose
+    /// runtime it stopped.
+    pub fn reap_idle(
+        self: &Arc<Self>,
+        limit: Duration,
+        stopped: impl Fn(&str) + Send + Sync + 'static,
+    ) {
         let weak = Arc::downgrade(self);
         let every = (limit / 4).clamp(Duration::from_millis(100), Duration::from_secs(60));
         tokio::spawn(async move {
@@ -82,12 +87,16 @@ impl Runtimes {
                 let Some(runtimes) = weak.upgrade() else {
                     break;
                 };
-                runtimes.stop_idle(limit).await;
+                for thread_id in runtimes.stop_idle(limit).await {
+                    stopped(&thread_id);
+                }
             }
         });
     }
 
-    async fn stop_idle(&self, limit: Duration) {
+    /// Stops the runtimes idle for `limit`; returns their threads.
+    async fn stop_idle(&self, limit: Duration) -> Vec<String> {
+        let mut stopped = Vec::new();
         for (id, slot) in self.all() {
             // A thread busy with an operation is not idle.
             let Ok(_op) = slot.ops.try_lock() else {
@@ -98,8 +107,10 @@ impl Runtimes {
                 if let Some(idle) = live.take() {
                     tracing::info!(thread = %id, "idle runtime stopped");
                     idle.close().await;
+                    stopped.push(id);
                 }
             }
         }
+        stopped
     }
 }

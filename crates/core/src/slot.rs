@@ -10,8 +10,8 @@ use tokio::task::JoinHandle;
 
 use crate::watch::FileWatch;
 
-#[derive(Default)]
 pub(crate) struct Slot {
+    pub thread_id: String,
     /// Serializes operations on the thread (send, rename, archive, close).
     pub ops: Mutex<()>,
     /// Serializes anchor syncs (after a turn, from the watcher, before a fork).
@@ -26,11 +26,26 @@ pub(crate) struct Slot {
 }
 
 impl Slot {
-    /// Stops the thread's runtime, if one is live (it starts again on the next send).
-    pub async fn stop_runtime(&self) {
-        if let Some(live) = self.live.lock().await.take() {
-            live.close().await;
+    pub fn new(thread_id: &str) -> Slot {
+        Slot {
+            thread_id: thread_id.to_owned(),
+            ops: Mutex::default(),
+            sync: Mutex::default(),
+            live: Mutex::default(),
+            reader: StdMutex::default(),
+            watch: StdMutex::default(),
+            terminal: AtomicBool::default(),
         }
+    }
+
+    /// Stops the thread's runtime, if one is live (it starts again on the next send); returns
+    /// whether one was.
+    pub async fn stop_runtime(&self) -> bool {
+        let Some(live) = self.live.lock().await.take() else {
+            return false;
+        };
+        live.close().await;
+        true
     }
 }
 

@@ -10,6 +10,7 @@ use forkhost_store::ThreadState;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::error::{HostError, HostResult};
+use crate::events::HostEvent;
 use crate::host::Host;
 use crate::pump::pump;
 use crate::slot::{Live, Slot, TurnState};
@@ -111,13 +112,6 @@ impl Host {
         Ok(())
     }
 
-    /// Whether the thread has a live harness process (in this process).
-    pub async fn is_live(&self, thread_id: &str) -> bool {
-        let slot = self.slot(thread_id);
-        let live = slot.live.lock().await;
-        live.as_ref().is_some_and(|l| !l.turn.is_dead())
-    }
-
     /// Whether a turn is running in the thread (in this process).
     pub async fn is_streaming(&self, thread_id: &str) -> bool {
         let slot = self.slot(thread_id);
@@ -127,7 +121,11 @@ impl Host {
 
     /// Stops the thread's runtime (it starts again on the next send).
     pub(crate) async fn stop_runtime(&self, slot: &Slot) {
-        slot.stop_runtime().await;
+        if slot.stop_runtime().await {
+            self.emit(HostEvent::RuntimeStopped {
+                thread_id: slot.thread_id.clone(),
+            });
+        }
     }
 
     async fn open_runtime(&self, thread: &Thread) -> HostResult<Live> {

@@ -7,4 +7,4 @@ export type HostEvent = { "type": "turn_started", thread_id: string, } | { "type
 /**
  * `completed`, `interrupted` or `failed`.
  */
-outcome: string, message: string | null, } | { "type": "thread_changed", thread_id: string, } | { "type": "error", thread_id: string, code: string, message: string, };
+outcome: string, message: string | null, } | { "type": "thread_changed", thread_id: string, } | { "type": "runtime_stopped", thread_id: string, } | { "type": "error", thread_id: string, code: string, message: string, };
