@@ -1,6 +1,7 @@
-//! Host overhead of a fork on a 1,000-turn source (DESIGN "Budgets": ≤ 10 ms median), printed
-//! beside the harness's native call. Everything the Host does but the native call counts:
-//! checks, reading the source's anchors, the `creating` row, the commit, reading the fork back.
+//! Host overhead of a fork on a 1,000-turn source (goal: ≤ 10 ms median; docs/architecture.md
+//! "## Fork"), printed beside the harness's native call. Everything the Host does but the
+//! native call counts: checks, reading the source's anchors, the `creating` row, the commit,
+//! reading the fork back.
 //!
 //! `cargo bench -p forkhost-core --bench fork` (needs FORKHOST_CLAUDE_BIN or `claude` on PATH:
 //! Claude's native fork is lazy, so its native call is only a check of the source file).
