@@ -13,16 +13,9 @@ use super::launch::{
     check_kind, check_session_id, require_checkpoint, require_file, transcript_of,
 };
 use super::paths;
-use crate::contract::{
-    at_least, forks_at_turns, no_fork, Cut, ForkRequest, Forked, NativeSession, PendingFork,
-    Version,
-};
-use crate::{Capabilities, HarnessBinary, HarnessError, HarnessKind, HarnessResult, TurnAnchor};
-
-/// The version whose fork path (`--fork-session --session-id --resume-session-at` in
-/// stream-json mode, the `interrupt` control request, client-chosen prompt uuids) was verified;
-/// `--resume-session-at` is a hidden flag, so older versions get no fork rather than a guess.
-pub(super) const MIN_VERSION: Version = (2, 1, 197);
+use super::version::require_fork_support;
+use crate::contract::{Cut, ForkRequest, Forked, NativeSession, PendingFork};
+use crate::{HarnessError, HarnessKind, HarnessResult, TurnAnchor};
 
 /// Derives a fork of `source` at `cut`, lazily: nothing runs and nothing is written; the
 /// returned [`PendingFork`] materializes with the fork's first prompt.
@@ -108,52 +101,11 @@ fn checkpoint_of(anchors: &[TurnAnchor], i: usize) -> HarnessResult<String> {
     })
 }
 
-fn supports_fork(version: &str) -> bool {
-    at_least(version, MIN_VERSION)
-}
-
-pub(super) fn require_fork_support(binary: &HarnessBinary) -> HarnessResult<()> {
-    if supports_fork(&binary.version) {
-        Ok(())
-    } else {
-        Err(HarnessError::Unsupported(unsupported_note(&binary.version)))
-    }
-}
-
-fn unsupported_note(version: &str) -> String {
-    let (a, b, c) = MIN_VERSION;
-    format!("Claude Code {version} is older than {a}.{b}.{c}, the first version whose fork-at-turn was verified")
-}
-
-/// What this Claude Code version can fork: every boundary at turn granularity from the
-/// verified version on, lazily (the fork's session appears with its first prompt); nothing
-/// below it.
-pub fn capabilities(version: &str) -> Capabilities {
-    if supports_fork(version) {
-        forks_at_turns(false)
-    } else {
-        no_fork(false, unsupported_note(version))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     use TurnAnchor as A;
-
-    #[test]
-    fn capabilities_follow_the_verified_version() {
-        let caps = capabilities("2.1.197");
-        assert_eq!(caps.boundaries, ["after", "before", "latest"]);
-        assert!(!caps.eager_fork && caps.note.is_none());
-        assert!(capabilities("2.2.0").note.is_none());
-        for old in ["2.1.196", "1.0.0", "garbage"] {
-            let caps = capabilities(old);
-            assert!(caps.boundaries.is_empty(), "{old}");
-            assert!(caps.note.is_some(), "{old}");
-        }
-    }
 
     #[test]
     fn checkpoints_need_a_finished_turn_with_a_reply() {

@@ -4,7 +4,8 @@ use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
 
-use super::fork::{self, MIN_VERSION};
+use super::fork;
+use super::version::{self, MIN_VERSION};
 use super::{git_bash, paths, ClaudeReader, ClaudeRuntime};
 use crate::contract::{
     Capabilities, EventSender, ForkRequest, Forked, Harness, HarnessFacts, LiveRuntime,
@@ -64,7 +65,7 @@ impl Harness for Claude {
     }
 
     fn capabilities(&self, version: &str) -> Capabilities {
-        fork::capabilities(version)
+        version::capabilities(version)
     }
 
     fn sessions_root(&self, env: &[(String, String)]) -> Option<PathBuf> {

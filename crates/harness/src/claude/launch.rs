@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
-use super::fork::require_fork_support;
 use super::paths;
+use super::version::require_fork_support;
 use crate::contract::{NativeSession, OpenSpec, PendingFork, SessionTarget};
 use crate::{HarnessError, HarnessKind, HarnessResult};
 

@@ -14,8 +14,10 @@ mod launch;
 mod paths;
 mod process;
 mod protocol;
+mod version;
 
-pub use fork::{capabilities, fork};
+pub use fork::fork;
 pub use git_bash::git_bash_for_claude;
 pub use harness::Claude;
 pub use runtime::ClaudeRuntime;
+pub use version::capabilities;
