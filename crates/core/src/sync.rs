@@ -271,18 +271,9 @@ mod tests {
 
     fn row() -> ThreadRow {
         ThreadRow {
-            id: "t".into(),
-            harness: "claude".into(),
-            cwd: "/".into(),
-            title: "t".into(),
             state: ThreadState::Ready,
             native_session_id: Some("s".into()),
-            native_path: None,
-            fork: None,
-            pending_fork: None,
-            revision: 0,
-            created_at: 0,
-            updated_at: 0,
+            ..crate::thread::tests::row()
         }
     }
 

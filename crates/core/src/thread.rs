@@ -149,10 +149,11 @@ fn decode_pending(text: &str) -> HostResult<PendingFork> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn row() -> ThreadRow {
+    /// A new Claude thread's row (other modules' tests start from it too).
+    pub(crate) fn row() -> ThreadRow {
         ThreadRow {
             id: "t".into(),
             harness: "claude".into(),
