@@ -1,4 +1,5 @@
-//! History reader figures, each printed beside its anchor from the same run (DESIGN "Budgets"):
+//! History reader figures, each printed beside its anchor from the same run ("Transcript reader budgets" in
+//! docs/harness-behaviour.md):
 //!
 //! - index a ~100 MB transcript (turns and anchors) next to `wc -l` on the same file;
 //! - read one appended turn at the end of a 1 MB and of a 100 MB file, next to `wc -l` of the

@@ -1,5 +1,5 @@
-//! Claude Code's native fork (see "Claude Code: forking at a turn" in
-//! docs/harness-behaviour.md): lazy. [`fork`] validates the cut and mints the fork's id and
+//! Claude Code's native fork (see "Claude Code 2.1.197: the stream-json runtime and lazy
+//! fork" in docs/harness-behaviour.md): lazy. [`fork`] validates the cut and mints the fork's id and
 //! path without running anything; the fork's native session appears with its first prompt,
 //! through a runtime opened on [`SessionTarget::PendingFork`] (`--resume SRC --fork-session
 //! --session-id NEW --resume-session-at CHECKPOINT`). The CLI copies the source's records up

@@ -1,5 +1,5 @@
 //! Where Claude Code keeps a session, and finding records in its transcript without parsing
-//! the whole file (harness notes §5).
+//! the whole file ("Claude Code: where a session's file is" in docs/harness-behaviour.md).
 //!
 //! `<config dir>/projects/<encoded realpath of cwd>/<session id>.jsonl`, where the config dir is
 //! `$CLAUDE_CONFIG_DIR`, else `~/.claude`. The process's own environment is overridden by the

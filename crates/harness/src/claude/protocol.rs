@@ -1,5 +1,6 @@
 //! The stream-json protocol of `claude -p --input-format stream-json --output-format
-//! stream-json --verbose` (harness notes §9): what goes to stdin, and stdout lines read into
+//! stream-json --verbose` ("Claude Code 2.1.197: the stream-json runtime and lazy fork" in
+//! docs/harness-behaviour.md): what goes to stdin, and stdout lines read into
 //! the few shapes the runtime acts on. Nothing here panics on what the CLI prints: a line that
 //! is not JSON, or not an object, is [`Output::Unknown`].
 

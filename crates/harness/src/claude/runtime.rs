@@ -1,5 +1,5 @@
-//! Claude Code's live runtime (see "Claude Code: the stream-json runtime" in
-//! docs/harness-behaviour.md).
+//! Claude Code's live runtime (see "Claude Code 2.1.197: the stream-json runtime and lazy
+//! fork" in docs/harness-behaviour.md).
 //!
 //! One long-lived `claude -p --input-format stream-json --output-format stream-json --verbose`
 //! process per session, in the session's cwd (the CLI scopes `--resume` to it). The session id

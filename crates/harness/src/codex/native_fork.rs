@@ -1,5 +1,6 @@
 //! Codex's native fork: eager, in a short-lived `codex app-server` of its own (never a live
-//! runtime's), by `thread/fork` at a turn id (DESIGN "Fork"):
+//! runtime's), by `thread/fork` at a turn id (see "Codex 0.171.0: the app-server runtime and
+//! eager fork" in docs/harness-behaviour.md):
 //!
 //! - after turn T: `{threadId, lastTurnId: T}` (inclusive, stable API);
 //! - before turn T: `{threadId, beforeTurnId: T}` (exclusive, needs `experimentalApi`). Before

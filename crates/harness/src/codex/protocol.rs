@@ -335,8 +335,8 @@ fn json_text(v: Option<&Value>) -> String {
 }
 
 /// Maps a failed request onto the typed error. The server's messages are matched on the
-/// phrases 0.171.0 uses (harness notes §6); anything else is a harness failure carrying
-/// the stderr tail.
+/// phrases 0.171.0 uses ("Codex: the app-server's error messages" in
+/// docs/harness-behaviour.md); anything else is a harness failure carrying the stderr tail.
 pub(crate) fn to_harness_error(failure: RpcFailure, stderr_tail: &str) -> HarnessError {
     let message = match failure {
         RpcFailure::Rpc { code, message } => return rpc_error(code, message, stderr_tail),

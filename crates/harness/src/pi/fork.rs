@@ -1,4 +1,5 @@
-//! Pi's native fork (DESIGN "Fork"; harness notes §4, §7).
+//! Pi's native fork (see "Pi 1.6.0: the RPC runtime and native fork" and "Pi: a fork at the first
+//! prompt" in docs/harness-behaviour.md).
 //!
 //! Always in a `pi --mode rpc --session <source>` process of its own, never through a live
 //! runtime (a fork in a streaming process ends that process's run). The process switches to

@@ -1,5 +1,5 @@
-//! Pi's live runtime: one `pi --mode rpc` process per thread (see "Pi: the RPC runtime" in
-//! docs/harness-behaviour.md).
+//! Pi's live runtime: one `pi --mode rpc` process per thread (see "Pi 1.6.0: the RPC runtime and native fork"
+//! in docs/harness-behaviour.md).
 //!
 //! - **New**: `pi --mode rpc` in the cwd; `get_state` names the session file Pi will write
 //!   (Pi 1.6.0 creates it with the first prompt), so `Session` is emitted right after start.

@@ -6,7 +6,7 @@ use crate::{Capabilities, HarnessBinary, HarnessError, HarnessResult};
 /// The oldest Pi this runtime and fork rely on. `get_entries` (turn coordinates) appeared in
 /// 0.80.3 and `agent_settled` (end of a run) in 0.80.4; 1.6.0 is the version tested
 /// (`scripts/harness-versions.env`), and the first where a fork at the first prompt keeps
-/// `parentSession` (0.73.1 drops it, see "Pi: forking at a turn" in docs/harness-behaviour.md).
+/// `parentSession` (0.73.1 drops it, see "Pi: a fork at the first prompt" in docs/harness-behaviour.md).
 pub(super) const MIN_VERSION: Version = (1, 6, 0);
 /// What this Pi version supports.
 pub fn capabilities(version: &str) -> Capabilities {
