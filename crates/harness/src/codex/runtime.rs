@@ -18,8 +18,10 @@ use super::protocol::{
     self, params, thread_of, to_harness_error, ItemEvent, Notice, ThreadResumeParams,
     ThreadStartParams, TurnInterruptParams, TurnStartParams, UserInput, REQUEST_TIMEOUT,
 };
-use crate::contract::version_triple;
-use crate::contract::{EventSender, NativeSession, OpenSpec, RuntimeEvent, SessionTarget};
+use crate::contract::{
+    at_least, forks_at_turns, no_fork, EventSender, NativeSession, OpenSpec, RuntimeEvent,
+    SessionTarget, Version,
+};
 use crate::{Capabilities, HarnessError, HarnessKind, HarnessResult};
 
 pub use super::native_fork::fork;
@@ -28,7 +30,7 @@ pub use super::native_fork::fork;
 /// (`lastTurnId` inclusive, experimental `beforeTurnId` exclusive) and leave the source
 /// untouched: the version the harness notes and this crate's tests ran. Older versions may
 /// have it too, but an unverified fork could be a wrong one, so they get none.
-pub const MIN_FORK_VERSION: (u64, u64, u64) = (0, 171, 0);
+pub const MIN_FORK_VERSION: Version = (0, 171, 0);
 
 /// How long a closing app-server may take to leave after its stdin closed.
 const CLOSE_GRACE: Duration = Duration::from_secs(3);
@@ -37,24 +39,17 @@ const INTERRUPT_WAIT: Duration = Duration::from_secs(15);
 
 /// What this Codex version can fork.
 pub fn capabilities(version: &str) -> Capabilities {
-    let min = MIN_FORK_VERSION;
-    let supported = version_triple(version).is_some_and(|v| v >= min);
-    Capabilities {
-        boundaries: if supported {
-            vec!["after", "before", "latest"]
-        } else {
-            vec![]
-        },
-        granularity: "turn",
-        eager_fork: true,
-        note: (!supported).then(|| {
-            format!(
-                "codex {version} is older than {}.{}.{}, the first version whose turn-level \
-                 thread/fork Forkhost verified; update Codex to fork",
-                min.0, min.1, min.2
-            )
-        }),
+    if at_least(version, MIN_FORK_VERSION) {
+        return forks_at_turns(true);
     }
+    let (a, b, c) = MIN_FORK_VERSION;
+    no_fork(
+        true,
+        format!(
+            "codex {version} is older than {a}.{b}.{c}, the first version whose turn-level \
+             thread/fork Forkhost verified; update Codex to fork"
+        ),
+    )
 }
 
 /// The runtime's view of the server, shared with the reader task's notification handler.
