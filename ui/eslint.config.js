@@ -18,11 +18,7 @@ export default defineConfig([
         "error",
         { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" },
       ],
-      // The two rules below serve the React Compiler, which this app does not build with. The
-      // effects that set state (CliTool, Sidebar, Conversation) start a read when something opens
-      // and show a loading flag first: the pattern is meant, and rewriting it would change what
-      // a first frame shows. `incompatible-library` only says the compiler would skip a component.
-      "react-hooks/set-state-in-effect": "off",
+      // It only says the React Compiler would skip a component; this app does not build with it.
       "react-hooks/incompatible-library": "off",
     },
   },

@@ -422,6 +422,9 @@ function useSourceTurn(sourceId: string, turnId: string | null): number | null |
     if (turnId === null) return;
     if (shown) {
       const t = shown.turns.find((x) => x.id === turnId);
+      // State, not derived from `shown`: the number must stay when the source's detail goes
+      // (its tab closed) while the read below runs.
+      // eslint-disable-next-line react-hooks/set-state-in-effect -- kept across `shown` going away
       setN(t ? Number(t.number) : null);
       return;
     }

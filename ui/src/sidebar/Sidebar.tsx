@@ -224,6 +224,8 @@ function Sessions() {
   const [busy, setBusy] = useState(false);
   useEffect(() => {
     if (open && discovered === null) {
+      // The spinner belongs to the read this effect starts (it ends in its `finally`).
+      // eslint-disable-next-line react-hooks/set-state-in-effect -- set with the read it stands for
       setBusy(true);
       void loadDiscovered().finally(() => setBusy(false));
     }
