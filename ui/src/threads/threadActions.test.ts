@@ -17,27 +17,27 @@ beforeEach(() => {
   m.startTurn.mockResolvedValue(undefined);
 });
 
-const args = { harness: "codex", cwd: "/work/proj", title: "  ", prompt: "" };
+const args = { harness: "codex", cwd: "/home/me/other", title: "  ", prompt: "" };
 
 describe("creating a thread", () => {
   it("lists it, opens its tab, puts the keyboard in its composer and remembers the folder", async () => {
     const detail = threadDetail("new", 0);
     m.create.mockResolvedValue(detail);
     expect(await createThread(args)).toBe(true);
-    expect(m.create).toHaveBeenCalledWith({ harness: "codex", cwd: "/work/proj", title: null });
+    expect(m.create).toHaveBeenCalledWith({ harness: "codex", cwd: "/home/me/other", title: null });
     const state = store.get();
     expect(state.threads).toEqual([stripTurns(detail)]);
     expect(state.slots.new?.detail).toBe(detail);
     expect(state.tabs.map((t) => t.thread_id)).toEqual(["new"]);
     expect(state.focusComposer).toBe(1);
-    expect(localStorage.getItem("forkhost.lastFolder")).toBe("/work/proj");
+    expect(localStorage.getItem("forkhost.lastFolder")).toBe("/home/me/other");
     expect(localStorage.getItem("forkhost.lastHarness")).toBe("codex");
   });
 
   it("sends the first prompt when there is one", async () => {
     m.create.mockResolvedValue(threadDetail("new", 0));
     await createThread({ ...args, title: " Named ", prompt: "go" });
-    expect(m.create).toHaveBeenCalledWith({ harness: "codex", cwd: "/work/proj", title: "Named" });
+    expect(m.create).toHaveBeenCalledWith({ harness: "codex", cwd: "/home/me/other", title: "Named" });
     expect(m.startTurn).toHaveBeenCalledWith("new", "go");
     expect(store.get().focusComposer).toBe(0);
   });
