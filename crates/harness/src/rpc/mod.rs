@@ -16,6 +16,8 @@
 mod child;
 mod client;
 mod reader;
+#[cfg(all(test, unix))]
+mod tests;
 
 pub(crate) use child::RpcChild;
 pub(crate) use client::RpcClient;
