@@ -1,7 +1,6 @@
 //! Native sessions already on the machine: listing them, importing one as a thread, and
 //! rebuilding the store from them after it was moved aside.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use forkhost_harness::HarnessKind;
@@ -111,7 +110,7 @@ impl Host {
         let owned = path.to_owned();
         let (history, cwd) = tokio::task::spawn_blocking(move || {
             let history = forkhost_harness::read_history(kind, &owned)?;
-            Ok::<_, forkhost_harness::HistoryError>((history, native_cwd(&owned)))
+            Ok::<_, forkhost_harness::HistoryError>((history, kind.harness().recorded_cwd(&owned)))
         })
         .await
         .map_err(|e| HostError::Internal(e.to_string()))??;
@@ -319,34 +318,5 @@ fn session_files(kind: HarnessKind, root: &Path) -> Vec<(PathBuf, i64)> {
 /// The first `timestamp` a native session recorded (ISO 8601, so text order is time order):
 /// when the session began, even for a fork whose copied records carry older times further on.
 fn first_timestamp(path: &Path) -> Option<String> {
-    let file = std::fs::File::open(path).ok()?;
-    for line in BufReader::new(file).lines().take(64) {
-        let Ok(line) = line else { break };
-        let Ok(value) = serde_json::from_str::<serde_json::Value>(&line) else {
-            continue;
-        };
-        if let Some(ts) = value.get("timestamp").and_then(|t| t.as_str()) {
-            return Some(ts.to_owned());
-        }
-    }
-    None
-}
-
-/// The working directory a native session recorded: `cwd` at the top of a record (Claude, Pi
-/// header) or in its payload (Codex `session_meta`). Only the first lines are read.
-fn native_cwd(path: &Path) -> Option<String> {
-    let file = std::fs::File::open(path).ok()?;
-    for line in BufReader::new(file).lines().take(64) {
-        let Ok(line) = line else { break };
-        let Ok(value) = serde_json::from_str::<serde_json::Value>(&line) else {
-            continue;
-        };
-        let cwd = value
-            .get("cwd")
-            .or_else(|| value.get("payload").and_then(|p| p.get("cwd")));
-        if let Some(cwd) = cwd.and_then(|c| c.as_str()) {
-            return Some(cwd.to_owned());
-        }
-    }
-    None
+    forkhost_harness::contract::first_recorded(path, |v| v.get("timestamp"))
 }

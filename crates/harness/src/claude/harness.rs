@@ -8,8 +8,8 @@ use super::fork;
 use super::version::{self, MIN_VERSION};
 use super::{git_bash, paths, ClaudeReader, ClaudeRuntime};
 use crate::contract::{
-    Capabilities, EventSender, ForkRequest, Forked, Harness, HarnessFacts, LiveRuntime,
-    NativeSession, OpenSpec, SessionLayout, VersionPins,
+    first_recorded, Capabilities, EventSender, ForkRequest, Forked, Harness, HarnessFacts,
+    LiveRuntime, NativeSession, OpenSpec, SessionLayout, VersionPins,
 };
 use crate::history::{HistoryError, SessionReader};
 use crate::{HarnessKind, HarnessResult};
@@ -75,6 +75,11 @@ impl Harness for Claude {
     fn session_id_of(&self, path: &Path) -> Option<String> {
         let stem = path.file_stem()?.to_str()?;
         (!stem.is_empty()).then(|| stem.to_owned())
+    }
+
+    /// Every record carries the `cwd` it ran in.
+    fn recorded_cwd(&self, path: &Path) -> Option<String> {
+        first_recorded(path, |v| v.get("cwd"))
     }
 
     fn open_reader(&self, path: &Path) -> Result<Box<dyn SessionReader>, HistoryError> {

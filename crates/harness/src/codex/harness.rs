@@ -7,8 +7,8 @@ use async_trait::async_trait;
 use super::runtime::{self, CodexRuntime, MIN_FORK_VERSION};
 use super::CodexReader;
 use crate::contract::{
-    env_value, Capabilities, EventSender, ForkRequest, Forked, Harness, HarnessFacts, LiveRuntime,
-    NativeSession, OpenSpec, SessionLayout, VersionPins,
+    env_value, first_recorded, Capabilities, EventSender, ForkRequest, Forked, Harness,
+    HarnessFacts, LiveRuntime, NativeSession, OpenSpec, SessionLayout, VersionPins,
 };
 use crate::history::{HistoryError, SessionReader};
 use crate::{HarnessKind, HarnessResult};
@@ -60,6 +60,11 @@ impl Harness for Codex {
         let stem = path.file_stem()?.to_str()?;
         let id = stem.get(stem.len().checked_sub(36)?..)?;
         (!id.is_empty()).then(|| id.to_owned())
+    }
+
+    /// The `session_meta` line carries it in its payload.
+    fn recorded_cwd(&self, path: &Path) -> Option<String> {
+        first_recorded(path, |v| v.get("payload")?.get("cwd"))
     }
 
     fn open_reader(&self, path: &Path) -> Result<Box<dyn SessionReader>, HistoryError> {

@@ -63,6 +63,8 @@ pub trait Harness: Send + Sync {
     }
     /// The session id its file's name carries.
     fn session_id_of(&self, path: &Path) -> Option<String>;
+    /// The working directory a session file recorded (its first lines only).
+    fn recorded_cwd(&self, path: &Path) -> Option<String>;
     /// The session files under `root` (its [`sessions_root`]).
     ///
     /// [`sessions_root`]: Harness::sessions_root

@@ -15,4 +15,4 @@ pub use events::{EventSender, RuntimeEvent, TurnOutcome};
 pub(crate) use harness::live_runtime;
 pub use harness::{Harness, HarnessFacts, LiveRuntime};
 pub use session::{Cut, ForkRequest, Forked, NativeSession, OpenSpec, PendingFork, SessionTarget};
-pub use sessions::{env_value, SessionLayout};
+pub use sessions::{env_value, first_recorded, SessionLayout};

@@ -1,7 +1,10 @@
 //! Where a harness keeps its sessions on disk, in terms every harness shares: a root folder,
 //! files a fixed number of folders below it, and an id in each file's name.
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
+
+use serde_json::Value;
 
 /// The shape of a harness's session folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +42,22 @@ fn collect(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
             out.push(path);
         }
     }
+}
+
+/// The first string `pick` finds in a session file's first lines (its header and first
+/// records): what the session recorded when it began. Lines that are not JSON are skipped.
+pub fn first_recorded(path: &Path, pick: impl Fn(&Value) -> Option<&Value>) -> Option<String> {
+    let file = std::fs::File::open(path).ok()?;
+    for line in BufReader::new(file).lines().take(64) {
+        let Ok(line) = line else { break };
+        let Ok(value) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        if let Some(found) = pick(&value).and_then(Value::as_str) {
+            return Some(found.to_owned());
+        }
+    }
+    None
 }
 
 /// A variable as the harness will see it: the last of its extra variables wins, else the

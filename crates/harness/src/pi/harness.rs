@@ -8,8 +8,8 @@ use super::runtime::{self, PiRuntime};
 use super::version::MIN_VERSION;
 use super::{session_files, PiReader};
 use crate::contract::{
-    Capabilities, EventSender, ForkRequest, Forked, Harness, HarnessFacts, LiveRuntime,
-    NativeSession, OpenSpec, SessionLayout, VersionPins,
+    first_recorded, Capabilities, EventSender, ForkRequest, Forked, Harness, HarnessFacts,
+    LiveRuntime, NativeSession, OpenSpec, SessionLayout, VersionPins,
 };
 use crate::history::{HistoryError, SessionReader};
 use crate::{HarnessError, HarnessKind, HarnessResult};
@@ -62,6 +62,11 @@ impl Harness for Pi {
         let stem = path.file_stem()?.to_str()?;
         let id = stem.rsplit_once('_').map(|(_, id)| id).unwrap_or(stem);
         (!id.is_empty()).then(|| id.to_owned())
+    }
+
+    /// The header carries it.
+    fn recorded_cwd(&self, path: &Path) -> Option<String> {
+        first_recorded(path, |v| v.get("cwd"))
     }
 
     fn open_reader(&self, path: &Path) -> Result<Box<dyn SessionReader>, HistoryError> {
