@@ -2,10 +2,10 @@
 //! the [`Harness`] contract.
 //!
 //! Layers, bottom up: [`contract`] (the traits and the types they speak in, with [`history`],
-//! [`kind`] and [`error`]) and the shared layers (`process`, the transcript scanners); the
-//! harness modules, which implement the contract over them; `registry` (kind → harness, the
-//! only place naming every harness); and [`runtime`], [`binary`] and [`verified`], which the
-//! Host calls and which ask the trait.
+//! [`kind`] and [`error`]) and the shared layers ([`process`], `rpc` the line-protocol client,
+//! `tree`/`jsonl`/`scan` for transcripts); the harness modules, which implement the contract
+//! over them; `registry` (kind → harness, the only place naming every harness); and
+//! [`runtime`], [`binary`] and [`verified`], which the Host calls and which ask the trait.
 
 pub mod binary;
 pub mod claude;

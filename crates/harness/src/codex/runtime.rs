@@ -1,5 +1,5 @@
 //! Codex's live runtime: one `codex app-server` (stdio JSON-RPC) per live thread, and the
-//! version gate for its native fork (the fork itself is in [`super::native_fork`]).
+//! version gate for its native fork (the fork itself is in `native_fork.rs`).
 //!
 //! Coordinates match the rollout reader ([`super::history`]): a turn's native turn ref and
 //! native checkpoint ref are both its Codex turn id, which `turn/started` and `turn/completed`

@@ -94,7 +94,7 @@ impl Harness for Pi {
     }
 }
 
-/// Pi's `--help` starts "pi - AI coding assistant…" and shows "Usage: pi [options]".
+/// Pi's `--help` starts "pi - AI coding assistant…" and shows "`Usage: pi [options]`".
 pub fn help_names_pi(help: &str) -> bool {
     help.lines().take(40).any(|line| {
         let line = line.trim();
