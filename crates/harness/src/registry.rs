@@ -43,3 +43,23 @@ pub fn open_reader(
 pub fn read_history(kind: HarnessKind, path: impl AsRef<Path>) -> Result<History, HistoryError> {
     open_reader(kind, path)?.history()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_finds_its_own_harness() {
+        for kind in HarnessKind::ALL {
+            let harness = kind.harness();
+            assert_eq!(harness.kind(), kind);
+            assert_eq!(
+                kind.bin_env(),
+                format!("FORKHOST_{}_BIN", kind.as_str().to_uppercase())
+            );
+            assert!(
+                harness.names_itself(&format!("1.2.3 ({})", harness.product_name()).to_lowercase())
+            );
+        }
+    }
+}

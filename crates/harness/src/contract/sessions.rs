@@ -100,4 +100,26 @@ mod tests {
             vec![root.path().join("2026/top.jsonl")]
         );
     }
+
+    #[test]
+    fn reads_what_the_first_lines_recorded() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("s.jsonl");
+        let lines = [
+            "not json",
+            r#"{"type":"summary"}"#,
+            r#"{"type":"session_meta","payload":{"cwd":"/inner"}}"#,
+            r#"{"cwd":"/top","timestamp":"2026-12-01T10:00:00Z"}"#,
+        ];
+        std::fs::write(&file, lines.join("\n")).unwrap();
+        let top = first_recorded(&file, |v| v.get("cwd"));
+        assert_eq!(top.as_deref(), Some("/top"));
+        let payload = first_recorded(&file, |v| v.get("payload")?.get("cwd"));
+        assert_eq!(payload.as_deref(), Some("/inner"));
+        assert_eq!(first_recorded(&file, |v| v.get("nothing")), None);
+        assert_eq!(
+            first_recorded(&dir.path().join("gone"), |v| v.get("cwd")),
+            None
+        );
+    }
 }
