@@ -33,14 +33,21 @@ impl Thread {
                 .map_err(|e: forkhost_harness::kind::UnknownHarness| {
                     HostError::Internal(e.to_string())
                 })?;
-        let pending = row.pending_fork.as_deref().map(decode_pending).transpose()?;
+        let pending = row
+            .pending_fork
+            .as_deref()
+            .map(decode_pending)
+            .transpose()?;
         let folder = PathBuf::from(&row.cwd);
-        let native = row.native_session_id.as_ref().map(|session_id| NativeSession {
-            kind,
-            session_id: session_id.clone(),
-            path: row.native_path.as_ref().map(PathBuf::from),
-            cwd: folder.clone(),
-        });
+        let native = row
+            .native_session_id
+            .as_ref()
+            .map(|session_id| NativeSession {
+                kind,
+                session_id: session_id.clone(),
+                path: row.native_path.as_ref().map(PathBuf::from),
+                cwd: folder.clone(),
+            });
         Ok(Thread {
             row,
             kind,
@@ -190,7 +197,10 @@ pub(crate) mod tests {
                 cwd: PathBuf::from("/w")
             }
         );
-        assert_eq!(thread.fork_source().unwrap_err().code(), "session_not_found");
+        assert_eq!(
+            thread.fork_source().unwrap_err().code(),
+            "session_not_found"
+        );
     }
 
     #[test]
