@@ -9,8 +9,8 @@ use forkhost_harness::{
 use forkhost_tests::fake_model::Msg;
 
 use super::kit::{
-    alive, anchors, exchange, exchange_from, history_of, median, refs, reply, texts, Fingerprint,
-    Live, Setup, TurnLog,
+    anchors, exchange, exchange_from, history_of, median, refs, reply, texts, Fingerprint, Live,
+    Setup, TurnLog,
 };
 use super::{HarnessCase, Refusal};
 
@@ -465,7 +465,7 @@ pub async fn a_killed_harness_is_reported<H: HarnessCase>() {
     assert!(message.contains(H::KILLED_SEND_SAYS), "{message}");
     assert!(stderr_tail.lines().count() <= 20);
     println!("stderr tail after the kill:\n{stderr_tail}");
-    assert!(!alive(pid), "reaped, no zombie");
+    assert!(!super::kit::alive(pid), "reaped, no zombie");
     live.close_quietly().await;
 }
 

@@ -173,6 +173,7 @@ pub fn doctor_notes(kind: HarnessKind) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    #[cfg(unix)]
     use super::locate::tests::executable;
     use super::*;
 
