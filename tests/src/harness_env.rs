@@ -16,7 +16,7 @@
 //! # Ok(()) }
 //! ```
 //!
-//! What each harness gets (see the brief's `shared/harness-notes/` and `docs/harness-behaviour.md`):
+//! What each harness gets (`docs/harness-behaviour.md` says what each CLI did with it):
 //!
 //! * every harness: `HOME` and `XDG_{CONFIG,CACHE,DATA,STATE}_HOME` inside the temp dir, and no
 //!   inherited `ANTHROPIC_*`, `CLAUDE*`, `CODEX_*`, `OPENAI_*`, `PI_*` variables;
@@ -179,7 +179,7 @@ impl HarnessEnv {
                     ]
                     .map(|(k, v)| (k.to_string(), v.to_string())),
                 );
-                // §10 of the Claude notes: skip onboarding, trust and API-key dialogs.
+                // The pre-seeded config skips Claude's onboarding, trust and API-key dialogs.
                 let key_tail: String = {
                     let chars: Vec<char> = FAKE_API_KEY.chars().collect();
                     chars[chars.len().saturating_sub(20)..].iter().collect()

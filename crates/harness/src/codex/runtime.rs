@@ -28,8 +28,9 @@ pub use super::native_fork::fork;
 
 /// The first Codex version whose `thread/fork` was verified to cut at turn ids
 /// (`lastTurnId` inclusive, experimental `beforeTurnId` exclusive) and leave the source
-/// untouched: the version the harness notes and this crate's tests ran. Older versions may
-/// have it too, but an unverified fork could be a wrong one, so they get none.
+/// untouched: the version this crate's tests ran ("Codex 0.171.0: the app-server runtime and
+/// eager fork" in docs/harness-behaviour.md). Older versions may have it too, but an
+/// unverified fork could be a wrong one, so they get none.
 pub const MIN_FORK_VERSION: Version = (0, 171, 0);
 
 /// How long a closing app-server may take to leave after its stdin closed.

@@ -1,6 +1,6 @@
 //! Pi's RPC wire format (`pi --mode rpc`): one JSON object per LF-terminated line on stdin and
-//! stdout ("Pi RPC mode" in docs/harness-behaviour.md, the package's `docs/rpc.md` and
-//! `docs/json.md`).
+//! stdout ("Pi RPC mode" in docs/harness-behaviour.md; the npm package ships its own `rpc.md`
+//! and `json.md` under its docs folder).
 //!
 //! stdout carries three kinds of records: `response` (answers a command, echoing its `id`),
 //! session events (no `id`), and `extension_ui_request` (an extension asks the user something).
