@@ -7,10 +7,20 @@
 use std::path::{Path, PathBuf};
 
 /// The folders whose source files are read, from the repository root.
-const SOURCE_DIRS: [&str; 6] = ["crates", "src-tauri/src", "ui/src", "tests", "scripts", ".ci"];
+const SOURCE_DIRS: [&str; 6] = [
+    "crates",
+    "src-tauri/src",
+    "ui/src",
+    "tests",
+    "scripts",
+    ".ci",
+];
 
 fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn source_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -21,7 +31,10 @@ fn source_files(dir: &Path, out: &mut Vec<PathBuf>) {
         let path = entry.path();
         let name = entry.file_name().to_string_lossy().into_owned();
         if path.is_dir() {
-            if !matches!(name.as_str(), "node_modules" | "target" | "bindings" | "fixtures") {
+            if !matches!(
+                name.as_str(),
+                "node_modules" | "target" | "bindings" | "fixtures"
+            ) {
                 source_files(&path, out);
             }
         } else if [".rs", ".ts", ".tsx", ".sh", ".css"]
@@ -141,7 +154,9 @@ fn every_cited_doc_and_heading_exists() {
         for (line, block) in comment_blocks(&text) {
             for stale in ["DESIGN.md", "DESIGN \"", "§", "harness-notes"] {
                 if block.contains(stale) {
-                    wrong.push(format!("{shown}:{line}: cites `{stale}` (not in the repository)"));
+                    wrong.push(format!(
+                        "{shown}:{line}: cites `{stale}` (not in the repository)"
+                    ));
                 }
             }
             for citation in citations(&block) {
@@ -161,8 +176,14 @@ fn every_cited_doc_and_heading_exists() {
             }
         }
     }
-    assert!(checked > 10, "found only {checked} citations: is the parser blind?");
-    println!("{checked} citations of docs/ checked in {} files", files.len());
+    assert!(
+        checked > 10,
+        "found only {checked} citations: is the parser blind?"
+    );
+    println!(
+        "{checked} citations of docs/ checked in {} files",
+        files.len()
+    );
     assert!(wrong.is_empty(), "stale references:\n{}", wrong.join("\n"));
 }
 
@@ -189,7 +210,11 @@ fn the_docs_cite_nothing_outside_the_repository() {
         }
     }
     assert!(docs.len() >= 4, "read only {} docs", docs.len());
-    assert!(wrong.is_empty(), "references outside the repository:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "references outside the repository:\n{}",
+        wrong.join("\n")
+    );
 }
 
 #[test]
