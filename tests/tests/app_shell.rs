@@ -12,14 +12,12 @@
 mod app_support;
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use anyhow::{ensure, Context, Result};
-use app_support::{save_screenshot, start_session, wait_for_log_line, write_launcher};
+use app_support::{
+    check_shell_frame, save_screenshot, start_session, wait_for_log_line, write_launcher,
+};
 use fantoccini::{Client, Locator};
-
-const READY: &str = r#"[data-app-ready="true"]"#;
-const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn app_shell_starts_with_an_empty_shell() -> Result<()> {
@@ -54,32 +52,7 @@ async fn app_shell_starts_with_an_empty_shell() -> Result<()> {
 }
 
 async fn check_shell(client: &Client, data_dir: &Path) -> Result<()> {
-    client
-        .wait()
-        .at_most(STARTUP_TIMEOUT)
-        .for_element(Locator::Css(READY))
-        .await
-        .with_context(|| format!("the shell never set {READY} within {STARTUP_TIMEOUT:?}"))?;
-
-    let title = client.title().await?;
-    ensure!(
-        title == "Forkhost",
-        "window title is {title:?}, expected \"Forkhost\""
-    );
-
-    let new_thread = client
-        .find(Locator::Css(r#"button[data-action="new-thread"]"#))
-        .await
-        .context("New thread button")?;
-    ensure!(
-        new_thread.is_displayed().await?,
-        "New thread is not visible"
-    );
-    let label = new_thread.text().await?;
-    ensure!(
-        label.trim() == "New thread",
-        "New thread button says {label:?}"
-    );
+    check_shell_frame(client).await?;
 
     let threads_empty = client
         .find(Locator::Css(r#"[data-empty="threads"]"#))

@@ -30,7 +30,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context, Result};
 use app_support::{
-    save_screenshot, start_session, wait_for_log, wait_for_log_line, write_launcher,
+    check_shell_frame, save_screenshot, start_session, wait_for_log, wait_for_log_line,
+    write_launcher,
 };
 use fantoccini::{Client, Locator};
 use forkhost_tests::need::{need, Group};
@@ -42,9 +43,6 @@ const PACKAGE: &str = "forkhost";
 const APP: &str = "/usr/bin/forkhost-app";
 const CLI: &str = "/usr/bin/forkhost";
 const DESKTOP_FILE: &str = "/usr/share/applications/Forkhost.desktop";
-
-const READY: &str = r#"[data-app-ready="true"]"#;
-const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deb_installs_runs_and_removes_cleanly() -> Result<()> {
@@ -274,30 +272,7 @@ fn hicolor_icons(name: &str) -> Vec<PathBuf> {
 }
 
 async fn check_shell(client: &Client, version: &str) -> Result<()> {
-    client
-        .wait()
-        .at_most(STARTUP_TIMEOUT)
-        .for_element(Locator::Css(READY))
-        .await
-        .with_context(|| format!("the shell never set {READY} within {STARTUP_TIMEOUT:?}"))?;
-    let title = client.title().await?;
-    ensure!(
-        title == "Forkhost",
-        "window title is {title:?}, expected \"Forkhost\""
-    );
-    let new_thread = client
-        .find(Locator::Css(r#"button[data-action="new-thread"]"#))
-        .await
-        .context("New thread button")?;
-    ensure!(
-        new_thread.is_displayed().await?,
-        "New thread is not visible"
-    );
-    let label = new_thread.text().await?;
-    ensure!(
-        label.trim() == "New thread",
-        "New thread button says {label:?}"
-    );
+    check_shell_frame(client).await?;
     // The release build reports the same version as the package.
     let shown = client
         .find(Locator::Css("[data-app-version]"))

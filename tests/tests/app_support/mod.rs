@@ -20,6 +20,39 @@ pub const STARTUP: Duration = Duration::from_secs(40);
 /// A harness turn against the fake model (process start included).
 pub const TURN: Duration = Duration::from_secs(90);
 
+/// What every start shows first, checked by `app_shell` (the built app) and `pkg_deb` (the
+/// installed one): the shell ready within 30 s, the window titled "Forkhost", and a visible
+/// "New thread" button.
+pub async fn check_shell_frame(client: &Client) -> Result<()> {
+    const SHELL_READY: &str = r#"[data-app-ready="true"]"#;
+    const SHELL_STARTUP: Duration = Duration::from_secs(30);
+    client
+        .wait()
+        .at_most(SHELL_STARTUP)
+        .for_element(Locator::Css(SHELL_READY))
+        .await
+        .with_context(|| format!("the shell never set {SHELL_READY} within {SHELL_STARTUP:?}"))?;
+    let title = client.title().await?;
+    anyhow::ensure!(
+        title == "Forkhost",
+        "window title is {title:?}, expected \"Forkhost\""
+    );
+    let new_thread = client
+        .find(Locator::Css(r#"button[data-action="new-thread"]"#))
+        .await
+        .context("New thread button")?;
+    anyhow::ensure!(
+        new_thread.is_displayed().await?,
+        "New thread is not visible"
+    );
+    let label = new_thread.text().await?;
+    anyhow::ensure!(
+        label.trim() == "New thread",
+        "New thread button says {label:?}"
+    );
+    Ok(())
+}
+
 /// The built app, or `None` (the test is skipped) when `FORKHOST_APP_BINARY` is unset; a
 /// failure instead under `FORKHOST_REQUIRE_HARNESSES=1` (see `forkhost_tests::need`).
 pub fn app_binary() -> Result<Option<PathBuf>> {
