@@ -1,0 +1,95 @@
+//! No production source file grows past 600 lines: a file that long is doing more than one job
+//! and is where the next change goes wrong. Tests, test kits and generated bindings are exempt.
+
+use std::path::{Path, PathBuf};
+
+const LIMIT: usize = 600;
+
+/// The production source folders, from the repository root.
+const SOURCE_DIRS: [&str; 6] = [
+    "crates/store/src",
+    "crates/harness/src",
+    "crates/core/src",
+    "crates/cli/src",
+    "src-tauri/src",
+    "ui/src",
+];
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// Test code and generated code: `tests.rs`/`tests_*.rs` modules, `*.test.ts(x)`, the UI's test
+/// kit and the ts-rs bindings.
+fn exempt(path: &Path) -> bool {
+    let name = path.file_name().unwrap().to_string_lossy();
+    name == "tests.rs"
+        || name.starts_with("tests_")
+        || name.contains(".test.")
+        || path
+            .components()
+            .any(|c| matches!(c.as_os_str().to_str(), Some("bindings" | "testing")))
+}
+
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path
+            .extension()
+            .is_some_and(|e| matches!(e.to_str(), Some("rs" | "ts" | "tsx" | "css")))
+            && !exempt(&path)
+        {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn no_production_file_is_over_the_limit() {
+    let root = repo_root();
+    let mut files = Vec::new();
+    for dir in SOURCE_DIRS {
+        sources(&root.join(dir), &mut files);
+    }
+    assert!(files.len() > 100, "read only {} files", files.len());
+    let mut sizes: Vec<(usize, String)> = files
+        .iter()
+        .map(|f| {
+            let lines = std::fs::read_to_string(f).unwrap().lines().count();
+            (lines, f.strip_prefix(&root).unwrap().display().to_string())
+        })
+        .collect();
+    sizes.sort();
+    let (largest, name) = sizes.last().unwrap();
+    println!(
+        "{} files; the largest: {name} ({largest} lines)",
+        sizes.len()
+    );
+    let over: Vec<String> = sizes
+        .iter()
+        .filter(|(lines, _)| *lines > LIMIT)
+        .map(|(lines, name)| format!("{name}: {lines} lines"))
+        .collect();
+    assert!(
+        over.is_empty(),
+        "over {LIMIT} lines (split it by job):\n{}",
+        over.join("\n")
+    );
+}
+
+#[test]
+fn test_code_and_bindings_are_exempt() {
+    assert!(exempt(Path::new("crates/harness/src/process/tests.rs")));
+    assert!(exempt(Path::new(
+        "crates/harness/src/process/tests_windows.rs"
+    )));
+    assert!(exempt(Path::new("ui/src/threads/cache.test.ts")));
+    assert!(exempt(Path::new("ui/src/bindings/commands.ts")));
+    assert!(!exempt(Path::new("crates/harness/src/pi/fork.rs")));
+    assert!(!exempt(Path::new("ui/src/threads/cache.ts")));
+}
