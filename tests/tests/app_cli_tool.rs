@@ -81,6 +81,16 @@ async fn open_settings(client: &Client) -> Result<()> {
     Ok(())
 }
 
+/// Waits for the section to show `state`; a timeout says what the section shows instead (its
+/// text holds the error a failed command left there).
+async fn wait_status(client: &Client, state: &str, what: &str) -> Result<()> {
+    if let Err(err) = wait_css(client, &status_css(state), SETTLE).await {
+        let shown = section_text(client).await.unwrap_or_default();
+        return Err(err.context(format!("{what}; the section shows: {shown:?}")));
+    }
+    Ok(())
+}
+
 async fn section_text(client: &Client) -> Result<String> {
     let text = js(
         client,
@@ -127,9 +137,7 @@ async fn app_cli_tool_installs_and_uninstalls_the_link() -> Result<()> {
             );
 
             click(&client, r#"button[data-action="cli-tool-install"]"#).await?;
-            wait_css(&client, &status_css("installed"), SETTLE)
-                .await
-                .context("the section never said installed")?;
+            wait_status(&client, "installed", "the section never said installed").await?;
             shots.take(&client, "installed").await;
 
             // On disk: a link to the CLI beside the app, which runs.
@@ -168,9 +176,7 @@ async fn app_cli_tool_installs_and_uninstalls_the_link() -> Result<()> {
             );
 
             click(&client, r#"button[data-action="cli-tool-uninstall"]"#).await?;
-            wait_css(&client, &status_css("not_installed"), SETTLE)
-                .await
-                .context("the section never said not installed after Uninstall")?;
+            wait_status(&client, "not_installed", "the section never said not installed after Uninstall").await?;
             shots.take(&client, "uninstalled").await;
             ensure!(
                 std::fs::symlink_metadata(&link).is_err(),
@@ -206,9 +212,7 @@ async fn app_cli_tool_replaces_a_foreign_forkhost_only_when_confirmed() -> Resul
     let result = async {
         {
             open_settings(&client).await?;
-            wait_css(&client, &status_css("conflict"), SETTLE)
-                .await
-                .context("the section never showed the conflict")?;
+            wait_status(&client, "conflict", "the section never showed the conflict").await?;
             let text = section_text(&client).await?;
             ensure!(
                 text.contains(&foreign.display().to_string()) && text.contains("already taken"),
@@ -239,9 +243,12 @@ async fn app_cli_tool_replaces_a_foreign_forkhost_only_when_confirmed() -> Resul
             // Confirmed: replaced by the link.
             click(&client, r#"button[data-action="cli-tool-install"]"#).await?;
             click(&client, r#"button[data-action="cli-tool-replace"]"#).await?;
-            wait_css(&client, &status_css("installed"), SETTLE)
-                .await
-                .context("the section never said installed after Replace")?;
+            wait_status(
+                &client,
+                "installed",
+                "the section never said installed after Replace",
+            )
+            .await?;
             shots.take(&client, "replaced").await;
             let target = std::fs::read_link(&foreign)
                 .with_context(|| format!("{} is not a symlink after Replace", foreign.display()))?;
