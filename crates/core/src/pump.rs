@@ -73,6 +73,12 @@ pub(crate) async fn pump(
                 host.emit(HostEvent::ThreadChanged { thread_id: id() });
                 turn.finish(outcome);
             }
+            // Approvals reach the Host in the next step of issue 11 ("Agents that can act"); no
+            // harness raises them before then.
+            RuntimeEvent::ApprovalRequested { request } => {
+                tracing::warn!(thread = %thread_id, request = %request.id, "approval request not handled yet");
+            }
+            RuntimeEvent::ApprovalWithdrawn { .. } => {}
             RuntimeEvent::Exited { error } => {
                 turn.dead.store(true, Ordering::SeqCst);
                 if let Some(message) = error {

@@ -138,6 +138,7 @@ impl Host {
                 binary,
                 target,
                 env: self.inner.harness_env.clone(),
+                permissions: Default::default(),
             },
             tx,
         )

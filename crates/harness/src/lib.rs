@@ -30,8 +30,9 @@ mod scan;
 mod tree;
 
 pub use contract::{
-    Capabilities, Cut, EventSender, ForkRequest, Forked, Harness, HarnessBinary, LiveRuntime,
-    NativeSession, OpenSpec, PendingFork, RuntimeEvent, SessionTarget, TurnOutcome,
+    ApprovalDecision, ApprovalRequest, ApprovalSubject, Capabilities, Cut, EventSender,
+    ForkRequest, Forked, Harness, HarnessBinary, LiveRuntime, NativeSession, OpenSpec, PendingFork,
+    PermissionChoices, PermissionMode, RuntimeEvent, SessionTarget, TurnOutcome,
 };
 pub use error::{HarnessError, HarnessResult};
 pub use history::{

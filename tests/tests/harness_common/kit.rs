@@ -76,6 +76,7 @@ impl<H: HarnessCase> Setup<H> {
             binary: self.binary.clone(),
             target,
             env: self.vars(),
+            permissions: Default::default(),
         }
     }
 

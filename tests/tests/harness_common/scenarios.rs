@@ -367,6 +367,7 @@ pub async fn errors_are_typed_and_leave_nothing_behind<H: HarnessCase>() {
         binary: missing.clone(),
         target: SessionTarget::New { cwd: s.cwd() },
         env: s.vars(),
+        permissions: Default::default(),
     };
     let err = Live::open::<H>(spec).await.err();
     assert!(

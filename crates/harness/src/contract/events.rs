@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
+use super::approval::ApprovalRequest;
 use super::session::NativeSession;
 
 /// What a running harness reports. Text deltas carry model output for the UI; they are never
@@ -35,6 +36,15 @@ pub enum RuntimeEvent {
         native_turn_ref: Option<String>,
         native_checkpoint_ref: Option<String>,
         outcome: TurnOutcome,
+    },
+    /// The harness asks before it acts; the turn waits until the request is answered
+    /// (`LiveRuntime::answer`), withdrawn or the runtime ends.
+    ApprovalRequested {
+        request: ApprovalRequest,
+    },
+    /// The harness withdrew a pending request (it no longer waits for the answer).
+    ApprovalWithdrawn {
+        id: String,
     },
     /// The process ended. `error` is set when it was not asked to (a crash): the runtime is
     /// then dead, and the next send needs a new one.

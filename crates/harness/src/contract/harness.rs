@@ -5,11 +5,12 @@ use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
 
+use super::approval::{ApprovalDecision, PermissionChoices};
 use super::binary::{Capabilities, VersionPins};
 use super::events::EventSender;
 use super::session::{ForkRequest, Forked, NativeSession, OpenSpec};
 use super::sessions::SessionLayout;
-use crate::error::HarnessResult;
+use crate::error::{HarnessError, HarnessResult};
 use crate::history::{HistoryError, SessionReader};
 use crate::kind::HarnessKind;
 
@@ -52,6 +53,11 @@ pub trait Harness: Send + Sync {
     }
     /// What this version of it can do.
     fn capabilities(&self, version: &str) -> Capabilities;
+    /// The permission words it accepts (its modes and sandboxes); none by default, for a
+    /// harness that runs its tools without asking.
+    fn permission_choices(&self) -> PermissionChoices {
+        PermissionChoices::NONE
+    }
 
     // --- Its sessions on disk ---
 
@@ -110,6 +116,14 @@ pub trait LiveRuntime: Send {
     async fn send(&mut self, prompt: &str) -> HarnessResult<()>;
     /// Stops the running turn, if any; it ends with `TurnOutcome::Interrupted`.
     async fn interrupt(&mut self) -> HarnessResult<()>;
+    /// Answers the pending request `id` (from `RuntimeEvent::ApprovalRequested`). A harness
+    /// that never asks has nothing pending, so any id is unknown to it.
+    async fn answer(&mut self, id: &str, decision: ApprovalDecision) -> HarnessResult<()> {
+        let _ = decision;
+        Err(HarnessError::InvalidInput(format!(
+            "no pending approval request {id:?}"
+        )))
+    }
     /// Ends the process cleanly (or kills it after a grace period).
     async fn close(self: Box<Self>) -> HarnessResult<()>;
     /// The harness's process id, while it runs.

@@ -1,12 +1,16 @@
 //! The contract every harness implements, and the types it speaks in. A leaf: nothing here
 //! names a harness module, so the harness modules depend on it and never the other way.
 
+mod approval;
 mod binary;
 mod events;
 mod harness;
 mod session;
 mod sessions;
 
+pub use approval::{
+    ApprovalDecision, ApprovalRequest, ApprovalSubject, PermissionChoices, PermissionMode,
+};
 pub use binary::{
     at_least, forks_at_turns, no_fork, parse_version, version_triple, Capabilities, HarnessBinary,
     Version, VersionPins,

@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use super::approval::PermissionMode;
+
 use super::binary::HarnessBinary;
 use crate::history::TurnAnchor;
 use crate::kind::HarnessKind;
@@ -82,4 +84,7 @@ pub struct OpenSpec {
     pub target: SessionTarget,
     /// Extra environment for the process (the rest is inherited).
     pub env: Vec<(String, String)>,
+    /// How much the harness may do without asking; checked against its
+    /// [`PermissionChoices`](super::PermissionChoices) before it starts.
+    pub permissions: PermissionMode,
 }

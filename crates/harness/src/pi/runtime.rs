@@ -403,6 +403,7 @@ mod tests {
             binary,
             target: SessionTarget::New { cwd: "/".into() },
             env: vec![],
+            permissions: Default::default(),
         };
         assert!(matches!(
             PiRuntime::open(spec, tx).await.err(),
