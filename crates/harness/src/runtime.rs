@@ -33,6 +33,15 @@ impl Runtime {
         self.0.interrupt().await
     }
 
+    /// Answers the pending approval request `id` (from `RuntimeEvent::ApprovalRequested`).
+    pub async fn answer(
+        &mut self,
+        id: &str,
+        decision: crate::contract::ApprovalDecision,
+    ) -> HarnessResult<()> {
+        self.0.answer(id, decision).await
+    }
+
     /// Ends the process cleanly (or kills it after a grace period).
     pub async fn close(self) -> HarnessResult<()> {
         self.0.close().await
