@@ -23,6 +23,8 @@
 //!   name, else by a `command`/`cmd` parameter) running [`FakeModelOptions::tool_command`]
 //!   (`echo tool-ok`). Once the request holds the result, the reply is the usual text followed
 //!   by ` (tool result: <output>)`.
+//! * **Scripted calls** ([`script`]): ``RUN_COMMAND `cmd` `` calls the shell tool with `cmd`,
+//!   ``WRITE_FILE `path` `` calls Claude's `Write` tool, for tests that need a call that acts.
 //! * **Slow stream**: when the last user text contains [`FakeModelOptions::slow_keyword`]
 //!   (`SLOW`), or [`FakeModelOptions::always_slow`] is set, the text deltas are spread over
 //!   [`FakeModelOptions::slow_duration`] (2 s).
@@ -38,6 +40,7 @@ pub mod history;
 
 mod anthropic;
 mod openai;
+pub mod script;
 mod sse;
 
 use std::net::SocketAddr;
@@ -593,6 +596,9 @@ pub(crate) fn plan(opts: &FakeModelOptions, parsed: &Parsed) -> Plan {
     };
     let text = history[last_user].text.clone();
     let base = format!("reply (turn {turn}) to: {text}");
+    if let Some(scripted) = script::plan(parsed, &base) {
+        return scripted;
+    }
     if !text.contains(&opts.tool_keyword) {
         return Plan::Text(base);
     }

@@ -1,0 +1,84 @@
+//! Tool calls a prompt scripts by itself, for tests that need a call that acts (writes a file)
+//! rather than the harmless `CALL_TOOL` command, which harnesses run without asking:
+//!
+//! * ``RUN_COMMAND `cmd` ``: one call of the request's shell tool running `cmd` (the text
+//!   between the first two backticks after the marker).
+//! * ``WRITE_FILE `path` ``: one call of the `Write` tool (Claude Code's; the path should be
+//!   absolute, as it requires) writing [`WRITTEN`] to `path`; without such a tool the reply
+//!   says so.
+//!
+//! Once the request holds a tool result after the prompt, the reply is the usual text followed
+//! by ` (tool result: <output>)`, as for `CALL_TOOL`.
+
+use serde_json::json;
+
+use super::history::{last_user_index, Role};
+use super::{pick_shell_tool, shell_args, Parsed, Plan};
+
+/// What a scripted `WRITE_FILE` writes.
+pub const WRITTEN: &str = "written by the fake model\n";
+
+const RUN: &str = "RUN_COMMAND";
+const WRITE: &str = "WRITE_FILE";
+
+/// The text between the first two backticks after `marker` in `text`.
+fn quoted_after<'a>(text: &'a str, marker: &str) -> Option<&'a str> {
+    let rest = &text[text.find(marker)? + marker.len()..];
+    let start = rest.find('`')? + 1;
+    let len = rest[start..].find('`')?;
+    Some(&rest[start..start + len])
+}
+
+/// The plan for a prompt that scripts its own call; `None` for any other prompt.
+pub(crate) fn plan(parsed: &Parsed, base: &str) -> Option<Plan> {
+    let history = &parsed.history;
+    let last_user = last_user_index(history)?;
+    let text = &history[last_user].text;
+    let command = quoted_after(text, RUN);
+    let path = quoted_after(text, WRITE);
+    if command.is_none() && path.is_none() {
+        return None;
+    }
+    if let Some(result) = history[last_user + 1..]
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::Tool)
+    {
+        let output: String = result.text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let output: String = output.chars().take(300).collect();
+        return Some(Plan::Text(format!("{base} (tool result: {output})")));
+    }
+    if let Some(command) = command {
+        return Some(match pick_shell_tool(&parsed.tools) {
+            Some(tool) => {
+                let args = shell_args(&tool, command);
+                Plan::ToolCall { tool, args }
+            }
+            None => Plan::Text(format!("{base} (no shell tool offered)")),
+        });
+    }
+    let path = path?;
+    Some(match parsed.tools.iter().find(|t| t.name == "Write") {
+        Some(tool) => Plan::ToolCall {
+            tool: tool.clone(),
+            args: json!({ "file_path": path, "content": WRITTEN }),
+        },
+        None => Plan::Text(format!("{base} (no write tool offered)")),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_quoted_text() {
+        assert_eq!(
+            quoted_after("please RUN_COMMAND `echo a > b` now", RUN),
+            Some("echo a > b")
+        );
+        assert_eq!(quoted_after("`x` RUN_COMMAND `y`", RUN), Some("y"));
+        assert_eq!(quoted_after("RUN_COMMAND `unterminated", RUN), None);
+        assert_eq!(quoted_after("nothing here", RUN), None);
+    }
+}
