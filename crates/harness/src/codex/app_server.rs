@@ -4,14 +4,16 @@
 //! The wire format ("Codex app-server JSON-RPC" in `docs/harness-behaviour.md`): one JSON
 //! object per line, no `"jsonrpc"` field. Requests carry a numeric `id`; responses come back
 //! with the same `id` and a `result` or an `error{code,message}`; notifications have a
-//! `method` and no `id`; the server's own requests (approvals) have both, and are answered
-//! here at once.
+//! `method` and no `id`; the server's own requests (approvals) have both: the ones the user
+//! sees go to the runtime, which answers them later ([`AppServer::reply`]); any other is
+//! declined here at once ([`approvals::decline_unshown`]).
 
 use std::path::Path;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use super::approvals;
 use crate::process::{start_error, HarnessCommand};
 use crate::rpc::{CallError, Event, Protocol, Routed, RpcChild};
 use crate::{HarnessBinary, HarnessError, HarnessKind};
@@ -22,6 +24,12 @@ pub(crate) use crate::rpc::ExitReport;
 #[derive(Debug)]
 pub(crate) enum Incoming {
     Notification {
+        method: String,
+        params: Value,
+    },
+    /// The server asks the user (an approval); it waits for [`AppServer::reply`] with `id`.
+    Request {
+        id: Value,
         method: String,
         params: Value,
     },
@@ -71,7 +79,7 @@ impl AppServer {
             .map_err(|err| start_error(HarnessKind::Codex, program, err))?;
         let rpc = RpcChild::start(HarnessKind::Codex, spawned, AppServerRpc, move |event| {
             handler(match event {
-                Event::Message((method, params)) => Incoming::Notification { method, params },
+                Event::Message(incoming) => incoming,
                 Event::Exited(report) => Incoming::Exited(report),
             })
         })?;
@@ -114,6 +122,12 @@ impl AppServer {
         written.map_err(|_| RpcFailure::Exited)
     }
 
+    /// Answers the server's request `id` (from [`Incoming::Request`]) with a ready line.
+    pub async fn reply(&self, line: &str) -> Result<(), RpcFailure> {
+        let written = self.rpc.client().write_line(line).await;
+        written.map_err(|_| RpcFailure::Exited)
+    }
+
     /// Ends the process: closes its stdin (the server exits on EOF), waits up to `grace`, then
     /// terminates its process group, then kills it. Returns once the child is reaped.
     pub async fn close(self, grace: Duration) {
@@ -127,8 +141,8 @@ struct AppServerRpc;
 impl Protocol for AppServerRpc {
     /// A `result`, or the `error` object's code and message.
     type Response = Result<Value, RpcFailure>;
-    /// A notification's method and params.
-    type Message = (String, Value);
+    /// A notification, or a server request the user answers.
+    type Message = Incoming;
     const NAME: &'static str = "codex app-server";
 
     fn request_line(&self, id: u64, method: &str, params: Value) -> String {
@@ -151,7 +165,11 @@ impl Protocol for AppServerRpc {
         let method = msg.get("method").and_then(Value::as_str).map(str::to_owned);
         let id = msg.remove("id");
         match (id, method) {
-            (Some(id), Some(method)) => answer_server_request(id, &method),
+            (Some(id), Some(method)) if approvals::is_shown(&method) => {
+                let params = msg.remove("params").unwrap_or(Value::Null);
+                Routed::Message(Incoming::Request { id, method, params })
+            }
+            (Some(id), Some(method)) => Routed::Reply(approvals::decline_unshown(id, &method)),
             (Some(id), None) => {
                 if id.as_u64().is_none() {
                     tracing::warn!("codex app-server response with a foreign id; skipped");
@@ -174,7 +192,7 @@ impl Protocol for AppServerRpc {
             }
             (None, Some(method)) => {
                 let params = msg.remove("params").unwrap_or(Value::Null);
-                Routed::Message((method, params))
+                Routed::Message(Incoming::Notification { method, params })
             }
             (None, None) => {
                 tracing::warn!("codex app-server message without id or method; skipped");
@@ -182,29 +200,6 @@ impl Protocol for AppServerRpc {
             }
         }
     }
-}
-
-/// Forkhost has no approval prompt: approvals are declined (the harness's config should say
-/// `approval_policy = "never"`), anything else is answered "method not found" so the server
-/// never waits on us.
-fn answer_server_request(
-    id: Value,
-    method: &str,
-) -> Routed<Result<Value, RpcFailure>, (String, Value)> {
-    tracing::warn!(method, "codex app-server asked the client; declined");
-    const REASON: &str = "Forkhost has no approval prompt";
-    let reply = match method {
-        "item/commandExecution/requestApproval" | "item/fileChange/requestApproval" => {
-            json!({ "id": id, "result": { "decision": "decline" } })
-        }
-        "execCommandApproval" | "applyPatchApproval" => {
-            json!({ "id": id, "result": { "decision": { "denied": { "rejection": REASON } } } })
-        }
-        _ => {
-            json!({ "id": id, "error": { "code": -32601, "message": format!("{REASON}: {method} is not handled") } })
-        }
-    };
-    Routed::Reply(format!("{reply}\n"))
 }
 
 #[cfg(all(test, unix))]
@@ -216,14 +211,16 @@ mod tests {
         m.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// A stand-in server: a malformed line, a notification, the answer to request 1, a
-    /// server request (whose answer it echoes to stderr), then a failing exit.
+    /// A stand-in server: a malformed line, a notification, the answer to request 1, an
+    /// approval request (handed on, unanswered), a request Forkhost does not show (whose
+    /// answer it echoes to stderr), then a failing exit.
     const SCRIPT: &str = r#"#!/bin/sh
 echo 'not json at all'
 echo '{"method":"hello","params":{"n":1}}'
 read request
 echo '{"id":1,"result":{"ok":true}}'
-echo '{"id":"s1","method":"item/commandExecution/requestApproval","params":{}}'
+echo '{"id":"s1","method":"item/commandExecution/requestApproval","params":{"command":"ls"}}'
+echo '{"id":"s2","method":"item/tool/requestUserInput","params":{}}'
 read answer
 echo "$answer" >&2
 exit 3
@@ -267,12 +264,14 @@ exit 3
         };
         assert!(!report.expected);
         assert_eq!(report.status, "exited with code 3");
+        assert!(report.stderr_tail.contains("-32601"), "{report:?}");
+        assert!(report.stderr_tail.contains(r#""id":"s2""#), "{report:?}");
         assert!(
-            report.stderr_tail.contains(r#""decision":"decline""#),
-            "{report:?}"
+            matches!(&seen[1], Incoming::Request { id, method, .. }
+                if id == "s1" && method == "item/commandExecution/requestApproval"),
+            "{seen:?}"
         );
-        assert!(report.stderr_tail.contains(r#""id":"s1""#), "{report:?}");
-        assert_eq!(seen.len(), 2);
+        assert_eq!(seen.len(), 3);
         server.close(Duration::from_secs(1)).await;
     }
 }

@@ -5,6 +5,7 @@ pub mod history;
 pub use history::{find_rollout, CodexReader};
 
 mod app_server;
+mod approvals;
 mod harness;
 mod native_fork;
 mod protocol;

@@ -56,6 +56,12 @@ pub(crate) async fn initialize(
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ThreadStartParams {
     pub cwd: String,
+    /// `untrusted`, `on-request`, `never`; `None` leaves the config's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval_policy: Option<String>,
+    /// `read-only`, `workspace-write`, `danger-full-access`; `None` leaves the config's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -64,6 +70,10 @@ pub(crate) struct ThreadResumeParams {
     pub thread_id: String,
     /// The history is read from the rollout; hydrating it here is deprecated and slow.
     pub exclude_turns: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval_policy: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -175,6 +185,11 @@ pub(crate) enum Notice {
         turn_id: String,
         outcome: TurnOutcome,
     },
+    /// The server no longer waits for the answer to its request (answered or withdrawn).
+    Resolved {
+        thread_id: String,
+        request_id: String,
+    },
     /// A runtime event about one item (text delta, tool call, tool result).
     Item {
         thread_id: String,
@@ -213,6 +228,10 @@ fn parse_known(method: &str, p: &Value) -> Option<Notice> {
             thread_id,
             turn_id: str_at(p, "/turn/id")?,
             outcome: outcome_of(p.get("turn")?),
+        },
+        "serverRequest/resolved" => Notice::Resolved {
+            thread_id,
+            request_id: super::approvals::id_text(p.get("requestId")?),
         },
         "item/agentMessage/delta" => Notice::Item {
             thread_id,

@@ -13,14 +13,15 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 use super::app_server::{AppServer, Incoming, Launch};
+use super::approvals::{self, Approvals};
 use super::find_rollout;
 use super::protocol::{
     self, params, thread_of, to_harness_error, ItemEvent, Notice, ThreadResumeParams,
     ThreadStartParams, TurnInterruptParams, TurnStartParams, UserInput, REQUEST_TIMEOUT,
 };
 use crate::contract::{
-    at_least, forks_at_turns, no_fork, EventSender, NativeSession, OpenSpec, RuntimeEvent,
-    SessionTarget, Version,
+    at_least, forks_at_turns, no_fork, ApprovalDecision, EventSender, NativeSession, OpenSpec,
+    PermissionMode, RuntimeEvent, SessionTarget, Version,
 };
 use crate::{Capabilities, HarnessError, HarnessKind, HarnessResult};
 
@@ -70,23 +71,33 @@ pub struct CodexRuntime {
     server: Option<AppServer>,
     session: NativeSession,
     state: watch::Sender<State>,
+    /// The server's requests waiting for the user, shared with the event pump.
+    approvals: Arc<Mutex<Approvals>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl CodexRuntime {
-    /// Spawns the app-server and starts or resumes the thread. A resumed thread must exist:
-    /// an unknown one is `SessionNotFound`, never a silent new thread.
+    /// Spawns the app-server and starts or resumes the thread with `spec.permissions` (its
+    /// approval policy and sandbox; a word Codex does not take is `InvalidInput` before
+    /// anything starts). A resumed thread must exist: an unknown one is `SessionNotFound`,
+    /// never a silent new thread.
     pub async fn open(spec: OpenSpec, events: EventSender) -> HarnessResult<Self> {
         let started = Instant::now();
+        check_permissions(&spec.permissions)?;
         let (cwd, resume) = target_of(&spec.target)?;
         let state = watch::Sender::new(State::default());
-        let handler = event_pump(state.clone(), events.clone());
+        let approvals: Arc<Mutex<Approvals>> = Arc::default();
+        let handler = event_pump(state.clone(), approvals.clone(), events.clone());
         let launch = Launch {
             binary: &spec.binary,
             cwd: cwd.is_dir().then_some(cwd.as_path()),
             env: &spec.env,
         };
         let server = AppServer::spawn(launch, handler)?;
-        let opened = start_thread(&server, &cwd, resume.as_ref()).await;
+        let opened = start_thread(&server, &cwd, resume.as_ref(), &spec.permissions).await;
         let session = match opened {
             Ok(session) => session,
             Err(err) => {
@@ -109,6 +120,25 @@ impl CodexRuntime {
             server: Some(server),
             session,
             state,
+            approvals,
+        })
+    }
+
+    /// Answers the server's pending request `id`: `accept`, `acceptForSession`, `decline`, or
+    /// `cancel` (decline and stop: the server ends the turn interrupted). An id that is not
+    /// pending (never asked, answered, withdrawn) is `InvalidInput`.
+    pub async fn answer(&mut self, id: &str, decision: ApprovalDecision) -> HarnessResult<()> {
+        let server = self.live()?;
+        let Some(line) = lock(&self.approvals).answer(id, decision) else {
+            return Err(HarnessError::InvalidInput(format!(
+                "no pending approval request {id:?}"
+            )));
+        };
+        let written = server.reply(&line).await;
+        tracing::info!(thread = %self.session.session_id, request = id, decision = decision.name(), "codex approval answered");
+        written.map_err(|f| {
+            self.dead_error()
+                .unwrap_or_else(|| to_harness_error(f, &server.stderr_tail()))
         })
     }
 
@@ -280,18 +310,35 @@ pub(crate) fn check_session(session: &NativeSession) -> HarnessResult<()> {
     }
 }
 
-/// Handshake, then `thread/start` or `thread/resume`.
+/// Codex takes only its own approval policies and sandboxes.
+fn check_permissions(mode: &PermissionMode) -> HarnessResult<()> {
+    if approvals::CHOICES.accepts(mode) {
+        return Ok(());
+    }
+    let choices = approvals::CHOICES;
+    Err(HarnessError::InvalidInput(format!(
+        "codex takes the approval policy {:?} and the sandbox {:?}, not {:?} / {:?}",
+        choices.modes, choices.sandboxes, mode.mode, mode.sandbox
+    )))
+}
+
+/// Handshake, then `thread/start` or `thread/resume`, with the approval policy and sandbox.
 async fn start_thread(
     server: &AppServer,
     cwd: &Path,
     resume: Option<&NativeSession>,
+    permissions: &PermissionMode,
 ) -> HarnessResult<NativeSession> {
     let codex_home = protocol::initialize(server, false).await?;
+    let approval_policy = permissions.mode.clone();
+    let sandbox = permissions.sandbox.clone();
     let (method, request) = match resume {
         None => (
             "thread/start",
             params(&ThreadStartParams {
                 cwd: cwd.to_string_lossy().into_owned(),
+                approval_policy,
+                sandbox,
             }),
         ),
         Some(session) => (
@@ -299,6 +346,8 @@ async fn start_thread(
             params(&ThreadResumeParams {
                 thread_id: session.session_id.clone(),
                 exclude_turns: true,
+                approval_policy,
+                sandbox,
             }),
         ),
     };
@@ -335,14 +384,26 @@ pub(crate) fn rollout_path(
 /// the app-server's reader task, in arrival order.
 fn event_pump(
     state: watch::Sender<State>,
+    approvals: Arc<Mutex<Approvals>>,
     events: EventSender,
 ) -> impl FnMut(Incoming) + Send + 'static {
     // Agent messages whose text already arrived as deltas.
     let streamed: Arc<Mutex<HashSet<String>>> = Arc::default();
     move |incoming| match incoming {
         Incoming::Notification { method, params } => {
+            if method == "item/started" {
+                if let Some(item) = params.get("item") {
+                    lock(&approvals).note_item(item);
+                }
+            }
             let notice = protocol::parse_notice(&method, &params);
-            on_notice(notice, &state, &events, &streamed);
+            on_notice(notice, &state, &approvals, &events, &streamed);
+        }
+        // Any thread of this process may ask (a sub-agent's too): the server waits either way.
+        Incoming::Request { id, method, params } => {
+            let request = lock(&approvals).request(id, &method, &params);
+            tracing::info!(request = %request.id, method, "codex asks for approval");
+            let _ = events.send(RuntimeEvent::ApprovalRequested { request });
         }
         Incoming::Exited(report) => {
             let error = (!report.expected).then(|| {
@@ -369,6 +430,7 @@ fn event_pump(
 fn on_notice(
     notice: Notice,
     state: &watch::Sender<State>,
+    approvals: &Mutex<Approvals>,
     events: &EventSender,
     streamed: &Mutex<HashSet<String>>,
 ) {
@@ -393,6 +455,10 @@ fn on_notice(
         } if ours(&thread_id) => {
             tracing::debug!(thread = %thread_id, turn = %turn_id, ?outcome, "codex turn ended");
             streamed.lock().unwrap_or_else(|p| p.into_inner()).clear();
+            // A request the ended turn left unanswered waits for nothing any more.
+            for id in lock(approvals).turn_ended() {
+                emit(RuntimeEvent::ApprovalWithdrawn { id });
+            }
             // Idle before the event goes out: whoever reacts to `TurnEnded` with a `send`
             // must not be told `Busy`.
             state.send_modify(|s| {
@@ -404,6 +470,11 @@ fn on_notice(
                 native_checkpoint_ref: Some(turn_id),
                 outcome,
             });
+        }
+        // Still pending here: the harness withdrew it (an answered one is off the list).
+        Notice::Resolved { request_id, .. } if lock(approvals).withdraw(&request_id) => {
+            tracing::info!(request = %request_id, "codex withdrew its approval request");
+            emit(RuntimeEvent::ApprovalWithdrawn { id: request_id });
         }
         Notice::Item { thread_id, event } if ours(&thread_id) => {
             let mut streamed = streamed.lock().unwrap_or_else(|p| p.into_inner());

@@ -1,0 +1,241 @@
+//! Codex's approval requests ("Codex: approval requests and sandbox" in
+//! `docs/harness-behaviour.md`): the app-server's own JSON-RPC requests that wait for the
+//! user, turned into [`ApprovalRequest`]s, and the user's [`ApprovalDecision`] turned into the
+//! reply the server waits for. Nothing here answers on the user's behalf: a request Forkhost
+//! cannot show is declined (never approved) with a log line naming its method.
+
+use std::collections::HashMap;
+
+use serde_json::{json, Value};
+
+use crate::contract::{ApprovalDecision, ApprovalRequest, ApprovalSubject, PermissionChoices};
+
+/// The approval policies and sandboxes `thread/start` and `thread/resume` take (0.171.0's
+/// `AskForApproval` without the experimental `granular` object, and `SandboxMode`).
+pub(crate) const CHOICES: PermissionChoices = PermissionChoices {
+    modes: &["untrusted", "on-request", "never"],
+    sandboxes: &["read-only", "workspace-write", "danger-full-access"],
+};
+
+const COMMAND: &str = "item/commandExecution/requestApproval";
+const FILE_CHANGE: &str = "item/fileChange/requestApproval";
+
+/// Which server requests reach the user; every other one is declined at once by
+/// [`decline_unshown`].
+pub(crate) fn is_shown(method: &str) -> bool {
+    matches!(method, COMMAND | FILE_CHANGE)
+}
+
+/// A request the user has not answered yet: what the reply needs.
+#[derive(Debug, Clone)]
+struct Waiting {
+    /// The server's JSON-RPC id, echoed in the reply (a number or a string).
+    rpc_id: Value,
+}
+
+/// The runtime's pending requests, and the file changes their requests refer to.
+#[derive(Debug, Default)]
+pub(crate) struct Approvals {
+    waiting: HashMap<String, Waiting>,
+    /// `item/started` fileChange items by item id: their paths and diff, which the later
+    /// `item/fileChange/requestApproval` only names by `itemId`.
+    changes: HashMap<String, (Vec<String>, Option<String>)>,
+}
+
+/// Our id for a server request: its JSON-RPC id as text.
+pub(crate) fn id_text(rpc_id: &Value) -> String {
+    match rpc_id {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+impl Approvals {
+    /// Remembers a fileChange item's paths and diff (from `item/started`).
+    pub fn note_item(&mut self, item: &Value) {
+        if item.get("type").and_then(Value::as_str) != Some("fileChange") {
+            return;
+        }
+        let Some(id) = item.get("id").and_then(Value::as_str) else {
+            return;
+        };
+        let changes = item.get("changes").and_then(Value::as_array);
+        let changes = changes.map(Vec::as_slice).unwrap_or_default();
+        let paths = changes
+            .iter()
+            .filter_map(|c| c.get("path").and_then(Value::as_str).map(str::to_owned))
+            .collect();
+        let diffs: Vec<&str> = changes
+            .iter()
+            .filter_map(|c| c.get("diff").and_then(Value::as_str))
+            .collect();
+        let diff = (!diffs.is_empty()).then(|| diffs.join("\n"));
+        self.changes.insert(id.to_owned(), (paths, diff));
+    }
+
+    /// A shown server request becomes a pending [`ApprovalRequest`].
+    pub fn request(&mut self, rpc_id: Value, method: &str, params: &Value) -> ApprovalRequest {
+        let item_id = params.get("itemId").and_then(Value::as_str);
+        let subject = if method == FILE_CHANGE {
+            let (paths, diff) = item_id
+                .and_then(|i| self.changes.get(i).cloned())
+                .unwrap_or_default();
+            ApprovalSubject::FileChange { paths, diff }
+        } else {
+            ApprovalSubject::Command {
+                command: str_of(params, "command").unwrap_or_default(),
+                cwd: str_of(params, "cwd").map(Into::into),
+            }
+        };
+        let id = id_text(&rpc_id);
+        self.waiting.insert(id.clone(), Waiting { rpc_id });
+        ApprovalRequest {
+            id,
+            tool_call_id: item_id.map(str::to_owned),
+            subject,
+            can_approve_for_session: true,
+        }
+    }
+
+    /// Takes a pending request off the list to answer it: the reply line, or `None` for an
+    /// id that is not pending.
+    pub fn answer(&mut self, id: &str, decision: ApprovalDecision) -> Option<String> {
+        let waiting = self.waiting.remove(id)?;
+        let reply =
+            json!({ "id": waiting.rpc_id, "result": { "decision": wire_decision(decision) } });
+        Some(format!("{reply}\n"))
+    }
+
+    /// The server resolved a request itself (`serverRequest/resolved`): whether it was still
+    /// pending here, i.e. the harness withdrew it rather than we answered it.
+    pub fn withdraw(&mut self, id: &str) -> bool {
+        self.waiting.remove(id).is_some()
+    }
+
+    /// At a turn's end: whatever is still pending can no longer be answered.
+    pub fn turn_ended(&mut self) -> Vec<String> {
+        self.changes.clear();
+        self.waiting.drain().map(|(id, _)| id).collect()
+    }
+}
+
+/// The decision's name in `CommandExecutionApprovalDecision` / `FileChangeApprovalDecision`:
+/// `cancel` also interrupts the turn.
+pub(crate) fn wire_decision(decision: ApprovalDecision) -> &'static str {
+    match decision {
+        ApprovalDecision::Approve => "accept",
+        ApprovalDecision::ApproveForSession => "acceptForSession",
+        ApprovalDecision::Decline => "decline",
+        ApprovalDecision::DeclineAndStop => "cancel",
+    }
+}
+
+/// The reply to a server request Forkhost does not show the user: a refusal in the method's
+/// own shape where it has one (never an approval), else "method not found" so the server
+/// never waits on us.
+pub(crate) fn decline_unshown(rpc_id: Value, method: &str) -> String {
+    tracing::warn!(
+        method,
+        "codex app-server asked what Forkhost does not show; declined"
+    );
+    const REASON: &str = "Forkhost does not show this request";
+    let reply = match method {
+        COMMAND | FILE_CHANGE => json!({ "id": rpc_id, "result": { "decision": "decline" } }),
+        "mcpServer/elicitation/request" => {
+            json!({ "id": rpc_id, "result": { "action": "decline", "content": null, "_meta": null } })
+        }
+        "execCommandApproval" | "applyPatchApproval" => {
+            json!({ "id": rpc_id, "result": { "decision": { "denied": { "rejection": REASON } } } })
+        }
+        _ => {
+            json!({ "id": rpc_id, "error": { "code": -32601, "message": format!("{REASON}: {method} is not handled") } })
+        }
+    };
+    format!("{reply}\n")
+}
+
+fn str_of(v: &Value, key: &str) -> Option<String> {
+    v.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::PermissionMode;
+
+    #[test]
+    fn a_command_request_is_pending_until_answered_once() {
+        let mut a = Approvals::default();
+        let params = json!({"threadId": "t", "turnId": "u", "itemId": "call_1",
+                            "command": "touch x", "cwd": "/w"});
+        let req = a.request(json!(0), COMMAND, &params);
+        assert_eq!(req.id, "0");
+        assert_eq!(req.tool_call_id.as_deref(), Some("call_1"));
+        assert_eq!(
+            req.subject,
+            ApprovalSubject::Command {
+                command: "touch x".into(),
+                cwd: Some("/w".into())
+            }
+        );
+        let reply = a.answer("0", ApprovalDecision::DeclineAndStop).unwrap();
+        let reply: Value = serde_json::from_str(&reply).unwrap();
+        assert_eq!(reply, json!({"id": 0, "result": {"decision": "cancel"}}));
+        assert!(a.answer("0", ApprovalDecision::Approve).is_none());
+        assert!(!a.withdraw("0"), "answered, so not withdrawn");
+    }
+
+    #[test]
+    fn a_file_change_request_carries_the_started_items_diff() {
+        let mut a = Approvals::default();
+        a.note_item(
+            &json!({"type": "fileChange", "id": "call_2", "status": "inProgress",
+            "changes": [{"path": "/w/a.txt", "kind": {"type": "add"}, "diff": "hello\n"}]}),
+        );
+        let req = a.request(
+            json!("s9"),
+            FILE_CHANGE,
+            &json!({"threadId": "t", "itemId": "call_2"}),
+        );
+        assert_eq!(
+            req.subject,
+            ApprovalSubject::FileChange {
+                paths: vec!["/w/a.txt".into()],
+                diff: Some("hello\n".into())
+            }
+        );
+        assert!(a.withdraw("s9"));
+        assert!(a.turn_ended().is_empty());
+    }
+
+    #[test]
+    fn decisions_and_unshown_requests_never_approve() {
+        assert_eq!(wire_decision(ApprovalDecision::Approve), "accept");
+        assert_eq!(
+            wire_decision(ApprovalDecision::ApproveForSession),
+            "acceptForSession"
+        );
+        assert_eq!(wire_decision(ApprovalDecision::Decline), "decline");
+        for method in [
+            "item/permissions/requestApproval",
+            "item/tool/requestUserInput",
+            "mcpServer/elicitation/request",
+            "execCommandApproval",
+            "whatever/else",
+        ] {
+            let line = decline_unshown(json!(3), method);
+            assert!(
+                !line.contains("accept") && !line.contains("approved"),
+                "{line}"
+            );
+        }
+        assert!(CHOICES.accepts(&PermissionMode {
+            mode: Some("untrusted".into()),
+            sandbox: Some("workspace-write".into())
+        }));
+        assert!(!CHOICES.accepts(&PermissionMode {
+            mode: Some("on-failure".into()),
+            sandbox: None
+        }));
+    }
+}
