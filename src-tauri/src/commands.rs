@@ -71,6 +71,7 @@ pub async fn create(state: State<'_, AppState>, spec: NewThreadArgs) -> CmdResul
             harness: harness(&spec.harness)?,
             cwd,
             title: spec.title,
+            permissions: Default::default(),
         })
         .await?)
 }

@@ -46,6 +46,7 @@ impl Setup {
                 harness: self.kind(),
                 cwd: self.env.work_dir().to_owned(),
                 title: Some("source".into()),
+                permissions: Default::default(),
             })
             .await
             .unwrap();

@@ -64,6 +64,7 @@ fn child_main() -> bool {
                     harness: HarnessKind::Claude,
                     cwd: PathBuf::from(cwd),
                     title: None,
+                    permissions: Default::default(),
                 })
                 .await
                 .unwrap();

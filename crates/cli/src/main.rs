@@ -171,6 +171,7 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
                     harness,
                     cwd,
                     title,
+                    permissions: Default::default(),
                 })
                 .await?;
             let detail = match prompt {

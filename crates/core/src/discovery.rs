@@ -146,6 +146,8 @@ impl Host {
                 native_path: Some(path.display().to_string()),
                 fork: None,
                 pending_fork: None,
+                permission_mode: None,
+                permission_sandbox: None,
             })
             .await?;
         let turns: Vec<NewTurn> = history

@@ -4,6 +4,8 @@
 
 use serde::Serialize;
 
+use crate::approvals::ApprovalView;
+
 /// One thing that happened to a thread.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -44,6 +46,20 @@ pub enum HostEvent {
     RuntimeStopped {
         thread_id: String,
     },
+    /// The thread's harness asks before it acts; the turn waits until the request is answered
+    /// (`answer_approval`) or resolved otherwise.
+    ApprovalRequested {
+        thread_id: String,
+        request: ApprovalView,
+    },
+    /// A request is no longer pending. `how`: the decision (`approve`, `approve_for_session`,
+    /// `decline`, `decline_and_stop`), `withdrawn` by the harness, or `gone` (its turn or
+    /// process ended first).
+    ApprovalResolved {
+        thread_id: String,
+        id: String,
+        how: String,
+    },
     /// Something went wrong outside a request (a harness crashed, a sync conflicted).
     Error {
         thread_id: String,
@@ -62,6 +78,8 @@ impl HostEvent {
             | HostEvent::TurnEnded { thread_id, .. }
             | HostEvent::ThreadChanged { thread_id }
             | HostEvent::RuntimeStopped { thread_id }
+            | HostEvent::ApprovalRequested { thread_id, .. }
+            | HostEvent::ApprovalResolved { thread_id, .. }
             | HostEvent::Error { thread_id, .. } => thread_id,
         }
     }

@@ -274,6 +274,9 @@ impl Host {
                     boundary: plan.boundary,
                 }),
                 pending_fork: None,
+                // A fork may do what its source may.
+                permission_mode: plan.source.permission_mode.clone(),
+                permission_sandbox: plan.source.permission_sandbox.clone(),
             })
             .await?)
     }

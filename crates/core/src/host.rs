@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use forkhost_harness::HarnessKind;
+use forkhost_harness::{HarnessKind, PermissionMode};
 use forkhost_store::{Recovery, Store, ThreadState};
 use tokio::sync::broadcast;
 
@@ -72,6 +72,8 @@ pub struct NewThreadSpec {
     pub harness: HarnessKind,
     pub cwd: PathBuf,
     pub title: Option<String>,
+    /// How much its harness may do without asking; the default leaves the harness's own.
+    pub permissions: PermissionMode,
 }
 
 impl Host {
@@ -184,6 +186,7 @@ impl Host {
     /// Registers a new thread. Its native session is created with the first prompt.
     pub async fn create(&self, spec: NewThreadSpec) -> HostResult<ThreadDetail> {
         let cwd = checked_cwd(&spec.cwd)?;
+        checked_permissions(spec.harness, &spec.permissions)?;
         // Fail early and in words when the harness isn't installed.
         self.inner.harnesses.binary(spec.harness).await?;
         let title = match spec.title {
@@ -202,6 +205,8 @@ impl Host {
                 native_path: None,
                 fork: None,
                 pending_fork: None,
+                permission_mode: spec.permissions.mode,
+                permission_sandbox: spec.permissions.sandbox,
             })
             .await?;
         tracing::info!(thread = %row.id, harness = %row.harness, "thread created");
@@ -309,6 +314,26 @@ fn checked_cwd(cwd: &Path) -> HostResult<PathBuf> {
         )));
     }
     Ok(abs)
+}
+
+/// Refuses words the harness does not accept, naming the ones it does.
+pub(crate) fn checked_permissions(kind: HarnessKind, mode: &PermissionMode) -> HostResult<()> {
+    let choices = kind.harness().permission_choices();
+    if choices.accepts(mode) {
+        return Ok(());
+    }
+    let words = |list: &[&str]| {
+        if list.is_empty() {
+            "none".to_owned()
+        } else {
+            list.join(", ")
+        }
+    };
+    Err(HostError::InvalidInput(format!(
+        "{kind} does not accept that permission mode; modes: {}; sandboxes: {}",
+        words(choices.modes),
+        words(choices.sandboxes)
+    )))
 }
 
 fn clean_title(title: &str) -> HostResult<String> {

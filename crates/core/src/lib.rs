@@ -3,6 +3,7 @@
 //! The shells (src-tauri, crates/cli) parse input, call one Host method and format the result;
 //! everything that decides anything lives here or below (store, harness).
 
+pub mod approvals;
 pub mod data_dir;
 pub mod discovery;
 pub mod error;
@@ -17,6 +18,7 @@ pub mod terminal;
 pub mod view;
 
 mod follow;
+mod permissions;
 mod pump;
 mod runtimes;
 mod slot;
@@ -26,11 +28,14 @@ mod thread;
 mod turns;
 mod watch;
 
+pub use approvals::{ApprovalView, SubjectView};
 pub use discovery::DiscoveredSession;
 pub use error::{HostError, HostResult};
 pub use events::HostEvent;
 pub use fork::{ForkAt, TurnRef};
-pub use forkhost_harness::{HarnessKind, TurnOutcome, VersionSupport};
+pub use forkhost_harness::{
+    ApprovalDecision, HarnessKind, PermissionMode, TurnOutcome, VersionSupport,
+};
 pub use harnesses::HarnessReport;
 pub use host::{Host, HostOptions, NewThreadSpec, OpenReport};
 

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use forkhost_harness::{RuntimeEvent, TurnOutcome};
 use tokio::sync::mpsc;
 
+use crate::approvals::{ApprovalView, Resolution};
 use crate::events::HostEvent;
 use crate::host::Host;
 use crate::slot::TurnState;
@@ -55,6 +56,8 @@ pub(crate) async fn pump(
                 is_error,
             }),
             RuntimeEvent::TurnEnded { outcome, .. } => {
+                // Nothing waits past its turn.
+                host.drop_pending(&thread_id, &turn);
                 if let Err(err) = host.sync_thread(&thread_id).await {
                     tracing::warn!(thread = %thread_id, code = err.code(), "sync after turn failed");
                     host.emit(HostEvent::Error {
@@ -73,14 +76,24 @@ pub(crate) async fn pump(
                 host.emit(HostEvent::ThreadChanged { thread_id: id() });
                 turn.finish(outcome);
             }
-            // Approvals reach the Host in the next step of issue 11 ("Agents that can act"); no
-            // harness raises them before then.
             RuntimeEvent::ApprovalRequested { request } => {
-                tracing::warn!(thread = %thread_id, request = %request.id, "approval request not handled yet");
+                // Ids only: a request's command or input is the user's, never the log's.
+                tracing::info!(thread = %thread_id, request = %request.id, "approval requested");
+                let view = ApprovalView::new(request, turn.turns.load(Ordering::SeqCst));
+                turn.approvals().add(view.clone());
+                host.emit(HostEvent::ApprovalRequested {
+                    thread_id: id(),
+                    request: view,
+                });
             }
-            RuntimeEvent::ApprovalWithdrawn { .. } => {}
+            RuntimeEvent::ApprovalWithdrawn { id: request } => {
+                if turn.approvals().take(&request).is_some() {
+                    host.resolved(&thread_id, &request, Resolution::Withdrawn);
+                }
+            }
             RuntimeEvent::Exited { error } => {
                 turn.dead.store(true, Ordering::SeqCst);
+                host.drop_pending(&thread_id, &turn);
                 if let Some(message) = error {
                     tracing::warn!(thread = %thread_id, "harness exited unexpectedly");
                     host.emit(HostEvent::Error {
@@ -94,6 +107,7 @@ pub(crate) async fn pump(
         }
     }
     turn.dead.store(true, Ordering::SeqCst);
+    host.drop_pending(&thread_id, &turn);
     turn.finish(TurnOutcome::Failed {
         message: "the harness process ended".into(),
     });

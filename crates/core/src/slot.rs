@@ -1,13 +1,14 @@
 //! A thread's place in the Host: the lock that serializes its operations, its live runtime,
 //! its cached reader (for incremental re-reads) and its file watcher.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex as StdMutex};
 
 use forkhost_harness::{Runtime, SessionReader, TurnOutcome};
 use tokio::sync::{oneshot, Mutex};
 use tokio::task::JoinHandle;
 
+use crate::approvals::PendingApprovals;
 use crate::watch::FileWatch;
 
 pub(crate) struct Slot {
@@ -74,6 +75,10 @@ pub(crate) struct TurnState {
     pub dead: AtomicBool,
     /// When the last turn ended (or the runtime started): idle runtimes are stopped.
     pub last_active: StdMutex<Option<std::time::Instant>>,
+    /// Turns sent to this process so far; names the turn an approval request belongs to.
+    pub turns: AtomicU64,
+    /// The approval requests the harness is waiting on.
+    pub approvals: StdMutex<PendingApprovals>,
 }
 
 impl TurnState {
@@ -98,6 +103,10 @@ impl TurnState {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .is_some_and(|t| t.elapsed() >= limit)
+    }
+
+    pub fn approvals(&self) -> std::sync::MutexGuard<'_, PendingApprovals> {
+        self.approvals.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     pub fn is_streaming(&self) -> bool {

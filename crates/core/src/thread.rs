@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use forkhost_harness::{HarnessKind, NativeSession, PendingFork, SessionTarget};
+use forkhost_harness::{HarnessKind, NativeSession, PendingFork, PermissionMode, SessionTarget};
 use forkhost_store::{ThreadRow, ThreadState};
 
 use crate::error::{HostError, HostResult};
@@ -59,6 +59,14 @@ impl Thread {
 
     pub fn id(&self) -> &str {
         &self.row.id
+    }
+
+    /// How much its harness may do without asking (the harness's default where unset).
+    pub fn permissions(&self) -> PermissionMode {
+        PermissionMode {
+            mode: self.row.permission_mode.clone(),
+            sandbox: self.row.permission_sandbox.clone(),
+        }
     }
 
     pub fn state(&self) -> ThreadState {
@@ -171,6 +179,8 @@ pub(crate) mod tests {
             native_path: None,
             fork: None,
             pending_fork: None,
+            permission_mode: None,
+            permission_sandbox: None,
             revision: 0,
             created_at: 0,
             updated_at: 0,

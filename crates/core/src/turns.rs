@@ -74,6 +74,7 @@ impl Host {
         let (tx, rx) = oneshot::channel();
         *current.turn.done.lock().unwrap_or_else(|e| e.into_inner()) = Some(tx);
         current.turn.streaming.store(true, Ordering::SeqCst);
+        current.turn.turns.fetch_add(1, Ordering::SeqCst);
         tracing::info!(thread = %thread_id, "turn sent");
         if let Err(err) = current.runtime.send(prompt).await {
             current.turn.streaming.store(false, Ordering::SeqCst);
@@ -91,13 +92,17 @@ impl Host {
         Ok(rx)
     }
 
-    /// Interrupts the running turn of a thread, if any.
+    /// Interrupts the running turn of a thread, if any. Its pending approval requests are
+    /// declined first, so the harness is never left waiting for an answer.
     pub async fn interrupt(&self, thread_id: &str) -> HostResult<()> {
         let slot = self.slot(thread_id);
         self.store().thread(thread_id).await?;
         let mut live = slot.live.lock().await;
         match live.as_mut() {
-            Some(l) if l.turn.is_streaming() => Ok(l.runtime.interrupt().await?),
+            Some(l) if l.turn.is_streaming() => {
+                self.decline_pending(thread_id, l).await;
+                Ok(l.runtime.interrupt().await?)
+            }
             _ => Ok(()),
         }
     }
@@ -121,6 +126,10 @@ impl Host {
 
     /// Stops the thread's runtime (it starts again on the next send).
     pub(crate) async fn stop_runtime(&self, slot: &Slot) {
+        if let Some(live) = slot.live.lock().await.as_ref() {
+            // Its process ends with it: nothing it asked can be answered any more.
+            self.drop_pending(&slot.thread_id, &live.turn);
+        }
         if slot.stop_runtime().await {
             self.emit(HostEvent::RuntimeStopped {
                 thread_id: slot.thread_id.clone(),
@@ -138,7 +147,7 @@ impl Host {
                 binary,
                 target,
                 env: self.inner.harness_env.clone(),
-                permissions: Default::default(),
+                permissions: thread.permissions(),
             },
             tx,
         )

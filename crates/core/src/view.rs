@@ -14,6 +14,9 @@ pub struct ThreadView {
     pub state: String,
     pub native: NativeView,
     pub fork: Option<ForkView>,
+    /// How much its harness may do without asking, in the harness's words; `null`: the
+    /// harness's default.
+    pub permissions: PermissionsView,
     #[ts(type = "number")]
     pub revision: i64,
     #[ts(type = "number")]
@@ -27,6 +30,15 @@ pub struct ThreadView {
 pub struct NativeView {
     pub session_id: Option<String>,
     pub path: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct PermissionsView {
+    /// Claude's permission mode, or Codex's approval policy.
+    pub mode: Option<String>,
+    /// Codex's sandbox.
+    pub sandbox: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
@@ -54,6 +66,10 @@ impl From<&ThreadRow> for ThreadView {
                 source_turn: f.source_turn.clone(),
                 boundary: f.boundary.as_str().to_owned(),
             }),
+            permissions: PermissionsView {
+                mode: row.permission_mode.clone(),
+                sandbox: row.permission_sandbox.clone(),
+            },
             revision: row.revision,
             created_at: row.created_at,
             updated_at: row.updated_at,

@@ -87,6 +87,10 @@ pub struct ThreadRow {
     pub native_path: Option<String>,
     pub fork: Option<Lineage>,
     pub pending_fork: Option<String>,
+    /// How much its harness may do without asking, in the harness's words; `None`: the
+    /// harness's default.
+    pub permission_mode: Option<String>,
+    pub permission_sandbox: Option<String>,
     pub revision: i64,
     pub created_at: i64,
     pub updated_at: i64,
@@ -104,6 +108,8 @@ pub struct NewThread {
     pub native_path: Option<String>,
     pub fork: Option<Lineage>,
     pub pending_fork: Option<String>,
+    pub permission_mode: Option<String>,
+    pub permission_sandbox: Option<String>,
 }
 
 /// A turn anchor: host turn id → native coordinates. Never text.

@@ -35,6 +35,29 @@ async fn inserts_gets_and_lists_threads() {
 }
 
 #[tokio::test]
+async fn a_threads_permission_mode_is_stored_and_changed() {
+    let (_dir, store) = fresh().await;
+    let plain = store.insert_thread(&thread("plain")).await.unwrap();
+    assert_eq!(
+        (plain.permission_mode, plain.permission_sandbox),
+        (None, None)
+    );
+    let mut codex = thread("codex");
+    codex.permission_mode = Some("untrusted".into());
+    codex.permission_sandbox = Some("read-only".into());
+    let mut row = store.insert_thread(&codex).await.unwrap();
+    assert_eq!(row.permission_mode.as_deref(), Some("untrusted"));
+    assert_eq!(row.permission_sandbox.as_deref(), Some("read-only"));
+    row.permission_mode = Some("never".into());
+    row.permission_sandbox = None;
+    let row = store.update_thread(&row).await.unwrap();
+    let read = store.thread("codex").await.unwrap();
+    assert_eq!(read, row);
+    assert_eq!(read.permission_mode.as_deref(), Some("never"));
+    assert_eq!(read.permission_sandbox, None);
+}
+
+#[tokio::test]
 async fn unknown_thread_and_bad_input_are_typed() {
     let (_dir, store) = fresh().await;
     assert!(

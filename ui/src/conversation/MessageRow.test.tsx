@@ -16,6 +16,7 @@ const thread: ThreadView = {
   state: "ready",
   native: { session_id: "s", path: null },
   fork: null,
+  permissions: { mode: null, sandbox: null },
   revision: 1,
   created_at: 1,
   updated_at: 1,

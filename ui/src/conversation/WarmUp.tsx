@@ -13,6 +13,7 @@ const thread: ThreadView = {
   state: "ready",
   native: { session_id: null, path: null },
   fork: null,
+  permissions: { mode: null, sandbox: null },
   revision: 0,
   created_at: 0,
   updated_at: 0,

@@ -13,6 +13,7 @@ export function detail(turns: number, extra: Partial<ThreadDetail> = {}): Thread
     state: "ready",
     native: { session_id: "s", path: "/s.jsonl" },
     fork: null,
+    permissions: { mode: null, sandbox: null },
     revision: 1,
     created_at: 1,
     updated_at: 1,

@@ -11,6 +11,7 @@ function thread(id: string, cwd: string, at: number, source?: string): ThreadVie
     state: "ready",
     native: { session_id: null, path: null },
     fork: source ? { source_thread: source, source_turn: null, boundary: "after" } : null,
+    permissions: { mode: null, sandbox: null },
     revision: 1,
     created_at: at,
     updated_at: at,

@@ -25,6 +25,7 @@ export function threadDetail(id: string, turns = 2, over: Partial<ThreadDetail> 
     state: "ready",
     native: { session_id: `s-${id}`, path: `/s-${id}.jsonl` },
     fork: null,
+    permissions: { mode: null, sandbox: null },
     revision: 1,
     created_at: 1,
     updated_at: 2,

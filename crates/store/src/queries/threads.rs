@@ -7,8 +7,8 @@ use crate::time::now_ms;
 use crate::{Boundary, Lineage, NewThread, Result, StoreError, ThreadRow, ThreadState};
 
 pub(crate) const COLUMNS: &str = "id, harness, cwd, title, state, native_session_id, native_path, \
-     fork_source_thread, fork_source_turn, fork_boundary, pending_fork, revision, created_at, \
-     updated_at";
+     fork_source_thread, fork_source_turn, fork_boundary, pending_fork, permission_mode, permission_sandbox, \
+     revision, created_at, updated_at";
 
 pub(crate) fn from_row(row: &SqliteRow) -> Result<ThreadRow> {
     let boundary: Option<String> = row.try_get("fork_boundary")?;
@@ -31,6 +31,8 @@ pub(crate) fn from_row(row: &SqliteRow) -> Result<ThreadRow> {
         native_path: row.try_get("native_path")?,
         fork,
         pending_fork: row.try_get("pending_fork")?,
+        permission_mode: row.try_get("permission_mode")?,
+        permission_sandbox: row.try_get("permission_sandbox")?,
         revision: row.try_get("revision")?,
         created_at: row.try_get("created_at")?,
         updated_at: row.try_get("updated_at")?,
@@ -61,8 +63,8 @@ pub async fn insert(conn: &mut SqliteConnection, thread: &NewThread) -> Result<T
     let row = sqlx::query(&format!(
         "INSERT INTO threads (id, harness, cwd, title, state, native_session_id, native_path, \
          fork_source_thread, fork_source_turn, fork_boundary, pending_fork, creating_pid, \
-         revision, created_at, updated_at) \
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?) RETURNING {COLUMNS}"
+         permission_mode, permission_sandbox, revision, created_at, updated_at) \
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?) RETURNING {COLUMNS}"
     ))
     .bind(&thread.id)
     .bind(&thread.harness)
@@ -76,6 +78,8 @@ pub async fn insert(conn: &mut SqliteConnection, thread: &NewThread) -> Result<T
     .bind(fork.map(|f| f.boundary.as_str()))
     .bind(&thread.pending_fork)
     .bind(creating_pid)
+    .bind(&thread.permission_mode)
+    .bind(&thread.permission_sandbox)
     .bind(now)
     .bind(now)
     .fetch_one(&mut *conn)
@@ -133,7 +137,7 @@ pub async fn update(conn: &mut SqliteConnection, thread: &ThreadRow) -> Result<T
         "UPDATE threads SET cwd = ?, title = ?, state = ?, native_session_id = ?, \
          native_path = ?, fork_source_thread = ?, fork_source_turn = ?, fork_boundary = ?, \
          pending_fork = ?, creating_pid = CASE WHEN ? = 'creating' THEN creating_pid END, \
-         revision = revision + 1, updated_at = ? \
+         permission_mode = ?, permission_sandbox = ?, revision = revision + 1, updated_at = ? \
          WHERE id = ? AND revision = ? RETURNING {COLUMNS}"
     ))
     .bind(&thread.cwd)
@@ -146,6 +150,8 @@ pub async fn update(conn: &mut SqliteConnection, thread: &ThreadRow) -> Result<T
     .bind(fork.map(|f| f.boundary.as_str()))
     .bind(&thread.pending_fork)
     .bind(thread.state.as_str())
+    .bind(&thread.permission_mode)
+    .bind(&thread.permission_sandbox)
     .bind(now_ms())
     .bind(&thread.id)
     .bind(thread.revision)

@@ -22,6 +22,8 @@ pub fn thread(id: &str) -> NewThread {
         native_path: Some(format!("/tmp/native/{id}.jsonl")),
         fork: None,
         pending_fork: None,
+        permission_mode: None,
+        permission_sandbox: None,
     }
 }
 
