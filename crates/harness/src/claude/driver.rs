@@ -18,6 +18,7 @@ use tokio::process::{Child, ChildStdout};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use super::approvals::{Pending, ToolPermission};
 use super::paths::AppendWatch;
 use super::protocol::{self, AssistantRecord, Output, StartupFailure, TurnResult, UserRecord};
 use crate::contract::{EventSender, NativeSession, RuntimeEvent, TurnOutcome};
@@ -98,6 +99,8 @@ pub(crate) struct Shared {
     pub interrupt_requested: AtomicBool,
     pub closing: AtomicBool,
     pub stderr: StderrTail,
+    /// The CLI's permission requests that wait for the user.
+    pub pending: Pending,
 }
 
 impl Shared {
@@ -108,6 +111,7 @@ impl Shared {
             interrupt_requested: AtomicBool::new(false),
             closing: AtomicBool::new(false),
             stderr,
+            pending: Pending::default(),
         })
     }
 
@@ -206,12 +210,41 @@ impl Driver {
             Output::Assistant(record) => self.on_assistant(record),
             Output::User(record) => self.on_user(record),
             Output::Result(result) => self.on_result(result).await,
+            Output::Permission(request) => self.on_permission(request),
+            Output::Cancel { request_id } => self.on_cancel(&request_id),
             Output::ControlResponse { request_id, error } => {
                 if let Some(error) = error {
                     tracing::warn!(?request_id, %error, "claude refused a control request");
                 }
             }
             Output::Unknown => {}
+        }
+    }
+
+    /// The CLI waits until the request is answered (`ClaudeRuntime::answer`), withdrawn, or
+    /// the process ends.
+    fn on_permission(&mut self, request: ToolPermission) {
+        let cwd = self.shared.session().cwd;
+        let event = request.request(&cwd);
+        tracing::info!(pid = ?self.pid, request_id = %request.request_id, "claude asks before a tool call");
+        self.shared.pending.insert(request);
+        self.emit(RuntimeEvent::ApprovalRequested { request: event });
+    }
+
+    fn on_cancel(&mut self, request_id: &str) {
+        if self.shared.pending.take(request_id).is_some() {
+            tracing::info!(pid = ?self.pid, %request_id, "claude withdrew a request");
+            self.emit(RuntimeEvent::ApprovalWithdrawn {
+                id: request_id.to_owned(),
+            });
+        }
+    }
+
+    /// Requests still pending when their turn ended wait for nothing any more.
+    fn withdraw_all(&mut self) {
+        for id in self.shared.pending.drain() {
+            tracing::info!(pid = ?self.pid, request_id = %id, "claude request outlived its turn");
+            self.emit(RuntimeEvent::ApprovalWithdrawn { id });
         }
     }
 
@@ -343,6 +376,7 @@ impl Driver {
             ms = turn.started.elapsed().as_millis() as u64,
             "claude turn ended"
         );
+        self.withdraw_all();
         // Idle first: whoever reacts to TurnEnded may send the next prompt at once.
         self.shared.phase.send_replace(Phase::Idle);
         self.emit(RuntimeEvent::TurnEnded {
@@ -434,6 +468,11 @@ impl Driver {
             stderr_tail,
         };
         self.shared.phase.send_replace(Phase::Dead(death));
+        // Nobody waits for them any more; the Host clears its own on `Exited`.
+        let dropped = self.shared.pending.drain().len();
+        if dropped > 0 {
+            tracing::info!(pid = ?self.pid, dropped, "claude pending requests ended with the process");
+        }
         if let Some(turn) = self.turn.take() {
             let outcome = if self.shared.interrupt_requested.load(Ordering::SeqCst) {
                 TurnOutcome::Interrupted

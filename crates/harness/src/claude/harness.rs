@@ -4,12 +4,12 @@ use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
 
-use super::fork;
 use super::version::{self, MIN_VERSION};
+use super::{approvals, fork};
 use super::{git_bash, paths, ClaudeReader, ClaudeRuntime};
 use crate::contract::{
     first_recorded, Capabilities, EventSender, ForkRequest, Forked, Harness, HarnessFacts,
-    LiveRuntime, NativeSession, OpenSpec, SessionLayout, VersionPins,
+    LiveRuntime, NativeSession, OpenSpec, PermissionChoices, SessionLayout, VersionPins,
 };
 use crate::history::{HistoryError, SessionReader};
 use crate::{HarnessKind, HarnessResult};
@@ -68,6 +68,11 @@ impl Harness for Claude {
         version::capabilities(version)
     }
 
+    /// Its `--permission-mode` words; it has no sandbox choice.
+    fn permission_choices(&self) -> PermissionChoices {
+        approvals::CHOICES
+    }
+
     fn sessions_root(&self, env: &[(String, String)]) -> Option<PathBuf> {
         paths::config_dir(env).ok().map(|dir| dir.join("projects"))
     }
@@ -103,7 +108,7 @@ impl Harness for Claude {
     }
 }
 
-crate::contract::live_runtime!(ClaudeRuntime);
+crate::contract::live_runtime!(ClaudeRuntime, answers);
 
 #[cfg(test)]
 mod tests {

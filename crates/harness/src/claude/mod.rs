@@ -6,6 +6,7 @@ pub use history::ClaudeReader;
 
 pub mod runtime;
 
+mod approvals;
 mod driver;
 mod fork;
 mod git_bash;

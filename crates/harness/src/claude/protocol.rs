@@ -6,6 +6,8 @@
 
 use serde_json::{json, Value};
 
+use super::approvals::ToolPermission;
+
 /// One stdout line, reduced to what the runtime needs. Events of subagents
 /// (`parent_tool_use_id` set) are [`Output::Unknown`]: they are not the session's own turn.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,6 +28,12 @@ pub(crate) enum Output {
     User(UserRecord),
     /// The turn's end.
     Result(TurnResult),
+    /// The CLI asks whether it may use a tool (`control_request` `can_use_tool`).
+    Permission(ToolPermission),
+    /// The CLI withdrew a request of its own (`control_cancel_request`).
+    Cancel {
+        request_id: String,
+    },
     /// The answer to one of our control requests.
     ControlResponse {
         request_id: Option<String>,
@@ -109,6 +117,9 @@ pub(crate) fn parse_line(line: &[u8]) -> Output {
         Some("user") if !is_subagent => Output::User(parse_user(&v)),
         Some("result") => Output::Result(parse_result(&v)),
         Some("control_response") => parse_control_response(v.get("response")),
+        Some("control_request") => parse_control_request(&v),
+        Some("control_cancel_request") => str_field(&v, "request_id")
+            .map_or(Output::Unknown, |request_id| Output::Cancel { request_id }),
         _ => Output::Unknown,
     }
 }
@@ -211,6 +222,27 @@ fn parse_result(v: &Value) -> TurnResult {
             .collect(),
         num_turns: v.get("num_turns").and_then(Value::as_u64),
     }
+}
+
+/// A control request from the CLI; only `can_use_tool` is one the runtime answers.
+fn parse_control_request(v: &Value) -> Output {
+    let (Some(request_id), Some(request)) = (str_field(v, "request_id"), v.get("request")) else {
+        return Output::Unknown;
+    };
+    if request.get("subtype").and_then(Value::as_str) != Some("can_use_tool") {
+        return Output::Unknown;
+    }
+    Output::Permission(ToolPermission {
+        request_id,
+        tool_name: str_field(request, "tool_name").unwrap_or_default(),
+        input: request.get("input").cloned().unwrap_or(json!({})),
+        suggestions: request
+            .get("permission_suggestions")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default(),
+        tool_use_id: str_field(request, "tool_use_id"),
+    })
 }
 
 fn parse_control_response(response: Option<&Value>) -> Output {
@@ -319,6 +351,31 @@ mod tests {
         };
         assert!(!r.ok);
         assert_eq!(r.failure(), "API Error: x");
+    }
+
+    #[test]
+    fn reads_permission_requests_and_their_withdrawal() {
+        let ask = r#"{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Bash","display_name":"Bash","input":{"command":"touch a"},"permission_suggestions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"touch a"}],"behavior":"allow","destination":"localSettings"}],"blocked_path":"/w/a","tool_use_id":"toolu_1"}}"#;
+        let Output::Permission(p) = parse_line(ask.as_bytes()) else {
+            panic!("not a permission request")
+        };
+        assert_eq!(
+            (p.request_id.as_str(), p.tool_name.as_str()),
+            ("r1", "Bash")
+        );
+        assert_eq!(p.input, json!({"command": "touch a"}));
+        assert_eq!(p.suggestions.len(), 1);
+        assert_eq!(p.tool_use_id.as_deref(), Some("toolu_1"));
+        let other =
+            r#"{"type":"control_request","request_id":"r2","request":{"subtype":"hook_callback"}}"#;
+        assert_eq!(parse_line(other.as_bytes()), Output::Unknown);
+        let cancel = r#"{"type":"control_cancel_request","request_id":"r1"}"#;
+        assert_eq!(
+            parse_line(cancel.as_bytes()),
+            Output::Cancel {
+                request_id: "r1".into()
+            }
+        );
     }
 
     #[test]

@@ -16,12 +16,13 @@ use tokio::process::ChildStdin;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use super::approvals::permission_args;
 use super::driver::{Driver, Phase, Shared};
 use super::launch::{check_kind, plan};
 use super::paths::AppendWatch;
 use super::process;
 use super::protocol;
-use crate::contract::{EventSender, OpenSpec, SessionTarget};
+use crate::contract::{ApprovalDecision, EventSender, OpenSpec, SessionTarget};
 use crate::process::{Spawned, Tree};
 use crate::{HarnessError, HarnessKind, HarnessResult};
 
@@ -69,8 +70,10 @@ impl ClaudeRuntime {
     pub async fn open(spec: OpenSpec, events: EventSender) -> HarnessResult<Self> {
         check_kind(spec.binary.kind)?;
         let started = Instant::now();
+        let permission = permission_args(&spec.permissions)?;
         let launch = plan(&spec).await?;
         let mut args: Vec<String> = BASE_ARGS.iter().map(|a| a.to_string()).collect();
+        args.extend(permission);
         args.extend(launch.args);
         let Spawned {
             mut child,
@@ -230,6 +233,32 @@ impl ClaudeRuntime {
             self.kill_and_wait(DEATH_WAIT).await;
         }
         tracing::debug!(pid = ?self.pid, ms = started.elapsed().as_millis() as u64, "claude turn interrupted");
+        Ok(())
+    }
+
+    /// Answers the CLI's pending request `id` with the user's decision. "Decline and stop"
+    /// ends the turn as interrupted. An id that is not pending (answered, withdrawn, or never
+    /// asked) is `InvalidInput`, as is "for this session" where the CLI offered nothing to
+    /// remember.
+    pub async fn answer(&mut self, id: &str, decision: ApprovalDecision) -> HarnessResult<()> {
+        let Some(request) = self.shared.pending.take(id) else {
+            return Err(HarnessError::InvalidInput(format!(
+                "no pending claude approval request {id:?}"
+            )));
+        };
+        if decision == ApprovalDecision::ApproveForSession && !request.can_approve_for_session() {
+            self.shared.pending.restore(request);
+            return Err(HarnessError::InvalidInput(format!(
+                "claude offers nothing to remember for request {id:?}; approve it once"
+            )));
+        }
+        if decision == ApprovalDecision::DeclineAndStop {
+            self.shared
+                .interrupt_requested
+                .store(true, Ordering::SeqCst);
+        }
+        self.write_line(&request.answer(decision)).await?;
+        tracing::info!(pid = ?self.pid, request_id = %id, decision = decision.name(), "claude request answered");
         Ok(())
     }
 

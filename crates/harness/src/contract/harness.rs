@@ -131,9 +131,24 @@ pub trait LiveRuntime: Send {
 }
 
 /// Implements [`LiveRuntime`] for a harness's runtime type by its inherent `send`,
-/// `interrupt`, `close(self)` and `pid` (which its own tests call directly).
+/// `interrupt`, `close(self)` and `pid` (which its own tests call directly); with `answers`,
+/// also by its inherent `answer` (a harness that asks before it acts).
 macro_rules! live_runtime {
+    ($runtime:ty, answers) => {
+        $crate::contract::live_runtime!($runtime, {
+            async fn answer(
+                &mut self,
+                id: &str,
+                decision: $crate::contract::ApprovalDecision,
+            ) -> $crate::HarnessResult<()> {
+                <$runtime>::answer(self, id, decision).await
+            }
+        });
+    };
     ($runtime:ty) => {
+        $crate::contract::live_runtime!($runtime, {});
+    };
+    ($runtime:ty, { $($extra:item)* }) => {
         #[async_trait::async_trait]
         impl $crate::contract::LiveRuntime for $runtime {
             async fn send(&mut self, prompt: &str) -> $crate::HarnessResult<()> {
@@ -151,6 +166,8 @@ macro_rules! live_runtime {
             fn pid(&self) -> Option<u32> {
                 <$runtime>::pid(self)
             }
+
+            $($extra)*
         }
     };
 }

@@ -1,0 +1,378 @@
+//! Claude Code's tool approvals over stdio ("Claude Code: tool approvals over stdio" in
+//! docs/harness-behaviour.md): a `can_use_tool` control request becomes an
+//! [`ApprovalRequest`], kept here until the user's decision is written back as its
+//! `control_response`, the CLI withdraws it (`control_cancel_request`), or the process ends.
+//! Nothing here answers on the user's behalf.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde_json::{json, Value};
+
+use crate::contract::{
+    ApprovalDecision, ApprovalRequest, ApprovalSubject, PermissionChoices, PermissionMode,
+};
+use crate::{HarnessError, HarnessResult};
+
+/// The `--permission-mode` words both pinned CLIs accept (2.1.332 also takes `manual`, its new
+/// name for `default`, which 2.1.197 refuses). Claude has no sandbox choice.
+pub(crate) const CHOICES: PermissionChoices = PermissionChoices {
+    modes: &[
+        "default",
+        "acceptEdits",
+        "plan",
+        "auto",
+        "dontAsk",
+        "bypassPermissions",
+    ],
+    sandboxes: &[],
+};
+
+/// The flags that route the CLI's questions to us (`--permission-prompt-tool stdio`: without
+/// it a headless run denies every call that would ask) and set the chosen mode. A word the
+/// CLI does not take is refused before any process starts.
+pub(crate) fn permission_args(mode: &PermissionMode) -> HarnessResult<Vec<String>> {
+    if !CHOICES.accepts(mode) {
+        return Err(HarnessError::InvalidInput(format!(
+            "claude permission mode {:?} (sandbox {:?}): it takes one of {:?} and no sandbox",
+            mode.mode, mode.sandbox, CHOICES.modes
+        )));
+    }
+    let mut args = vec!["--permission-prompt-tool".to_owned(), "stdio".to_owned()];
+    if let Some(mode) = &mode.mode {
+        args.extend(["--permission-mode".to_owned(), mode.clone()]);
+    }
+    Ok(args)
+}
+
+/// What a model is told when the user declines a call.
+const DECLINED: &str = "The user declined this tool call.";
+/// What it is told when the user declines and stops the turn (the CLI replaces it with its own
+/// "doesn't want to proceed" text, since `interrupt` ends the turn).
+const STOPPED: &str = "The user declined this tool call and stopped the turn.";
+
+/// A `can_use_tool` request as the CLI sent it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ToolPermission {
+    pub request_id: String,
+    pub tool_name: String,
+    pub input: Value,
+    /// The CLI's own ideas of what "always" would add (rules, directories, a mode).
+    pub suggestions: Vec<Value>,
+    pub tool_use_id: Option<String>,
+}
+
+impl ToolPermission {
+    /// The request as the Host sees it, for a session running in `cwd`.
+    pub(crate) fn request(&self, cwd: &Path) -> ApprovalRequest {
+        ApprovalRequest {
+            id: self.request_id.clone(),
+            tool_call_id: self.tool_use_id.clone(),
+            subject: subject(&self.tool_name, &self.input, cwd),
+            can_approve_for_session: self.can_approve_for_session(),
+        }
+    }
+
+    /// Whether "approve for this session" means anything for it.
+    pub(crate) fn can_approve_for_session(&self) -> bool {
+        !self.session_grants().is_empty()
+    }
+
+    /// The suggestions, each scoped to this session. A suggested mode switch counts only for
+    /// file edits, where it is what "allow edits for this session" means to the CLI; for a
+    /// command it would let every edit through, more than the user approved.
+    fn session_grants(&self) -> Vec<Value> {
+        self.suggestions
+            .iter()
+            .filter(|s| {
+                s.get("type").and_then(Value::as_str) != Some("setMode")
+                    || is_file_edit(&self.tool_name)
+            })
+            .map(|s| {
+                let mut s = s.clone();
+                if let Some(obj) = s.as_object_mut() {
+                    obj.insert("destination".into(), json!("session"));
+                }
+                s
+            })
+            .collect()
+    }
+
+    /// The `control_response` line for `decision`.
+    pub(crate) fn answer(&self, decision: ApprovalDecision) -> String {
+        let response = match decision {
+            ApprovalDecision::Approve => json!({
+                "behavior": "allow",
+                "updatedInput": self.input,
+            }),
+            ApprovalDecision::ApproveForSession => json!({
+                "behavior": "allow",
+                "updatedInput": self.input,
+                "updatedPermissions": self.session_grants(),
+            }),
+            ApprovalDecision::Decline => json!({ "behavior": "deny", "message": DECLINED }),
+            ApprovalDecision::DeclineAndStop => json!({
+                "behavior": "deny",
+                "message": STOPPED,
+                "interrupt": true,
+            }),
+        };
+        json!({
+            "type": "control_response",
+            "response": {
+                "subtype": "success",
+                "request_id": self.request_id,
+                "response": response,
+            },
+        })
+        .to_string()
+    }
+}
+
+fn is_file_edit(tool: &str) -> bool {
+    matches!(tool, "Write" | "Edit" | "MultiEdit" | "NotebookEdit")
+}
+
+fn str_of<'a>(input: &'a Value, key: &str) -> Option<&'a str> {
+    input.get(key).and_then(Value::as_str)
+}
+
+/// What the call wants to do: a command, a file change (with a diff where the input gives
+/// one), or any other tool with its input.
+fn subject(tool: &str, input: &Value, cwd: &Path) -> ApprovalSubject {
+    let other = || ApprovalSubject::Tool {
+        name: tool.to_owned(),
+        input: input.clone(),
+    };
+    match tool {
+        // Claude's Bash runs in the session's cwd; the request does not repeat it.
+        "Bash" => match str_of(input, "command") {
+            Some(command) => ApprovalSubject::Command {
+                command: command.to_owned(),
+                cwd: Some(cwd.to_path_buf()),
+            },
+            None => other(),
+        },
+        "Write" | "Edit" | "MultiEdit" => match str_of(input, "file_path") {
+            Some(path) => ApprovalSubject::FileChange {
+                paths: vec![path.to_owned()],
+                diff: diff(tool, path, input),
+            },
+            None => other(),
+        },
+        _ => other(),
+    }
+}
+
+/// A unified-style diff of what the call would write: `Write` against the file as it is now
+/// (new lines only for a new file), `Edit`/`MultiEdit` from their old and new strings.
+fn diff(tool: &str, path: &str, input: &Value) -> Option<String> {
+    let mut out = format!("--- {path}\n+++ {path}\n");
+    let mut hunk = |old: &str, new: &str| {
+        out.push_str("@@\n");
+        for line in old.lines() {
+            out.push_str(&format!("-{line}\n"));
+        }
+        for line in new.lines() {
+            out.push_str(&format!("+{line}\n"));
+        }
+    };
+    match tool {
+        "Write" => {
+            let new = str_of(input, "content")?;
+            let old = std::fs::read_to_string(PathBuf::from(path)).unwrap_or_default();
+            hunk(&old, new);
+        }
+        "Edit" => hunk(str_of(input, "old_string")?, str_of(input, "new_string")?),
+        "MultiEdit" => {
+            for edit in input.get("edits")?.as_array()? {
+                hunk(str_of(edit, "old_string")?, str_of(edit, "new_string")?);
+            }
+        }
+        _ => return None,
+    }
+    Some(out)
+}
+
+/// The requests of one process that wait for an answer.
+#[derive(Default)]
+pub(crate) struct Pending {
+    requests: Mutex<HashMap<String, ToolPermission>>,
+}
+
+impl Pending {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, ToolPermission>> {
+        self.requests
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub(crate) fn insert(&self, request: ToolPermission) {
+        self.lock().insert(request.request_id.clone(), request);
+    }
+
+    /// Takes `id` out (answered or withdrawn); `None` if it is not pending.
+    pub(crate) fn take(&self, id: &str) -> Option<ToolPermission> {
+        self.lock().remove(id)
+    }
+
+    /// Puts back a request whose answer could not be written.
+    pub(crate) fn restore(&self, request: ToolPermission) {
+        self.insert(request);
+    }
+
+    /// Forgets every request (its turn or its process ended: nobody waits for them any
+    /// more); returns their ids.
+    pub(crate) fn drain(&self) -> Vec<String> {
+        self.lock().drain().map(|(id, _)| id).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bash() -> ToolPermission {
+        ToolPermission {
+            request_id: "r1".into(),
+            tool_name: "Bash".into(),
+            input: json!({"command": "touch a.txt", "description": "d"}),
+            suggestions: vec![
+                json!({"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"touch a.txt"}],"behavior":"allow","destination":"localSettings"}),
+                json!({"type":"addDirectories","directories":["/w"],"destination":"session"}),
+                json!({"type":"setMode","mode":"acceptEdits","destination":"session"}),
+            ],
+            tool_use_id: Some("toolu_1".into()),
+        }
+    }
+
+    fn response(line: &str) -> Value {
+        let v: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(v["type"], "control_response");
+        assert_eq!(v["response"]["subtype"], "success");
+        assert_eq!(v["response"]["request_id"], "r1");
+        v["response"]["response"].clone()
+    }
+
+    #[test]
+    fn a_command_is_asked_with_its_cwd() {
+        let request = bash().request(Path::new("/w"));
+        assert_eq!(request.id, "r1");
+        assert_eq!(request.tool_call_id.as_deref(), Some("toolu_1"));
+        assert_eq!(
+            request.subject,
+            ApprovalSubject::Command {
+                command: "touch a.txt".into(),
+                cwd: Some("/w".into())
+            }
+        );
+        assert!(request.can_approve_for_session);
+    }
+
+    #[test]
+    fn decisions_become_responses() {
+        let p = bash();
+        let allow = response(&p.answer(ApprovalDecision::Approve));
+        assert_eq!(allow["behavior"], "allow");
+        assert_eq!(allow["updatedInput"], p.input);
+        assert!(allow.get("updatedPermissions").is_none());
+
+        let session = response(&p.answer(ApprovalDecision::ApproveForSession));
+        let grants = session["updatedPermissions"].as_array().unwrap();
+        assert_eq!(grants.len(), 2, "no mode switch for a command: {grants:?}");
+        assert!(grants.iter().all(|g| g["destination"] == "session"));
+
+        let deny = response(&p.answer(ApprovalDecision::Decline));
+        assert_eq!(deny["behavior"], "deny");
+        assert!(deny.get("interrupt").is_none());
+        let stop = response(&p.answer(ApprovalDecision::DeclineAndStop));
+        assert_eq!(stop["interrupt"], true);
+    }
+
+    #[test]
+    fn file_edits_carry_a_diff_and_may_switch_mode() {
+        let write = ToolPermission {
+            tool_name: "Write".into(),
+            input: json!({"file_path": "/nonexistent/forkhost/a.txt", "content": "one\ntwo\n"}),
+            suggestions: vec![
+                json!({"type":"setMode","mode":"acceptEdits","destination":"session"}),
+            ],
+            ..bash()
+        };
+        let ApprovalSubject::FileChange { paths, diff } = write.request(Path::new("/w")).subject
+        else {
+            panic!("not a file change")
+        };
+        assert_eq!(paths, ["/nonexistent/forkhost/a.txt"]);
+        assert!(diff.unwrap().ends_with("@@\n+one\n+two\n"));
+        let session = response(&write.answer(ApprovalDecision::ApproveForSession));
+        assert_eq!(session["updatedPermissions"][0]["mode"], "acceptEdits");
+
+        let edit = subject(
+            "Edit",
+            &json!({"file_path": "/w/b", "old_string": "x", "new_string": "y"}),
+            Path::new("/w"),
+        );
+        let ApprovalSubject::FileChange { diff, .. } = edit else {
+            panic!("not a file change")
+        };
+        assert_eq!(diff.unwrap(), "--- /w/b\n+++ /w/b\n@@\n-x\n+y\n");
+        let other = subject("WebFetch", &json!({"url": "u"}), Path::new("/w"));
+        assert!(matches!(other, ApprovalSubject::Tool { name, .. } if name == "WebFetch"));
+    }
+
+    #[test]
+    fn no_suggestions_no_session_approval() {
+        let p = ToolPermission {
+            suggestions: vec![
+                json!({"type":"setMode","mode":"acceptEdits","destination":"session"}),
+            ],
+            ..bash()
+        };
+        assert!(!p.request(Path::new("/w")).can_approve_for_session);
+    }
+
+    #[test]
+    fn modes_are_checked_before_the_flags() {
+        let mode = |m: Option<&str>, s: Option<&str>| PermissionMode {
+            mode: m.map(Into::into),
+            sandbox: s.map(Into::into),
+        };
+        assert_eq!(
+            permission_args(&mode(None, None)).unwrap(),
+            ["--permission-prompt-tool", "stdio"]
+        );
+        assert_eq!(
+            permission_args(&mode(Some("acceptEdits"), None)).unwrap(),
+            [
+                "--permission-prompt-tool",
+                "stdio",
+                "--permission-mode",
+                "acceptEdits"
+            ]
+        );
+        for bad in [
+            mode(Some("yolo"), None),
+            mode(Some("manual"), None),
+            mode(None, Some("read-only")),
+        ] {
+            assert!(
+                matches!(permission_args(&bad), Err(HarnessError::InvalidInput(_))),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn pending_requests_are_taken_once() {
+        let pending = Pending::default();
+        pending.insert(bash());
+        assert!(pending.take("r2").is_none());
+        assert!(pending.take("r1").is_some());
+        assert!(pending.take("r1").is_none());
+        pending.insert(bash());
+        assert_eq!(pending.drain(), ["r1"]);
+        assert!(pending.drain().is_empty());
+    }
+}
