@@ -13,11 +13,13 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use forkhost_harness::{
-    Cut, Forked, NativeSession, PendingFork, RuntimeEvent, SessionTarget, TurnAnchor,
+    ApprovalDecision, ApprovalRequest, ApprovalSubject, Cut, Forked, HarnessError, NativeSession,
+    PendingFork, PermissionMode, RuntimeEvent, SessionTarget, TurnAnchor, TurnOutcome,
 };
-use forkhost_tests::fake_model::Msg;
+use forkhost_tests::fake_model::script::WRITTEN;
+use forkhost_tests::fake_model::{Msg, Role};
 use forkhost_tests::harness_env::Harness;
-use harness_common::kit::{exchange, median, Fingerprint, Live, Setup, TurnLog};
+use harness_common::kit::{exchange, median, within, Fingerprint, Live, Setup, TurnLog};
 use harness_common::{checkpoint_not_found, HarnessCase, Refusal};
 
 /// Claude Code: it names its session with the first turn and writes nothing before it, and
@@ -230,4 +232,262 @@ async fn a_long_cwd_maps_to_the_clis_folder() {
     let mut live = s.open(SessionTarget::Resume(session)).await;
     live.turn("still here").await;
     live.close().await;
+}
+
+// --- Tool approvals over stdio ("Claude Code: tool approvals over stdio" in
+// docs/harness-behaviour.md). `CALL_TOOL`'s `echo` is read-only, which Claude runs unasked; a
+// scripted `touch` (or `Write`) in the session's cwd is what it asks about.
+
+/// A command that writes a file in the cwd, and that prompt.
+const TOUCH: &str = "touch approved.txt";
+const ASK_TOUCH: &str = "RUN_COMMAND `touch approved.txt`";
+
+/// Sends `prompt` and waits for the CLI's question; returns it and the events before it.
+async fn asked(live: &mut Live, prompt: &str) -> (ApprovalRequest, Vec<RuntimeEvent>) {
+    live.send(prompt).await.expect("send");
+    let before = live
+        .until(|e| match e {
+            RuntimeEvent::TurnEnded { .. } => panic!("the turn ended unasked: {e:?}"),
+            e => matches!(e, RuntimeEvent::ApprovalRequested { .. }),
+        })
+        .await;
+    let Some(RuntimeEvent::ApprovalRequested { request }) = before.last().cloned() else {
+        unreachable!()
+    };
+    (request, before)
+}
+
+async fn answer(live: &mut Live, id: &str, decision: ApprovalDecision) {
+    within(Claude::TIMEOUT, "answer", live.runtime.answer(id, decision))
+        .await
+        .unwrap_or_else(|e| panic!("answer {decision:?}: {e:?}"));
+}
+
+fn tool_results(log: &TurnLog) -> Vec<(String, bool)> {
+    log.events
+        .iter()
+        .filter_map(|e| match e {
+            RuntimeEvent::ToolResult {
+                output, is_error, ..
+            } => Some((output.clone(), *is_error)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn asked_in(log: &TurnLog) -> usize {
+    log.events
+        .iter()
+        .filter(|e| matches!(e, RuntimeEvent::ApprovalRequested { .. }))
+        .count()
+}
+
+/// Approve: the command runs in the session's cwd, and the model's next request carries its
+/// result. The request names the command, its cwd and the tool call it is about.
+#[tokio::test]
+async fn claude_approve_runs_the_call() {
+    let Some(s) = Setup::<Claude>::start().await else {
+        return;
+    };
+    let mut live = s.open_new().await;
+    let (request, before) = asked(&mut live, ASK_TOUCH).await;
+    assert_eq!(
+        request.subject,
+        ApprovalSubject::Command {
+            command: TOUCH.into(),
+            cwd: Some(s.cwd())
+        }
+    );
+    let call_id = before.iter().find_map(|e| match e {
+        RuntimeEvent::ToolCall { id, .. } => id.clone(),
+        _ => None,
+    });
+    assert!(call_id.is_some());
+    assert_eq!(request.tool_call_id, call_id, "{before:?}");
+    assert!(request.can_approve_for_session);
+    assert!(
+        !s.cwd().join("approved.txt").exists(),
+        "nothing runs unasked"
+    );
+    answer(&mut live, &request.id, ApprovalDecision::Approve).await;
+    let log = live.finish_turn(before).await;
+    log.expect_completed();
+    assert!(s.cwd().join("approved.txt").is_file());
+    let results = tool_results(&log);
+    assert!(matches!(results.as_slice(), [(_, false)]), "{results:?}");
+    let dialogue = s.last_dialogue();
+    assert!(
+        dialogue.iter().any(|m| m.role == Role::Tool),
+        "the model saw the result: {dialogue:?}"
+    );
+    assert!(log.text.contains("(tool result: "), "{}", log.text);
+    // Answered once: the id is spent.
+    let again = live
+        .runtime
+        .answer(&request.id, ApprovalDecision::Approve)
+        .await;
+    assert!(
+        matches!(again, Err(HarnessError::InvalidInput(_))),
+        "{again:?}"
+    );
+    live.close().await;
+}
+
+/// Decline: nothing runs, the model is told, and the turn goes on to its end.
+#[tokio::test]
+async fn claude_decline_tells_the_model() {
+    let Some(s) = Setup::<Claude>::start().await else {
+        return;
+    };
+    let mut live = s.open_new().await;
+    let (request, before) = asked(&mut live, ASK_TOUCH).await;
+    answer(&mut live, &request.id, ApprovalDecision::Decline).await;
+    let log = live.finish_turn(before).await;
+    log.expect_completed();
+    assert!(!s.cwd().join("approved.txt").exists());
+    let results = tool_results(&log);
+    assert!(
+        matches!(results.as_slice(), [(text, true)] if text.contains("declined")),
+        "{results:?}"
+    );
+    assert!(
+        log.text.contains("declined"),
+        "the model was told: {}",
+        log.text
+    );
+    live.close().await;
+}
+
+/// Approve for this session: the same call again in the same session is not asked.
+#[tokio::test]
+async fn claude_approve_for_session_asks_once() {
+    let Some(s) = Setup::<Claude>::start().await else {
+        return;
+    };
+    let mut live = s.open_new().await;
+    let (request, before) = asked(&mut live, ASK_TOUCH).await;
+    answer(&mut live, &request.id, ApprovalDecision::ApproveForSession).await;
+    live.finish_turn(before).await.expect_completed();
+    std::fs::remove_file(s.cwd().join("approved.txt")).unwrap();
+    let log = live.turn(ASK_TOUCH).await;
+    assert_eq!(asked_in(&log), 0, "{:?}", log.events);
+    assert!(s.cwd().join("approved.txt").is_file());
+    live.close().await;
+}
+
+/// Decline and stop: nothing runs and the turn ends interrupted.
+#[tokio::test]
+async fn claude_decline_and_stop_interrupts_the_turn() {
+    let Some(s) = Setup::<Claude>::start().await else {
+        return;
+    };
+    let mut live = s.open_new().await;
+    let (request, before) = asked(&mut live, ASK_TOUCH).await;
+    answer(&mut live, &request.id, ApprovalDecision::DeclineAndStop).await;
+    let log = live.finish_turn(before).await;
+    assert_eq!(log.outcome, TurnOutcome::Interrupted, "{:?}", log.events);
+    assert!(!s.cwd().join("approved.txt").exists());
+    // The session goes on.
+    live.turn("after the stop").await;
+    live.close().await;
+}
+
+/// An interrupt while a request waits: the CLI withdraws it, and it cannot be answered.
+#[tokio::test]
+async fn claude_interrupt_withdraws_the_pending_request() {
+    let Some(s) = Setup::<Claude>::start().await else {
+        return;
+    };
+    let mut live = s.open_new().await;
+    let (request, before) = asked(&mut live, ASK_TOUCH).await;
+    live.interrupt().await.unwrap();
+    let log = live.finish_turn(before).await;
+    assert_eq!(log.outcome, TurnOutcome::Interrupted);
+    assert!(
+        log.events.contains(&RuntimeEvent::ApprovalWithdrawn {
+            id: request.id.clone()
+        }),
+        "{:?}",
+        log.events
+    );
+    let late = live
+        .runtime
+        .answer(&request.id, ApprovalDecision::Approve)
+        .await;
+    assert!(
+        matches!(late, Err(HarnessError::InvalidInput(_))),
+        "{late:?}"
+    );
+    assert!(!s.cwd().join("approved.txt").exists());
+    live.close().await;
+}
+
+/// `Write` is a file change, asked with its path and a diff; approved, the file is written.
+#[tokio::test]
+async fn claude_write_is_asked_as_a_file_change() {
+    let Some(s) = Setup::<Claude>::start().await else {
+        return;
+    };
+    let path = s.cwd().join("written.txt");
+    let mut live = s.open_new().await;
+    let prompt = format!("WRITE_FILE `{}`", path.display());
+    let (request, before) = asked(&mut live, &prompt).await;
+    let ApprovalSubject::FileChange { paths, diff } = &request.subject else {
+        panic!("not a file change: {request:?}")
+    };
+    assert_eq!(paths, &[path.display().to_string()]);
+    let diff = diff.clone().expect("a diff");
+    assert!(diff.contains(&format!("+{}", WRITTEN.trim_end())), "{diff}");
+    assert!(!path.exists());
+    answer(&mut live, &request.id, ApprovalDecision::Approve).await;
+    live.finish_turn(before).await.expect_completed();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), WRITTEN);
+    live.close().await;
+}
+
+/// `bypassPermissions`: nothing is asked and the command runs. (Claude refuses the mode as
+/// root unless `IS_SANDBOX=1`; a test HOME is a sandbox.)
+#[tokio::test]
+async fn claude_bypass_permissions_never_asks() {
+    let Some(s) = Setup::<Claude>::start().await else {
+        return;
+    };
+    let mut spec = s.spec(SessionTarget::New { cwd: s.cwd() });
+    spec.permissions = PermissionMode {
+        mode: Some("bypassPermissions".into()),
+        sandbox: None,
+    };
+    spec.env.push(("IS_SANDBOX".into(), "1".into()));
+    let mut live = Live::open::<Claude>(spec).await.unwrap();
+    let log = live.turn(ASK_TOUCH).await;
+    assert_eq!(asked_in(&log), 0, "{:?}", log.events);
+    assert!(s.cwd().join("approved.txt").is_file());
+    live.close().await;
+}
+
+/// A mode the CLI does not take is refused before any process starts.
+#[tokio::test]
+async fn claude_unknown_mode_is_invalid_input() {
+    let Some(s) = Setup::<Claude>::start().await else {
+        return;
+    };
+    for mode in [
+        PermissionMode {
+            mode: Some("yolo".into()),
+            sandbox: None,
+        },
+        PermissionMode {
+            mode: None,
+            sandbox: Some("read-only".into()),
+        },
+    ] {
+        let mut spec = s.spec(SessionTarget::New { cwd: s.cwd() });
+        spec.permissions = mode.clone();
+        let err = Live::open::<Claude>(spec).await.err();
+        assert!(
+            matches!(err, Some(HarnessError::InvalidInput(_))),
+            "{mode:?}: {err:?}"
+        );
+    }
+    assert!(s.session_files().is_empty());
 }
