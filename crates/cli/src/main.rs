@@ -1,5 +1,6 @@
 //! `forkhost`: the Host from a terminal. A thin shell: parse, call one Host method, print.
 
+mod approve;
 mod output;
 mod stream;
 
@@ -9,8 +10,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use forkhost_core::data_dir::{default_data_dir, DATA_DIR_ENV};
 use forkhost_core::view::ThreadDetail;
-use forkhost_core::{ForkAt, HarnessKind, Host, HostError, NewThreadSpec, TurnRef};
+use forkhost_core::{ForkAt, HarnessKind, Host, HostError, NewThreadSpec, PermissionMode, TurnRef};
 
+use approve::Approve;
 use output::{Output, Printed};
 
 /// Fork coding-agent conversations (Claude Code, Codex, Pi) at any message.
@@ -47,11 +49,38 @@ enum Command {
         cwd: PathBuf,
         #[arg(long)]
         title: Option<String>,
+        /// How much the harness may do without asking, in its own words (Claude: default,
+        /// acceptEdits, plan, bypassPermissions, …; Codex: untrusted, on-request, never).
+        #[arg(long, value_name = "MODE")]
+        mode: Option<String>,
+        /// Codex's sandbox: read-only, workspace-write, danger-full-access.
+        #[arg(long, value_name = "S")]
+        sandbox: Option<String>,
+        /// Who answers the first turn's approval requests (see `send`).
+        #[arg(long, value_enum)]
+        approve: Option<Approve>,
         /// A first prompt to send (runs one turn to its end).
         prompt: Option<String>,
     },
     /// Send a prompt to a thread and run one turn to its end (Ctrl-C interrupts it).
-    Send { thread: String, prompt: String },
+    Send {
+        thread: String,
+        prompt: String,
+        /// Who answers the turn's approval requests: ask on the terminal (the default there),
+        /// all (approve every one), none (decline every one; the default without a terminal
+        /// or with --json).
+        #[arg(long, value_enum)]
+        approve: Option<Approve>,
+    },
+    /// Set a thread's permission mode (from its next harness start); a sandbox word alone
+    /// (read-only, …) sets Codex's sandbox.
+    Mode {
+        thread: String,
+        mode: String,
+        /// Codex's sandbox: read-only, workspace-write, danger-full-access.
+        #[arg(long, value_name = "S")]
+        sandbox: Option<String>,
+    },
     /// Fork a thread: a new native session from exactly a turn boundary.
     #[command(group(clap::ArgGroup::new("boundary").required(true).args(["after", "before", "latest"])))]
     Fork {
@@ -164,6 +193,9 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
             harness,
             cwd,
             title,
+            mode,
+            sandbox,
+            approve,
             prompt,
         } => {
             let created = host
@@ -171,17 +203,45 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
                     harness,
                     cwd,
                     title,
-                    permissions: Default::default(),
+                    permissions: PermissionMode { mode, sandbox },
                 })
                 .await?;
-            let detail = match prompt {
-                Some(prompt) => stream::send(host, &created.thread.id, &prompt, json).await?,
-                None => created,
-            };
-            thread_printed(&detail)
+            match prompt {
+                Some(prompt) => {
+                    let policy = Approve::resolve(approve, json);
+                    sent_printed(
+                        stream::send(host, &created.thread.id, &prompt, json, policy).await?,
+                    )
+                }
+                None => thread_printed(&created),
+            }
         }
-        Command::Send { thread, prompt } => {
-            thread_printed(&stream::send(host, &thread, &prompt, json).await?)
+        Command::Send {
+            thread,
+            prompt,
+            approve,
+        } => {
+            let policy = Approve::resolve(approve, json);
+            sent_printed(stream::send(host, &thread, &prompt, json, policy).await?)
+        }
+        Command::Mode {
+            thread,
+            mode,
+            sandbox,
+        } => {
+            let view = host
+                .set_mode(
+                    &thread,
+                    PermissionMode {
+                        mode: Some(mode),
+                        sandbox,
+                    },
+                )
+                .await?;
+            Printed::new(
+                serde_json::json!({ "thread": view }),
+                output::thread_line(&view),
+            )
         }
         Command::Fork {
             thread,
@@ -272,6 +332,22 @@ fn turn_ref(text: &str) -> Result<TurnRef, HostError> {
         TurnRef::Id(id) if id.is_empty() => Err(HostError::InvalidInput("an empty turn".into())),
         r => Ok(r),
     }
+}
+
+/// A turn's result: the thread, and under `approvals` each request with its decision.
+fn sent_printed(sent: stream::Sent) -> Printed {
+    let mut text = output::thread_text(&sent.detail);
+    for a in &sent.approvals {
+        text.push_str(&format!(
+            "\napproval {}: {}",
+            a.decision,
+            approve::describe(&a.request.subject)
+        ));
+    }
+    Printed::new(
+        serde_json::json!({ "thread": sent.detail, "approvals": sent.approvals }),
+        text,
+    )
 }
 
 fn thread_printed(detail: &ThreadDetail) -> Printed {

@@ -104,6 +104,15 @@ pub fn thread_line(t: &forkhost_core::view::ThreadView) -> String {
 /// A thread and its conversation, for reading in a terminal.
 pub fn thread_text(d: &forkhost_core::view::ThreadDetail) -> String {
     let mut out = thread_line(&d.thread);
+    let p = &d.thread.permissions;
+    if p.mode.is_some() || p.sandbox.is_some() {
+        let words: Vec<&str> = [&p.mode, &p.sandbox]
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        out.push_str(&format!("\nmode: {}", words.join(" + ")));
+    }
     for turn in &d.turns {
         out.push_str(&format!("\n— turn {} ({})", turn.number, turn.id));
         for m in &turn.messages {

@@ -1,21 +1,32 @@
 //! Running one turn from the terminal: the reply prints as it streams (to stderr in `--json`
-//! mode, so stdout stays one JSON document), and Ctrl-C interrupts the turn cleanly.
+//! mode, so stdout stays one JSON document), approval requests are answered by the `--approve`
+//! policy, and Ctrl-C interrupts the turn cleanly.
 
 use std::io::Write;
 
 use forkhost_core::view::ThreadDetail;
 use forkhost_core::{Host, HostError, HostEvent, TurnOutcome};
 
+use crate::approve::{self, Answered, Approve};
+
+/// The turn's thread as it ended, with the approval requests it raised and their answers.
+pub struct Sent {
+    pub detail: ThreadDetail,
+    pub approvals: Vec<Answered>,
+}
+
 pub async fn send(
     host: &Host,
     thread: &str,
     prompt: &str,
     json: bool,
-) -> Result<ThreadDetail, HostError> {
+    policy: Approve,
+) -> Result<Sent, HostError> {
     let mut events = host.subscribe();
     let done = host.start_turn(thread, prompt).await?;
     let mut done = std::pin::pin!(done);
     let mut interrupted = false;
+    let mut approvals = Vec::new();
     let outcome = loop {
         tokio::select! {
             outcome = &mut done => break outcome,
@@ -23,6 +34,7 @@ pub async fn send(
                 if let Ok(event) = event {
                     if event.thread_id() == thread {
                         echo(&event, json);
+                        on_approval(host, thread, event, policy, &mut approvals).await;
                     }
                 }
             }
@@ -37,15 +49,59 @@ pub async fn send(
     while let Ok(event) = events.try_recv() {
         if event.thread_id() == thread {
             echo(&event, json);
+            record_resolution(&event, &mut approvals);
         }
     }
     finish_line(json);
     match outcome {
         Ok(TurnOutcome::Failed { message }) => Err(HostError::HarnessFailed(message)),
-        Ok(_) => host.show(thread).await,
+        Ok(_) => Ok(Sent {
+            detail: host.show(thread).await?,
+            approvals,
+        }),
         Err(_) => Err(HostError::HarnessFailed(
             "the harness stopped before the turn ended".into(),
         )),
+    }
+}
+
+/// Answers a request by the policy; a request resolved otherwise (withdrawn, its turn over)
+/// is recorded as such.
+async fn on_approval(
+    host: &Host,
+    thread: &str,
+    event: HostEvent,
+    policy: Approve,
+    approvals: &mut Vec<Answered>,
+) {
+    let HostEvent::ApprovalRequested { request, .. } = event else {
+        record_resolution(&event, approvals);
+        return;
+    };
+    let decision = approve::decide(policy, &request).await;
+    let answered = match host.answer_approval(thread, &request.id, decision).await {
+        Ok(()) => decision.name().to_owned(),
+        // It stopped being pending while we decided; its resolution event says how.
+        Err(HostError::InvalidInput(_)) => "gone".to_owned(),
+        Err(err) => {
+            eprintln!("\nforkhost: could not answer the request: {err}");
+            "gone".to_owned()
+        }
+    };
+    approvals.push(Answered {
+        request,
+        decision: answered,
+    });
+}
+
+/// Notes how a request we did not answer ended (withdrawn, gone).
+fn record_resolution(event: &HostEvent, approvals: &mut [Answered]) {
+    if let HostEvent::ApprovalResolved { id, how, .. } = event {
+        if let Some(a) = approvals.iter_mut().find(|a| &a.request.id == id) {
+            if a.decision == "gone" {
+                a.decision = how.clone();
+            }
+        }
     }
 }
 

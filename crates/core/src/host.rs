@@ -186,7 +186,8 @@ impl Host {
     /// Registers a new thread. Its native session is created with the first prompt.
     pub async fn create(&self, spec: NewThreadSpec) -> HostResult<ThreadDetail> {
         let cwd = checked_cwd(&spec.cwd)?;
-        checked_permissions(spec.harness, &spec.permissions)?;
+        let permissions = crate::permissions::sorted(spec.harness, spec.permissions);
+        checked_permissions(spec.harness, &permissions)?;
         // Fail early and in words when the harness isn't installed.
         self.inner.harnesses.binary(spec.harness).await?;
         let title = match spec.title {
@@ -205,8 +206,8 @@ impl Host {
                 native_path: None,
                 fork: None,
                 pending_fork: None,
-                permission_mode: spec.permissions.mode,
-                permission_sandbox: spec.permissions.sandbox,
+                permission_mode: permissions.mode,
+                permission_sandbox: permissions.sandbox,
             })
             .await?;
         tracing::info!(thread = %row.id, harness = %row.harness, "thread created");
