@@ -156,3 +156,320 @@ async fn probe_of_a_missing_binary_in_a_child() {
         other => println!("probe: {other:?}"),
     }
 }
+
+/// Approval requests against the real CLI: the fake model's shell call writes a file, the
+/// thread runs with an approval policy that makes Codex ask, and each decision is checked by
+/// what happened to the file and what the model was told next.
+mod codex_approvals {
+    use std::path::PathBuf;
+    use std::time::Duration;
+
+    use forkhost_harness::{
+        ApprovalDecision, ApprovalRequest, ApprovalSubject, HarnessError, OpenSpec, PermissionMode,
+        RuntimeEvent, SessionTarget, TurnOutcome,
+    };
+    use forkhost_tests::fake_model::{FakeModel, FakeModelOptions};
+    use forkhost_tests::harness_env::HarnessEnv;
+
+    use super::harness_common::kit::{Live, TurnLog};
+    use super::harness_common::HarnessCase;
+    use super::Codex;
+
+    /// What the scripted shell call writes, relative to the thread's working directory.
+    const FILE: &str = "approved.txt";
+
+    struct Asking {
+        fake: FakeModel,
+        env: HarnessEnv,
+        binary: forkhost_harness::HarnessBinary,
+    }
+
+    impl Asking {
+        /// `None` when `FORKHOST_CODEX_BIN` is unset (the test skips and says so).
+        async fn start() -> Option<Asking> {
+            let opts = FakeModelOptions {
+                tool_command: format!("echo approved-run | tee {FILE}"),
+                ..FakeModelOptions::default()
+            };
+            let fake = FakeModel::start(opts).await.unwrap();
+            let env = HarnessEnv::for_fake(Codex::HARNESS, &fake).unwrap()?;
+            let binary = Codex::binary(&env).await;
+            Some(Asking { fake, env, binary })
+        }
+
+        fn file(&self) -> PathBuf {
+            self.env.work_dir().join(FILE)
+        }
+
+        fn spec(&self, mode: &str, sandbox: &str) -> OpenSpec {
+            let mut env: Vec<(String, String)> = self
+                .env
+                .scrubbed_vars()
+                .into_iter()
+                .map(|k| (k, String::new()))
+                .collect();
+            env.extend(self.env.vars().iter().cloned());
+            OpenSpec {
+                binary: self.binary.clone(),
+                target: SessionTarget::New {
+                    cwd: self.env.work_dir().to_path_buf(),
+                },
+                env,
+                permissions: PermissionMode {
+                    mode: Some(mode.into()),
+                    sandbox: Some(sandbox.into()),
+                },
+            }
+        }
+
+        async fn open(&self, mode: &str, sandbox: &str) -> Live {
+            Live::open::<Codex>(self.spec(mode, sandbox))
+                .await
+                .unwrap_or_else(|e| panic!("open {mode}/{sandbox}: {e:?}"))
+        }
+
+        /// The tool result the model's last request carried, whitespace-joined.
+        fn last_tool_result(&self) -> String {
+            let last = self.fake.last_model_request().expect("a model request");
+            let dialogue = last.dialogue();
+            let result = dialogue
+                .iter()
+                .rev()
+                .find(|m| m.role == forkhost_tests::fake_model::Role::Tool)
+                .unwrap_or_else(|| panic!("no tool result in {dialogue:?}"));
+            result.text.clone()
+        }
+    }
+
+    /// Sends a prompt that makes the model call the shell tool, and returns the request Codex
+    /// raised (with the turn's events up to and including it).
+    async fn ask(live: &mut Live, prompt: &str) -> (Vec<RuntimeEvent>, ApprovalRequest) {
+        live.send(prompt).await.expect("send");
+        let seen = live
+            .until(|e| {
+                matches!(
+                    e,
+                    RuntimeEvent::ApprovalRequested { .. } | RuntimeEvent::TurnEnded { .. }
+                )
+            })
+            .await;
+        let Some(RuntimeEvent::ApprovalRequested { request }) = seen.last().cloned() else {
+            panic!("Codex did not ask: {seen:?}");
+        };
+        (seen, request)
+    }
+
+    fn check_command(request: &ApprovalRequest, cwd: &std::path::Path) {
+        let ApprovalSubject::Command { command, cwd: at } = &request.subject else {
+            panic!("not a command: {request:?}");
+        };
+        assert!(command.contains(FILE), "{command}");
+        assert_eq!(at.as_deref(), Some(cwd), "{request:?}");
+        assert!(request.tool_call_id.is_some(), "{request:?}");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn approve_runs_the_command_and_the_model_sees_its_output() {
+        let Some(s) = Asking::start().await else {
+            return;
+        };
+        let mut live = s.open("untrusted", "danger-full-access").await;
+        let (before, request) = ask(&mut live, "CALL_TOOL please").await;
+        check_command(&request, s.env.work_dir());
+        assert!(!s.file().exists(), "nothing runs before the answer");
+        assert!(
+            before
+                .iter()
+                .any(|e| matches!(e, RuntimeEvent::ToolCall { .. })),
+            "{before:?}"
+        );
+        let unknown = live
+            .runtime
+            .answer("no-such-request", ApprovalDecision::Approve);
+        assert!(matches!(unknown.await, Err(HarnessError::InvalidInput(_))));
+        live.runtime
+            .answer(&request.id, ApprovalDecision::Approve)
+            .await
+            .unwrap();
+        let again = live.runtime.answer(&request.id, ApprovalDecision::Approve);
+        assert!(matches!(again.await, Err(HarnessError::InvalidInput(_))));
+        let log = live.finish_turn(before).await;
+        log.expect_completed();
+        assert_eq!(requests(&log), 1, "{:?}", log.events);
+        assert_eq!(
+            std::fs::read_to_string(s.file()).unwrap().trim(),
+            "approved-run"
+        );
+        let result = s.last_tool_result();
+        assert!(
+            result.contains("exited with code 0") && result.contains("approved-run"),
+            "{result}"
+        );
+        live.close().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn decline_leaves_no_file_and_the_model_is_told() {
+        let Some(s) = Asking::start().await else {
+            return;
+        };
+        let mut live = s.open("untrusted", "danger-full-access").await;
+        let (before, request) = ask(&mut live, "CALL_TOOL please").await;
+        live.runtime
+            .answer(&request.id, ApprovalDecision::Decline)
+            .await
+            .unwrap();
+        let log = live.finish_turn(before).await;
+        log.expect_completed();
+        assert!(!s.file().exists());
+        let result = s.last_tool_result();
+        assert!(result.contains("rejected by user"), "{result}");
+        assert!(log.text.contains("rejected by user"), "{}", log.text);
+        live.close().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn approve_for_session_is_not_asked_again() {
+        let Some(s) = Asking::start().await else {
+            return;
+        };
+        let mut live = s.open("untrusted", "danger-full-access").await;
+        let (before, request) = ask(&mut live, "CALL_TOOL first").await;
+        live.runtime
+            .answer(&request.id, ApprovalDecision::ApproveForSession)
+            .await
+            .unwrap();
+        live.finish_turn(before).await.expect_completed();
+        std::fs::remove_file(s.file()).unwrap();
+        let second = live.turn("CALL_TOOL second").await;
+        assert_no_request(&second);
+        assert!(
+            s.file().exists(),
+            "the second identical command ran unasked"
+        );
+        live.close().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn decline_and_stop_ends_the_turn_interrupted() {
+        let Some(s) = Asking::start().await else {
+            return;
+        };
+        let mut live = s.open("untrusted", "danger-full-access").await;
+        let (before, request) = ask(&mut live, "CALL_TOOL please").await;
+        live.runtime
+            .answer(&request.id, ApprovalDecision::DeclineAndStop)
+            .await
+            .unwrap();
+        let log = live.finish_turn(before).await;
+        assert_eq!(log.outcome, TurnOutcome::Interrupted, "{:?}", log.events);
+        assert!(!s.file().exists());
+        assert_eq!(
+            s.fake.model_requests().len(),
+            1,
+            "the model is not asked again"
+        );
+        // The thread goes on.
+        live.turn("after the stop").await;
+        live.close().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn interrupting_withdraws_the_pending_request() {
+        let Some(s) = Asking::start().await else {
+            return;
+        };
+        let mut live = s.open("untrusted", "danger-full-access").await;
+        let (_, request) = ask(&mut live, "CALL_TOOL please").await;
+        live.interrupt().await.unwrap();
+        let mut withdrawn = false;
+        while let Ok(Some(e)) = tokio::time::timeout(Duration::from_secs(2), live.rx.recv()).await {
+            withdrawn |= e
+                == RuntimeEvent::ApprovalWithdrawn {
+                    id: request.id.clone(),
+                };
+        }
+        assert!(withdrawn, "the interrupted turn's request is withdrawn");
+        let late = live.runtime.answer(&request.id, ApprovalDecision::Approve);
+        assert!(matches!(late.await, Err(HarnessError::InvalidInput(_))));
+        assert!(!s.file().exists());
+        live.close().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn never_with_full_access_runs_unasked() {
+        let Some(s) = Asking::start().await else {
+            return;
+        };
+        let mut live = s.open("never", "danger-full-access").await;
+        let log = live.turn("CALL_TOOL please").await;
+        assert_no_request(&log);
+        assert!(s.file().exists());
+        live.close().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_resumed_thread_takes_the_policy_it_is_opened_with() {
+        let Some(s) = Asking::start().await else {
+            return;
+        };
+        let mut live = s.open("never", "danger-full-access").await;
+        live.turn("CALL_TOOL unasked").await;
+        let session = live.session();
+        live.close().await;
+        std::fs::remove_file(s.file()).unwrap();
+        let mut spec = s.spec("untrusted", "danger-full-access");
+        spec.target = SessionTarget::Resume(session);
+        let mut live = Live::open::<Codex>(spec).await.unwrap();
+        let (before, request) = ask(&mut live, "CALL_TOOL asked").await;
+        check_command(&request, s.env.work_dir());
+        live.runtime
+            .answer(&request.id, ApprovalDecision::Decline)
+            .await
+            .unwrap();
+        live.finish_turn(before).await.expect_completed();
+        assert!(!s.file().exists());
+        live.close().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn never_with_read_only_does_not_ask() {
+        let Some(s) = Asking::start().await else {
+            return;
+        };
+        let mut live = s.open("never", "read-only").await;
+        let log = live.turn("CALL_TOOL please").await;
+        assert_no_request(&log);
+        // The write is refused unasked. (On this machine the sandbox cannot even start: see
+        // "Codex: approval requests and sandbox" in docs/harness-behaviour.md.)
+        assert!(!s.file().exists());
+        let result = s.last_tool_result();
+        assert!(!result.contains("exited with code 0"), "{result}");
+        live.close().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn words_codex_does_not_take_are_refused_before_spawning() {
+        let Some(s) = Asking::start().await else {
+            return;
+        };
+        for (mode, sandbox) in [("on-failure", "read-only"), ("never", "workspaceWrite")] {
+            let opened = Live::open::<Codex>(s.spec(mode, sandbox)).await;
+            assert!(
+                matches!(opened, Err(HarnessError::InvalidInput(_))),
+                "{mode}/{sandbox}"
+            );
+        }
+    }
+
+    fn requests(log: &TurnLog) -> usize {
+        log.events
+            .iter()
+            .filter(|e| matches!(e, RuntimeEvent::ApprovalRequested { .. }))
+            .count()
+    }
+
+    fn assert_no_request(log: &TurnLog) {
+        assert_eq!(requests(log), 0, "{:?}", log.events);
+    }
+}
