@@ -187,8 +187,13 @@ mod codex_approvals {
     impl Asking {
         /// `None` when `FORKHOST_CODEX_BIN` is unset (the test skips and says so).
         async fn start() -> Option<Asking> {
+            Asking::running(&format!("echo approved-run | tee {FILE}")).await
+        }
+
+        /// A fake model whose `CALL_TOOL` shell call runs `command`.
+        async fn running(command: &str) -> Option<Asking> {
             let opts = FakeModelOptions {
-                tool_command: format!("echo approved-run | tee {FILE}"),
+                tool_command: command.to_owned(),
                 ..FakeModelOptions::default()
             };
             let fake = FakeModel::start(opts).await.unwrap();
@@ -445,6 +450,38 @@ mod codex_approvals {
         assert!(!s.file().exists());
         let result = s.last_tool_result();
         assert!(!result.contains("exited with code 0"), "{result}");
+        live.close().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_patch_asks_with_its_file_and_diff() {
+        let patch = format!(
+            "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: {FILE}\n+patched\n*** End Patch\nEOF"
+        );
+        let Some(s) = Asking::running(&patch).await else {
+            return;
+        };
+        let mut live = s.open("untrusted", "danger-full-access").await;
+        let (before, request) = ask(&mut live, "CALL_TOOL please").await;
+        // Codex turns a shell `apply_patch` into a fileChange item; the request names only the
+        // item, the path and diff come from its `item/started`.
+        let path = s.file().to_string_lossy().into_owned();
+        assert_eq!(
+            request.subject,
+            ApprovalSubject::FileChange {
+                paths: vec![path],
+                diff: Some("patched\n".into())
+            }
+        );
+        assert!(!s.file().exists(), "nothing is written before the answer");
+        live.runtime
+            .answer(&request.id, ApprovalDecision::Approve)
+            .await
+            .unwrap();
+        live.finish_turn(before).await.expect_completed();
+        assert_eq!(std::fs::read_to_string(s.file()).unwrap(), "patched\n");
+        let result = s.last_tool_result();
+        assert!(result.contains("Updated the following files"), "{result}");
         live.close().await;
     }
 
