@@ -1,0 +1,270 @@
+//! Approvals and permission modes through the `forkhost` CLI, with the real harness CLIs and
+//! the fake model: `send --approve all` lets a scripted command write its file, the default
+//! without a terminal (`none`) declines it and says so, `--json` lists each request with its
+//! decision; `--mode`/`--sandbox` round-trip through `show --json`, `forkhost mode` changes
+//! them, unknown words are refused, and a fork keeps its source's mode.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use forkhost_tests::fake_model::{FakeModel, FakeModelOptions};
+use forkhost_tests::harness_env::{Harness, HarnessEnv};
+use serde_json::Value;
+
+/// The `forkhost` binary next to this test's own build output.
+fn forkhost_bin() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().unwrap().parent().unwrap();
+    let bin = dir.join(format!("forkhost{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        bin.exists(),
+        "build the CLI first: cargo build -p forkhost-cli ({})",
+        bin.display()
+    );
+    bin
+}
+
+struct Cli<'a> {
+    env: &'a HarnessEnv,
+    data: &'a Path,
+}
+
+impl Cli<'_> {
+    /// Runs `forkhost --json ARGS` with no terminal; returns (success, stdout JSON, stderr).
+    fn run(&self, args: &[&str]) -> (bool, Value, String) {
+        let mut cmd = Command::new(forkhost_bin());
+        self.env.apply_std(&mut cmd);
+        cmd.arg("--json")
+            .arg("--data-dir")
+            .arg(self.data)
+            .args(args);
+        let out = run_with_timeout(cmd, Duration::from_secs(120));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let json: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
+            panic!("forkhost {args:?} printed no JSON ({e}):\n{stdout}\n--- stderr\n{stderr}")
+        });
+        (out.status.success(), json, stderr)
+    }
+
+    fn ok(&self, args: &[&str]) -> (Value, String) {
+        let (ok, json, stderr) = self.run(args);
+        assert!(ok, "forkhost {args:?} failed: {json}\n{stderr}");
+        (json, stderr)
+    }
+
+    fn err(&self, args: &[&str]) -> Value {
+        let (ok, json, _) = self.run(args);
+        assert!(!ok, "forkhost {args:?} should fail: {json}");
+        json["error"].clone()
+    }
+}
+
+fn run_with_timeout(mut cmd: Command, limit: Duration) -> Output {
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(limit) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
+            panic!("forkhost hung for {limit:?}");
+        }
+    }
+}
+
+fn id(json: &Value) -> String {
+    json["thread"]["id"].as_str().unwrap().to_owned()
+}
+
+/// A new thread of `harness` with `extra` arguments (mode, sandbox), no prompt.
+fn new_thread(cli: &Cli, harness: Harness, extra: &[&str]) -> String {
+    let cwd = cli.env.work_dir().to_str().unwrap().to_owned();
+    let mut args = vec!["new", "--harness", harness.name(), "--cwd", &cwd];
+    args.extend_from_slice(extra);
+    id(&cli.ok(&args).0)
+}
+
+/// The one request a turn raised, and its decision.
+fn only_approval(sent: &Value) -> (&Value, &str) {
+    let approvals = sent["approvals"].as_array().expect("approvals listed");
+    assert_eq!(approvals.len(), 1, "{sent}");
+    (
+        &approvals[0]["request"],
+        approvals[0]["decision"].as_str().unwrap(),
+    )
+}
+
+/// `--approve all` runs the scripted command; the default without a terminal declines it.
+fn approve_all_and_none(harness: Harness, mode: &[&str]) {
+    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
+    let Some(env) = HarnessEnv::for_fake(harness, &model).unwrap() else {
+        return;
+    };
+    let data = tempfile::tempdir().unwrap();
+    let cli = Cli {
+        env: &env,
+        data: data.path(),
+    };
+    let thread = new_thread(&cli, harness, mode);
+
+    let (sent, _) = cli.ok(&[
+        "send",
+        &thread,
+        "--approve",
+        "all",
+        "RUN_COMMAND `touch approved.txt`",
+    ]);
+    let (request, decision) = only_approval(&sent);
+    assert_eq!(decision, "approve", "{sent}");
+    assert_eq!(request["subject"]["kind"], "command", "{sent}");
+    assert!(
+        request["subject"]["command"]
+            .as_str()
+            .unwrap()
+            .contains("touch approved.txt"),
+        "{sent}"
+    );
+    assert!(env.work_dir().join("approved.txt").exists(), "approved");
+
+    let (sent, stderr) = cli.ok(&["send", &thread, "RUN_COMMAND `touch declined.txt`"]);
+    let (_, decision) = only_approval(&sent);
+    assert_eq!(decision, "decline", "{sent}");
+    assert!(stderr.contains("declined"), "says so: {stderr}");
+    assert!(!env.work_dir().join("declined.txt").exists(), "declined");
+}
+
+#[test]
+fn claude_cli_approve_all_writes_none_declines() {
+    approve_all_and_none(Harness::Claude, &[]);
+}
+
+#[test]
+fn codex_cli_approve_all_writes_none_declines() {
+    approve_all_and_none(
+        Harness::Codex,
+        &["--mode", "untrusted", "--sandbox", "danger-full-access"],
+    );
+}
+
+#[test]
+fn claude_cli_mode_round_trips_and_forks_keep_it() {
+    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
+    let Some(env) = HarnessEnv::for_fake(Harness::Claude, &model).unwrap() else {
+        return;
+    };
+    let data = tempfile::tempdir().unwrap();
+    let cli = Cli {
+        env: &env,
+        data: data.path(),
+    };
+    let cwd = env.work_dir().to_str().unwrap().to_owned();
+    let error = cli.err(&[
+        "new",
+        "--harness",
+        "claude",
+        "--cwd",
+        &cwd,
+        "--mode",
+        "yolo",
+    ]);
+    assert_eq!(error["code"], "invalid_input");
+    assert!(
+        error["message"].as_str().unwrap().contains("acceptEdits"),
+        "names the accepted words: {error}"
+    );
+
+    let (created, _) = cli.ok(&[
+        "new",
+        "--harness",
+        "claude",
+        "--cwd",
+        &cwd,
+        "--mode",
+        "acceptEdits",
+        "first prompt",
+    ]);
+    let source = id(&created);
+    let (shown, _) = cli.ok(&["show", &source]);
+    assert_eq!(shown["thread"]["permissions"]["mode"], "acceptEdits");
+    assert_eq!(shown["thread"]["permissions"]["sandbox"], Value::Null);
+
+    let (forked, _) = cli.ok(&["fork", &source, "--latest"]);
+    let fork = id(&forked);
+    let (shown, _) = cli.ok(&["show", &fork]);
+    assert_eq!(shown["thread"]["permissions"]["mode"], "acceptEdits");
+
+    let (changed, _) = cli.ok(&["mode", &source, "plan"]);
+    assert_eq!(changed["thread"]["permissions"]["mode"], "plan");
+    let (shown, _) = cli.ok(&["show", &source]);
+    assert_eq!(shown["thread"]["permissions"]["mode"], "plan");
+    assert_eq!(
+        cli.err(&["mode", &source, "read-only"])["code"],
+        "invalid_input"
+    );
+    // The fork keeps its own copy.
+    let (shown, _) = cli.ok(&["show", &fork]);
+    assert_eq!(shown["thread"]["permissions"]["mode"], "acceptEdits");
+}
+
+#[test]
+fn codex_cli_sandbox_word_alone_sets_the_sandbox() {
+    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
+    let Some(env) = HarnessEnv::for_fake(Harness::Codex, &model).unwrap() else {
+        return;
+    };
+    let data = tempfile::tempdir().unwrap();
+    let cli = Cli {
+        env: &env,
+        data: data.path(),
+    };
+    let thread = new_thread(
+        &cli,
+        Harness::Codex,
+        &["--mode", "on-request", "--sandbox", "read-only"],
+    );
+    let (shown, _) = cli.ok(&["show", &thread]);
+    assert_eq!(shown["thread"]["permissions"]["mode"], "on-request");
+    assert_eq!(shown["thread"]["permissions"]["sandbox"], "read-only");
+    let (changed, _) = cli.ok(&["mode", &thread, "workspace-write"]);
+    assert_eq!(changed["thread"]["permissions"]["mode"], Value::Null);
+    assert_eq!(
+        changed["thread"]["permissions"]["sandbox"],
+        "workspace-write"
+    );
+    let (changed, _) = cli.ok(&["mode", &thread, "never", "--sandbox", "danger-full-access"]);
+    assert_eq!(changed["thread"]["permissions"]["mode"], "never");
+    assert_eq!(
+        changed["thread"]["permissions"]["sandbox"],
+        "danger-full-access"
+    );
+}
+
+#[test]
+fn pi_cli_refuses_a_mode_it_does_not_have() {
+    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
+    let Some(env) = HarnessEnv::for_fake(Harness::Pi, &model).unwrap() else {
+        return;
+    };
+    let data = tempfile::tempdir().unwrap();
+    let cli = Cli {
+        env: &env,
+        data: data.path(),
+    };
+    let cwd = env.work_dir().to_str().unwrap().to_owned();
+    let error = cli.err(&["new", "--harness", "pi", "--cwd", &cwd, "--mode", "default"]);
+    assert_eq!(error["code"], "invalid_input");
+    assert!(
+        error["message"].as_str().unwrap().contains("modes: none"),
+        "{error}"
+    );
+}
