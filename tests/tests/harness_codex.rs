@@ -402,6 +402,36 @@ mod codex_approvals {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_crash_withdraws_the_pending_request() {
+        let Some(s) = Asking::start().await else {
+            return;
+        };
+        let mut live = s.open("untrusted", "danger-full-access").await;
+        let (_, request) = ask(&mut live, "CALL_TOOL please").await;
+        let pid = live.pid().expect("a pid");
+        // SAFETY: kill only sends a signal to the CLI this test started.
+        assert_eq!(unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) }, 0);
+        let events = live.until_exited().await;
+        let n = events.len();
+        assert!(
+            n >= 2
+                && events[n - 2]
+                    == RuntimeEvent::ApprovalWithdrawn {
+                        id: request.id.clone()
+                    },
+            "{events:?}"
+        );
+        assert!(matches!(
+            &events[n - 1],
+            RuntimeEvent::Exited { error: Some(_) }
+        ));
+        let late = live.runtime.answer(&request.id, ApprovalDecision::Approve);
+        assert!(late.await.is_err());
+        assert!(!s.file().exists());
+        live.close_quietly().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn never_with_full_access_runs_unasked() {
         let Some(s) = Asking::start().await else {
             return;

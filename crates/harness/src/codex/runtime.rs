@@ -422,6 +422,10 @@ fn event_pump(
             } else {
                 state.send_modify(|s| s.running = false);
             }
+            // Nobody is left to answer to: the process's requests go before its exit.
+            for id in lock(&approvals).turn_ended() {
+                let _ = events.send(RuntimeEvent::ApprovalWithdrawn { id });
+            }
             let _ = events.send(RuntimeEvent::Exited { error });
         }
     }
