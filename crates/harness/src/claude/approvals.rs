@@ -46,6 +46,9 @@ pub(crate) fn permission_args(mode: &PermissionMode) -> HarnessResult<Vec<String
     Ok(args)
 }
 
+/// The largest existing file a `Write` request is diffed against.
+const MAX_DIFFED_FILE: u64 = 256 * 1024;
+
 /// What a model is told when the user declines a call.
 const DECLINED: &str = "The user declined this tool call.";
 /// What it is told when the user declines and stops the turn (the CLI replaces it with its own
@@ -181,7 +184,13 @@ fn diff(tool: &str, path: &str, input: &Value) -> Option<String> {
     match tool {
         "Write" => {
             let new = str_of(input, "content")?;
-            let old = std::fs::read_to_string(PathBuf::from(path)).unwrap_or_default();
+            let path = PathBuf::from(path);
+            // The driver reads this inline: a file too large to show is left undiffed.
+            let size = std::fs::metadata(&path).map_or(0, |m| m.len());
+            if size > MAX_DIFFED_FILE {
+                return None;
+            }
+            let old = std::fs::read_to_string(&path).unwrap_or_default();
             hunk(&old, new);
         }
         "Edit" => hunk(str_of(input, "old_string")?, str_of(input, "new_string")?),
