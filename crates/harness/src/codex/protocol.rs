@@ -410,6 +410,23 @@ mod tests {
             p,
             json!({"threadId": "t", "beforeTurnId": "b", "excludeTurns": true})
         );
+        let p = params(&ThreadStartParams {
+            cwd: "/w".into(),
+            approval_policy: Some("untrusted".into()),
+            sandbox: Some("read-only".into()),
+        });
+        assert_eq!(
+            p,
+            json!({"cwd": "/w", "approvalPolicy": "untrusted", "sandbox": "read-only"})
+        );
+        // No mode chosen: the fields stay out and config.toml decides.
+        let p = params(&ThreadResumeParams {
+            thread_id: "t".into(),
+            exclude_turns: true,
+            approval_policy: None,
+            sandbox: None,
+        });
+        assert_eq!(p, json!({"threadId": "t", "excludeTurns": true}));
     }
 
     #[test]
@@ -447,6 +464,18 @@ mod tests {
             parse_notice("item/started", &cmd),
             Notice::Item { event: ItemEvent::Event(RuntimeEvent::ToolCall { name, .. }), .. } if name == "shell"
         ));
+    }
+
+    #[test]
+    fn a_resolved_request_names_its_id_as_text() {
+        let resolved = json!({"threadId": "t", "requestId": 0});
+        assert_eq!(
+            parse_notice("serverRequest/resolved", &resolved),
+            Notice::Resolved {
+                thread_id: "t".into(),
+                request_id: "0".into()
+            }
+        );
     }
 
     #[test]
