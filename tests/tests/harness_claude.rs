@@ -491,3 +491,33 @@ async fn claude_unknown_mode_is_invalid_input() {
     }
     assert!(s.session_files().is_empty());
 }
+
+/// The CLI dies while a request waits: the runtime reports the crash and the request is gone
+/// with it (an answer is `InvalidInput`); nothing was run.
+#[cfg(unix)]
+#[tokio::test]
+async fn claude_a_crash_while_asking_drops_the_request() {
+    let Some(s) = Setup::<Claude>::start().await else {
+        return;
+    };
+    let mut live = s.open_new().await;
+    let (request, _) = asked(&mut live, ASK_TOUCH).await;
+    let pid = live.pid().expect("a running CLI");
+    // SAFETY: SIGKILL to the CLI this test started.
+    unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+    let events = live.until_exited().await;
+    assert!(
+        matches!(events.last(), Some(RuntimeEvent::Exited { error: Some(_) })),
+        "{events:?}"
+    );
+    let late = live
+        .runtime
+        .answer(&request.id, ApprovalDecision::Approve)
+        .await;
+    assert!(
+        matches!(late, Err(HarnessError::InvalidInput(_))),
+        "{late:?}"
+    );
+    assert!(!s.cwd().join("approved.txt").exists());
+    live.close_quietly().await;
+}
