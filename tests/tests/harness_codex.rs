@@ -352,6 +352,19 @@ mod codex_approvals {
             s.file().exists(),
             "the second identical command ran unasked"
         );
+        // The grant lives in the process: the thread resumed in a new one asks again.
+        let session = live.session();
+        live.close().await;
+        let mut spec = s.spec("untrusted", "danger-full-access");
+        spec.target = SessionTarget::Resume(session);
+        let mut live = Live::open::<Codex>(spec).await.unwrap();
+        let (before, request) = ask(&mut live, "CALL_TOOL third").await;
+        check_command(&request, s.env.work_dir());
+        live.runtime
+            .answer(&request.id, ApprovalDecision::Decline)
+            .await
+            .unwrap();
+        live.finish_turn(before).await.expect_completed();
         live.close().await;
     }
 
