@@ -268,3 +268,83 @@ fn pi_cli_refuses_a_mode_it_does_not_have() {
         "{error}"
     );
 }
+
+/// Runs `forkhost --data-dir D ARGS` in a pseudo-terminal (`script`), typing `answer` at its
+/// prompt; returns what the terminal showed.
+#[cfg(target_os = "linux")]
+fn in_terminal(cli: &Cli, args: &[&str], answer: &str) -> String {
+    use std::io::Write;
+    let quote = |a: &str| format!("'{}'", a.replace('\'', r"'\''"));
+    let mut line = vec![
+        quote(forkhost_bin().to_str().unwrap()),
+        "--data-dir".into(),
+        quote(cli.data.to_str().unwrap()),
+    ];
+    line.extend(args.iter().map(|a| quote(a)));
+    let mut cmd = Command::new("script");
+    cli.env.apply_std(&mut cmd);
+    cmd.args(["-qec", &line.join(" "), "/dev/null"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    // Typed ahead: the terminal holds it until the prompt reads it. Kept open until the end,
+    // so `script` never sees its input end early.
+    let mut keys = child.stdin.take().unwrap();
+    keys.write_all(answer.as_bytes()).unwrap();
+    keys.flush().unwrap();
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let out = match rx.recv_timeout(Duration::from_secs(120)) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
+            panic!("forkhost in a terminal hung");
+        }
+    };
+    drop(keys);
+    let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "forkhost {args:?} failed:\n{shown}");
+    shown
+}
+
+/// On a terminal `send` asks by default, showing the command: `y` runs it, `n` does not.
+#[cfg(target_os = "linux")]
+#[test]
+fn claude_cli_asks_on_a_terminal() {
+    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
+    let Some(env) = HarnessEnv::for_fake(Harness::Claude, &model).unwrap() else {
+        return;
+    };
+    let data = tempfile::tempdir().unwrap();
+    let cli = Cli {
+        env: &env,
+        data: data.path(),
+    };
+    let thread = new_thread(&cli, Harness::Claude, &[]);
+    let shown = in_terminal(
+        &cli,
+        &["send", &thread, "RUN_COMMAND `touch typed-yes.txt`"],
+        "y\n",
+    );
+    assert!(
+        shown.contains("[y]es / [a]lways / [n]o / [s]top"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("touch typed-yes.txt"),
+        "shows the command: {shown}"
+    );
+    assert!(env.work_dir().join("typed-yes.txt").exists(), "{shown}");
+
+    let shown = in_terminal(
+        &cli,
+        &["send", &thread, "RUN_COMMAND `touch typed-no.txt`"],
+        "n\n",
+    );
+    assert!(shown.contains("approval decline"), "{shown}");
+    assert!(!env.work_dir().join("typed-no.txt").exists(), "{shown}");
+}

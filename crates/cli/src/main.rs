@@ -136,7 +136,11 @@ fn main() -> ExitCode {
         Ok(rt) => rt,
         Err(err) => return out.fail(&HostError::Internal(err.to_string())),
     };
-    match runtime.block_on(run(cli)) {
+    let result = runtime.block_on(run(cli));
+    // A terminal prompt left unanswered (Ctrl-C while asking) blocks a reader thread; the
+    // command is over, so don't wait for it.
+    runtime.shutdown_background();
+    match result {
         Ok(value) => out.success(&value),
         Err(err) => out.fail(&err),
     }

@@ -78,7 +78,18 @@ async fn on_approval(
         record_resolution(&event, approvals);
         return;
     };
-    let decision = approve::decide(policy, &request).await;
+    // Ctrl-C while asking stops the turn; the interrupt declines what is pending.
+    let decision = tokio::select! {
+        decision = approve::decide(policy, &request) => decision,
+        _ = tokio::signal::ctrl_c() => {
+            eprintln!("\nforkhost: interrupting the turn…");
+            if let Err(err) = host.interrupt(thread).await {
+                eprintln!("forkhost: could not interrupt: {err}");
+            }
+            approvals.push(Answered { request, decision: "decline".into() });
+            return;
+        }
+    };
     let answered = match host.answer_approval(thread, &request.id, decision).await {
         Ok(()) => decision.name().to_owned(),
         // It stopped being pending while we decided; its resolution event says how.
