@@ -273,3 +273,52 @@ async fn claude_mode_is_validated_stored_changed_and_forked() {
     assert_eq!(outcome.unwrap(), TurnOutcome::Interrupted);
     assert!(!s.env.work_dir().join("after-change.txt").exists());
 }
+
+/// The harness dies while a request is pending: the request is reported `gone`, nothing is
+/// left pending, and the turn fails instead of waiting forever.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn claude_a_crash_while_asking_clears_the_request() {
+    let Some(s) = setup(Harness::Claude).await else {
+        return;
+    };
+    let host = s.host().await;
+    let a = s.thread(&host, HarnessKind::Claude, None).await;
+    let mut events = host.subscribe();
+    let done = host
+        .start_turn(&a, "RUN_COMMAND `touch crashed.txt`")
+        .await
+        .unwrap();
+    let asked = requests_of(&mut events, &[&a]).await;
+    // The Claude process is the one whose folder is this test's work folder.
+    let work = std::fs::canonicalize(s.env.work_dir()).unwrap();
+    let claude = std::fs::canonicalize(Harness::Claude.bin().unwrap()).unwrap();
+    let killed: Vec<u32> = forkhost_tests::procs::pids()
+        .into_iter()
+        .filter(|pid| {
+            let cwd = std::fs::read_link(format!("/proc/{pid}/cwd")).ok();
+            let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok();
+            cwd.as_deref() == Some(work.as_path()) && exe.as_deref() == Some(claude.as_path())
+        })
+        .collect();
+    assert!(!killed.is_empty(), "the Claude process was not found");
+    for pid in &killed {
+        std::process::Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status()
+            .unwrap();
+    }
+    let outcome = tokio::time::timeout(TURN, done).await.expect("turn hung");
+    assert!(
+        matches!(outcome, Ok(TurnOutcome::Failed { .. }) | Err(_)),
+        "{outcome:?}"
+    );
+    // The pump reports the request gone before it ends the turn: the event is already here.
+    let seen = resolutions(&mut events);
+    assert!(
+        seen.contains(&(a.clone(), asked[&a].id.clone(), "gone".into())),
+        "{seen:?}"
+    );
+    assert!(host.pending_approvals(&a).await.unwrap().is_empty());
+    assert!(!s.env.work_dir().join("crashed.txt").exists());
+}
