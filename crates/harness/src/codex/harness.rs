@@ -7,8 +7,8 @@ use async_trait::async_trait;
 use super::runtime::{self, CodexRuntime, MIN_FORK_VERSION};
 use super::CodexReader;
 use crate::contract::{
-    env_value, first_recorded, ApprovalDecision, Capabilities, EventSender, ForkRequest, Forked,
-    Harness, HarnessFacts, LiveRuntime, NativeSession, OpenSpec, PermissionChoices, SessionLayout,
+    env_value, first_recorded, Capabilities, EventSender, ForkRequest, Forked, Harness,
+    HarnessFacts, LiveRuntime, NativeSession, OpenSpec, PermissionChoices, SessionLayout,
     VersionPins,
 };
 use crate::history::{HistoryError, SessionReader};
@@ -94,29 +94,7 @@ impl Harness for Codex {
     }
 }
 
-// By hand rather than `live_runtime!`: Codex also answers approval requests.
-#[async_trait]
-impl LiveRuntime for CodexRuntime {
-    async fn send(&mut self, prompt: &str) -> HarnessResult<()> {
-        CodexRuntime::send(self, prompt).await
-    }
-
-    async fn interrupt(&mut self) -> HarnessResult<()> {
-        CodexRuntime::interrupt(self).await
-    }
-
-    async fn answer(&mut self, id: &str, decision: ApprovalDecision) -> HarnessResult<()> {
-        CodexRuntime::answer(self, id, decision).await
-    }
-
-    async fn close(self: Box<Self>) -> HarnessResult<()> {
-        CodexRuntime::close(*self).await
-    }
-
-    fn pid(&self) -> Option<u32> {
-        CodexRuntime::pid(self)
-    }
-}
+crate::contract::live_runtime!(CodexRuntime, answers);
 
 #[cfg(test)]
 mod tests {
