@@ -132,6 +132,19 @@ async fn claude_two_threads_waiting_get_their_own_decisions() {
         .unwrap_err();
     assert_eq!(err.code(), "thread_not_found");
 
+    // A mode changes between turns, not while one waits.
+    let busy = host
+        .set_mode(
+            &a,
+            PermissionMode {
+                mode: Some("acceptEdits".into()),
+                sandbox: None,
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(busy.code(), "busy");
+
     // Reverse order: b first (approve), then a (decline).
     host.answer_approval(&b, &rb.id, ApprovalDecision::Approve)
         .await
