@@ -264,7 +264,10 @@ fn pi_cli_refuses_a_mode_it_does_not_have() {
     let error = cli.err(&["new", "--harness", "pi", "--cwd", &cwd, "--mode", "default"]);
     assert_eq!(error["code"], "invalid_input");
     assert!(
-        error["message"].as_str().unwrap().contains("modes: none"),
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("runs its tools without asking"),
         "{error}"
     );
 }

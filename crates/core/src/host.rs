@@ -323,6 +323,11 @@ pub(crate) fn checked_permissions(kind: HarnessKind, mode: &PermissionMode) -> H
     if choices.accepts(mode) {
         return Ok(());
     }
+    if choices.modes.is_empty() && choices.sandboxes.is_empty() {
+        return Err(HostError::InvalidInput(format!(
+            "{kind} runs its tools without asking: it has no permission modes"
+        )));
+    }
     let words = |list: &[&str]| {
         if list.is_empty() {
             "none".to_owned()

@@ -103,7 +103,7 @@ mod tests {
             "{err}"
         );
         let err = checked_permissions(HarnessKind::Pi, &mode(Some("default"), None)).unwrap_err();
-        assert!(err.to_string().contains("modes: none"), "{err}");
+        assert!(err.to_string().contains("without asking"), "{err}");
         assert!(checked_permissions(HarnessKind::Pi, &PermissionMode::default()).is_ok());
     }
 }
