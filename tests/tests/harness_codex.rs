@@ -414,6 +414,7 @@ mod codex_approvals {
         live.close().await;
     }
 
+    #[cfg(unix)]
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_crash_withdraws_the_pending_request() {
         let Some(s) = Asking::start().await else {
