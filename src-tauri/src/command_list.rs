@@ -9,7 +9,7 @@
 use crate::{cli_tool, commands, settings, update};
 use forkhost_core::discovery::DiscoveredSession;
 use forkhost_core::view::{ThreadDetail, ThreadView};
-use forkhost_core::{ForkAt, HarnessReport};
+use forkhost_core::{ApprovalView, ForkAt, HarnessReport};
 
 use crate::cli_tool::CliToolStatus;
 use crate::commands::{AppInfo, ForkReply, NewThreadArgs};
@@ -53,6 +53,8 @@ command_list! {
     commands::interrupt(thread_id: String) -> ();
     commands::close(thread_id: String) -> ();
     commands::is_streaming(thread_id: String) -> bool;
+    commands::answer_approval(thread_id: String, request_id: String, decision: String) -> ();
+    commands::pending_approvals(thread_id: String) -> Vec<ApprovalView>;
     commands::rename(thread_id: String, title: String) -> ThreadView;
     commands::archive(thread_id: String, archived: bool) -> ThreadView;
     commands::fork(thread_id: String, at: ForkAt, for_window: Option<bool>) -> ForkReply;

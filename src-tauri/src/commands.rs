@@ -6,7 +6,9 @@ use std::path::PathBuf;
 
 use forkhost_core::discovery::DiscoveredSession;
 use forkhost_core::view::{ForkResult, ThreadDetail, ThreadView};
-use forkhost_core::{ForkAt, HarnessKind, HarnessReport, NewThreadSpec};
+use forkhost_core::{
+    ApprovalDecision, ApprovalView, ForkAt, HarnessKind, HarnessReport, NewThreadSpec,
+};
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Emitter, Manager, State, WebviewWindow};
 
@@ -119,6 +121,60 @@ pub async fn archive(
     archived: bool,
 ) -> CmdResult<ThreadView> {
     Ok(state.host.archive(&thread_id, archived).await?)
+}
+
+/// The decision words `answer_approval` takes (the harness contract's `ApprovalDecision`).
+pub const DECISIONS: [&str; 4] = [
+    "approve",
+    "approve_for_session",
+    "decline",
+    "decline_and_stop",
+];
+
+fn decision(word: &str) -> CmdResult<ApprovalDecision> {
+    match word {
+        "approve" => Ok(ApprovalDecision::Approve),
+        "approve_for_session" => Ok(ApprovalDecision::ApproveForSession),
+        "decline" => Ok(ApprovalDecision::Decline),
+        "decline_and_stop" => Ok(ApprovalDecision::DeclineAndStop),
+        other => Err(CommandError::new(
+            "invalid_input",
+            format!(
+                "unknown approval decision {other:?}; expected one of {}",
+                DECISIONS.join(", ")
+            ),
+        )),
+    }
+}
+
+/// Answers a pending approval request of the thread's runtime.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn answer_approval(
+    state: State<'_, AppState>,
+    thread_id: String,
+    request_id: String,
+    decision: String,
+) -> CmdResult<()> {
+    let decision = self::decision(decision.trim())?;
+    if request_id.trim().is_empty() {
+        return Err(CommandError::new(
+            "invalid_input",
+            "an approval request id is needed",
+        ));
+    }
+    Ok(state
+        .host
+        .answer_approval(&thread_id, &request_id, decision)
+        .await?)
+}
+
+/// The approval requests the thread's runtime waits on, oldest first.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn pending_approvals(
+    state: State<'_, AppState>,
+    thread_id: String,
+) -> CmdResult<Vec<ApprovalView>> {
+    Ok(state.host.pending_approvals(&thread_id).await?)
 }
 
 /// Reply of [`fork`]: the fork, and the window it opened in.
@@ -431,5 +487,19 @@ mod tests {
         let home = std::env::var("HOME").unwrap();
         assert_eq!(expand_home("~/p"), PathBuf::from(&home).join("p"));
         assert_eq!(expand_home("/abs"), PathBuf::from("/abs"));
+    }
+
+    #[test]
+    fn decisions_are_the_contract_words() {
+        for word in DECISIONS {
+            assert_eq!(decision(word).unwrap().name(), word);
+        }
+        let err = decision("yes").unwrap_err();
+        assert_eq!(err.code, "invalid_input");
+        assert!(
+            err.message.contains("approve_for_session"),
+            "{}",
+            err.message
+        );
     }
 }
