@@ -136,6 +136,7 @@ function Tab(props: {
     const live = s.slots[tab.thread_id]?.live;
     return Boolean(live && live.phase !== "ended") || Boolean(s.streaming[tab.thread_id]);
   });
+  const awaiting = useApp((s) => (s.approvals[tab.thread_id]?.length ?? 0) > 0);
   const title = thread?.title ?? "Loading…";
   const terminal = tab.kind === "terminal";
 
@@ -171,6 +172,7 @@ function Tab(props: {
       data-thread-id={tab.thread_id}
       data-tab-id={tab.id}
       data-tab-kind={tab.kind}
+      data-awaiting-approval={awaiting ? "true" : undefined}
       aria-selected={active}
       tabIndex={active ? 0 : -1}
       title={thread ? `${title} — ${harnessName(thread.harness)}${terminal ? " (terminal)" : ""}` : title}
@@ -192,6 +194,7 @@ function Tab(props: {
         <span className={`harness-dot harness-dot--${thread?.harness ?? "none"}`} aria-hidden />
       )}
       <span className="tab__title">{title}</span>
+      {awaiting && <span className="approval-dot" title="Waiting for your approval" aria-label="Waiting for your approval" />}
       {streaming && <Spinner size={11} />}
       <button
         type="button"

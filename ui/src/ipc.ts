@@ -11,6 +11,7 @@ import { open as openDialog } from "@tauri-apps/plugin-dialog";
 import { openUrl } from "@tauri-apps/plugin-opener";
 
 import type { AppInfo } from "./bindings/AppInfo";
+import type { ApprovalView } from "./bindings/ApprovalView";
 import type { CliToolStatus } from "./bindings/CliToolStatus";
 import type { CommandError } from "./bindings/CommandError";
 import type { Commands } from "./bindings/commands";
@@ -35,6 +36,7 @@ import type { WindowInit } from "./bindings/WindowInit";
 
 export type {
   AppInfo,
+  ApprovalView,
   CliToolStatus,
   DiscoveredSession,
   ForkAt,
@@ -106,6 +108,12 @@ export const interrupt = (threadId: string) => call("interrupt", { thread_id: th
 export const closeThread = (threadId: string) => call("close", { thread_id: threadId });
 export const isStreaming = (threadId: string) =>
   call("is_streaming", { thread_id: threadId });
+/** How the user answers an approval request (the harness contract's decision words). */
+export type ApprovalDecision = "approve" | "approve_for_session" | "decline" | "decline_and_stop";
+export const answerApproval = (threadId: string, requestId: string, decision: ApprovalDecision) =>
+  call("answer_approval", { thread_id: threadId, request_id: requestId, decision });
+export const pendingApprovals = (threadId: string) =>
+  call("pending_approvals", { thread_id: threadId });
 export const rename = (threadId: string, title: string) =>
   call("rename", { thread_id: threadId, title });
 export const archive = (threadId: string, archived: boolean) =>

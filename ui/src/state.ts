@@ -1,6 +1,7 @@
 // The window's state: its tabs, the threads it knows, the live turns, drafts, dialogs and
 // notices. One store per window (each window is its own web view).
 import type { AppInfo } from "./bindings/AppInfo";
+import type { ApprovalView } from "./bindings/ApprovalView";
 import type { DiscoveredSession } from "./bindings/DiscoveredSession";
 import type { HarnessReport } from "./bindings/HarnessReport";
 import type { Settings } from "./bindings/Settings";
@@ -87,6 +88,8 @@ export interface AppState {
   slots: Record<string, ThreadSlot>;
   /** Threads with a turn running (from Host events, any window's). */
   streaming: Record<string, boolean>;
+  /** Per thread: the approval requests its runtime waits on, oldest first (threads/approvals.ts). */
+  approvals: Record<string, ApprovalView[]>;
   drafts: Record<string, string>;
   /** Per thread: the selected row's key (keyboard fork, arrows). */
   selected: Record<string, string>;
@@ -126,6 +129,7 @@ export function initialState(): AppState {
     sidebarOpen: true,
     slots: {},
     streaming: {},
+    approvals: {},
     drafts: {},
     selected: {},
     highlight: null,

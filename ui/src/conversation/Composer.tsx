@@ -4,6 +4,7 @@ import { SendIcon, Spinner, StopIcon } from "../icons";
 import type { LiveTurn } from "../threads/live";
 import { harnessName } from "../harnesses";
 import { useApp } from "../state";
+import { answerApproval } from "../threads/approvals";
 
 export interface ComposerProps {
   threadId: string;
@@ -24,6 +25,7 @@ let handledFocus = 0;
 export function Composer(props: ComposerProps) {
   const { threadId, harness, live, terminalOpen, focusSignal, autoFocus, threadState } = props;
   const draft = useApp((s) => s.drafts[threadId] ?? "");
+  const waitingOn = useApp((s) => s.approvals[threadId]?.[0]?.id);
   const ref = useRef<HTMLTextAreaElement>(null);
   const running = Boolean(live && live.phase !== "ended");
   const unusable = threadState === "missing" || threadState === "archived";
@@ -70,6 +72,7 @@ export function Composer(props: ComposerProps) {
   if (terminalOpen) state = { tone: "muted", text: "The terminal tab has this session" };
   else if (threadState === "missing") state = { tone: "error", text: "Native session missing" };
   else if (threadState === "archived") state = { tone: "muted", text: "Archived" };
+  else if (waitingOn) state = { tone: "warn", text: "Waiting for your approval" };
   else if (live?.phase === "starting") state = { tone: "busy", text: `Starting ${harnessName(harness)}…` };
   else if (live?.phase === "streaming") state = { tone: "busy", text: "Streaming" };
   else if (live?.outcome === "failed") state = { tone: "error", text: "Last turn failed" };
@@ -98,7 +101,9 @@ export function Composer(props: ComposerProps) {
           onKeyDown={(e) => {
             if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
               e.preventDefault();
-              submit();
+              // An empty composer's Enter approves the oldest waiting request.
+              if (waitingOn && draft.trim().length === 0) void answerApproval(threadId, waitingOn, "approve");
+              else submit();
             } else if (e.key === "Escape" && running) {
               e.preventDefault();
               void stopTurn(threadId);

@@ -10,6 +10,7 @@ import { loadThread } from "../threads/cache";
 import type { ForkView } from "../bindings/ForkView";
 import type { TabView } from "../bindings/TabView";
 import type { ThreadView } from "../bindings/ThreadView";
+import { Approvals } from "./ApprovalCard";
 import { Composer } from "./Composer";
 import { AlertIcon, ArrowUpRightIcon, ForkIcon, Spinner, TerminalIcon } from "../icons";
 import { harnessName } from "../harnesses";
@@ -351,6 +352,7 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
           </RemeasureContext.Provider>
         )}
       </div>
+      <Approvals threadId={threadId} />
       <Composer
         threadId={threadId}
         harness={thread.harness}

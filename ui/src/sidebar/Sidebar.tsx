@@ -136,6 +136,7 @@ function ThreadItem({ thread, depth, lastAt }: { thread: ThreadView; depth: numb
   const active = useApp((s) => activeTabOf(s)?.thread_id === thread.id);
   const open = useApp((s) => s.tabs.some((t) => t.thread_id === thread.id));
   const streaming = useApp((s) => Boolean(s.streaming[thread.id]));
+  const awaiting = useApp((s) => (s.approvals[thread.id]?.length ?? 0) > 0);
   const [renaming, setRenaming] = useState(false);
   const [title, setTitle] = useState(thread.title);
 
@@ -191,6 +192,7 @@ function ThreadItem({ thread, depth, lastAt }: { thread: ThreadView; depth: numb
           data-active={active ? "true" : undefined}
           data-open={open ? "true" : undefined}
           data-state={thread.state}
+          data-awaiting-approval={awaiting ? "true" : undefined}
           style={{ paddingLeft: 10 + depth * 16 }}
           title={`${thread.title}\n${harnessName(thread.harness)} · ${thread.cwd}`}
           onClick={(e) => void openThread(thread.id, e.ctrlKey || e.metaKey ? "window" : "tab")}
@@ -209,6 +211,7 @@ function ThreadItem({ thread, depth, lastAt }: { thread: ThreadView; depth: numb
               {thread.fork ? ` · fork ${thread.fork.boundary}` : ""} · {relativeTime(thread.updated_at)}
             </span>
           </span>
+          {awaiting && <span className="approval-dot" title="Waiting for your approval" aria-label="Waiting for your approval" />}
           {streaming && <Spinner size={12} />}
           {thread.state === "missing" && <span className="thread__badge">missing</span>}
         </button>

@@ -4,6 +4,7 @@ import { debounced } from "../debounce";
 import { describeError } from "../errors";
 import * as ipc from "../ipc";
 import type { ThreadDetail, ThreadView } from "../ipc";
+import { refreshApprovals } from "./approvals";
 import { settled } from "./live";
 import { markRead, perf } from "../perf";
 import { store, updateSlot } from "../state";
@@ -29,6 +30,8 @@ export async function loadThread(threadId: string): Promise<ThreadDetail | undef
   const startedAt = Date.now();
   try {
     const detail = await ipc.show(threadId);
+    // What its runtime waits on, also when it asked before this window existed.
+    void refreshApprovals(threadId);
     perf().reads.push({ threadId, startedAt, ms: performance.now() - started });
     if (!store.get().slots[threadId]?.detail) {
       markRead(threadId, performance.now() - started, messageCount(detail));

@@ -4,6 +4,7 @@ import type { HostEvent } from "../ipc";
 import { applyEvent } from "./live";
 import { type AppState, store, threadById, updateSlot } from "../state";
 import { notify } from "../toasts";
+import { applyApprovalEvent } from "./approvals";
 import { scheduleThreads } from "./cache";
 import { scheduleThread } from "./heldReads";
 
@@ -15,6 +16,7 @@ function isShown(state: AppState, threadId: string) {
 export function handleHostEvent(event: HostEvent) {
   const state = store.get();
   const id = event.thread_id;
+  applyApprovalEvent(event);
   if (event.type === "thread_changed") {
     scheduleThreads("all");
     if (isShown(state, id)) scheduleThread(id);

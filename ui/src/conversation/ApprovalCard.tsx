@@ -1,0 +1,181 @@
+// The approval cards above the composer: one per request the thread's runtime waits on, saying
+// what it wants to do (as plain text, never markup) with the four answers.
+import { useEffect, useState } from "react";
+import type { ApprovalDecision, ApprovalView } from "../ipc";
+import type { SubjectView } from "../bindings/SubjectView";
+import { useApp } from "../state";
+import { answerApproval } from "../threads/approvals";
+
+const NONE: ApprovalView[] = [];
+
+function inputText(input: unknown): string {
+  try {
+    return JSON.stringify(input, null, 2) ?? String(input);
+  } catch {
+    return String(input);
+  }
+}
+
+/** What the request wants, in words and a `<pre>` of its text. */
+function Subject({ subject }: { subject: SubjectView }) {
+  switch (subject.kind) {
+    case "command":
+      return (
+        <>
+          <div className="approval__what">
+            Run a command{subject.cwd ? <> in <code className="approval__cwd">{subject.cwd}</code></> : null}
+          </div>
+          <pre className="approval__body" data-approval-part="command">{subject.command}</pre>
+        </>
+      );
+    case "file_change":
+      return (
+        <>
+          <div className="approval__what">
+            Change {subject.paths.length === 1 ? "a file" : `${subject.paths.length} files`}
+          </div>
+          <ul className="approval__paths" data-approval-part="paths">
+            {subject.paths.map((p) => (
+              <li key={p}>
+                <code>{p}</code>
+              </li>
+            ))}
+          </ul>
+          {subject.diff && (
+            <pre className="approval__body" data-approval-part="diff">{subject.diff}</pre>
+          )}
+        </>
+      );
+    case "tool":
+      return (
+        <>
+          <div className="approval__what">
+            Use the tool <code>{subject.name}</code>
+          </div>
+          <pre className="approval__body" data-approval-part="input">{inputText(subject.input)}</pre>
+        </>
+      );
+    case "question":
+      return (
+        <>
+          <div className="approval__what">A question</div>
+          <pre className="approval__body" data-approval-part="prompt">{subject.prompt}</pre>
+          {subject.options.length > 0 && (
+            <ul className="approval__paths">
+              {subject.options.map((o) => (
+                <li key={o}>{o}</li>
+              ))}
+            </ul>
+          )}
+        </>
+      );
+  }
+}
+
+function Card({ threadId, request }: { threadId: string; request: ApprovalView }) {
+  const [busy, setBusy] = useState(false);
+  const answer = (decision: ApprovalDecision) => {
+    if (busy) return;
+    setBusy(true);
+    void answerApproval(threadId, request.id, decision).then(() => setBusy(false));
+  };
+  return (
+    <div
+      className="approval"
+      role="group"
+      tabIndex={0}
+      aria-label="Approval request"
+      aria-busy={busy || undefined}
+      data-approval-id={request.id}
+      onKeyDown={(e) => {
+        if (e.key === "Enter" && e.target === e.currentTarget && !e.shiftKey) {
+          e.preventDefault();
+          answer("approve");
+        }
+      }}
+    >
+      <div className="approval__head">
+        <span className="approval-dot" aria-hidden />
+        <span className="approval__title">Waiting for your approval</span>
+      </div>
+      <Subject subject={request.subject} />
+      <div className="approval__actions">
+        <button
+          type="button"
+          className="button button--small button--primary"
+          data-action="approve"
+          disabled={busy}
+          title="Approve (Enter)"
+          onClick={() => answer("approve")}
+        >
+          Approve
+        </button>
+        {request.can_approve_for_session && (
+          <button
+            type="button"
+            className="button button--small"
+            data-action="approve-for-session"
+            disabled={busy}
+            title="Approve this and the same kind of call for the rest of the session"
+            onClick={() => answer("approve_for_session")}
+          >
+            Always this session
+          </button>
+        )}
+        <button
+          type="button"
+          className="button button--small"
+          data-action="decline"
+          disabled={busy}
+          title="Decline; the turn goes on"
+          onClick={() => answer("decline")}
+        >
+          Decline
+        </button>
+        <button
+          type="button"
+          className="button button--small button--danger"
+          data-action="stop-turn"
+          disabled={busy}
+          title="Decline and stop the turn"
+          onClick={() => answer("decline_and_stop")}
+        >
+          Stop turn
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function typing(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  if (target.isContentEditable) return true;
+  return ["INPUT", "TEXTAREA", "SELECT", "BUTTON", "A"].includes(target.tagName) || target.closest("[role=dialog], .xterm") !== null;
+}
+
+/** The thread's pending requests; Enter anywhere not taking text approves the oldest. */
+export function Approvals({ threadId }: { threadId: string }) {
+  const pending = useApp((s) => s.approvals[threadId] ?? NONE);
+  const first = pending[0]?.id;
+
+  useEffect(() => {
+    if (!first) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Enter" || e.shiftKey || e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+      if (typing(e.target) || (e.target instanceof HTMLElement && e.target.closest(".approval"))) return;
+      e.preventDefault();
+      void answerApproval(threadId, first, "approve");
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [threadId, first]);
+
+  if (pending.length === 0) return null;
+  return (
+    <div className="approvals" aria-live="polite">
+      {pending.map((r) => (
+        <Card key={r.id} threadId={threadId} request={r} />
+      ))}
+    </div>
+  );
+}

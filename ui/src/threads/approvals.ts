@@ -1,0 +1,74 @@
+// The approval requests each thread's runtime waits on, as this window knows them: added and
+// removed by Host events, re-read from the Host when a thread is read (so a request raised before
+// this window existed shows too), answered through `answer_approval`.
+import * as ipc from "../ipc";
+import type { ApprovalDecision, ApprovalView, HostEvent } from "../ipc";
+import { store } from "../state";
+import { notifyError } from "../toasts";
+
+/** Adds a request (a re-raised id replaces the older one, as in the Host). */
+export function withRequest(list: readonly ApprovalView[], request: ApprovalView): ApprovalView[] {
+  return [...list.filter((r) => r.id !== request.id), request];
+}
+
+/** Removes a request by id. */
+export function withoutRequest(list: readonly ApprovalView[], id: string): ApprovalView[] {
+  return list.filter((r) => r.id !== id);
+}
+
+function setPending(threadId: string, update: (list: ApprovalView[]) => ApprovalView[]) {
+  store.set((s) => {
+    const before = s.approvals[threadId] ?? [];
+    const after = update(before);
+    if (after === before || (after.length === 0 && before.length === 0)) return {};
+    const approvals = { ...s.approvals };
+    if (after.length === 0) delete approvals[threadId];
+    else approvals[threadId] = after;
+    return { approvals };
+  });
+}
+
+/** The thread's pending requests, oldest first. */
+export function pendingOf(threadId: string): ApprovalView[] {
+  return store.get().approvals[threadId] ?? [];
+}
+
+/** Applies the approval part of a Host event (any thread's: its sidebar entry shows it waits). */
+export function applyApprovalEvent(event: HostEvent) {
+  const id = event.thread_id;
+  if (event.type === "approval_requested") {
+    setPending(id, (list) => withRequest(list, event.request));
+  } else if (event.type === "approval_resolved") {
+    setPending(id, (list) => withoutRequest(list, event.id));
+  } else if (event.type === "turn_ended" || event.type === "runtime_stopped") {
+    // Nothing of an ended turn or a stopped runtime can still wait.
+    setPending(id, () => []);
+  }
+}
+
+/** Re-reads what the thread's runtime waits on (a thread opened or shown). */
+export async function refreshApprovals(threadId: string): Promise<void> {
+  try {
+    const list = await ipc.pendingApprovals(threadId);
+    if (Array.isArray(list)) setPending(threadId, () => list);
+  } catch {
+    // A thread that cannot be read shows its own error; nothing waits that we know of.
+  }
+}
+
+/** Answers a request; on failure a toast says why and the list is re-read from the Host. */
+export async function answerApproval(
+  threadId: string,
+  requestId: string,
+  decision: ApprovalDecision,
+): Promise<boolean> {
+  try {
+    await ipc.answerApproval(threadId, requestId, decision);
+    setPending(threadId, (list) => withoutRequest(list, requestId));
+    return true;
+  } catch (err) {
+    notifyError(err, "Approval");
+    await refreshApprovals(threadId);
+    return false;
+  }
+}
