@@ -116,7 +116,8 @@ export function Composer(props: ComposerProps) {
             {state.text}
           </span>
           <span className="composer__hint">
-            <kbd>Enter</kbd> to send · <kbd>Shift</kbd>+<kbd>Enter</kbd> new line
+            <kbd>Enter</kbd> {waitingOn && draft.trim().length === 0 ? "to approve" : "to send"} ·{" "}
+            <kbd>Shift</kbd>+<kbd>Enter</kbd> new line
           </span>
           {running && (
             <button

@@ -52,6 +52,16 @@ describe("approvals", () => {
     expect(pendingOf("a").map((r) => r.id)).toEqual(["old"]);
   });
 
+  it("keep an event that crossed a re-read", async () => {
+    let reply: (list: ApprovalView[]) => void = () => {};
+    m.pendingApprovals.mockReturnValue(new Promise((resolve) => (reply = resolve)));
+    const reading = refreshApprovals("a");
+    applyApprovalEvent({ type: "approval_requested", thread_id: "a", request: request("new") });
+    reply([]);
+    await reading;
+    expect(pendingOf("a").map((r) => r.id)).toEqual(["new"]);
+  });
+
   it("leave the list once answered", async () => {
     applyApprovalEvent({ type: "approval_requested", thread_id: "a", request: request("r1") });
     m.answerApproval.mockResolvedValue(undefined);

@@ -33,9 +33,15 @@ export function pendingOf(threadId: string): ApprovalView[] {
   return store.get().approvals[threadId] ?? [];
 }
 
+/** Per thread: approval events seen, so a re-read that crossed one does not undo it. */
+const seen = new Map<string, number>();
+
 /** Applies the approval part of a Host event (any thread's: its sidebar entry shows it waits). */
 export function applyApprovalEvent(event: HostEvent) {
   const id = event.thread_id;
+  if (event.type.startsWith("approval_") || event.type === "turn_ended" || event.type === "runtime_stopped") {
+    seen.set(id, (seen.get(id) ?? 0) + 1);
+  }
   if (event.type === "approval_requested") {
     setPending(id, (list) => withRequest(list, event.request));
   } else if (event.type === "approval_resolved") {
@@ -48,9 +54,11 @@ export function applyApprovalEvent(event: HostEvent) {
 
 /** Re-reads what the thread's runtime waits on (a thread opened or shown). */
 export async function refreshApprovals(threadId: string): Promise<void> {
+  const before = seen.get(threadId) ?? 0;
   try {
     const list = await ipc.pendingApprovals(threadId);
-    if (Array.isArray(list)) setPending(threadId, () => list);
+    // An event that arrived meanwhile is newer than this reply may be.
+    if (Array.isArray(list) && (seen.get(threadId) ?? 0) === before) setPending(threadId, () => list);
   } catch {
     // A thread that cannot be read shows its own error; nothing waits that we know of.
   }
