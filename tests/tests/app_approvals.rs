@@ -1,7 +1,7 @@
 //! The app's approval card, end to end: a Claude thread in its default mode (it asks before a
 //! Write) against the fake model, over WebDriver. The card shows what the harness wants to do,
 //! the tab and the sidebar entry are marked while it waits, Enter approves (the file is written,
-//! the turn completes), Decline refuses (no file, the turn completes, the card goes). Run with
+//! the turn completes; a window reloaded meanwhile shows the card again), Decline refuses (no file, the turn completes, the card goes). Run with
 //! `scripts/app-e2e.sh app_approvals`; screenshots land in `test-artifacts/app_approvals/`.
 
 mod app_support;
@@ -118,6 +118,29 @@ async fn approvals(client: &Client, work: &Path, shots: &mut Shots) -> Result<()
     );
     ensure!(!approved.exists(), "nothing is written before the answer");
     shots.take(client, "card").await;
+
+    // A window that starts while the request waits reads it from the Host (pending_approvals).
+    js(
+        client,
+        "window.__beforeReload = true; location.reload(); return true;",
+    )
+    .await?;
+    wait_js(
+        client,
+        &format!("!window.__beforeReload && document.querySelector('{READY}') !== null"),
+        STARTUP,
+        "the reloaded window",
+    )
+    .await?;
+    let again = card_naming(client, "approved.txt").await?;
+    ensure!(
+        again == id,
+        "after a reload the card should be the same request: {again} vs {id}"
+    );
+    ensure!(
+        marked(client, &thread).await?,
+        "still marked after a reload"
+    );
 
     // Enter in the (empty) composer approves.
     let composer = wait_css(
