@@ -14,7 +14,10 @@ export FORKHOST_CLAUDE_BIN FORKHOST_CODEX_BIN FORKHOST_PI_BIN
 # `cargo test` still skips), and each such test records whether it ran (tests/src/need.rs); the
 # run ends with how many of them ran for real.
 export FORKHOST_REQUIRE_HARNESSES="${FORKHOST_REQUIRE_HARNESSES:-1}"
-export FORKHOST_TEST_TALLY="$FORKHOST_CACHE/test-tally"
+# The tally lives in this checkout: two runs on one machine (two clones) share the cache folder,
+# and a shared tally would let one run wipe the other's counts.
+mkdir -p test-artifacts
+export FORKHOST_TEST_TALLY="$forkhost_root/test-artifacts/test-tally"
 : >"$FORKHOST_TEST_TALLY"
 tally_args=()
 [[ "$FORKHOST_REQUIRE_HARNESSES" == 1 ]] && tally_args=(--require)
