@@ -267,16 +267,9 @@ mod tests {
         assert_eq!(base36(2147483648), "zik0zk");
     }
 
-    #[test]
-    fn matches_what_the_cli_wrote_for_a_long_path() {
-        // Claude Code 2.1.197 ran in this directory and wrote its session under this folder.
-        let dir = format!("/tmp/cx/work/{}/ü😀", "very-long-dirñame_x".repeat(12));
-        let expected = format!(
-            "-tmp-cx-work-{}very-long-dir-am-qadq57",
-            "very-long-dir-ame-x".repeat(9)
-        );
-        assert_eq!(project_dir_name(Path::new(&dir)), expected);
-    }
+    // What the real CLI does with a long non-ASCII folder (the name it hashes and the folder it
+    // writes) is checked against both pinned versions by `a_long_cwd_maps_to_the_clis_folder` in
+    // tests/tests/harness_claude.rs, in a temporary folder; no recorded path is kept here.
 
     #[test]
     fn overrides_win_over_the_host_environment() {
