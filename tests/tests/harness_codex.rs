@@ -227,6 +227,15 @@ mod codex_approvals {
             }
         }
 
+        /// A runtime under `untrusted` (which asks for every shell call) and
+        /// `danger-full-access` (the sandbox cannot start here), asked once: the runtime, the
+        /// turn's events so far and the request.
+        async fn asked(&self) -> (Live, Vec<RuntimeEvent>, ApprovalRequest) {
+            let mut live = self.open("untrusted", "danger-full-access").await;
+            let (before, request) = ask(&mut live, "CALL_TOOL please").await;
+            (live, before, request)
+        }
+
         async fn open(&self, mode: &str, sandbox: &str) -> Live {
             Live::open::<Codex>(self.spec(mode, sandbox))
                 .await
@@ -244,6 +253,11 @@ mod codex_approvals {
                 .unwrap_or_else(|| panic!("no tool result in {dialogue:?}"));
             result.text.clone()
         }
+    }
+
+    /// Answers a pending request; the runtime must take it.
+    async fn answer(live: &mut Live, id: &str, decision: ApprovalDecision) {
+        live.runtime.answer(id, decision).await.unwrap();
     }
 
     /// Sends a prompt that makes the model call the shell tool, and returns the request Codex
@@ -278,8 +292,7 @@ mod codex_approvals {
         let Some(s) = Asking::start().await else {
             return;
         };
-        let mut live = s.open("untrusted", "danger-full-access").await;
-        let (before, request) = ask(&mut live, "CALL_TOOL please").await;
+        let (mut live, before, request) = s.asked().await;
         check_command(&request, s.env.work_dir());
         assert!(!s.file().exists(), "nothing runs before the answer");
         assert!(
@@ -292,10 +305,7 @@ mod codex_approvals {
             .runtime
             .answer("no-such-request", ApprovalDecision::Approve);
         assert!(matches!(unknown.await, Err(HarnessError::InvalidInput(_))));
-        live.runtime
-            .answer(&request.id, ApprovalDecision::Approve)
-            .await
-            .unwrap();
+        answer(&mut live, &request.id, ApprovalDecision::Approve).await;
         let again = live.runtime.answer(&request.id, ApprovalDecision::Approve);
         assert!(matches!(again.await, Err(HarnessError::InvalidInput(_))));
         let log = live.finish_turn(before).await;
@@ -318,12 +328,8 @@ mod codex_approvals {
         let Some(s) = Asking::start().await else {
             return;
         };
-        let mut live = s.open("untrusted", "danger-full-access").await;
-        let (before, request) = ask(&mut live, "CALL_TOOL please").await;
-        live.runtime
-            .answer(&request.id, ApprovalDecision::Decline)
-            .await
-            .unwrap();
+        let (mut live, before, request) = s.asked().await;
+        answer(&mut live, &request.id, ApprovalDecision::Decline).await;
         let log = live.finish_turn(before).await;
         log.expect_completed();
         assert!(!s.file().exists());
@@ -340,10 +346,7 @@ mod codex_approvals {
         };
         let mut live = s.open("untrusted", "danger-full-access").await;
         let (before, request) = ask(&mut live, "CALL_TOOL first").await;
-        live.runtime
-            .answer(&request.id, ApprovalDecision::ApproveForSession)
-            .await
-            .unwrap();
+        answer(&mut live, &request.id, ApprovalDecision::ApproveForSession).await;
         live.finish_turn(before).await.expect_completed();
         std::fs::remove_file(s.file()).unwrap();
         let second = live.turn("CALL_TOOL second").await;
@@ -360,10 +363,7 @@ mod codex_approvals {
         let mut live = Live::open::<Codex>(spec).await.unwrap();
         let (before, request) = ask(&mut live, "CALL_TOOL third").await;
         check_command(&request, s.env.work_dir());
-        live.runtime
-            .answer(&request.id, ApprovalDecision::Decline)
-            .await
-            .unwrap();
+        answer(&mut live, &request.id, ApprovalDecision::Decline).await;
         live.finish_turn(before).await.expect_completed();
         live.close().await;
     }
@@ -373,12 +373,8 @@ mod codex_approvals {
         let Some(s) = Asking::start().await else {
             return;
         };
-        let mut live = s.open("untrusted", "danger-full-access").await;
-        let (before, request) = ask(&mut live, "CALL_TOOL please").await;
-        live.runtime
-            .answer(&request.id, ApprovalDecision::DeclineAndStop)
-            .await
-            .unwrap();
+        let (mut live, before, request) = s.asked().await;
+        answer(&mut live, &request.id, ApprovalDecision::DeclineAndStop).await;
         let log = live.finish_turn(before).await;
         assert_eq!(log.outcome, TurnOutcome::Interrupted, "{:?}", log.events);
         assert!(!s.file().exists());
@@ -472,10 +468,7 @@ mod codex_approvals {
         let mut live = Live::open::<Codex>(spec).await.unwrap();
         let (before, request) = ask(&mut live, "CALL_TOOL asked").await;
         check_command(&request, s.env.work_dir());
-        live.runtime
-            .answer(&request.id, ApprovalDecision::Decline)
-            .await
-            .unwrap();
+        answer(&mut live, &request.id, ApprovalDecision::Decline).await;
         live.finish_turn(before).await.expect_completed();
         assert!(!s.file().exists());
         live.close().await;
@@ -505,8 +498,7 @@ mod codex_approvals {
         let Some(s) = Asking::running(&patch).await else {
             return;
         };
-        let mut live = s.open("untrusted", "danger-full-access").await;
-        let (before, request) = ask(&mut live, "CALL_TOOL please").await;
+        let (mut live, before, request) = s.asked().await;
         // Codex turns a shell `apply_patch` into a fileChange item; the request names only the
         // item, the path and diff come from its `item/started`.
         let path = s.file().to_string_lossy().into_owned();
@@ -518,10 +510,7 @@ mod codex_approvals {
             }
         );
         assert!(!s.file().exists(), "nothing is written before the answer");
-        live.runtime
-            .answer(&request.id, ApprovalDecision::Approve)
-            .await
-            .unwrap();
+        answer(&mut live, &request.id, ApprovalDecision::Approve).await;
         live.finish_turn(before).await.expect_completed();
         assert_eq!(std::fs::read_to_string(s.file()).unwrap(), "patched\n");
         let result = s.last_tool_result();
