@@ -3,8 +3,10 @@
 # under a virtual display (Xvfb, unless $DISPLAY is set) and drives it over WebDriver
 # (tauri-driver → WebKitWebDriver) with the `app_*` tests of forkhost-tests: the empty shell
 # (app_shell), installing the bundled CLI from Settings (app_cli_tool), the fork flows with the
-# real harness CLIs against the fake model (app_fork), the approval card (app_approvals), and the
-# benchmarks (app_bench: a 10,000-message thread, 10 tabs' memory; figures are printed).
+# real harness CLIs against the fake model (app_fork), approvals, questions, permission modes and
+# notifications (app_approvals), a thread's files: fork into a worktree, Changes, Compare, Bring
+# back, archive with the worktree, folder trust (app_files), and the benchmarks (app_bench: a
+# 10,000-message thread, 10 tabs' memory; figures are printed).
 #
 # Needs: node/npm, the Debian packages libwebkit2gtk-4.1-dev, webkit2gtk-driver, xvfb, xauth, and
 # `tauri-driver` on PATH (cargo install tauri-driver --locked; ~/.cargo/bin is searched too).

@@ -103,5 +103,16 @@ step "Windows: forkhost.exe under Wine (scripts/wine-smoke.sh)"
 bash scripts/wine-smoke.sh
 
 step "desktop app end to end"
-bash scripts/app-e2e.sh
+# Every app test but the benchmarks, on the debug build; the benchmarks run on the release
+# build the .deb step makes (what users run), after it.
+app_tests=()
+for file in tests/tests/app_*.rs; do
+  name="$(basename "$file" .rs)"
+  [[ "$name" == app_bench* ]] || app_tests+=("$name")
+done
+bash scripts/app-e2e.sh "${app_tests[@]}"
 step "packaging: workflow lint, then the .deb installed and run end to end"; bash scripts/lint-workflows.sh; bash scripts/deb-e2e.sh
+
+step "app benchmarks on the release build (figures printed, nothing asserted about time)"
+SKIP_BUILD=1 FORKHOST_APP_BINARY="$CARGO_TARGET_DIR/release/forkhost-app" \
+  bash scripts/app-e2e.sh app_bench app_bench_forks

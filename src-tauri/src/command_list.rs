@@ -6,10 +6,12 @@
 //! an argument or a field breaks the UI's type check. A test holds each entry to its function's
 //! real signature.
 
-use crate::{cli_tool, commands, settings, update};
+use crate::{approvals, cli_tool, commands, files, settings, update};
 use forkhost_core::discovery::DiscoveredSession;
 use forkhost_core::view::{ThreadDetail, ThreadView};
-use forkhost_core::{ApprovalView, ForkAt, HarnessReport};
+use forkhost_core::{
+    ApprovalView, ChangesView, FilesView, ForkAt, ForkFiles, HarnessReport, TrustView, WorktreeLoss,
+};
 
 use crate::cli_tool::CliToolStatus;
 use crate::commands::{AppInfo, ForkReply, NewThreadArgs};
@@ -53,13 +55,24 @@ command_list! {
     commands::interrupt(thread_id: String) -> ();
     commands::close(thread_id: String) -> ();
     commands::is_streaming(thread_id: String) -> bool;
-    commands::answer_approval(thread_id: String, request_id: String, decision: String) -> ();
-    commands::pending_approvals(thread_id: String) -> Vec<ApprovalView>;
+    approvals::answer_approval(thread_id: String, request_id: String, decision: String) -> ();
+    approvals::answer_question(thread_id: String, request_id: String, answers: Option<Vec<String>>) -> ();
+    approvals::pending_approvals(thread_id: String) -> Vec<ApprovalView>;
+    approvals::set_mode(thread_id: String, mode: Option<String>, sandbox: Option<String>) -> ThreadView;
     commands::rename(thread_id: String, title: String) -> ThreadView;
     commands::archive(thread_id: String, archived: bool) -> ThreadView;
-    commands::fork(thread_id: String, at: ForkAt, for_window: Option<bool>) -> ForkReply;
+    commands::fork(thread_id: String, at: ForkAt, files: Option<ForkFiles>, for_window: Option<bool>) -> ForkReply;
+    files::files(thread_id: String) -> FilesView;
+    files::changes(thread_id: String, other: Option<String>) -> ChangesView;
+    files::bring_back(fork_id: String, target_id: String) -> ChangesView;
+    files::worktree_loss(thread_id: String) -> WorktreeLoss;
+    files::remove_worktree(thread_id: String, accepted: Option<WorktreeLoss>) -> ();
+    files::folder_trust(folder: String) -> TrustView;
+    files::set_folder_trust(folder: String, trusted: bool) -> TrustView;
+    files::setup_command(folder: String) -> Option<String>;
+    files::set_setup_command(folder: String, command: Option<String>) -> Option<String>;
     commands::discover() -> Vec<DiscoveredSession>;
-    commands::import(harness_name: String, session: String) -> ThreadDetail;
+    commands::import(harness_name: String, session: String, trust: Option<bool>) -> ThreadDetail;
     commands::follow(thread_id: String) -> ();
     commands::unfollow(thread_id: String) -> ();
     commands::doctor() -> Vec<HarnessReport>;

@@ -6,9 +6,7 @@ use std::path::PathBuf;
 
 use forkhost_core::discovery::DiscoveredSession;
 use forkhost_core::view::{ForkResult, ThreadDetail, ThreadView};
-use forkhost_core::{
-    ApprovalDecision, ApprovalView, ForkAt, HarnessKind, HarnessReport, NewThreadSpec,
-};
+use forkhost_core::{ForkAt, ForkFiles, HarnessKind, HarnessReport, NewThreadSpec};
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Emitter, Manager, State, WebviewWindow};
 
@@ -37,6 +35,13 @@ pub struct NewThreadArgs {
     pub harness: String,
     pub cwd: String,
     pub title: Option<String>,
+    /// The permission mode in the harness's words (Claude's mode, Codex's approval policy);
+    /// null: the harness's default.
+    #[serde(default)]
+    pub mode: Option<String>,
+    /// Codex's sandbox; null: its default.
+    #[serde(default)]
+    pub sandbox: Option<String>,
 }
 
 fn harness(name: &str) -> CmdResult<HarnessKind> {
@@ -44,12 +49,13 @@ fn harness(name: &str) -> CmdResult<HarnessKind> {
         .map_err(|e| CommandError::new("invalid_input", e.to_string()))
 }
 
+/// Async (off the main thread), as every command a window's start waits for.
 #[tauri::command]
-pub fn app_info(app: AppHandle, state: State<'_, AppState>) -> AppInfo {
-    AppInfo {
+pub async fn app_info(app: AppHandle, state: State<'_, AppState>) -> CmdResult<AppInfo> {
+    Ok(AppInfo {
         version: app.package_info().version.to_string(),
         data_dir: state.data_dir.display().to_string(),
-    }
+    })
 }
 
 // ---- Host ---------------------------------------------------------------------------------
@@ -59,9 +65,19 @@ pub async fn threads(state: State<'_, AppState>) -> CmdResult<Vec<ThreadView>> {
     Ok(state.host.threads().await?)
 }
 
+/// A thread read at least this long gives its transient memory back afterwards.
+const TRIM_AFTER_MESSAGES: usize = 1_000;
+
 #[tauri::command(rename_all = "snake_case")]
 pub async fn show(state: State<'_, AppState>, thread_id: String) -> CmdResult<ThreadDetail> {
-    Ok(state.host.show(&thread_id).await?)
+    let detail = state.host.show(&thread_id).await?;
+    // Sent as JSON after this returns; what reading and sending a long thread took is freed
+    // then (not after every small read: a trim walks the allocator's heaps).
+    let messages: usize = detail.turns.iter().map(|t| t.messages.len()).sum();
+    if messages >= TRIM_AFTER_MESSAGES {
+        crate::platform::trim_memory_soon();
+    }
+    Ok(detail)
 }
 
 #[tauri::command(rename_all = "snake_case")]
@@ -73,7 +89,7 @@ pub async fn create(state: State<'_, AppState>, spec: NewThreadArgs) -> CmdResul
             harness: harness(&spec.harness)?,
             cwd,
             title: spec.title,
-            permissions: Default::default(),
+            permissions: crate::approvals::permissions(spec.mode, spec.sandbox),
         })
         .await?)
 }
@@ -123,60 +139,6 @@ pub async fn archive(
     Ok(state.host.archive(&thread_id, archived).await?)
 }
 
-/// The decision words `answer_approval` takes (the harness contract's `ApprovalDecision`).
-pub const DECISIONS: [&str; 4] = [
-    "approve",
-    "approve_for_session",
-    "decline",
-    "decline_and_stop",
-];
-
-fn decision(word: &str) -> CmdResult<ApprovalDecision> {
-    match word {
-        "approve" => Ok(ApprovalDecision::Approve),
-        "approve_for_session" => Ok(ApprovalDecision::ApproveForSession),
-        "decline" => Ok(ApprovalDecision::Decline),
-        "decline_and_stop" => Ok(ApprovalDecision::DeclineAndStop),
-        other => Err(CommandError::new(
-            "invalid_input",
-            format!(
-                "unknown approval decision {other:?}; expected one of {}",
-                DECISIONS.join(", ")
-            ),
-        )),
-    }
-}
-
-/// Answers a pending approval request of the thread's runtime.
-#[tauri::command(rename_all = "snake_case")]
-pub async fn answer_approval(
-    state: State<'_, AppState>,
-    thread_id: String,
-    request_id: String,
-    decision: String,
-) -> CmdResult<()> {
-    let decision = self::decision(decision.trim())?;
-    if request_id.trim().is_empty() {
-        return Err(CommandError::new(
-            "invalid_input",
-            "an approval request id is needed",
-        ));
-    }
-    Ok(state
-        .host
-        .answer_approval(&thread_id, &request_id, decision)
-        .await?)
-}
-
-/// The approval requests the thread's runtime waits on, oldest first.
-#[tauri::command(rename_all = "snake_case")]
-pub async fn pending_approvals(
-    state: State<'_, AppState>,
-    thread_id: String,
-) -> CmdResult<Vec<ApprovalView>> {
-    Ok(state.host.pending_approvals(&thread_id).await?)
-}
-
 /// Reply of [`fork`]: the fork, and the window it opened in.
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
 #[ts(export)]
@@ -190,9 +152,10 @@ pub struct ForkReply {
     pub window: Option<String>,
 }
 
-/// Forks `thread_id` at `at`. `for_window`: the fork opens in a window of its own, here: the
-/// spare window shows while the harness forks, and gets the fork's detail serialized once (in
-/// its `window_init` reply), not through the calling window.
+/// Forks `thread_id` at `at`, its files as `files` says (null: as Settings' "When I fork" says).
+/// `for_window`: the fork opens in a window of its own, here: the spare window shows while the
+/// harness forks, and gets the fork's detail serialized once (in its `window_init` reply), not
+/// through the calling window.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn fork(
     app: AppHandle,
@@ -200,9 +163,14 @@ pub async fn fork(
     state: State<'_, AppState>,
     thread_id: String,
     at: ForkAt,
+    files: Option<ForkFiles>,
     for_window: Option<bool>,
 ) -> CmdResult<ForkReply> {
     let for_window = for_window.unwrap_or(false);
+    let files = files.unwrap_or_else(|| {
+        let settings = state.settings.lock().unwrap_or_else(|e| e.into_inner());
+        settings.fork_files.fork_files()
+    });
     // Showing the spare takes round trips to the main thread: beside the fork, not before it.
     let showing = for_window.then(|| {
         let (app, near) = (app.clone(), window.clone());
@@ -210,7 +178,7 @@ pub async fn fork(
             crate::spare::show_spare(&app, &app.state::<AppState>(), &near)
         })
     });
-    let forked = state.host.fork(&thread_id, at).await;
+    let forked = state.host.fork_with(&thread_id, at, files).await;
     let shown = match showing {
         Some(task) => task.await.ok().flatten(),
         None => None,
@@ -279,13 +247,19 @@ pub async fn discover(state: State<'_, AppState>) -> CmdResult<Vec<DiscoveredSes
     Ok(state.host.discover().await?)
 }
 
+/// Adopts a native session as a thread. `trust`: the user's answer for its folder's project
+/// agent config when it was undecided (the first try is refused `invalid_input` naming it).
 #[tauri::command(rename_all = "snake_case")]
 pub async fn import(
     state: State<'_, AppState>,
     harness_name: String,
     session: String,
+    trust: Option<bool>,
 ) -> CmdResult<ThreadDetail> {
-    Ok(state.host.import(harness(&harness_name)?, &session).await?)
+    Ok(state
+        .host
+        .import_trusting(harness(&harness_name)?, &session, trust)
+        .await?)
 }
 
 #[tauri::command(rename_all = "snake_case")]
@@ -306,10 +280,15 @@ pub async fn doctor(state: State<'_, AppState>) -> CmdResult<Vec<HarnessReport>>
 
 // ---- windows and tabs ---------------------------------------------------------------------
 
-/// What the calling window starts with: its tabs, and for a fork window the prefill.
+/// What the calling window starts with: its tabs, and for a fork window the prefill. Async: a
+/// command without `async` runs on the main thread, which is busy showing the very window that
+/// asks (a fork's) — its answer waited for that.
 #[tauri::command(rename_all = "snake_case")]
-pub fn window_init(window: WebviewWindow, state: State<'_, AppState>) -> WindowInit {
-    state.windows().init(window.label())
+pub async fn window_init(
+    window: WebviewWindow,
+    state: State<'_, AppState>,
+) -> CmdResult<WindowInit> {
+    Ok(state.windows().init(window.label()))
 }
 
 /// The calling window's tabs changed (opened, closed, reordered, activated).
@@ -379,12 +358,12 @@ pub fn close_window(window: WebviewWindow) -> CmdResult<()> {
 // ---- settings -----------------------------------------------------------------------------
 
 #[tauri::command(rename_all = "snake_case")]
-pub fn get_settings(state: State<'_, AppState>) -> Settings {
-    state
+pub async fn get_settings(state: State<'_, AppState>) -> CmdResult<Settings> {
+    Ok(state
         .settings
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .clone()
+        .clone())
 }
 
 /// Saves the settings and tells every window. Harness paths take effect at the next start.
@@ -474,7 +453,7 @@ pub async fn terminal_close(state: State<'_, AppState>, id: String) -> CmdResult
 }
 
 /// `~/x` (or `~\x`) → the home folder's `x`: a folder typed by hand.
-fn expand_home(path: &str) -> PathBuf {
+pub(crate) fn expand_home(path: &str) -> PathBuf {
     forkhost_core::harnesses::expand_tilde(path)
 }
 
@@ -487,19 +466,5 @@ mod tests {
         let home = std::env::var("HOME").unwrap();
         assert_eq!(expand_home("~/p"), PathBuf::from(&home).join("p"));
         assert_eq!(expand_home("/abs"), PathBuf::from("/abs"));
-    }
-
-    #[test]
-    fn decisions_are_the_contract_words() {
-        for word in DECISIONS {
-            assert_eq!(decision(word).unwrap().name(), word);
-        }
-        let err = decision("yes").unwrap_err();
-        assert_eq!(err.code, "invalid_input");
-        assert!(
-            err.message.contains("approve_for_session"),
-            "{}",
-            err.message
-        );
     }
 }

@@ -10,6 +10,10 @@ pub struct CommandError {
     /// (`window`, `terminal`, `settings`).
     pub code: String,
     pub message: String,
+    /// With `invalid_input` for a folder whose trust is undecided: that folder, to ask about.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub trust: Option<forkhost_core::TrustView>,
 }
 
 impl CommandError {
@@ -17,13 +21,17 @@ impl CommandError {
         CommandError {
             code: code.to_owned(),
             message: message.into(),
+            trust: None,
         }
     }
 }
 
 impl From<forkhost_core::HostError> for CommandError {
     fn from(err: forkhost_core::HostError) -> Self {
-        CommandError::new(err.code(), err.to_string())
+        CommandError {
+            trust: err.undecided_trust().cloned(),
+            ..CommandError::new(err.code(), err.to_string())
+        }
     }
 }
 
@@ -40,3 +48,27 @@ impl std::fmt::Display for CommandError {
 }
 
 pub type CmdResult<T> = Result<T, CommandError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_trust_refusal_carries_its_folder_and_other_errors_do_not() {
+        let view = forkhost_core::TrustView {
+            root: "/p".into(),
+            config: vec![".pi".into()],
+            trusted: None,
+        };
+        let err = CommandError::from(forkhost_core::HostError::TrustUndecided(view.clone()));
+        assert_eq!(err.code, "invalid_input");
+        assert_eq!(err.trust, Some(view));
+        let json = serde_json::to_value(&err).unwrap();
+        assert_eq!(json["trust"]["root"], "/p");
+
+        let other = CommandError::from(forkhost_core::HostError::InvalidInput("x".into()));
+        assert_eq!(other.trust, None);
+        let json = serde_json::to_value(&other).unwrap();
+        assert!(json.get("trust").is_none(), "{json}");
+    }
+}

@@ -1,4 +1,5 @@
-//! The event bridge: every [`HostEvent`] reaches every window as one `host-event` Tauri event.
+//! The event bridge: every [`HostEvent`] reaches every window as one `host-event` Tauri event;
+//! a request that waits on the user also gets their attention ([`crate::attention`]).
 
 use forkhost_core::{Host, HostEvent};
 use tauri::{AppHandle, Emitter, Manager};
@@ -19,6 +20,13 @@ pub async fn forward_events(app: AppHandle, host: Host) {
     loop {
         match rx.recv().await {
             Ok(event) => {
+                if let HostEvent::ApprovalRequested { thread_id, request } = &event {
+                    let (app, host) = (app.clone(), host.clone());
+                    let (thread_id, request) = (thread_id.clone(), request.clone());
+                    tauri::async_runtime::spawn(async move {
+                        crate::attention::requested(&app, &host, &thread_id, &request).await;
+                    });
+                }
                 if let HostEvent::ThreadChanged { thread_id } = &event {
                     let shown = app
                         .try_state::<AppState>()

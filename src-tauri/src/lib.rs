@@ -7,6 +7,8 @@
 //! ([`menu`]), terminals ([`terminal`]) and its own settings ([`settings`]); no decisions about
 //! threads are made here. This file starts it all.
 
+pub mod approvals;
+pub mod attention;
 pub mod cli_tool;
 #[cfg(test)]
 mod command_bindings;
@@ -14,6 +16,7 @@ pub mod command_list;
 pub mod commands;
 pub mod error;
 pub mod event_bridge;
+pub mod files;
 pub mod layout;
 pub mod menu;
 pub mod open_window;
@@ -48,6 +51,7 @@ const WINDOW_STATE_FILE: &str = "window-state.json";
 
 /// Starts the app and returns its exit code once the last window closed.
 pub fn run() -> i32 {
+    platform::limit_malloc_arenas();
     // The data folder: FORKHOST_DATA_DIR, else the OS's local app-data folder (the same one
     // Tauri's app_local_data_dir() resolves to). Only when neither can be found is it left to
     // Tauri (setup).
@@ -108,6 +112,7 @@ pub fn run() -> i32 {
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_updater::Builder::new().build())
+        .plugin(tauri_plugin_notification::init())
         .setup(move |app| {
             let dir = match data_dir {
                 Some(dir) => dir,
@@ -130,10 +135,10 @@ pub fn run() -> i32 {
             setup(app, dir, initial_settings)?;
             Ok(())
         })
-        .on_window_event(|window, event| {
-            if let WindowEvent::Destroyed = event {
-                windows::window_closed(window.app_handle(), window.label());
-            }
+        .on_window_event(|window, event| match event {
+            WindowEvent::Destroyed => windows::window_closed(window.app_handle(), window.label()),
+            WindowEvent::Focused(true) => attention::focused(window.app_handle(), window.label()),
+            _ => {}
         })
         .invoke_handler(command_list::handler())
         .build(tauri::generate_context!())
@@ -163,7 +168,12 @@ pub fn run() -> i32 {
 /// Opens the Host, restores the layout, starts the event bridge, builds the menu and windows.
 fn setup(app: &mut tauri::App, dir: PathBuf, settings: Settings) -> anyhow::Result<()> {
     let rt = tauri::async_runtime::block_on(async {
-        let (host, report) = Host::open_with(&dir, HostOptions::default()).await?;
+        // The app lives long: a lazy fork's harness starts at fork time (HostOptions docs).
+        let options = HostOptions {
+            warm_forks: true,
+            ..HostOptions::default()
+        };
+        let (host, report) = Host::open_with(&dir, options).await?;
         if let Some(recovered) = &report.recovered {
             tracing::warn!(?recovered, rebuilt = report.rebuilt, "store was rebuilt");
         }
@@ -178,10 +188,12 @@ fn setup(app: &mut tauri::App, dir: PathBuf, settings: Settings) -> anyhow::Resu
         Ok::<_, forkhost_core::HostError>((host, layout::sanitized(layout, &known)))
     });
     let (host, layout) = rt?;
+    files::prune_in_background(host.clone(), settings.prune_checkpoints_days);
 
     let restored: Vec<String> = layout.windows.iter().map(|w| w.id.clone()).collect();
     let shown = Windows::new(layout.clone()).threads();
     app.manage(update::Updates::default());
+    app.manage(attention::Attention::default());
     app.manage(AppState::new(dir, host.clone(), layout, settings));
     tauri::async_runtime::spawn(event_bridge::forward_events(
         app.handle().clone(),

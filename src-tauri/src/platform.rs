@@ -57,6 +57,39 @@ pub fn instance_id(data_dir: &Path) -> String {
     format!("{}.d{hash:016x}", forkhost_core::APP_IDENTIFIER)
 }
 
+/// glibc gives every thread that allocates an arena of its own, up to 8 per core: the async
+/// runtime's workers, blocking threads and WebKit's threads each keep memory freed in theirs,
+/// which no other thread reuses and `malloc_trim` returns only in part. Two arenas hold the
+/// app's footprint near what it uses; this app's threads seldom allocate at the same moment.
+/// Call first thing, before other threads exist.
+pub fn limit_malloc_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets an allocator parameter; no thread allocates concurrently yet.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+    }
+}
+
+/// Gives memory freed after a large piece of work (reading and sending a 10,000-message thread:
+/// tens of MB of strings and JSON) back to the system, a second after the last such piece.
+/// glibc's allocator keeps freed memory in its arenas (one per thread that allocated), so the
+/// app's footprint otherwise stays at its highest point. Elsewhere nothing is needed.
+pub fn trim_memory_soon() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static LATEST: AtomicU64 = AtomicU64::new(0);
+        let ticket = LATEST.fetch_add(1, Ordering::SeqCst) + 1;
+        tauri::async_runtime::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+            if LATEST.load(Ordering::SeqCst) == ticket {
+                // SAFETY: malloc_trim only returns free pages of glibc's heaps to the system.
+                tauri::async_runtime::spawn_blocking(|| unsafe { libc::malloc_trim(0) });
+            }
+        });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

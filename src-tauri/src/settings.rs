@@ -19,6 +19,32 @@ pub enum ForkOpens {
     Tab,
 }
 
+/// What a fork's files are when the user does not choose (Settings' "When I fork").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum ForkFilesSetting {
+    /// A new worktree with the files as of the fork point, when the thread has checkpoints
+    /// (else the same folder).
+    #[default]
+    Worktree,
+    /// The source's own folder.
+    SameFolder,
+}
+
+impl ForkFilesSetting {
+    /// What the Host is asked for.
+    pub fn fork_files(self) -> forkhost_core::ForkFiles {
+        match self {
+            ForkFilesSetting::Worktree => forkhost_core::ForkFiles::Auto,
+            ForkFilesSetting::SameFolder => forkhost_core::ForkFiles::SameFolder,
+        }
+    }
+}
+
+/// Checkpoints of archived threads are removed after this many days by default.
+pub const PRUNE_DAYS: u32 = 30;
+
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 #[ts(export)]
@@ -40,6 +66,20 @@ pub struct HarnessPaths {
     pub pi: Option<String>,
 }
 
+/// The permission mode a new thread starts in, per harness, in the harness's own words; `None`
+/// = the harness's own default. Pi has none (it runs its tools without asking).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(default)]
+#[ts(export)]
+pub struct DefaultModes {
+    /// Claude's `--permission-mode`.
+    pub claude: Option<String>,
+    /// Codex's approval policy.
+    pub codex_policy: Option<String>,
+    /// Codex's sandbox.
+    pub codex_sandbox: Option<String>,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(default)]
 #[ts(export)]
@@ -52,6 +92,13 @@ pub struct Settings {
     /// A version the user chose to skip: the start-up check does not offer it again (a check
     /// from the menu still does).
     pub skipped_update: Option<String>,
+    /// The mode New thread preselects for each harness.
+    pub default_modes: DefaultModes,
+    /// A fork's files when the user does not choose.
+    pub fork_files: ForkFilesSetting,
+    /// The checkpoints of threads archived longer than this many days are removed when the app
+    /// starts; 0: never.
+    pub prune_checkpoints_days: u32,
 }
 
 impl Default for Settings {
@@ -62,6 +109,9 @@ impl Default for Settings {
             harness_paths: HarnessPaths::default(),
             check_for_updates: true,
             skipped_update: None,
+            default_modes: DefaultModes::default(),
+            fork_files: ForkFilesSetting::default(),
+            prune_checkpoints_days: PRUNE_DAYS,
         }
     }
 }
@@ -148,6 +198,13 @@ mod tests {
             },
             check_for_updates: false,
             skipped_update: Some("0.2.0".into()),
+            default_modes: DefaultModes {
+                claude: Some("acceptEdits".into()),
+                codex_policy: Some("untrusted".into()),
+                codex_sandbox: None,
+            },
+            fork_files: ForkFilesSetting::SameFolder,
+            prune_checkpoints_days: 7,
         };
         save(&dir, &settings).unwrap();
         assert_eq!(load(&dir), settings);
@@ -171,6 +228,19 @@ mod tests {
         // Files written before the updater existed check for updates.
         assert!(load(&dir).check_for_updates);
         assert_eq!(load(&dir).skipped_update, None);
+        // ... and start new threads in each harness's own default mode.
+        assert_eq!(load(&dir).default_modes, DefaultModes::default());
+        // ... fork into a worktree (when there are checkpoints), and prune after 30 days.
+        assert_eq!(load(&dir).fork_files, ForkFilesSetting::Worktree);
+        assert_eq!(
+            load(&dir).fork_files.fork_files(),
+            forkhost_core::ForkFiles::Auto
+        );
+        assert_eq!(load(&dir).prune_checkpoints_days, 30);
+        assert_eq!(
+            ForkFilesSetting::SameFolder.fork_files(),
+            forkhost_core::ForkFiles::SameFolder
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -4,83 +4,10 @@
 //! decision; `--mode`/`--sandbox` round-trip through `show --json`, `forkhost mode` changes
 //! them, unknown words are refused, and a fork keeps its source's mode.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::Duration;
-
+use forkhost_tests::cli::Cli;
 use forkhost_tests::fake_model::{FakeModel, FakeModelOptions};
 use forkhost_tests::harness_env::{Harness, HarnessEnv};
 use serde_json::Value;
-
-/// The `forkhost` binary next to this test's own build output.
-fn forkhost_bin() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().unwrap().parent().unwrap();
-    let bin = dir.join(format!("forkhost{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        bin.exists(),
-        "build the CLI first: cargo build -p forkhost-cli ({})",
-        bin.display()
-    );
-    bin
-}
-
-struct Cli<'a> {
-    env: &'a HarnessEnv,
-    data: &'a Path,
-}
-
-impl Cli<'_> {
-    /// Runs `forkhost --json ARGS` with no terminal; returns (success, stdout JSON, stderr).
-    fn run(&self, args: &[&str]) -> (bool, Value, String) {
-        let mut cmd = Command::new(forkhost_bin());
-        self.env.apply_std(&mut cmd);
-        cmd.arg("--json")
-            .arg("--data-dir")
-            .arg(self.data)
-            .args(args);
-        let out = run_with_timeout(cmd, Duration::from_secs(120));
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        let json: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
-            panic!("forkhost {args:?} printed no JSON ({e}):\n{stdout}\n--- stderr\n{stderr}")
-        });
-        (out.status.success(), json, stderr)
-    }
-
-    fn ok(&self, args: &[&str]) -> (Value, String) {
-        let (ok, json, stderr) = self.run(args);
-        assert!(ok, "forkhost {args:?} failed: {json}\n{stderr}");
-        (json, stderr)
-    }
-
-    fn err(&self, args: &[&str]) -> Value {
-        let (ok, json, _) = self.run(args);
-        assert!(!ok, "forkhost {args:?} should fail: {json}");
-        json["error"].clone()
-    }
-}
-
-fn run_with_timeout(mut cmd: Command, limit: Duration) -> Output {
-    let child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    match rx.recv_timeout(limit) {
-        Ok(out) => out.unwrap(),
-        Err(_) => {
-            let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
-            panic!("forkhost hung for {limit:?}");
-        }
-    }
-}
 
 fn id(json: &Value) -> String {
     json["thread"]["id"].as_str().unwrap().to_owned()
@@ -91,7 +18,7 @@ fn new_thread(cli: &Cli, harness: Harness, extra: &[&str]) -> String {
     let cwd = cli.env.work_dir().to_str().unwrap().to_owned();
     let mut args = vec!["new", "--harness", harness.name(), "--cwd", &cwd];
     args.extend_from_slice(extra);
-    id(&cli.ok(&args).0)
+    id(&cli.ok(&args))
 }
 
 /// The one request a turn raised, and its decision.
@@ -117,7 +44,7 @@ fn approve_all_and_none(harness: Harness, mode: &[&str]) {
     };
     let thread = new_thread(&cli, harness, mode);
 
-    let (sent, _) = cli.ok(&[
+    let sent = cli.ok(&[
         "send",
         &thread,
         "--approve",
@@ -136,7 +63,7 @@ fn approve_all_and_none(harness: Harness, mode: &[&str]) {
     );
     assert!(env.work_dir().join("approved.txt").exists(), "approved");
 
-    let (sent, stderr) = cli.ok(&["send", &thread, "RUN_COMMAND `touch declined.txt`"]);
+    let (sent, stderr) = cli.ok_logged(&["send", &thread, "RUN_COMMAND `touch declined.txt`"]);
     let (_, decision) = only_approval(&sent);
     assert_eq!(decision, "decline", "{sent}");
     assert!(stderr.contains("declined"), "says so: {stderr}");
@@ -183,7 +110,7 @@ fn claude_cli_mode_round_trips_and_forks_keep_it() {
         "names the accepted words: {error}"
     );
 
-    let (created, _) = cli.ok(&[
+    let created = cli.ok(&[
         "new",
         "--harness",
         "claude",
@@ -194,25 +121,25 @@ fn claude_cli_mode_round_trips_and_forks_keep_it() {
         "first prompt",
     ]);
     let source = id(&created);
-    let (shown, _) = cli.ok(&["show", &source]);
+    let shown = cli.ok(&["show", &source]);
     assert_eq!(shown["thread"]["permissions"]["mode"], "acceptEdits");
     assert_eq!(shown["thread"]["permissions"]["sandbox"], Value::Null);
 
-    let (forked, _) = cli.ok(&["fork", &source, "--latest"]);
+    let forked = cli.ok(&["fork", &source, "--latest"]);
     let fork = id(&forked);
-    let (shown, _) = cli.ok(&["show", &fork]);
+    let shown = cli.ok(&["show", &fork]);
     assert_eq!(shown["thread"]["permissions"]["mode"], "acceptEdits");
 
-    let (changed, _) = cli.ok(&["mode", &source, "plan"]);
+    let changed = cli.ok(&["mode", &source, "plan"]);
     assert_eq!(changed["thread"]["permissions"]["mode"], "plan");
-    let (shown, _) = cli.ok(&["show", &source]);
+    let shown = cli.ok(&["show", &source]);
     assert_eq!(shown["thread"]["permissions"]["mode"], "plan");
     assert_eq!(
         cli.err(&["mode", &source, "read-only"])["code"],
         "invalid_input"
     );
     // The fork keeps its own copy.
-    let (shown, _) = cli.ok(&["show", &fork]);
+    let shown = cli.ok(&["show", &fork]);
     assert_eq!(shown["thread"]["permissions"]["mode"], "acceptEdits");
 }
 
@@ -232,16 +159,16 @@ fn codex_cli_sandbox_word_alone_sets_the_sandbox() {
         Harness::Codex,
         &["--mode", "on-request", "--sandbox", "read-only"],
     );
-    let (shown, _) = cli.ok(&["show", &thread]);
+    let shown = cli.ok(&["show", &thread]);
     assert_eq!(shown["thread"]["permissions"]["mode"], "on-request");
     assert_eq!(shown["thread"]["permissions"]["sandbox"], "read-only");
-    let (changed, _) = cli.ok(&["mode", &thread, "workspace-write"]);
+    let changed = cli.ok(&["mode", &thread, "workspace-write"]);
     assert_eq!(changed["thread"]["permissions"]["mode"], Value::Null);
     assert_eq!(
         changed["thread"]["permissions"]["sandbox"],
         "workspace-write"
     );
-    let (changed, _) = cli.ok(&["mode", &thread, "never", "--sandbox", "danger-full-access"]);
+    let changed = cli.ok(&["mode", &thread, "never", "--sandbox", "danger-full-access"]);
     assert_eq!(changed["thread"]["permissions"]["mode"], "never");
     assert_eq!(
         changed["thread"]["permissions"]["sandbox"],
@@ -276,7 +203,10 @@ fn pi_cli_refuses_a_mode_it_does_not_have() {
 /// prompt; returns what the terminal showed.
 #[cfg(target_os = "linux")]
 fn in_terminal(cli: &Cli, args: &[&str], answer: &str) -> String {
+    use forkhost_tests::cli::forkhost_bin;
     use std::io::Write;
+    use std::process::{Command, Stdio};
+    use std::time::Duration;
     let quote = |a: &str| format!("'{}'", a.replace('\'', r"'\''"));
     let mut line = vec![
         quote(forkhost_bin().to_str().unwrap()),
@@ -350,4 +280,62 @@ fn claude_cli_asks_on_a_terminal() {
     );
     assert!(shown.contains("approval decline"), "{shown}");
     assert!(!env.work_dir().join("typed-no.txt").exists(), "{shown}");
+}
+
+/// On a terminal a question is asked with numbered options; the typed number is the answer
+/// the model receives.
+#[cfg(target_os = "linux")]
+#[test]
+fn claude_cli_asks_a_question_on_a_terminal() {
+    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
+    let Some(env) = HarnessEnv::for_fake(Harness::Claude, &model).unwrap() else {
+        return;
+    };
+    let data = tempfile::tempdir().unwrap();
+    let cli = Cli {
+        env: &env,
+        data: data.path(),
+    };
+    let thread = new_thread(&cli, Harness::Claude, &[]);
+    let shown = in_terminal(&cli, &["send", &thread, "ASK_USER `Which colour?`"], "2\n");
+    assert!(shown.contains("the agent asks: Which colour?"), "{shown}");
+    assert!(
+        shown.contains("1. Red") && shown.contains("2. Blue"),
+        "{shown}"
+    );
+    let result = shown
+        .split("(tool result:")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no tool result: {shown}"));
+    assert!(result.contains("Blue"), "the model got the answer: {shown}");
+    assert!(!result.contains("Red"), "{shown}");
+}
+
+/// A folder with project agent config is refused until the user decides (`--trust`), once:
+/// the answer is remembered for the next thread there.
+#[test]
+fn pi_cli_asks_once_whether_to_trust_a_folder() {
+    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
+    let Some(env) = HarnessEnv::for_fake(Harness::Pi, &model).unwrap() else {
+        return;
+    };
+    let data = tempfile::tempdir().unwrap();
+    let cli = Cli {
+        env: &env,
+        data: data.path(),
+    };
+    std::fs::create_dir_all(env.work_dir().join(".pi/extensions")).unwrap();
+    let cwd = env.work_dir().to_str().unwrap().to_owned();
+    let new = ["new", "--harness", "pi", "--cwd", &cwd];
+    let error = cli.err(&new);
+    assert_eq!(error["code"], "invalid_input");
+    let message = error["message"].as_str().unwrap();
+    assert!(
+        message.contains(".pi") && message.contains("--trust"),
+        "{error}"
+    );
+    let mut decided = new.to_vec();
+    decided.extend(["--trust", "no"]);
+    cli.ok(&decided);
+    cli.ok(&new);
 }

@@ -3,88 +3,12 @@
 //! each fork; the model's log shows exactly the inherited history, then the new prompt; the
 //! source's native file never changes; `show` gives the lineage.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Duration;
+use std::path::PathBuf;
 
+use forkhost_tests::cli::Cli;
 use forkhost_tests::fake_model::{FakeModel, FakeModelOptions, Msg};
 use forkhost_tests::harness_env::{Harness, HarnessEnv};
 use serde_json::Value;
-
-/// The `forkhost` binary next to this test's own build output.
-fn forkhost_bin() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().unwrap().parent().unwrap();
-    let bin = dir.join(format!("forkhost{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        bin.exists(),
-        "build the CLI first: cargo build -p forkhost-cli ({})",
-        bin.display()
-    );
-    bin
-}
-
-struct Cli<'a> {
-    env: &'a HarnessEnv,
-    data: &'a Path,
-}
-
-impl Cli<'_> {
-    /// Runs `forkhost --json ARGS`; returns (exit success, stdout JSON).
-    fn run(&self, args: &[&str]) -> (bool, Value) {
-        let mut cmd = Command::new(forkhost_bin());
-        self.env.apply_std(&mut cmd);
-        cmd.arg("--json")
-            .arg("--data-dir")
-            .arg(self.data)
-            .args(args);
-        let out = run_with_timeout(cmd, Duration::from_secs(120));
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let json: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
-            panic!(
-                "forkhost {args:?} printed no JSON ({e}):\n{stdout}\n--- stderr\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
-        (out.status.success(), json)
-    }
-
-    fn ok(&self, args: &[&str]) -> Value {
-        let (ok, json) = self.run(args);
-        assert!(ok, "forkhost {args:?} failed: {json}");
-        json
-    }
-
-    fn err(&self, args: &[&str]) -> String {
-        let (ok, json) = self.run(args);
-        assert!(!ok, "forkhost {args:?} should fail: {json}");
-        json["error"]["code"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned()
-    }
-}
-
-fn run_with_timeout(mut cmd: Command, limit: Duration) -> std::process::Output {
-    let child = cmd
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    match rx.recv_timeout(limit) {
-        Ok(out) => out.unwrap(),
-        Err(_) => {
-            let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
-            panic!("forkhost hung for {limit:?}");
-        }
-    }
-}
 
 fn id(thread: &Value) -> String {
     thread["thread"]["id"].as_str().unwrap().to_owned()
@@ -239,35 +163,38 @@ fn fork_flow(harness: Harness) {
     assert_eq!(grand_row["fork"]["source_thread"], id(&after1).as_str());
 
     // Bad input: typed errors, no panic, nothing half-made.
-    assert_eq!(cli.err(&["fork", &source, "--after", "0"]), "invalid_input");
     assert_eq!(
-        cli.err(&["fork", &source, "--after", "4"]),
-        "turn_not_found"
-    );
-    assert_eq!(
-        cli.err(&["fork", &source, "--before", "no-such-turn"]),
-        "turn_not_found"
-    );
-    assert_eq!(
-        cli.err(&["fork", "no-such-thread", "--latest"]),
-        "thread_not_found"
-    );
-    assert_eq!(
-        cli.err(&["fork", &source, "--after", "1", "--before", "2"]),
-        "invalid_input"
-    );
-    assert_eq!(cli.err(&["fork", &source]), "invalid_input");
-    assert_eq!(cli.err(&["send", &source, "   "]), "invalid_input");
-    assert_eq!(
-        cli.err(&["show", "💥'; DROP TABLE threads; --"]),
-        "thread_not_found"
-    );
-    assert_eq!(
-        cli.err(&["new", "--harness", "nope", "--cwd", &cwd]),
+        cli.err_code(&["fork", &source, "--after", "0"]),
         "invalid_input"
     );
     assert_eq!(
-        cli.err(&[
+        cli.err_code(&["fork", &source, "--after", "4"]),
+        "turn_not_found"
+    );
+    assert_eq!(
+        cli.err_code(&["fork", &source, "--before", "no-such-turn"]),
+        "turn_not_found"
+    );
+    assert_eq!(
+        cli.err_code(&["fork", "no-such-thread", "--latest"]),
+        "thread_not_found"
+    );
+    assert_eq!(
+        cli.err_code(&["fork", &source, "--after", "1", "--before", "2"]),
+        "invalid_input"
+    );
+    assert_eq!(cli.err_code(&["fork", &source]), "invalid_input");
+    assert_eq!(cli.err_code(&["send", &source, "   "]), "invalid_input");
+    assert_eq!(
+        cli.err_code(&["show", "💥'; DROP TABLE threads; --"]),
+        "thread_not_found"
+    );
+    assert_eq!(
+        cli.err_code(&["new", "--harness", "nope", "--cwd", &cwd]),
+        "invalid_input"
+    );
+    assert_eq!(
+        cli.err_code(&[
             "new",
             "--harness",
             harness.name(),
@@ -277,7 +204,7 @@ fn fork_flow(harness: Harness) {
         "invalid_input"
     );
     assert_eq!(
-        cli.err(&["import", harness.name(), "no-such-session"]),
+        cli.err_code(&["import", harness.name(), "no-such-session"]),
         "session_not_found"
     );
     assert_eq!(cli.ok(&["threads"])["threads"].as_array().unwrap().len(), 6);

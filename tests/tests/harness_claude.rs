@@ -16,7 +16,7 @@ use forkhost_harness::{
     ApprovalDecision, ApprovalRequest, ApprovalSubject, Cut, Forked, HarnessError, NativeSession,
     PendingFork, PermissionMode, RuntimeEvent, SessionTarget, TurnAnchor, TurnOutcome,
 };
-use forkhost_tests::fake_model::script::WRITTEN;
+use forkhost_tests::fake_model::script::{ASK_OPTIONS, WRITTEN};
 use forkhost_tests::fake_model::{Msg, Role};
 use forkhost_tests::harness_env::Harness;
 use harness_common::kit::{exchange, median, within, Fingerprint, Live, Setup, TurnLog};
@@ -244,17 +244,7 @@ const ASK_TOUCH: &str = "RUN_COMMAND `touch approved.txt`";
 
 /// Sends `prompt` and waits for the CLI's question; returns it and the events before it.
 async fn asked(live: &mut Live, prompt: &str) -> (ApprovalRequest, Vec<RuntimeEvent>) {
-    live.send(prompt).await.expect("send");
-    let before = live
-        .until(|e| match e {
-            RuntimeEvent::TurnEnded { .. } => panic!("the turn ended unasked: {e:?}"),
-            e => matches!(e, RuntimeEvent::ApprovalRequested { .. }),
-        })
-        .await;
-    let Some(RuntimeEvent::ApprovalRequested { request }) = before.last().cloned() else {
-        unreachable!()
-    };
-    (request, before)
+    live.ask(prompt).await
 }
 
 async fn answer(live: &mut Live, id: &str, decision: ApprovalDecision) {
@@ -520,4 +510,85 @@ async fn claude_a_crash_while_asking_drops_the_request() {
     );
     assert!(!s.cwd().join("approved.txt").exists());
     live.close_quietly().await;
+}
+
+/// A question (`AskUserQuestion`) is asked as one, not as an approval: approving it is
+/// refused, and the chosen answer is what the model's next request carries as the result.
+#[tokio::test]
+async fn claude_question_is_answered_with_the_users_choice() {
+    let Some(s) = Setup::<Claude>::start().await else {
+        return;
+    };
+    let mut live = s.open_new().await;
+    let (request, before) = asked(&mut live, "ASK_USER `Which colour shall it be?`").await;
+    let ApprovalSubject::Question { questions } = &request.subject else {
+        panic!("not a question: {:?}", request.subject)
+    };
+    assert_eq!(questions.len(), 1);
+    assert_eq!(questions[0].prompt, "Which colour shall it be?");
+    assert_eq!(questions[0].options, ASK_OPTIONS);
+    assert!(!request.can_approve_for_session);
+    let approve = live
+        .runtime
+        .answer(&request.id, ApprovalDecision::Approve)
+        .await;
+    assert!(
+        matches!(approve, Err(HarnessError::InvalidInput(_))),
+        "{approve:?}"
+    );
+    let wrong = live
+        .runtime
+        .answer_question(&request.id, Some(vec![]))
+        .await;
+    assert!(
+        matches!(wrong, Err(HarnessError::InvalidInput(_))),
+        "{wrong:?}"
+    );
+    within(
+        Claude::TIMEOUT,
+        "answer the question",
+        live.runtime
+            .answer_question(&request.id, Some(vec!["Blue".into()])),
+    )
+    .await
+    .expect("answer");
+    let log = live.finish_turn(before).await;
+    log.expect_completed();
+    let results = tool_results(&log);
+    assert!(
+        matches!(results.as_slice(), [(text, false)] if text.contains("Blue")),
+        "{results:?}"
+    );
+    let dialogue = s.last_dialogue();
+    let tool = dialogue.iter().rev().find(|m| m.role == Role::Tool);
+    assert!(
+        tool.is_some_and(|m| m.text.contains("Blue") && !m.text.contains("Red\"")),
+        "the model received the answer: {dialogue:?}"
+    );
+    live.close().await;
+}
+
+/// Dismissing a question tells the model nobody answered; the turn goes on.
+#[tokio::test]
+async fn claude_dismissed_question_tells_the_model() {
+    let Some(s) = Setup::<Claude>::start().await else {
+        return;
+    };
+    let mut live = s.open_new().await;
+    let (request, before) = asked(&mut live, "ASK_USER `Which colour?`").await;
+    within(
+        Claude::TIMEOUT,
+        "dismiss the question",
+        live.runtime.answer_question(&request.id, None),
+    )
+    .await
+    .expect("dismiss");
+    let log = live.finish_turn(before).await;
+    log.expect_completed();
+    let results = tool_results(&log);
+    assert!(
+        matches!(results.as_slice(), [(text, true)] if text.contains("dismissed")),
+        "{results:?}"
+    );
+    live.close().await;
 }

@@ -29,6 +29,7 @@ impl HarnessCase for Codex {
     const TIMEOUT: Duration = Duration::from_secs(90);
     const SESSIONS_DIR: &'static str = ".codex/sessions";
     const SESSION_FILES_ARE_JSONL: bool = false;
+    const SESSION_FOLDER_PER_CWD: bool = false;
     const SESSION_AT_OPEN: bool = true;
     const SETTLED_BEFORE_CLOSE: bool = false;
     const SHELL_TOOL: &'static str = "shell";
@@ -224,6 +225,7 @@ mod codex_approvals {
                     mode: Some(mode.into()),
                     sandbox: Some(sandbox.into()),
                 },
+                trusted: None,
             }
         }
 
@@ -263,18 +265,7 @@ mod codex_approvals {
     /// Sends a prompt that makes the model call the shell tool, and returns the request Codex
     /// raised (with the turn's events up to and including it).
     async fn ask(live: &mut Live, prompt: &str) -> (Vec<RuntimeEvent>, ApprovalRequest) {
-        live.send(prompt).await.expect("send");
-        let seen = live
-            .until(|e| {
-                matches!(
-                    e,
-                    RuntimeEvent::ApprovalRequested { .. } | RuntimeEvent::TurnEnded { .. }
-                )
-            })
-            .await;
-        let Some(RuntimeEvent::ApprovalRequested { request }) = seen.last().cloned() else {
-            panic!("Codex did not ask: {seen:?}");
-        };
+        let (request, seen) = live.ask(prompt).await;
         (seen, request)
     }
 

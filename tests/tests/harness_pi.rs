@@ -12,7 +12,8 @@ mod harness_common;
 use std::time::Duration;
 
 use forkhost_harness::{
-    binary, open_reader, Cut, Forked, HarnessBinary, HarnessKind, NativeSession, TurnAnchor,
+    binary, open_reader, ApprovalDecision, ApprovalSubject, Cut, Forked, HarnessBinary,
+    HarnessError, HarnessKind, NativeSession, TurnAnchor,
 };
 use forkhost_tests::fake_model::Msg;
 use forkhost_tests::harness_env::{Harness, HarnessEnv};
@@ -167,4 +168,87 @@ async fn latest_from_stale_anchors_still_cuts_at_the_turn() {
     let forked = s.fork(&source, &stale, Cut::After(1)).await.unwrap();
     assert_eq!(anchors(&history_of(&forked.session)), stale);
     print.assert_unchanged("the fork");
+}
+
+// --- Extension dialogs: Pi never asks, but its extensions may (`ctx.ui.select` and the
+// like, answered over RPC). The permission gate below is the shape of Pi's own
+// `examples/extensions/permission-gate.ts`: it asks before every bash call.
+
+/// A global extension (in the test's temporary agent dir) asking before each bash command.
+const GATE: &str = r#"export default function (pi) {
+  pi.on("tool_call", async (event, ctx) => {
+    if (event.toolName !== "bash") return undefined;
+    const choice = await ctx.ui.select(`Run ${event.input.command}?`, ["Yes", "No"]);
+    if (choice !== "Yes") return { block: true, reason: "Blocked by the user" };
+    return undefined;
+  });
+}
+"#;
+
+async fn gated() -> Option<Setup<Pi>> {
+    let s = Setup::<Pi>::start().await?;
+    let extensions = s.env.home().join(".pi/agent/extensions");
+    std::fs::create_dir_all(&extensions).unwrap();
+    std::fs::write(extensions.join("gate.ts"), GATE).unwrap();
+    Some(s)
+}
+
+/// The extension's select is a question; "Yes" lets the command run and the model sees its
+/// result; approving it as if it were a permission is refused.
+#[tokio::test]
+async fn pi_extension_dialog_is_a_question_answered_by_the_user() {
+    let Some(s) = gated().await else {
+        return;
+    };
+    let mut live = s.open_new().await;
+    let (request, before) = live.ask("RUN_COMMAND `touch gated.txt`").await;
+    let ApprovalSubject::Question { questions } = &request.subject else {
+        panic!("not a question: {:?}", request.subject)
+    };
+    assert_eq!(questions[0].prompt, "Run touch gated.txt?");
+    assert_eq!(questions[0].options, ["Yes", "No"]);
+    assert!(!s.cwd().join("gated.txt").exists(), "nothing runs unasked");
+    let approve = live
+        .runtime
+        .answer(&request.id, ApprovalDecision::Approve)
+        .await;
+    assert!(
+        matches!(approve, Err(HarnessError::InvalidInput(_))),
+        "{approve:?}"
+    );
+    s.within(
+        "answer",
+        live.runtime
+            .answer_question(&request.id, Some(vec!["Yes".into()])),
+    )
+    .await
+    .expect("answer");
+    let log = live.finish_turn(before).await;
+    log.expect_completed();
+    assert!(s.cwd().join("gated.txt").is_file());
+    live.close().await;
+}
+
+/// Dismissing the dialog: the extension blocks the command, and the model is told.
+#[tokio::test]
+async fn pi_dismissed_extension_dialog_blocks_the_call() {
+    let Some(s) = gated().await else {
+        return;
+    };
+    let mut live = s.open_new().await;
+    let (request, before) = live.ask("RUN_COMMAND `touch gated.txt`").await;
+    s.within("dismiss", live.runtime.answer_question(&request.id, None))
+        .await
+        .expect("dismiss");
+    let log = live.finish_turn(before).await;
+    log.expect_completed();
+    assert!(!s.cwd().join("gated.txt").exists());
+    let dialogue = s.last_dialogue();
+    assert!(
+        dialogue
+            .iter()
+            .any(|m| m.text.contains("Blocked by the user")),
+        "the model was told: {dialogue:?}"
+    );
+    live.close().await;
 }

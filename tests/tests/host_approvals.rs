@@ -4,60 +4,18 @@
 //! interrupt declines what is pending; a mode is validated, stored, changed and inherited by a
 //! fork.
 
+mod host_kit;
+
 use std::collections::HashMap;
-use std::time::Duration;
 
 use forkhost_core::{
-    ApprovalDecision, ApprovalView, ForkAt, HarnessKind, Host, HostEvent, HostOptions,
-    NewThreadSpec, PermissionMode, SubjectView, TurnOutcome,
+    ApprovalDecision, ApprovalView, ForkAt, HarnessKind, HostEvent, NewThreadSpec, PermissionMode,
+    SubjectView, TurnOutcome,
 };
-use forkhost_tests::fake_model::{FakeModel, FakeModelOptions};
-use forkhost_tests::harness_env::{Harness, HarnessEnv};
+use forkhost_tests::harness_env::Harness;
 use tokio::sync::broadcast;
 
-const TURN: Duration = Duration::from_secs(120);
-
-struct Setup {
-    _model: FakeModel,
-    env: HarnessEnv,
-    data: tempfile::TempDir,
-}
-
-async fn setup(harness: Harness) -> Option<Setup> {
-    let model = FakeModel::start(FakeModelOptions::default()).await.unwrap();
-    let env = HarnessEnv::for_fake(harness, &model).unwrap()?;
-    Some(Setup {
-        _model: model,
-        env,
-        data: tempfile::tempdir().unwrap(),
-    })
-}
-
-impl Setup {
-    async fn host(&self) -> Host {
-        let options = HostOptions {
-            harness_env: self.env.vars().to_vec(),
-            ..Default::default()
-        };
-        Host::open_with(self.data.path(), options).await.unwrap().0
-    }
-
-    async fn thread(&self, host: &Host, kind: HarnessKind, mode: Option<&str>) -> String {
-        host.create(NewThreadSpec {
-            harness: kind,
-            cwd: self.env.work_dir().to_owned(),
-            title: None,
-            permissions: PermissionMode {
-                mode: mode.map(Into::into),
-                sandbox: None,
-            },
-        })
-        .await
-        .unwrap()
-        .thread
-        .id
-    }
-}
+use host_kit::{mode, setup, turn_answering, TURN};
 
 /// Waits until each of `threads` has raised a request; returns them by thread.
 async fn requests_of(
@@ -100,8 +58,8 @@ async fn claude_two_threads_waiting_get_their_own_decisions() {
         return;
     };
     let host = s.host().await;
-    let a = s.thread(&host, HarnessKind::Claude, None).await;
-    let b = s.thread(&host, HarnessKind::Claude, None).await;
+    let a = s.thread(&host, Default::default()).await;
+    let b = s.thread(&host, Default::default()).await;
     let mut events = host.subscribe();
     let done_a = host
         .start_turn(&a, "RUN_COMMAND `touch from-a.txt`")
@@ -132,12 +90,24 @@ async fn claude_two_threads_waiting_get_their_own_decisions() {
         .unwrap_err();
     assert_eq!(err.code(), "thread_not_found");
 
-    // A mode changes between turns, not while one waits.
-    let busy = host
+    // Claude takes a mode live, even while a request waits; one it will not take live
+    // (bypassPermissions needs its launch flag) waits for the turn's end.
+    let changed = host
         .set_mode(
             &a,
             PermissionMode {
                 mode: Some("acceptEdits".into()),
+                sandbox: None,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(changed.permissions.mode.as_deref(), Some("acceptEdits"));
+    let busy = host
+        .set_mode(
+            &a,
+            PermissionMode {
+                mode: Some("bypassPermissions".into()),
                 sandbox: None,
             },
         )
@@ -185,7 +155,7 @@ async fn claude_interrupt_declines_what_is_pending() {
         return;
     };
     let host = s.host().await;
-    let a = s.thread(&host, HarnessKind::Claude, None).await;
+    let a = s.thread(&host, Default::default()).await;
     let mut events = host.subscribe();
     let done = host
         .start_turn(&a, "RUN_COMMAND `touch stopped.txt`")
@@ -226,9 +196,7 @@ async fn claude_mode_is_validated_stored_changed_and_forked() {
     assert!(err.to_string().contains("acceptEdits"), "{err}");
 
     // acceptEdits: a Write in the cwd is not asked.
-    let a = s
-        .thread(&host, HarnessKind::Claude, Some("acceptEdits"))
-        .await;
+    let a = s.thread(&host, mode(Some("acceptEdits"), None)).await;
     let file = s.env.work_dir().join("edited.txt");
     let prompt = format!("WRITE_FILE `{}`", file.display());
     let mut events = host.subscribe();
@@ -296,7 +264,7 @@ async fn claude_a_crash_while_asking_clears_the_request() {
         return;
     };
     let host = s.host().await;
-    let a = s.thread(&host, HarnessKind::Claude, None).await;
+    let a = s.thread(&host, Default::default()).await;
     let mut events = host.subscribe();
     let done = host
         .start_turn(&a, "RUN_COMMAND `touch crashed.txt`")
@@ -334,4 +302,161 @@ async fn claude_a_crash_while_asking_clears_the_request() {
     );
     assert!(host.pending_approvals(&a).await.unwrap().is_empty());
     assert!(!s.env.work_dir().join("crashed.txt").exists());
+}
+
+/// "Always this session" outlives the harness process (the Host re-applies it when the thread's
+/// process starts again) and goes to the thread's forks; a thread without the grant is asked.
+async fn session_grants_outlive_the_process_and_go_to_forks(harness: Harness) {
+    let Some(s) = setup(harness).await else {
+        return;
+    };
+    let host = s.host().await;
+    let (kind, permissions) = match harness {
+        Harness::Claude => (HarnessKind::Claude, PermissionMode::default()),
+        // Only `untrusted` asks before a plain command; the sandbox cannot start here.
+        _ => (
+            HarnessKind::Codex,
+            PermissionMode {
+                mode: Some("untrusted".into()),
+                sandbox: Some("danger-full-access".into()),
+            },
+        ),
+    };
+    let spec = || NewThreadSpec {
+        harness: kind,
+        cwd: s.env.work_dir().to_owned(),
+        title: None,
+        permissions: permissions.clone(),
+    };
+    let a = host.create(spec()).await.unwrap().thread.id;
+    let file = s.env.work_dir().join("granted.txt");
+    let prompt = "RUN_COMMAND `touch granted.txt`";
+    let first = turn_answering(&host, &a, prompt, ApprovalDecision::ApproveForSession).await;
+    assert_eq!(first, (1, TurnOutcome::Completed));
+    assert!(file.exists());
+
+    // A new process for the same thread: not asked again.
+    host.close(&a).await.unwrap();
+    std::fs::remove_file(&file).unwrap();
+    let again = turn_answering(&host, &a, prompt, ApprovalDecision::Decline).await;
+    assert_eq!(
+        again,
+        (0, TurnOutcome::Completed),
+        "asked again after a restart"
+    );
+    assert!(file.exists(), "the granted command ran");
+
+    // Its fork starts with the grant.
+    let fork = host
+        .fork(&a, ForkAt::Latest)
+        .await
+        .unwrap()
+        .thread
+        .thread
+        .id;
+    std::fs::remove_file(&file).unwrap();
+    let forked = turn_answering(&host, &fork, prompt, ApprovalDecision::Decline).await;
+    assert_eq!(forked, (0, TurnOutcome::Completed), "the fork asked again");
+    assert!(file.exists(), "the granted command ran in the fork");
+
+    // A thread without the grant is asked (the check above can fail), and a different
+    // command is not covered by the grant.
+    let other = host.create(spec()).await.unwrap().thread.id;
+    std::fs::remove_file(&file).unwrap();
+    let asked = turn_answering(&host, &other, prompt, ApprovalDecision::Decline).await;
+    assert_eq!(asked.0, 1);
+    assert!(!file.exists());
+    let different = turn_answering(
+        &host,
+        &fork,
+        "RUN_COMMAND `touch other.txt`",
+        ApprovalDecision::Decline,
+    )
+    .await;
+    assert_eq!(different.0, 1, "a grant covers exactly its command");
+    assert!(!s.env.work_dir().join("other.txt").exists());
+}
+
+#[tokio::test]
+async fn claude_session_grants_outlive_the_process_and_go_to_forks() {
+    session_grants_outlive_the_process_and_go_to_forks(Harness::Claude).await;
+}
+
+#[tokio::test]
+async fn codex_session_grants_outlive_the_process_and_go_to_forks() {
+    session_grants_outlive_the_process_and_go_to_forks(Harness::Codex).await;
+}
+
+/// A mode changed between turns applies without restarting the harness: Claude through
+/// `set_permission_mode`, Codex through the next `turn/start`. The next identical call is not
+/// asked, and the process was never stopped.
+async fn a_mode_change_applies_live(harness: Harness) {
+    let Some(s) = setup(harness).await else {
+        return;
+    };
+    let host = s.host().await;
+    let (kind, asks, acts) = match harness {
+        Harness::Claude => (
+            HarnessKind::Claude,
+            PermissionMode::default(),
+            PermissionMode {
+                mode: Some("acceptEdits".into()),
+                sandbox: None,
+            },
+        ),
+        _ => (
+            HarnessKind::Codex,
+            PermissionMode {
+                mode: Some("untrusted".into()),
+                sandbox: Some("danger-full-access".into()),
+            },
+            PermissionMode {
+                mode: Some("never".into()),
+                sandbox: Some("danger-full-access".into()),
+            },
+        ),
+    };
+    let a = host
+        .create(NewThreadSpec {
+            harness: kind,
+            cwd: s.env.work_dir().to_owned(),
+            title: None,
+            permissions: asks,
+        })
+        .await
+        .unwrap()
+        .thread
+        .id;
+    let prompt = |name: &str| match harness {
+        // acceptEdits lets file edits in the folder through; a shell command would still ask.
+        Harness::Claude => format!("WRITE_FILE `{}`", s.env.work_dir().join(name).display()),
+        _ => format!("RUN_COMMAND `touch {name}`"),
+    };
+    let first = turn_answering(&host, &a, &prompt("one.txt"), ApprovalDecision::Approve).await;
+    assert_eq!(first, (1, TurnOutcome::Completed));
+    let mut events = host.subscribe();
+    host.set_mode(&a, acts).await.unwrap();
+    let second = turn_answering(&host, &a, &prompt("two.txt"), ApprovalDecision::Decline).await;
+    assert_eq!(
+        second,
+        (0, TurnOutcome::Completed),
+        "asked after the mode change"
+    );
+    assert!(s.env.work_dir().join("two.txt").exists());
+    while let Ok(event) = events.try_recv() {
+        assert!(
+            !matches!(event, HostEvent::RuntimeStopped { .. }),
+            "the harness was restarted for the mode change"
+        );
+    }
+}
+
+#[tokio::test]
+async fn claude_a_mode_change_applies_live() {
+    a_mode_change_applies_live(Harness::Claude).await;
+}
+
+#[tokio::test]
+async fn codex_a_mode_change_applies_live() {
+    a_mode_change_applies_live(Harness::Codex).await;
 }

@@ -454,6 +454,7 @@ async fn idle_runtimes_stop(harness: Harness) {
     let options = HostOptions {
         harness_env: s.env.vars().to_vec(),
         idle_timeout: Some(Duration::from_millis(500)),
+        ..Default::default()
     };
     let (host, _) = Host::open_with(s.data.path(), options).await.unwrap();
     let mut events = host.subscribe();

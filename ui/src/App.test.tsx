@@ -29,6 +29,16 @@ vi.mock("./ipc", async () => {
     setWindowTitle: vi.fn(() => Promise.resolve()),
     startTurn: vi.fn(() => Promise.resolve()),
     fork: vi.fn(),
+    files: vi.fn(() =>
+      Promise.resolve({
+        folder_kind: "folder",
+        in_git: true,
+        folder_exists: true,
+        branch: null,
+        base_commit: null,
+        checkpoints: [],
+      }),
+    ),
     openWindow: vi.fn(() => Promise.resolve("w-1")),
     onHostEvent: vi.fn((h: (e: HostEvent) => void) => {
       hostEvent = h;
@@ -39,6 +49,7 @@ vi.mock("./ipc", async () => {
       return Promise.resolve(() => {});
     }),
     onHostLagged: unlisten,
+    onActivateThread: unlisten,
     onSettingsChanged: unlisten,
     onMenu: unlisten,
     onLayoutChanged: unlisten,
@@ -63,6 +74,9 @@ beforeEach(() => {
     harness_paths: { claude: null, codex: null, pi: null },
     check_for_updates: true,
     skipped_update: null,
+    default_modes: { claude: null, codex_policy: null, codex_sandbox: null },
+    fork_files: "worktree" as const,
+    prune_checkpoints_days: 30,
   });
   m.doctor.mockResolvedValue([]);
   m.threads.mockResolvedValue([]);
@@ -154,7 +168,7 @@ describe("a window with a thread open", () => {
       hostEvent?.({ type: "turn_started", thread_id: "t1" });
       hostEvent?.({ type: "text_delta", thread_id: "t1", text: "live text" });
     });
-    expect(store.get().slots.t1?.live?.items).toEqual([{ kind: "text", text: "live text" }]);
+    await waitFor(() => expect(store.get().slots.t1?.live?.items).toEqual([{ kind: "text", text: "live text" }]));
     expect(container.querySelector('[data-action="stop"]')).toBeTruthy();
     await act(async () => {
       hostEvent?.({ type: "turn_ended", thread_id: "t1", outcome: "completed", message: null });

@@ -3,6 +3,11 @@ import { boot } from "./boot";
 import { hideMenu } from "./menu";
 import { NewThreadDialog } from "./dialogs/NewThreadDialog";
 import { SettingsDialog } from "./dialogs/SettingsDialog";
+import { ArchiveDialog } from "./files/ArchiveDialog";
+import { SetupDialog } from "./files/SetupDialog";
+import { ChangesDialog } from "./files/ChangesDialog";
+import { CompareDialog } from "./files/CompareDialog";
+import { TrustDialog } from "./files/TrustDialog";
 import { onMenu, onUpdateProgress } from "./ipc";
 import { ContextMenu, Toasts } from "./Overlays";
 import { onKeyDown, runAction } from "./shortcuts";
@@ -25,6 +30,7 @@ export function App() {
   const ready = useApp((s) => s.ready);
   const sidebarOpen = useApp((s) => s.sidebarOpen);
   const dialog = useApp((s) => s.dialog);
+  const trustAsk = useApp((s) => s.trustAsk);
   const theme = useApp((s) => s.settings.theme);
   const label = useApp((s) => s.label);
   const spare = useApp((s) => s.spare);
@@ -83,6 +89,13 @@ export function App() {
       {dialog?.kind === "new-thread" && <NewThreadDialog />}
       {dialog?.kind === "settings" && <SettingsDialog />}
       {dialog?.kind === "update" && <UpdateDialog />}
+      {dialog?.kind === "changes" && <ChangesDialog threadId={dialog.threadId} />}
+      {dialog?.kind === "compare" && (
+        <CompareDialog key={`${dialog.threadId}|${dialog.other ?? ""}`} threadId={dialog.threadId} other={dialog.other} />
+      )}
+      {dialog?.kind === "archive" && <ArchiveDialog threadId={dialog.threadId} loss={dialog.loss} />}
+      {dialog?.kind === "setup" && <SetupDialog threadId={dialog.threadId} />}
+      {trustAsk && <TrustDialog ask={trustAsk} />}
       <ContextMenu />
       <Toasts />
       {spare && <WarmUp />}

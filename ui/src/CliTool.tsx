@@ -117,6 +117,8 @@ function Summary({ status, state }: { status: CliToolStatus; state: CliToolState
 
 /** Settings section: status, Install / Uninstall, the confirm step, warnings. */
 export function CliToolSection() {
+  // The confirm step opens at the bottom of a scrolling dialog: its buttons come into view.
+  const revealConfirm = useCallback((el: HTMLDivElement | null) => el?.scrollIntoView?.({ block: "nearest" }), []);
   const [status, setStatus] = useState<CliToolStatus | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState<"install" | "uninstall" | null>(null);
@@ -195,7 +197,13 @@ export function CliToolSection() {
         <p className="settings-hint">macOS will ask for an administrator password.</p>
       )}
       {confirming && status?.conflict?.replaceable && (
-        <div className="cli-tool__confirm" role="alertdialog" aria-label="Replace forkhost" data-cli-tool-confirm>
+        <div
+          className="cli-tool__confirm"
+          role="alertdialog"
+          aria-label="Replace forkhost"
+          data-cli-tool-confirm
+          ref={revealConfirm}
+        >
           <p>
             Replace <Path>{status.conflict.path}</Path> ({status.conflict.detail}) with Forkhost's command-line
             tool? The file there now will be gone.

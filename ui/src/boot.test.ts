@@ -31,6 +31,7 @@ beforeEach(() => {
   m.onHostEvent.mockImplementation(on("host"));
   m.onHostLagged.mockImplementation(on("lagged"));
   m.onSettingsChanged.mockImplementation(on("settings"));
+  m.onActivateThread.mockImplementation(on("activate"));
   m.appInfo.mockResolvedValue({ version: "1.0.0", data_dir: "/data" });
   m.getSettings.mockResolvedValue(store.get().settings);
   m.threads.mockResolvedValue([]);
@@ -52,6 +53,51 @@ describe("the window title", () => {
     expect(titleOf(store.get())).toBe("Thread a — Forkhost");
     store.set({ tabs: [{ id: "x1", thread_id: "a", kind: "terminal" }] });
     expect(titleOf(store.get())).toBe("Thread a (terminal) — Forkhost");
+  });
+});
+
+describe("a thread waiting on the user", () => {
+  const ask = (id: string, kind: "command" | "question" = "command") => ({
+    id,
+    turn: 1,
+    tool_call_id: null,
+    subject:
+      kind === "command"
+        ? { kind: "command" as const, command: "rm -rf /tmp/x", cwd: null }
+        : ({ kind: "question", prompt: "Which?", options: [] } as never),
+    can_approve_for_session: true,
+  });
+
+  it("marks the window title while one of its threads waits, and only then", () => {
+    store.set({
+      threads: [stripTurns(threadDetail("a")), stripTurns(threadDetail("b"))],
+      tabs: [conversation("x1", "a"), conversation("x2", "b")],
+      activeTab: "x1",
+    });
+    expect(titleOf(store.get())).toBe("Thread a — Forkhost");
+    store.set({ approvals: { b: [ask("r1")] } });
+    expect(titleOf(store.get())).toBe("● Waiting for approval — Thread b — Forkhost");
+    // The command itself never reaches the title.
+    expect(titleOf(store.get())).not.toContain("rm -rf");
+    // The active tab's thread first.
+    store.set({ approvals: { b: [ask("r1")], a: [ask("r2")] } });
+    expect(titleOf(store.get())).toBe("● Waiting for approval — Thread a — Forkhost");
+    store.set({ approvals: { a: [ask("r3", "question")] } });
+    expect(titleOf(store.get())).toBe("● Question waiting — Thread a — Forkhost");
+    // Another window's thread does not mark this one.
+    store.set({ approvals: { elsewhere: [ask("r4")] } });
+    expect(titleOf(store.get())).toBe("Thread a — Forkhost");
+  });
+
+  it("shows the thread the app says the user came back for", async () => {
+    m.windowInit.mockResolvedValue(
+      init({ tabs: [conversation("x1", "a"), conversation("x2", "b")], active_tab: "x1" }),
+    );
+    const stop = await boot();
+    expect(store.get().activeTab).toBe("x1");
+    listeners.activate?.("b" as never);
+    expect(store.get().activeTab).toBe("x2");
+    stop();
   });
 });
 
@@ -86,7 +132,7 @@ describe("boot", () => {
   it("listens first, then reads the window, the threads and settings, and is ready", async () => {
     m.windowInit.mockResolvedValue(init({ tabs: [conversation("x1", "a")], active_tab: "x1" }));
     const stop = await boot();
-    expect(Object.keys(listeners).sort()).toEqual(["assign", "host", "lagged", "settings"]);
+    expect(Object.keys(listeners).sort()).toEqual(["activate", "assign", "host", "lagged", "settings"]);
     const state = store.get();
     expect(state.ready).toBe(true);
     expect(state.info).toEqual({ status: "ready", info: { version: "1.0.0", data_dir: "/data" } });

@@ -6,11 +6,29 @@ import type { WindowInit } from "./ipc";
 import { markRead, perf } from "./perf";
 import { type AppState, activeTabOf, store, threadById, updateSlot } from "./state";
 import { layoutSynced, scheduleLayout } from "./tabs/layout";
+import { openTab } from "./tabs/tabs";
 import { loadThread, messageCount, refreshThreads, reloadAll, stripTurns } from "./threads/cache";
 import { handleHostEvent } from "./threads/hostEvents";
 
-/** The window title: the active tab's thread. */
+/** A thread this window shows (the active tab's first) that waits on the user, if any. */
+export function waitingThreadOf(state: AppState): string | undefined {
+  const active = activeTabOf(state)?.thread_id;
+  const shown = state.tabs.map((t) => t.thread_id);
+  const order = active ? [active, ...shown] : shown;
+  return order.find((id) => (state.approvals[id]?.length ?? 0) > 0);
+}
+
+/**
+ * The window title: the active tab's thread; while a thread of this window waits on the user,
+ * "● Waiting for approval — ‹its title› — Forkhost" (or "● Question waiting — …").
+ */
 export function titleOf(state: AppState): string {
+  const waiting = waitingThreadOf(state);
+  if (waiting) {
+    const question = state.approvals[waiting]?.[0]?.subject.kind === "question";
+    const title = threadById(state, waiting)?.title ?? "a thread";
+    return `● ${question ? "Question waiting" : "Waiting for approval"} — ${title} — Forkhost`;
+  }
   const tab = activeTabOf(state);
   const thread = threadById(state, tab?.thread_id);
   if (!tab || !thread) return "Forkhost";
@@ -81,6 +99,8 @@ export async function boot(): Promise<() => void> {
     listen(ipc.onHostEvent(handleHostEvent)),
     listen(ipc.onHostLagged(reloadAll)),
     listen(ipc.onSettingsChanged((settings) => store.set({ settings }))),
+    // The user came back to this window after a notification: show the thread that waits.
+    listen(ipc.onActivateThread((threadId) => void openTab(threadId))),
   ]);
 
   const onVisible = () => {

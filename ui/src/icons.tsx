@@ -130,6 +130,27 @@ export function ChevronIcon(props: IconProps) {
   );
 }
 
+export function ChevronDownIcon(props: IconProps) {
+  return (
+    <svg {...base} {...props}>
+      <path d="m6 9 6 6 6-6" />
+    </svg>
+  );
+}
+
+/** A branch: a worktree's. */
+export function BranchIcon(props: IconProps) {
+  return (
+    <svg {...base} {...props}>
+      <circle cx="6" cy="6" r="2" />
+      <circle cx="6" cy="18" r="2" />
+      <circle cx="18" cy="8" r="2" />
+      <path d="M6 8v8" />
+      <path d="M18 10a6 6 0 0 1-6 6H8" />
+    </svg>
+  );
+}
+
 export function ToolIcon(props: IconProps) {
   return (
     <svg {...base} {...props}>

@@ -11,6 +11,12 @@ import { open as openDialog } from "@tauri-apps/plugin-dialog";
 import { openUrl } from "@tauri-apps/plugin-opener";
 
 import type { AppInfo } from "./bindings/AppInfo";
+import type { ChangesView } from "./bindings/ChangesView";
+import type { FileChangeView } from "./bindings/FileChangeView";
+import type { FilesView } from "./bindings/FilesView";
+import type { ForkFiles } from "./bindings/ForkFiles";
+import type { TrustView } from "./bindings/TrustView";
+import type { WorktreeLoss } from "./bindings/WorktreeLoss";
 import type { ApprovalView } from "./bindings/ApprovalView";
 import type { CliToolStatus } from "./bindings/CliToolStatus";
 import type { CommandError } from "./bindings/CommandError";
@@ -36,6 +42,12 @@ import type { WindowInit } from "./bindings/WindowInit";
 
 export type {
   AppInfo,
+  ChangesView,
+  FileChangeView,
+  FilesView,
+  ForkFiles,
+  TrustView,
+  WorktreeLoss,
   ApprovalView,
   CliToolStatus,
   DiscoveredSession,
@@ -55,13 +67,16 @@ export type {
   WindowInit,
 };
 
-/** A failed command: the Host's stable code and a message. */
+/** A failed command: the Host's stable code and a message (and, for a folder whose trust is
+ * undecided, that folder). */
 export class IpcError extends Error {
   readonly code: string;
-  constructor(code: string, message: string) {
+  readonly trust: TrustView | null;
+  constructor(code: string, message: string, trust: TrustView | null = null) {
     super(message);
     this.name = "IpcError";
     this.code = code;
+    this.trust = trust;
   }
 }
 
@@ -69,7 +84,7 @@ function toIpcError(err: unknown): IpcError {
   if (err instanceof IpcError) return err;
   if (err && typeof err === "object" && "code" in err && "message" in err) {
     const e = err as CommandError;
-    return new IpcError(String(e.code), String(e.message));
+    return new IpcError(String(e.code), String(e.message), e.trust ?? null);
   }
   return new IpcError("internal", err instanceof Error ? err.message : String(err));
 }
@@ -112,8 +127,17 @@ export const isStreaming = (threadId: string) =>
 export type ApprovalDecision = "approve" | "approve_for_session" | "decline" | "decline_and_stop";
 export const answerApproval = (threadId: string, requestId: string, decision: ApprovalDecision) =>
   call("answer_approval", { thread_id: threadId, request_id: requestId, decision });
+/** Answers a question request: one text per question, or null to dismiss it. */
+export const answerQuestion = (threadId: string, requestId: string, answers: string[] | null) =>
+  call("answer_question", { thread_id: threadId, request_id: requestId, answers });
 export const pendingApprovals = (threadId: string) =>
   call("pending_approvals", { thread_id: threadId });
+/**
+ * Changes the thread's permission mode (from its runtime's next start); null words are the
+ * harness's default. Rejects `busy` while a turn runs, `invalid_input` for a word it lacks.
+ */
+export const setMode = (threadId: string, mode: string | null, sandbox: string | null) =>
+  call("set_mode", { thread_id: threadId, mode, sandbox });
 export const rename = (threadId: string, title: string) =>
   call("rename", { thread_id: threadId, title });
 export const archive = (threadId: string, archived: boolean) =>
@@ -121,16 +145,42 @@ export const archive = (threadId: string, archived: boolean) =>
 /**
  * Forks a thread. `forWindow`: the fork opens in a window of its own, which the app opens (its
  * preloaded spare shows while the harness forks) and hands the fork's detail directly; the
- * reply names that window, and its thread then has no turns.
+ * reply names that window, and its thread then has no turns. `files`: a new worktree with the
+ * files as of the fork point, or the same folder; null: as Settings' "When I fork" says.
  */
-export const fork = (threadId: string, at: ForkAt, forWindow = false) =>
-  call("fork", { thread_id: threadId, at, for_window: forWindow });
+export const fork = (threadId: string, at: ForkAt, forWindow = false, files: ForkFiles | null = null) =>
+  call("fork", { thread_id: threadId, at, files, for_window: forWindow });
 export const discover = () => call("discover");
-export const importSession = (harness: string, session: string) =>
-  call("import", { harness_name: harness, session });
+/** Adopts a native session; `trust`: the user's answer for its folder's agent config. */
+export const importSession = (harness: string, session: string, trust: boolean | null = null) =>
+  call("import", { harness_name: harness, session, trust });
 export const follow = (threadId: string) => call("follow", { thread_id: threadId });
 export const unfollow = (threadId: string) => call("unfollow", { thread_id: threadId });
 export const doctor = () => call("doctor");
+
+// ---- a thread's files, folder trust ----------------------------------------------------------
+
+/** The thread's folder kind (worktree or folder), whether it is in git and still there. */
+export const files = (threadId: string) => call("files", { thread_id: threadId });
+/** `other` null: a worktree fork's changes since its fork point; else the two threads' files. */
+export const changes = (threadId: string, other: string | null = null) =>
+  call("changes", { thread_id: threadId, other });
+/** Applies the fork's changes to the target's folder; rejects `conflict` in words. */
+export const bringBack = (forkId: string, targetId: string) =>
+  call("bring_back", { fork_id: forkId, target_id: targetId });
+/** What removing the thread's worktree would lose now. */
+export const worktreeLoss = (threadId: string) => call("worktree_loss", { thread_id: threadId });
+/** Removes the worktree; with something to lose only when `accepted` is exactly that loss. */
+export const removeWorktree = (threadId: string, accepted: WorktreeLoss | null) =>
+  call("remove_worktree", { thread_id: threadId, accepted });
+export const folderTrust = (folder: string) => call("folder_trust", { folder });
+export const setFolderTrust = (folder: string, trusted: boolean) =>
+  call("set_folder_trust", { folder, trusted });
+/** The command new worktrees of the repository holding `folder` run once (null: none). */
+export const setupCommand = (folder: string) => call("setup_command", { folder });
+/** Sets it (null or blank: none); resolves to what is set now. */
+export const setSetupCommand = (folder: string, command: string | null) =>
+  call("set_setup_command", { folder, command });
 
 // ---- windows and tabs ------------------------------------------------------------------------
 
@@ -148,10 +198,9 @@ export const moveTabToNewWindow = (tabId: string) =>
 export const closeWindow = () => call("close_window");
 
 export async function setWindowTitle(title: string): Promise<void> {
-  if (!inApp()) {
-    document.title = title;
-    return;
-  }
+  // The document's title too: what WebDriver and screen readers read.
+  document.title = title;
+  if (!inApp()) return;
   try {
     await getCurrentWindow().setTitle(title);
   } catch {
@@ -239,6 +288,12 @@ export const onWindowAssign = (handler: () => void) =>
 /** The shell changed this window's tabs (a tab moved to another window). */
 export const onLayoutChanged = (handler: () => void) =>
   onHere<null>("layout-changed", () => handler());
+/**
+ * This window gained focus after a notification about one of its threads, which still waits:
+ * show it (the app sends this; notifications have no click callback on every OS).
+ */
+export const onActivateThread = (handler: (threadId: string) => void) =>
+  onHere<string>("activate-thread", handler);
 /** Progress of an update this window is installing. */
 export const onUpdateProgress = (handler: (progress: UpdateProgress) => void) =>
   onHere<UpdateProgress>("update-progress", handler);

@@ -42,6 +42,7 @@ describe("perf marks", () => {
       clickedAt: 1,
       commandMs: 2,
       nativeMs: 3,
+      warm: false,
       hostTotalMs: 4,
       opensIn: "tab",
     });

@@ -27,6 +27,8 @@ export interface ForkMeasure {
   /** Click → the fork command returned, ms. */
   commandMs: number;
   nativeMs: number;
+  /** The harness forked in a warm spare. */
+  warm: boolean;
   hostTotalMs: number;
   opensIn: "window" | "tab";
 }

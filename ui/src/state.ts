@@ -3,6 +3,9 @@
 import type { AppInfo } from "./bindings/AppInfo";
 import type { ApprovalView } from "./bindings/ApprovalView";
 import type { DiscoveredSession } from "./bindings/DiscoveredSession";
+import type { FilesView } from "./bindings/FilesView";
+import type { TrustView } from "./bindings/TrustView";
+import type { WorktreeLoss } from "./bindings/WorktreeLoss";
 import type { HarnessReport } from "./bindings/HarnessReport";
 import type { Settings } from "./bindings/Settings";
 import type { TabView } from "./bindings/TabView";
@@ -40,7 +43,35 @@ export interface Highlight {
   seq: number;
 }
 
-export type Dialog = null | { kind: "new-thread" } | { kind: "settings" } | { kind: "update" };
+export type Dialog =
+  | null
+  | { kind: "new-thread" }
+  | { kind: "settings" }
+  | { kind: "update" }
+  /** "Changes in this fork": a worktree fork's files since its fork point, and Bring back. */
+  | { kind: "changes"; threadId: string }
+  /** Two threads of one lineage tree side by side; `other` null: pick it first. */
+  | { kind: "compare"; threadId: string; other: string | null }
+  /** Archiving a thread that has a worktree: remove it too? (what would be lost, exactly) */
+  | { kind: "archive"; threadId: string; loss: WorktreeLoss }
+  /** The setup command new worktrees of the thread's repository run. */
+  | { kind: "setup"; threadId: string };
+
+/** The repository's setup command running (or done) in a fork's new worktree. */
+export interface WorktreeSetup {
+  /** Its output so far (the last 64 KB), shown as text. */
+  output: string;
+  ended: boolean;
+  success: boolean | null;
+  message: string | null;
+}
+
+/** A folder-trust question waiting for the user (answered once per repository root). */
+export interface TrustAsk {
+  view: TrustView;
+  /** true: trust, false: don't trust, null: cancelled. */
+  answer: (trusted: boolean | null) => void;
+}
 
 /** The app's own update, as this window knows it (update/updater.ts). */
 export type UpdateState =
@@ -99,6 +130,11 @@ export interface AppState {
   /** Bumped to move the keyboard into the active composer. */
   focusComposer: number;
   dialog: Dialog;
+  /** Per thread: its files as last read (worktree or folder, in git, still there). */
+  files: Record<string, FilesView>;
+  /** Per thread: its worktree's setup command, from `worktree_setup` events. */
+  setup: Record<string, WorktreeSetup>;
+  trustAsk: TrustAsk | null;
   menu: ContextMenuState | null;
   toasts: Toast[];
   update: UpdateState;
@@ -110,6 +146,9 @@ export const defaultSettings: Settings = {
   harness_paths: { claude: null, codex: null, pi: null },
   check_for_updates: true,
   skipped_update: null,
+  default_modes: { claude: null, codex_policy: null, codex_sandbox: null },
+  fork_files: "worktree",
+  prune_checkpoints_days: 30,
 };
 
 export function initialState(): AppState {
@@ -136,6 +175,9 @@ export function initialState(): AppState {
     forking: {},
     focusComposer: 0,
     dialog: null,
+    files: {},
+    setup: {},
+    trustAsk: null,
     menu: null,
     toasts: [],
     update: { status: "idle" },

@@ -5,7 +5,7 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 
-use forkhost_core::{ApprovalDecision, ApprovalView, SubjectView};
+use forkhost_core::{ApprovalDecision, ApprovalView, QuestionView, SubjectView};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -39,8 +39,50 @@ pub struct Answered {
     pub decision: String,
 }
 
-/// Decides one request by the policy; `ask` blocks on the terminal.
-pub async fn decide(policy: Approve, request: &ApprovalView) -> ApprovalDecision {
+/// What the CLI answers a request with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    Decision(ApprovalDecision),
+    /// A question's answers (one per question), or `None` to dismiss it.
+    Reply(Option<Vec<String>>),
+}
+
+impl Answer {
+    /// Its name in `--json` output.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Answer::Decision(decision) => decision.name(),
+            Answer::Reply(Some(_)) => "answered",
+            Answer::Reply(None) => "dismissed",
+        }
+    }
+}
+
+/// Answers one request by the policy; `ask` blocks on the terminal. Questions are only
+/// ever answered by someone at the terminal: `all` and `none` dismiss them.
+pub async fn decide(policy: Approve, request: &ApprovalView) -> Answer {
+    if let SubjectView::Question { questions } = &request.subject {
+        if policy != Approve::Ask {
+            eprintln!(
+                "\nforkhost: dismissed a question (nobody to answer it with --approve {}): {}",
+                if policy == Approve::All {
+                    "all"
+                } else {
+                    "none"
+                },
+                describe(&request.subject)
+            );
+            return Answer::Reply(None);
+        }
+        let questions = questions.clone();
+        return tokio::task::spawn_blocking(move || ask_questions(&questions))
+            .await
+            .unwrap_or(Answer::Reply(None));
+    }
+    Answer::Decision(decide_approval(policy, request).await)
+}
+
+async fn decide_approval(policy: Approve, request: &ApprovalView) -> ApprovalDecision {
     match policy {
         Approve::All => ApprovalDecision::Approve,
         Approve::None => {
@@ -85,6 +127,71 @@ fn prompt(what: &str, always: bool) -> ApprovalDecision {
     }
 }
 
+/// Asks each question on stderr: an option by its number or its text, other text where the
+/// question takes it; an empty line or the end of input dismisses the whole request.
+fn ask_questions(questions: &[QuestionView]) -> Answer {
+    let stdin = std::io::stdin();
+    let mut answers = Vec::new();
+    for q in questions {
+        let mut text = format!("\nforkhost: the agent asks: {}", q.prompt);
+        for (i, option) in q.options.iter().enumerate() {
+            text.push_str(&format!("\n  {}. {option}", i + 1));
+        }
+        let hint = match (q.options.is_empty(), q.free_text) {
+            (true, _) => "type your answer",
+            (false, true) => "a number, or type your answer",
+            (false, false) => "a number",
+        };
+        loop {
+            eprint!("{text}\n  ({hint}; empty to dismiss) ");
+            let _ = std::io::stderr().flush();
+            let mut line = String::new();
+            match stdin.lock().read_line(&mut line) {
+                Ok(0) | Err(_) => return Answer::Reply(None),
+                Ok(_) => {}
+            }
+            match parse_choice(&line, q) {
+                Choice::Dismiss => return Answer::Reply(None),
+                Choice::Answer(answer) => {
+                    answers.push(answer);
+                    break;
+                }
+                Choice::Again => {}
+            }
+        }
+    }
+    Answer::Reply(Some(answers))
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Choice {
+    Answer(String),
+    Dismiss,
+    Again,
+}
+
+fn parse_choice(line: &str, q: &QuestionView) -> Choice {
+    let line = line.trim();
+    if line.is_empty() {
+        return Choice::Dismiss;
+    }
+    if let Some(option) = line
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_sub(1))
+        .and_then(|i| q.options.get(i))
+    {
+        return Choice::Answer(option.clone());
+    }
+    if let Some(option) = q.options.iter().find(|o| o.eq_ignore_ascii_case(line)) {
+        return Choice::Answer(option.clone());
+    }
+    match q.free_text {
+        true => Choice::Answer(line.to_owned()),
+        false => Choice::Again,
+    }
+}
+
 fn parse_answer(line: &str, always: bool) -> Option<ApprovalDecision> {
     match line.trim().to_lowercase().as_str() {
         "y" | "yes" => Some(ApprovalDecision::Approve),
@@ -111,8 +218,15 @@ pub fn describe(subject: &SubjectView) -> String {
             text
         }
         SubjectView::Tool { name, input } => format!("use {name} {input}"),
-        SubjectView::Question { prompt, options } => {
-            format!("ask: {prompt} ({})", options.join(" / "))
+        SubjectView::Question { questions } => {
+            let asked: Vec<String> = questions
+                .iter()
+                .map(|q| match q.options.is_empty() {
+                    true => q.prompt.clone(),
+                    false => format!("{} ({})", q.prompt, q.options.join(" / ")),
+                })
+                .collect();
+            format!("ask: {}", asked.join("; "))
         }
     }
 }
@@ -135,6 +249,23 @@ mod tests {
             Some(ApprovalDecision::DeclineAndStop)
         );
         assert_eq!(parse_answer("", true), None);
+    }
+
+    #[test]
+    fn a_choice_is_a_number_an_option_or_free_text() {
+        let mut q = QuestionView {
+            header: None,
+            prompt: "Which?".into(),
+            options: vec!["Red".into(), "Blue".into()],
+            free_text: false,
+        };
+        assert_eq!(parse_choice("2\n", &q), Choice::Answer("Blue".into()));
+        assert_eq!(parse_choice("red", &q), Choice::Answer("Red".into()));
+        assert_eq!(parse_choice("3", &q), Choice::Again);
+        assert_eq!(parse_choice("green", &q), Choice::Again);
+        assert_eq!(parse_choice("  ", &q), Choice::Dismiss);
+        q.free_text = true;
+        assert_eq!(parse_choice("green", &q), Choice::Answer("green".into()));
     }
 
     #[test]

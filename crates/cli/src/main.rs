@@ -1,8 +1,10 @@
 //! `forkhost`: the Host from a terminal. A thin shell: parse, call one Host method, print.
 
 mod approve;
+mod files;
 mod output;
 mod stream;
+mod trust;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,10 +12,13 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use forkhost_core::data_dir::{default_data_dir, DATA_DIR_ENV};
 use forkhost_core::view::ThreadDetail;
-use forkhost_core::{ForkAt, HarnessKind, Host, HostError, NewThreadSpec, PermissionMode, TurnRef};
+use forkhost_core::{
+    ForkAt, ForkFiles, HarnessKind, Host, HostError, NewThreadSpec, PermissionMode, TurnRef,
+};
 
 use approve::Approve;
 use output::{Output, Printed};
+use trust::TrustAnswer;
 
 /// Fork coding-agent conversations (Claude Code, Codex, Pi) at any message.
 ///
@@ -59,6 +64,10 @@ enum Command {
         /// Who answers the first turn's approval requests (see `send`).
         #[arg(long, value_enum)]
         approve: Option<Approve>,
+        /// Whether to trust the folder's project agent config (.claude, .mcp.json, .codex,
+        /// .pi), when it has some and you have not decided yet (asked on a terminal).
+        #[arg(long, value_enum)]
+        trust: Option<TrustAnswer>,
         /// A first prompt to send (runs one turn to its end).
         prompt: Option<String>,
     },
@@ -94,6 +103,36 @@ enum Command {
         /// Keep every completed turn.
         #[arg(long)]
         latest: bool,
+        /// Fork into a new git worktree holding the files as of that message (the default
+        /// when the thread has file checkpoints).
+        #[arg(long, conflicts_with = "same_folder")]
+        worktree: bool,
+        /// Fork in the source's folder, as its files are now.
+        #[arg(long)]
+        same_folder: bool,
+    },
+    /// A thread's folder kind and its file checkpoints (one per turn start and end).
+    Checkpoints { thread: String },
+    /// What changed: a fork's files since its fork point, or THREAD's files against OTHER's.
+    Diff {
+        thread: String,
+        other: Option<String>,
+    },
+    /// Show, set or remove (--clear) the command run once in each new fork worktree of the
+    /// repository holding FOLDER (e.g. `npm ci`).
+    #[command(name = "setup-command")]
+    Setup {
+        folder: PathBuf,
+        command: Option<String>,
+        #[arg(long, conflicts_with = "command")]
+        clear: bool,
+    },
+    /// Bring a fork's file changes (since its fork point) to another thread's folder, as
+    /// uncommitted changes.
+    Apply {
+        fork: String,
+        #[arg(long, value_name = "THREAD")]
+        to: String,
     },
     /// Show a thread: lineage, turns with their anchors, and the messages.
     Show { thread: String },
@@ -103,6 +142,10 @@ enum Command {
     Import {
         harness: HarnessKind,
         session: String,
+        /// Whether to trust the session folder's project agent config, when it has some and
+        /// you have not decided yet.
+        #[arg(long, value_enum)]
+        trust: Option<TrustAnswer>,
     },
     /// List the native sessions on this machine that can be imported.
     Sessions,
@@ -200,8 +243,10 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
             mode,
             sandbox,
             approve,
+            trust,
             prompt,
         } => {
+            trust::decide(host, &cwd, trust, json).await?;
             let created = host
                 .create(NewThreadSpec {
                     harness,
@@ -252,7 +297,14 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
             after,
             before,
             latest,
+            worktree,
+            same_folder,
         } => {
+            let files = match (worktree, same_folder) {
+                (true, _) => ForkFiles::Worktree,
+                (_, true) => ForkFiles::SameFolder,
+                _ => ForkFiles::Auto,
+            };
             let at = match (after, before, latest) {
                 (Some(t), None, false) => ForkAt::After(turn_ref(&t)?),
                 (None, Some(t), false) => ForkAt::Before(turn_ref(&t)?),
@@ -263,17 +315,29 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
                     ))
                 }
             };
-            let forked = host.fork(&thread, at).await?;
-            let mut text = output::thread_text(&forked.thread);
-            if let Some(prefill) = &forked.prefill {
-                text.push_str(&format!("\nprefill: {prefill}"));
-            }
+            files::fork(host, &thread, at, files).await?
+        }
+        Command::Show { thread } => {
+            let detail = host.show(&thread).await?;
+            let files = host.files(&thread).await?;
+            let text = format!(
+                "{}\n{}",
+                output::thread_text(&detail),
+                files::files_text(&files)
+            );
             Printed::new(
-                serde_json::json!({ "thread": forked.thread, "prefill": forked.prefill }),
+                serde_json::json!({ "thread": detail, "files": files }),
                 text,
             )
         }
-        Command::Show { thread } => thread_printed(&host.show(&thread).await?),
+        Command::Checkpoints { thread } => files::checkpoints(host, &thread).await?,
+        Command::Diff { thread, other } => files::diff(host, &thread, other.as_deref()).await?,
+        Command::Apply { fork, to } => files::apply(host, &fork, &to).await?,
+        Command::Setup {
+            folder,
+            command,
+            clear,
+        } => files::setup_command(host, &folder, command.as_deref(), clear).await?,
         Command::Threads => {
             let threads = host.threads().await?;
             let text = threads
@@ -283,9 +347,15 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
                 .join("\n");
             Printed::new(serde_json::json!({ "threads": threads }), text)
         }
-        Command::Import { harness, session } => {
-            thread_printed(&host.import(harness, &session).await?)
-        }
+        Command::Import {
+            harness,
+            session,
+            trust,
+        } => thread_printed(
+            &host
+                .import_trusting(harness, &session, trust.map(TrustAnswer::trusted))
+                .await?,
+        ),
         Command::Sessions => {
             let sessions = host.discover().await?;
             let text = sessions

@@ -136,6 +136,8 @@ mod tests {
             found_by: None,
             notes: Vec::new(),
             support: None,
+            permission_modes: Vec::new(),
+            sandboxes: Vec::new(),
         }
     }
 

@@ -79,8 +79,8 @@ async fn on_approval(
         return;
     };
     // Ctrl-C while asking stops the turn; the interrupt declines what is pending.
-    let decision = tokio::select! {
-        decision = approve::decide(policy, &request) => decision,
+    let answer = tokio::select! {
+        answer = approve::decide(policy, &request) => answer,
         _ = tokio::signal::ctrl_c() => {
             eprintln!("\nforkhost: interrupting the turn…");
             if let Err(err) = host.interrupt(thread).await {
@@ -90,8 +90,14 @@ async fn on_approval(
             return;
         }
     };
-    let answered = match host.answer_approval(thread, &request.id, decision).await {
-        Ok(()) => decision.name().to_owned(),
+    let sent = match answer.clone() {
+        approve::Answer::Decision(decision) => {
+            host.answer_approval(thread, &request.id, decision).await
+        }
+        approve::Answer::Reply(answers) => host.answer_question(thread, &request.id, answers).await,
+    };
+    let answered = match sent {
+        Ok(()) => answer.name().to_owned(),
         // It stopped being pending while we decided; its resolution event says how.
         Err(HostError::InvalidInput(_)) => "gone".to_owned(),
         Err(err) => {

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use forkhost_harness::{ApprovalDecision, ApprovalRequest, ApprovalSubject};
+use forkhost_harness::{ApprovalDecision, ApprovalRequest, ApprovalSubject, Question};
 use serde::Serialize;
 
 use crate::error::{HostError, HostResult};
@@ -48,10 +48,32 @@ pub enum SubjectView {
         #[ts(type = "unknown")]
         input: serde_json::Value,
     },
-    Question {
-        prompt: String,
-        options: Vec<String>,
-    },
+    /// Questions, answered with [`Host::answer_question`] (one text per question).
+    Question { questions: Vec<QuestionView> },
+}
+
+/// One question of a question request.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct QuestionView {
+    /// A short label, when the harness gives one.
+    pub header: Option<String>,
+    pub prompt: String,
+    /// The answers offered; empty when only free text fits.
+    pub options: Vec<String>,
+    /// Whether an answer other than the options is taken.
+    pub free_text: bool,
+}
+
+impl From<Question> for QuestionView {
+    fn from(q: Question) -> Self {
+        QuestionView {
+            header: q.header,
+            prompt: q.prompt,
+            options: q.options,
+            free_text: q.free_text,
+        }
+    }
 }
 
 impl From<ApprovalSubject> for SubjectView {
@@ -60,9 +82,9 @@ impl From<ApprovalSubject> for SubjectView {
             ApprovalSubject::Command { command, cwd } => SubjectView::Command { command, cwd },
             ApprovalSubject::FileChange { paths, diff } => SubjectView::FileChange { paths, diff },
             ApprovalSubject::Tool { name, input } => SubjectView::Tool { name, input },
-            ApprovalSubject::Question { prompt, options } => {
-                SubjectView::Question { prompt, options }
-            }
+            ApprovalSubject::Question { questions } => SubjectView::Question {
+                questions: questions.into_iter().map(Into::into).collect(),
+            },
         }
     }
 }
@@ -84,6 +106,10 @@ impl ApprovalView {
 pub enum Resolution {
     /// The user (or the policy they chose, like the CLI's `--approve`) answered it.
     Answered(ApprovalDecision),
+    /// The user answered its questions.
+    Replied,
+    /// The user dismissed its questions.
+    Dismissed,
     /// The harness no longer waits for it.
     Withdrawn,
     /// Its turn ended or its process went away before an answer.
@@ -94,6 +120,8 @@ impl Resolution {
     pub fn name(self) -> &'static str {
         match self {
             Resolution::Answered(decision) => decision.name(),
+            Resolution::Replied => "answered",
+            Resolution::Dismissed => "dismissed",
             Resolution::Withdrawn => "withdrawn",
             Resolution::Gone => "gone",
         }
@@ -115,6 +143,10 @@ impl PendingApprovals {
 
     pub fn contains(&self, id: &str) -> bool {
         self.requests.iter().any(|r| r.id == id)
+    }
+
+    pub fn get(&self, id: &str) -> Option<&ApprovalView> {
+        self.requests.iter().find(|r| r.id == id)
     }
 
     /// Removes one; `None` when it was not (or no longer) pending.
@@ -159,13 +191,107 @@ impl Host {
         };
         current.runtime.answer(request_id, decision).await?;
         // A withdrawal that crossed the answer has already been reported.
-        let answered = current.turn.approvals().take(request_id).is_some();
+        let taken = current.turn.approvals().take(request_id);
         drop(live);
+        let answered = taken.is_some();
+        if let (ApprovalDecision::ApproveForSession, Some(rule)) = (
+            decision,
+            taken.as_ref().and_then(|r| grant_rule(&r.subject)),
+        ) {
+            // Kept for the thread's next process and its forks; a failure only means the
+            // user is asked again there.
+            if let Err(err) = self.store().add_grant(thread_id, &rule).await {
+                tracing::warn!(thread = %thread_id, error = %err, "could not keep a session grant");
+            }
+        }
         tracing::info!(thread = %thread_id, request = %request_id, decision = decision.name(), "approval answered");
         if answered {
             self.resolved(thread_id, request_id, Resolution::Answered(decision));
         }
         Ok(())
+    }
+
+    /// Answers a pending question request with one text per question (each an offered
+    /// option, or any text where the question takes it), or dismisses it (`None`). Answers
+    /// that do not fit the questions are `invalid_input`, and the question stays pending.
+    pub async fn answer_question(
+        &self,
+        thread_id: &str,
+        request_id: &str,
+        answers: Option<Vec<String>>,
+    ) -> HostResult<()> {
+        self.store().thread(thread_id).await?;
+        let slot = self.slot(thread_id);
+        let mut live = slot.live.lock().await;
+        let Some(current) = live.as_mut().filter(|l| {
+            l.turn
+                .approvals()
+                .get(request_id)
+                .is_some_and(|r| matches!(r.subject, SubjectView::Question { .. }))
+        }) else {
+            return Err(HostError::InvalidInput(format!(
+                "no pending question {request_id:?} in thread {thread_id}"
+            )));
+        };
+        let how = match answers {
+            Some(_) => Resolution::Replied,
+            None => Resolution::Dismissed,
+        };
+        current.runtime.answer_question(request_id, answers).await?;
+        let answered = current.turn.approvals().take(request_id).is_some();
+        drop(live);
+        tracing::info!(thread = %thread_id, request = %request_id, how = how.name(), "question answered");
+        if answered {
+            self.resolved(thread_id, request_id, how);
+        }
+        Ok(())
+    }
+
+    /// Whether the user already approved a request like this one for the thread's session
+    /// (before its harness process was restarted, or in the source of this fork): then the
+    /// decision to send, without asking again. The harness remembers it from then on.
+    pub(crate) async fn granted(
+        &self,
+        thread_id: &str,
+        request: &ApprovalView,
+    ) -> Option<ApprovalDecision> {
+        let rule = grant_rule(&request.subject)?;
+        let grants = self.store().grants(thread_id).await.ok()?;
+        grants
+            .contains(&rule)
+            .then_some(match request.can_approve_for_session {
+                true => ApprovalDecision::ApproveForSession,
+                false => ApprovalDecision::Approve,
+            })
+    }
+
+    /// Answers a request the user's session grant covers. It was never shown, so nothing is
+    /// announced; if the runtime refuses, the request is shown after all.
+    pub(crate) async fn answer_by_grant(
+        &self,
+        thread_id: &str,
+        request: ApprovalView,
+        decision: ApprovalDecision,
+    ) {
+        let slot = self.slot(thread_id);
+        let mut live = slot.live.lock().await;
+        let Some(current) = live.as_mut() else {
+            return;
+        };
+        match current.runtime.answer(&request.id, decision).await {
+            Ok(()) => {
+                tracing::info!(thread = %thread_id, request = %request.id, "approved by a session grant");
+            }
+            Err(err) => {
+                tracing::warn!(thread = %thread_id, request = %request.id, code = HostError::from(err).code(), "a session grant could not answer; asking");
+                current.turn.approvals().add(request.clone());
+                drop(live);
+                self.emit(HostEvent::ApprovalRequested {
+                    thread_id: thread_id.to_owned(),
+                    request,
+                });
+            }
+        }
     }
 
     /// The requests the thread's runtime is waiting on, oldest first.
@@ -211,6 +337,19 @@ impl Host {
             id: id.to_owned(),
             how: how.name().to_owned(),
         });
+    }
+}
+
+/// The rule a "for this session" approval of `subject` grants, as later requests are matched
+/// against it: the exact command, any file change (what the harnesses themselves remember
+/// for edits), or the tool by name. Never broader than what the user approved in the
+/// harness itself; questions grant nothing.
+pub(crate) fn grant_rule(subject: &SubjectView) -> Option<String> {
+    match subject {
+        SubjectView::Command { command, .. } => Some(format!("command:{command}")),
+        SubjectView::FileChange { .. } => Some("file_change".into()),
+        SubjectView::Tool { name, .. } => Some(format!("tool:{name}")),
+        SubjectView::Question { .. } => None,
     }
 }
 
@@ -262,7 +401,39 @@ mod tests {
             "decline_and_stop"
         );
         assert_eq!(Resolution::Withdrawn.name(), "withdrawn");
+        assert_eq!(Resolution::Replied.name(), "answered");
+        assert_eq!(Resolution::Dismissed.name(), "dismissed");
         assert_eq!(Resolution::Gone.name(), "gone");
+    }
+
+    #[test]
+    fn grants_name_exactly_what_was_approved() {
+        let rule = |subject| grant_rule(&subject);
+        assert_eq!(
+            rule(SubjectView::Command {
+                command: "touch x".into(),
+                cwd: Some("/w".into())
+            })
+            .as_deref(),
+            Some("command:touch x")
+        );
+        assert_eq!(
+            rule(SubjectView::FileChange {
+                paths: vec!["a".into()],
+                diff: None
+            })
+            .as_deref(),
+            Some("file_change")
+        );
+        assert_eq!(
+            rule(SubjectView::Tool {
+                name: "WebFetch".into(),
+                input: serde_json::json!({})
+            })
+            .as_deref(),
+            Some("tool:WebFetch")
+        );
+        assert_eq!(rule(SubjectView::Question { questions: vec![] }), None);
     }
 
     #[test]

@@ -69,8 +69,19 @@ impl Host {
     /// Adopts a native session (by id or path) as a thread. Importing the same session twice
     /// returns the existing thread.
     pub async fn import(&self, kind: HarnessKind, session: &str) -> HostResult<ThreadDetail> {
+        self.import_trusting(kind, session, None).await
+    }
+
+    /// [`Host::import`], recording `trust` for the session's folder first when the user has
+    /// not decided on it yet (`forkhost import --trust yes|no`).
+    pub async fn import_trusting(
+        &self,
+        kind: HarnessKind,
+        session: &str,
+        trust: Option<bool>,
+    ) -> HostResult<ThreadDetail> {
         let path = self.resolve_session(kind, session).await?;
-        let row = self.import_path(kind, &path).await?;
+        let row = self.import_path(kind, &path, Some(trust)).await?;
         self.link_lineage(&row).await?;
         self.show(&row.id).await
     }
@@ -106,7 +117,14 @@ impl Host {
     }
 
     /// Records a native file as a `ready` thread with anchors for its complete turns.
-    async fn import_path(&self, kind: HarnessKind, path: &Path) -> HostResult<ThreadRow> {
+    /// `trust`: `None` skips the folder-trust check (rebuilding threads that existed);
+    /// `Some(given)` requires a decision, recording `given` first when there is none.
+    async fn import_path(
+        &self,
+        kind: HarnessKind,
+        path: &Path,
+        trust: Option<Option<bool>>,
+    ) -> HostResult<ThreadRow> {
         let owned = path.to_owned();
         let (history, cwd) = tokio::task::spawn_blocking(move || {
             let history = forkhost_harness::read_history(kind, &owned)?;
@@ -129,6 +147,15 @@ impl Host {
             return Ok(existing);
         }
         let cwd = cwd.unwrap_or_else(|| "/".to_owned());
+        if let (Some(given), true) = (trust, Path::new(&cwd).is_dir()) {
+            let folder = Path::new(&cwd);
+            if let Some(trusted) = given {
+                if self.folder_trust(folder).await?.undecided() {
+                    self.set_folder_trust(folder, trusted).await?;
+                }
+            }
+            self.require_trust_decision(folder).await?;
+        }
         let title = history
             .turns
             .first()
@@ -277,7 +304,7 @@ impl Host {
             let Ok(kind) = session.harness.parse::<HarnessKind>() else {
                 continue;
             };
-            match self.import_path(kind, Path::new(&session.path)).await {
+            match self.import_path(kind, Path::new(&session.path), None).await {
                 Ok(row) => rows.push(row),
                 Err(err) => {
                     tracing::warn!(code = err.code(), "a native session could not be rebuilt")

@@ -25,6 +25,15 @@ pub enum HostError {
     HarnessFailed(String),
     #[error("invalid input: {0}")]
     InvalidInput(String),
+    /// A folder with project agent config whose trust the user has not decided yet. Its code is
+    /// `invalid_input`; the view travels with it, so that a caller can ask without parsing words.
+    #[error(
+        "invalid input: {} has project agent config ({}) that can run commands; decide whether \
+         to trust it first (forkhost: --trust yes|no)",
+        .0.root,
+        .0.config.join(", ")
+    )]
+    TrustUndecided(crate::trust::TrustView),
     /// The store itself failed (disk, permissions). Not the user's doing; details are logged.
     #[error("internal error: {0}")]
     Internal(String),
@@ -43,8 +52,18 @@ impl HostError {
             HostError::Conflict(_) => "conflict",
             HostError::HarnessNotFound(_) => "harness_not_found",
             HostError::HarnessFailed(_) => "harness_failed",
-            HostError::InvalidInput(_) => "invalid_input",
+            HostError::InvalidInput(_) | HostError::TrustUndecided(_) => "invalid_input",
             HostError::Internal(_) => "internal",
+        }
+    }
+}
+
+impl HostError {
+    /// The folder whose trust must be decided first, when that is what this error says.
+    pub fn undecided_trust(&self) -> Option<&crate::trust::TrustView> {
+        match self {
+            HostError::TrustUndecided(view) => Some(view),
+            _ => None,
         }
     }
 }

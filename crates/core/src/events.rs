@@ -41,6 +41,21 @@ pub enum HostEvent {
     ThreadChanged {
         thread_id: String,
     },
+    /// Output of the repository's setup command, running once in the thread's new worktree.
+    WorktreeSetup {
+        thread_id: String,
+        output: String,
+    },
+    /// The setup command ended (`message` says how, when it did not succeed).
+    WorktreeSetupEnded {
+        thread_id: String,
+        success: bool,
+        message: Option<String>,
+    },
+    /// The thread's harness process started (for a turn, or ahead of a fork's first Send).
+    RuntimeStarted {
+        thread_id: String,
+    },
     /// The thread's harness process was stopped (closed, archived, handed to a terminal, or
     /// idle too long); the next send starts it again on the same native session.
     RuntimeStopped {
@@ -77,6 +92,9 @@ impl HostEvent {
             | HostEvent::ToolResult { thread_id, .. }
             | HostEvent::TurnEnded { thread_id, .. }
             | HostEvent::ThreadChanged { thread_id }
+            | HostEvent::RuntimeStarted { thread_id }
+            | HostEvent::WorktreeSetup { thread_id, .. }
+            | HostEvent::WorktreeSetupEnded { thread_id, .. }
             | HostEvent::RuntimeStopped { thread_id }
             | HostEvent::ApprovalRequested { thread_id, .. }
             | HostEvent::ApprovalResolved { thread_id, .. }

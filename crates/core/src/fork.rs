@@ -13,6 +13,8 @@ use serde::Deserialize;
 use crate::error::{HostError, HostResult};
 use crate::events::HostEvent;
 use crate::failpoint;
+use crate::files::worktree_fork::Decided;
+use crate::files::ForkFiles;
 use crate::host::{new_id, Host};
 use crate::thread::{encode_pending, Thread};
 use crate::view::{ForkResult, ForkTiming};
@@ -53,6 +55,12 @@ pub enum ForkAt {
 }
 
 /// The checked plan of one fork.
+/// A runtime a warm spare became, with the events it sent so far.
+type Adopted = (
+    forkhost_harness::runtime::Runtime,
+    tokio::sync::mpsc::UnboundedReceiver<forkhost_harness::RuntimeEvent>,
+);
+
 struct Plan {
     source: ThreadRow,
     /// The native session the harness forks: the thread's own, or a pending fork's source.
@@ -68,8 +76,20 @@ struct Plan {
 }
 
 impl Host {
-    /// Forks a thread at a boundary. See the module docs for the protocol.
+    /// Forks a thread at a boundary, in its source's folder unless the source has file
+    /// checkpoints (then in a worktree with the files as of the fork point).
     pub async fn fork(&self, source_id: &str, at: ForkAt) -> HostResult<ForkResult> {
+        self.fork_with(source_id, at, ForkFiles::Auto).await
+    }
+
+    /// Forks a thread at a boundary, its files as `files` says. See the module docs for the
+    /// protocol; a worktree made for a fork that then fails is removed again.
+    pub async fn fork_with(
+        &self,
+        source_id: &str,
+        at: ForkAt,
+        files: ForkFiles,
+    ) -> HostResult<ForkResult> {
         let started = std::time::Instant::now();
         let ms = |since: std::time::Instant| since.elapsed().as_secs_f64() * 1e3;
         let plan = self.plan_fork(source_id, &at).await?;
@@ -88,37 +108,105 @@ impl Host {
 
         // Step 2: the child exists only as `creating` until the commit.
         let child = self.insert_creating(&plan).await?;
+        // The source's session grants go with it (a harness forgets them with its process);
+        // a failed fork's row takes them along when it is discarded.
+        if let Err(err) = self.store().copy_grants(&plan.source.id, &child.id).await {
+            self.discard(&child).await;
+            return Err(err.into());
+        }
         failpoint::hit("after_insert")?;
 
-        // Step 3: the harness derives the native session.
-        let source_native = plan.native.clone();
-        let native_started = std::time::Instant::now();
-        let forked = match forkhost_harness::runtime::fork(
-            &binary,
-            &source_native,
-            &plan.anchors,
-            plan.cut,
-            &self.inner.harness_env,
-        )
-        .await
-        {
-            Ok(forked) => forked,
-            Err(err) => {
-                self.discard(&child).await;
-                return Err(err.into());
+        // Its files: a worktree as of the fork point, or the source's folder.
+        let decided = self
+            .decide_files(
+                &plan.source,
+                plan.turn.ordinal,
+                plan.boundary,
+                &child.id,
+                files,
+            )
+            .await;
+        let (worktree, files_note) = match decided {
+            Ok(Decided::Worktree(prepared)) => {
+                let note = prepared.note.clone();
+                (Some(prepared), note)
             }
-        };
-        let native_ms = ms(native_started);
-
-        // Step 4: anchors with new host ids, committed in one transaction.
-        let commit_started = std::time::Instant::now();
-        let (committed, turns) = match self.commit_fork(&plan, child.clone(), &forked).await {
-            Ok(committed) => committed,
+            Ok(Decided::SameFolder { note }) => (None, note),
             Err(err) => {
                 self.discard(&child).await;
                 return Err(err);
             }
         };
+
+        // Step 3: the harness derives the native session (in the worktree, for one).
+        let source_native = plan.native.clone();
+        let native_started = std::time::Instant::now();
+        let request = forkhost_harness::ForkRequest {
+            binary: &binary,
+            source: &source_native,
+            anchors: &plan.anchors,
+            cut: plan.cut,
+            env: &self.inner.harness_env,
+            cwd: worktree.as_ref().map(|w| w.cwd.as_path()),
+        };
+        let (forked, adopted) = self.native_fork(&plan, request).await;
+        let forked = match forked {
+            Ok(forked) => forked,
+            Err(err) => {
+                self.discard(&child).await;
+                if let Some(worktree) = worktree {
+                    self.undo_worktree(*worktree).await;
+                }
+                return Err(err);
+            }
+        };
+        let native_ms = ms(native_started);
+        let warm = adopted.is_some();
+
+        // Step 4: anchors with new host ids, committed in one transaction.
+        let commit_started = std::time::Instant::now();
+        let mut child_row = child.clone();
+        if let Some(worktree) = &worktree {
+            child_row.cwd = worktree.cwd.display().to_string();
+        }
+        let committed = self.commit_fork(&plan, child_row, &forked).await;
+        let (committed, turns) = match committed {
+            Ok(committed) => committed,
+            Err(err) => {
+                if let Some((runtime, _)) = adopted {
+                    let _ = runtime.close().await;
+                }
+                self.discard(&child).await;
+                if let Some(worktree) = worktree {
+                    self.undo_worktree(*worktree).await;
+                }
+                return Err(err);
+            }
+        };
+        // The fork keeps its source's checkpoints for the turns it keeps, and remembers its
+        // worktree. Both only add detail: a failure is logged, the fork stands.
+        if let Err(err) = self
+            .store()
+            .copy_checkpoints(&plan.source.id, &committed.id, plan.kept as i64)
+            .await
+        {
+            tracing::warn!(fork = %committed.id, error = %err, "could not copy checkpoints");
+        }
+        if let Some(worktree) = &worktree {
+            if let Err(err) = self
+                .store()
+                .put_worktree(&worktree.row(&committed.id))
+                .await
+            {
+                tracing::warn!(fork = %committed.id, error = %err, "could not record the worktree");
+            }
+            self.run_setup(
+                &committed.id,
+                &crate::files::main_root(&worktree.repo),
+                worktree.cwd.clone(),
+            )
+            .await;
+        }
         failpoint::hit("after_commit")?;
         let commit_ms = ms(commit_started);
 
@@ -129,9 +217,18 @@ impl Host {
         };
         tracing::info!(
             source = %plan.source.id, fork = %committed.id, boundary = %plan.boundary,
-            kept = plan.kept, native_ms, total_ms = started.elapsed().as_secs_f64() * 1e3,
+            kept = plan.kept, native_ms, warm, total_ms = started.elapsed().as_secs_f64() * 1e3,
             "fork made"
         );
+        if let Some((runtime, rx)) = adopted {
+            // The spare that forked it is its runtime now.
+            self.adopt_runtime(&committed.id, runtime, rx).await;
+        } else if self.inner.warm_forks && forked.pending.is_some() {
+            // The CLI writes nothing before the first prompt, so its process can start now:
+            // the first Send then goes straight to the model. Unused, it is stopped as idle.
+            let (host, id) = (self.clone(), committed.id.clone());
+            tokio::spawn(async move { host.prewarm(&id).await });
+        }
         self.emit(HostEvent::ThreadChanged {
             thread_id: committed.id.clone(),
         });
@@ -145,14 +242,51 @@ impl Host {
         Ok(ForkResult {
             thread,
             prefill,
+            files_note,
             timing: ForkTiming {
                 check_ms,
                 native_ms,
+                warm,
                 commit_ms,
                 read_back_ms: ms(read_started),
                 total_ms: ms(started),
             },
         })
+    }
+
+    /// Step 3's native call: in a warm spare of the harness where the app keeps one (the spare
+    /// then is the fork's runtime, returned with its events), else in a process of its own.
+    /// A spare is only used where starting it knew nothing the fork's folder needs (its
+    /// project config, when the folder has one); a spare that dies is replaced by the cold
+    /// path.
+    async fn native_fork(
+        &self,
+        plan: &Plan,
+        request: forkhost_harness::ForkRequest<'_>,
+    ) -> (HostResult<Forked>, Option<Adopted>) {
+        let folder = request.cwd.unwrap_or(&request.source.cwd);
+        let plain_folder =
+            matches!(self.folder_trust(folder).await, Ok(v) if v.for_harness().is_none());
+        let spare = match plain_folder {
+            true => self.take_spare(plan.kind, &request).await,
+            false => None,
+        };
+        if let Some(spare) = spare {
+            let permissions = forkhost_harness::PermissionMode {
+                mode: plan.source.permission_mode.clone(),
+                sandbox: plan.source.permission_sandbox.clone(),
+            };
+            let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+            match spare.fork_into_runtime(request, permissions, tx).await {
+                Ok((forked, runtime)) => return (Ok(forked), Some((runtime, rx))),
+                Err(err @ forkhost_harness::HarnessError::HarnessFailed { .. }) => {
+                    tracing::warn!(error = %err, "a warm spare failed to fork; forking cold");
+                }
+                Err(err) => return (Err(err.into()), None),
+            }
+        }
+        let forked = forkhost_harness::runtime::fork_with(request).await;
+        (forked.map_err(Into::into), None)
     }
 
     /// Step 1: refuse with a typed error before anything is created.

@@ -35,12 +35,28 @@ pub struct HarnessReport {
     /// How its version relates to the versions the test suite ran (`forkhost_harness::verified`).
     #[ts(type = "\"verified\" | \"newer_than_tested\" | \"older_than_supported\" | null")]
     pub support: Option<VersionSupport>,
+    /// The permission modes a thread of this harness may take, in its own words (Claude's
+    /// `--permission-mode`, Codex's approval policy); empty where it has none (Pi runs its tools
+    /// without asking). Known without the binary.
+    pub permission_modes: Vec<String>,
+    /// Its sandboxes (Codex); empty elsewhere.
+    pub sandboxes: Vec<String>,
+}
+
+/// `(modes, sandboxes)` of a harness, as owned words for the report.
+fn choices(kind: HarnessKind) -> (Vec<String>, Vec<String>) {
+    let c = kind.harness().permission_choices();
+    let words = |w: &[&str]| w.iter().map(|s| (*s).to_owned()).collect();
+    (words(c.modes), words(c.sandboxes))
 }
 
 impl HarnessReport {
     /// The report of a binary that was found and answered `--version`.
     fn found(bin: &HarnessBinary, found_by: binary::FoundBy, notes: Vec<String>) -> Self {
+        let (permission_modes, sandboxes) = choices(bin.kind);
         HarnessReport {
+            permission_modes,
+            sandboxes,
             name: bin.kind.to_string(),
             path: Some(bin.path.display().to_string()),
             version: Some(bin.version.clone()),
@@ -92,6 +108,8 @@ impl Harnesses {
             out.push(match self.located(kind).await {
                 Ok((bin, found_by)) => HarnessReport::found(&bin, found_by, notes),
                 Err(err) => HarnessReport {
+                    permission_modes: choices(kind).0,
+                    sandboxes: choices(kind).1,
                     name: kind.to_string(),
                     path: None,
                     version: None,
@@ -180,5 +198,25 @@ impl From<forkhost_harness::HistoryError> for crate::HostError {
             }
             other => crate::HostError::Internal(other.to_string()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reports_carry_each_harness_s_permission_words() {
+        let (modes, sandboxes) = choices(HarnessKind::Claude);
+        assert!(modes.iter().any(|m| m == "acceptEdits"), "{modes:?}");
+        assert!(sandboxes.is_empty());
+        let (modes, sandboxes) = choices(HarnessKind::Codex);
+        assert_eq!(modes, ["untrusted", "on-request", "never"]);
+        assert_eq!(
+            sandboxes,
+            ["read-only", "workspace-write", "danger-full-access"]
+        );
+        let (modes, sandboxes) = choices(HarnessKind::Pi);
+        assert!(modes.is_empty() && sandboxes.is_empty());
     }
 }

@@ -37,6 +37,10 @@ pub(crate) struct Inner {
     /// Extra environment for harness processes (tests point them at a fake model this way;
     /// normally empty: harnesses inherit the Host's environment).
     pub harness_env: Vec<(String, String)>,
+    pub warm_forks: bool,
+    /// How long a harness process (a runtime, a warm spare) may sit unused.
+    pub idle_timeout: std::time::Duration,
+    pub spares: crate::spares::Spares,
     pub texts: crate::text::TextCache,
 }
 
@@ -61,6 +65,10 @@ pub struct HostOptions {
     /// Stop a thread's harness process after this long without a turn (default 10 minutes);
     /// the next send starts it again on the same session.
     pub idle_timeout: Option<std::time::Duration>,
+    /// Start a lazy fork's harness process right after the fork (in the background), so the
+    /// first Send goes straight to the model. For a long-lived Host (the app); a one-shot CLI
+    /// would only start a process to kill it.
+    pub warm_forks: bool,
 }
 
 /// How long an idle runtime lives by default.
@@ -98,6 +106,9 @@ impl Host {
                 events,
                 runtimes: Arc::default(),
                 harness_env: options.harness_env,
+                warm_forks: options.warm_forks,
+                idle_timeout: options_idle.unwrap_or(IDLE_TIMEOUT),
+                spares: Default::default(),
                 texts: crate::text::TextCache::default(),
             }),
         };
@@ -186,6 +197,7 @@ impl Host {
     /// Registers a new thread. Its native session is created with the first prompt.
     pub async fn create(&self, spec: NewThreadSpec) -> HostResult<ThreadDetail> {
         let cwd = checked_cwd(&spec.cwd)?;
+        self.require_trust_decision(&cwd).await?;
         let permissions = crate::permissions::sorted(spec.harness, spec.permissions);
         checked_permissions(spec.harness, &permissions)?;
         // Fail early and in words when the harness isn't installed.
@@ -271,6 +283,7 @@ impl Host {
     /// Stops every runtime (all at once, killed if not closed within a short grace, so quitting
     /// takes at most ~3 s however many are stuck) and closes the store.
     pub async fn shutdown(&self) {
+        self.close_spares().await;
         self.inner.runtimes.stop_all(SHUTDOWN_GRACE).await;
         self.store().close().await;
     }

@@ -9,12 +9,14 @@ pub mod discovery;
 pub mod error;
 pub mod events;
 pub mod failpoint;
+pub mod files;
 pub mod fork;
 pub mod harnesses;
 pub mod host;
 pub mod layout;
 pub mod logging;
 pub mod terminal;
+pub mod trust;
 pub mod view;
 
 mod follow;
@@ -22,22 +24,25 @@ mod permissions;
 mod pump;
 mod runtimes;
 mod slot;
+mod spares;
 mod sync;
 mod text;
 mod thread;
 mod turns;
 mod watch;
 
-pub use approvals::{ApprovalView, SubjectView};
+pub use approvals::{ApprovalView, QuestionView, SubjectView};
 pub use discovery::DiscoveredSession;
 pub use error::{HostError, HostResult};
 pub use events::HostEvent;
+pub use files::{ChangesView, CheckpointView, FileChangeView, FilesView, ForkFiles, WorktreeLoss};
 pub use fork::{ForkAt, TurnRef};
 pub use forkhost_harness::{
     ApprovalDecision, HarnessKind, PermissionMode, TurnOutcome, VersionSupport,
 };
 pub use harnesses::HarnessReport;
 pub use host::{Host, HostOptions, NewThreadSpec, OpenReport};
+pub use trust::TrustView;
 
 /// The app's bundle identifier. The CLI derives its default data folder from it so that the app
 /// and the CLI open the same store without being told.

@@ -9,9 +9,10 @@ use crate::host::{checked_permissions, Host};
 use crate::view::ThreadView;
 
 impl Host {
-    /// Changes the thread's mode. A harness takes its mode when its process starts, so an idle
-    /// runtime is stopped here and the next send starts it with the new mode; a running turn
-    /// is `busy` (change it once the turn ends).
+    /// Changes the thread's mode. A harness that can take it live does so at once, even
+    /// mid-turn (Claude's `set_permission_mode`; Codex from its next turn); otherwise an idle
+    /// runtime is stopped so the next send starts it with the new mode, and a running turn is
+    /// `busy` (change it once the turn ends).
     pub async fn set_mode(
         &self,
         thread_id: &str,
@@ -25,13 +26,16 @@ impl Host {
         if thread.permissions() == permissions {
             return Ok((&thread.row).into());
         }
-        if slot
-            .live
-            .lock()
-            .await
-            .as_ref()
-            .is_some_and(|l| l.turn.is_streaming())
-        {
+        let mut live = slot.live.lock().await;
+        let applied_live = match live.as_mut() {
+            Some(current) if !current.turn.is_dead() => {
+                current.runtime.set_mode(&permissions).await?
+            }
+            _ => false,
+        };
+        let streaming = live.as_ref().is_some_and(|l| l.turn.is_streaming());
+        drop(live);
+        if !applied_live && streaming {
             return Err(HostError::Busy(format!(
                 "a turn is running in thread {thread_id}; change its mode when it ends"
             )));
@@ -40,9 +44,11 @@ impl Host {
         row.permission_mode = permissions.mode;
         row.permission_sandbox = permissions.sandbox;
         let row = self.store().update_thread(&row).await?;
-        // Holding the thread's lock, no turn can start before the process is gone.
-        self.stop_runtime(&slot).await;
-        tracing::info!(thread = %thread_id, "permission mode changed");
+        if !applied_live {
+            // Holding the thread's lock, no turn can start before the process is gone.
+            self.stop_runtime(&slot).await;
+        }
+        tracing::info!(thread = %thread_id, live = applied_live, "permission mode changed");
         self.emit(HostEvent::ThreadChanged {
             thread_id: thread_id.to_owned(),
         });

@@ -9,6 +9,7 @@ use tokio::sync::mpsc;
 
 use crate::approvals::{ApprovalView, Resolution};
 use crate::events::HostEvent;
+use crate::files::TurnEdge;
 use crate::host::Host;
 use crate::slot::TurnState;
 
@@ -58,6 +59,15 @@ pub(crate) async fn pump(
             RuntimeEvent::TurnEnded { outcome, .. } => {
                 // Nothing waits past its turn.
                 host.drop_pending(&thread_id, &turn);
+                // The files as the turn left them, before anyone can fork after it.
+                if let Ok(row) = host.store().thread(&thread_id).await {
+                    let ordinal = turn.file_turn.load(Ordering::SeqCst);
+                    if ordinal > 0 {
+                        let folder = std::path::PathBuf::from(&row.cwd);
+                        host.checkpoint_turn(&thread_id, &folder, ordinal, TurnEdge::End)
+                            .await;
+                    }
+                }
                 if let Err(err) = host.sync_thread(&thread_id).await {
                     tracing::warn!(thread = %thread_id, code = err.code(), "sync after turn failed");
                     host.emit(HostEvent::Error {
@@ -81,6 +91,16 @@ pub(crate) async fn pump(
                 tracing::info!(thread = %thread_id, request = %request.id, "approval requested");
                 let view = ApprovalView::new(request, turn.turns.load(Ordering::SeqCst));
                 turn.approvals().add(view.clone());
+                if let Some(decision) = host.granted(&thread_id, &view).await {
+                    turn.approvals().take(&view.id);
+                    // Its own task: answering takes the runtime's lock, which must never wait
+                    // on this pump.
+                    let (host, thread) = (host.clone(), id());
+                    tokio::spawn(async move {
+                        host.answer_by_grant(&thread, view, decision).await;
+                    });
+                    continue;
+                }
                 host.emit(HostEvent::ApprovalRequested {
                     thread_id: id(),
                     request: view,

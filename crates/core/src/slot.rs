@@ -79,6 +79,8 @@ pub(crate) struct TurnState {
     pub turns: AtomicU64,
     /// The approval requests the harness is waiting on.
     pub approvals: StdMutex<PendingApprovals>,
+    /// The running turn's 1-based position in the thread, for its end checkpoint.
+    pub file_turn: std::sync::atomic::AtomicI64,
 }
 
 impl TurnState {

@@ -11,6 +11,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::error::{HostError, HostResult};
 use crate::events::HostEvent;
+use crate::files::TurnEdge;
 use crate::host::Host;
 use crate::pump::pump;
 use crate::slot::{Live, Slot, TurnState};
@@ -49,6 +50,13 @@ impl Host {
                 "thread {thread_id} is archived; unarchive it first"
             )));
         }
+        if !thread.folder.is_dir() {
+            return Err(HostError::InvalidInput(format!(
+                "the folder of thread {thread_id} is gone ({}); it was deleted or moved outside \
+                 Forkhost: restore it, or archive the thread",
+                thread.folder.display()
+            )));
+        }
         if slot.terminal.load(Ordering::SeqCst) {
             return Err(HostError::Busy(format!(
                 "thread {thread_id} is open in a terminal tab; close it to send from here"
@@ -60,12 +68,25 @@ impl Host {
                 dead.close().await;
             }
         }
+        if live.as_ref().is_some_and(|l| l.turn.is_streaming()) {
+            return Err(HostError::Busy(format!(
+                "a turn is already running in thread {thread_id}"
+            )));
+        }
+        // The files as the turn starts, recorded while the harness starts (never after the
+        // prompt is sent: by then the agent may be changing them).
+        let ordinal = self.store().turns(thread_id).await?.len() as i64 + 1;
+        let checkpoint = self.checkpoint_turn(thread_id, &thread.folder, ordinal, TurnEdge::Start);
         if live.is_none() {
-            *live = Some(self.open_runtime(&thread).await?);
+            let (opened, _) = tokio::join!(self.open_runtime(&thread), checkpoint);
+            *live = Some(opened?);
+        } else {
+            checkpoint.await;
         }
         let Some(current) = live.as_mut() else {
             return Err(HostError::Internal("no runtime".into()));
         };
+        current.turn.file_turn.store(ordinal, Ordering::SeqCst);
         if current.turn.is_streaming() {
             return Err(HostError::Busy(format!(
                 "a turn is already running in thread {thread_id}"
@@ -90,6 +111,34 @@ impl Host {
             return Err(err.into());
         }
         Ok(rx)
+    }
+
+    /// Starts the thread's harness process ahead of its first Send (a lazy fork's), unless
+    /// one runs already or a turn or terminal claims the thread. Best effort: a failure is
+    /// logged and the first Send starts it as usual.
+    pub(crate) async fn prewarm(&self, thread_id: &str) {
+        let slot = self.slot(thread_id);
+        let _op = slot.ops.lock().await;
+        if slot.terminal.load(Ordering::SeqCst) {
+            return;
+        }
+        let Ok(thread) = self.thread(thread_id).await else {
+            return;
+        };
+        let mut live = slot.live.lock().await;
+        if live.is_some() {
+            return;
+        }
+        let started = std::time::Instant::now();
+        match self.open_runtime(&thread).await {
+            Ok(opened) => {
+                *live = Some(opened);
+                tracing::info!(thread = %thread_id, ms = started.elapsed().as_millis() as u64, "fork's harness started ahead of its first send");
+            }
+            Err(err) => {
+                tracing::warn!(thread = %thread_id, code = err.code(), "could not start a fork's harness ahead");
+            }
+        }
     }
 
     /// Interrupts the running turn of a thread, if any. Its pending approval requests are
@@ -141,6 +190,11 @@ impl Host {
         let kind = thread.kind;
         let binary = self.inner.harnesses.binary(kind).await?;
         let target = thread.session_target()?;
+        let trusted = match self.folder_trust(&thread.folder).await {
+            Ok(view) => view.for_harness(),
+            // A folder that is gone has no config to load; the harness says what is wrong.
+            Err(_) => None,
+        };
         let (tx, rx) = mpsc::unbounded_channel();
         let runtime = Runtime::open(
             OpenSpec {
@@ -148,19 +202,52 @@ impl Host {
                 target,
                 env: self.inner.harness_env.clone(),
                 permissions: thread.permissions(),
+                trusted,
             },
             tx,
         )
         .await?;
+        tracing::info!(thread = %thread.id(), harness = %kind, "runtime started");
+        // A harness with threads open keeps a warm spare for their forks (app only).
+        self.ensure_spare(kind);
+        Ok(self.live(thread.id(), runtime, rx))
+    }
+
+    /// A running runtime attached to its thread: the pump carries its events (`rx`, which may
+    /// hold events from before this call) to the Host.
+    pub(crate) fn live(
+        &self,
+        thread_id: &str,
+        runtime: Runtime,
+        rx: mpsc::UnboundedReceiver<forkhost_harness::RuntimeEvent>,
+    ) -> Live {
         let turn = Arc::new(TurnState::default());
         turn.touch();
-        let id = thread.id().to_owned();
-        tracing::info!(thread = %id, harness = %kind, "runtime started");
-        let pump = tokio::spawn(pump(self.clone(), id, rx, turn.clone()));
-        Ok(Live {
+        self.emit(HostEvent::RuntimeStarted {
+            thread_id: thread_id.to_owned(),
+        });
+        let pump = tokio::spawn(pump(self.clone(), thread_id.to_owned(), rx, turn.clone()));
+        Live {
             runtime,
             pump,
             turn,
-        })
+        }
+    }
+
+    /// Gives a thread the runtime a warm spare became when it forked it (no runtime can be
+    /// there yet: the thread was just committed).
+    pub(crate) async fn adopt_runtime(
+        &self,
+        thread_id: &str,
+        runtime: Runtime,
+        rx: mpsc::UnboundedReceiver<forkhost_harness::RuntimeEvent>,
+    ) {
+        let slot = self.slot(thread_id);
+        let _op = slot.ops.lock().await;
+        let mut live = slot.live.lock().await;
+        if let Some(old) = live.take() {
+            old.close().await;
+        }
+        *live = Some(self.live(thread_id, runtime, rx));
     }
 }

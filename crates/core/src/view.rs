@@ -165,6 +165,9 @@ pub struct ForkResult {
     pub thread: ThreadDetail,
     /// For a fork `before` turn T: T's prompt, to put back in the composer.
     pub prefill: Option<String>,
+    /// Said to the user when the fork's files are not what they might expect (its folder is
+    /// not in git; no checkpoint at that point, so it starts from the current files).
+    pub files_note: Option<String>,
     pub timing: ForkTiming,
 }
 
@@ -177,6 +180,8 @@ pub struct ForkTiming {
     pub check_ms: f64,
     /// Step 3: the harness's native fork.
     pub native_ms: f64,
+    /// Step 3 ran in a warm spare of the harness (which then became the fork's runtime).
+    pub warm: bool,
     /// Step 4: reading the derived anchors and the commit.
     pub commit_ms: f64,
     /// Reading the fork back with its messages (and the prefill).

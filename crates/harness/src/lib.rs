@@ -32,7 +32,8 @@ mod tree;
 pub use contract::{
     ApprovalDecision, ApprovalRequest, ApprovalSubject, Capabilities, Cut, EventSender,
     ForkRequest, Forked, Harness, HarnessBinary, LiveRuntime, NativeSession, OpenSpec, PendingFork,
-    PermissionChoices, PermissionMode, RuntimeEvent, SessionTarget, TurnOutcome,
+    PermissionChoices, PermissionMode, Question, RuntimeEvent, SessionTarget, TurnOutcome,
+    WarmSpare,
 };
 pub use error::{HarnessError, HarnessResult};
 pub use history::{

@@ -2,14 +2,14 @@
 //! [`RuntimeEvent`]s, interrupts and closes; and [`fork`], which derives a new native session
 //! at a turn boundary. Both go through the thread's [`Harness`](crate::contract::Harness).
 
-use crate::contract::{ForkRequest, HarnessBinary, LiveRuntime};
+use crate::contract::{HarnessBinary, LiveRuntime};
 use crate::error::HarnessResult;
 use crate::history::TurnAnchor;
 
 // The contract's types, where the Host has always found them.
 pub use crate::contract::{
-    Cut, EventSender, Forked, NativeSession, OpenSpec, PendingFork, RuntimeEvent, SessionTarget,
-    TurnOutcome,
+    Cut, EventSender, ForkRequest, Forked, NativeSession, OpenSpec, PendingFork, RuntimeEvent,
+    SessionTarget, TurnOutcome,
 };
 
 /// A live harness process attached to one thread.
@@ -20,6 +20,20 @@ impl Runtime {
     pub async fn open(spec: OpenSpec, events: EventSender) -> HarnessResult<Runtime> {
         let harness = spec.binary.kind.harness();
         Ok(Runtime(harness.open(spec, events).await?))
+    }
+
+    /// A runtime from a process that already runs (a warm spare that became a fork's).
+    pub(crate) fn from_live(live: Box<dyn LiveRuntime>) -> Runtime {
+        Runtime(live)
+    }
+
+    /// Starts a warm spare of `binary`'s harness, where it has them (see
+    /// [`Harness::spare`](crate::contract::Harness::spare)).
+    pub async fn spare(
+        binary: &HarnessBinary,
+        env: &[(String, String)],
+    ) -> Option<HarnessResult<Box<dyn crate::contract::WarmSpare>>> {
+        binary.kind.harness().spare(binary, env).await
     }
 
     /// Starts a turn with `prompt`; returns once the harness accepted it. The turn's events
@@ -40,6 +54,23 @@ impl Runtime {
         decision: crate::contract::ApprovalDecision,
     ) -> HarnessResult<()> {
         self.0.answer(id, decision).await
+    }
+
+    /// Takes a new permission mode without a restart where the harness can (`true`).
+    pub async fn set_mode(
+        &mut self,
+        mode: &crate::contract::PermissionMode,
+    ) -> HarnessResult<bool> {
+        self.0.set_mode(mode).await
+    }
+
+    /// Answers the pending question `id` with one text per question, or dismisses it.
+    pub async fn answer_question(
+        &mut self,
+        id: &str,
+        answers: Option<Vec<String>>,
+    ) -> HarnessResult<()> {
+        self.0.answer_question(id, answers).await
     }
 
     /// Ends the process cleanly (or kills it after a grace period).
@@ -69,6 +100,13 @@ pub async fn fork(
         anchors,
         cut,
         env,
+        cwd: None,
     };
-    binary.kind.harness().fork(request).await
+    fork_with(request).await
+}
+
+/// [`fork`] with everything a [`ForkRequest`] holds, such as the folder the fork runs in
+/// (`request.cwd`, e.g. a git worktree; `None` = the source's folder).
+pub async fn fork_with(request: ForkRequest<'_>) -> HarnessResult<Forked> {
+    request.binary.kind.harness().fork(request).await
 }

@@ -15,6 +15,10 @@ macro_rules! text_enum {
             pub fn as_str(self) -> &'static str {
                 match self { $($name::$variant => $text),+ }
             }
+
+            pub fn parse(s: &str) -> Result<Self, StoreError> {
+                s.parse()
+            }
         }
 
         impl std::str::FromStr for $name {
@@ -48,6 +52,33 @@ text_enum!(
         Archived => "archived",
     }
 );
+
+text_enum!(
+    /// Which side of a turn a file checkpoint records.
+    Edge {
+        Start => "start",
+        End => "end",
+    }
+);
+
+/// The working tree at one edge of a turn, as a commit in the user's repository.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckpointRow {
+    pub thread_id: String,
+    pub turn_ordinal: i64,
+    pub edge: Edge,
+    pub commit_id: String,
+}
+
+/// The git worktree a thread runs in, when Forkhost made one for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorktreeRow {
+    pub thread_id: String,
+    pub path: String,
+    pub branch: String,
+    pub repo_root: String,
+    pub base_commit: String,
+}
 
 text_enum!(
     /// Where a fork cuts its source.

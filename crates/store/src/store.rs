@@ -5,8 +5,10 @@ use std::path::{Path, PathBuf};
 use sqlx::{Sqlite, SqlitePool, Transaction};
 
 use crate::open::{Opened, CREATING_LEASE_MS};
-use crate::queries::{layout, lineage, threads, turns};
-use crate::{Layout, NewThread, NewTurn, Result, ThreadRow, TurnRow};
+use crate::queries::{
+    checkpoints, grants, layout, lineage, setup, threads, trust, turns, worktrees,
+};
+use crate::{CheckpointRow, Layout, NewThread, NewTurn, Result, ThreadRow, TurnRow, WorktreeRow};
 
 /// The mapping store. Cheap to clone; all clones share one pool.
 #[derive(Debug, Clone)]
@@ -177,6 +179,91 @@ impl Store {
     pub async fn ancestors(&self, thread_id: &str) -> Result<Vec<ThreadRow>> {
         let mut conn = self.pool.acquire().await?;
         lineage::ancestors(&mut conn, thread_id).await
+    }
+
+    // Session grants.
+
+    pub async fn add_grant(&self, thread_id: &str, rule: &str) -> Result<()> {
+        let mut conn = self.pool.acquire().await?;
+        grants::add(&mut conn, thread_id, rule).await
+    }
+
+    pub async fn grants(&self, thread_id: &str) -> Result<Vec<String>> {
+        let mut conn = self.pool.acquire().await?;
+        grants::of(&mut conn, thread_id).await
+    }
+
+    pub async fn copy_grants(&self, from: &str, to: &str) -> Result<()> {
+        let mut conn = self.pool.acquire().await?;
+        grants::copy(&mut conn, from, to).await
+    }
+
+    // File checkpoints and worktrees.
+
+    pub async fn put_checkpoint(&self, row: &CheckpointRow) -> Result<()> {
+        let mut conn = self.pool.acquire().await?;
+        checkpoints::put(&mut conn, row).await
+    }
+
+    pub async fn checkpoints(&self, thread_id: &str) -> Result<Vec<CheckpointRow>> {
+        let mut conn = self.pool.acquire().await?;
+        checkpoints::of(&mut conn, thread_id).await
+    }
+
+    pub async fn copy_checkpoints(&self, from: &str, to: &str, upto: i64) -> Result<()> {
+        let mut conn = self.pool.acquire().await?;
+        checkpoints::copy(&mut conn, from, to, upto).await
+    }
+
+    pub async fn checkpoints_shared(&self, thread_id: &str) -> Result<bool> {
+        let mut conn = self.pool.acquire().await?;
+        checkpoints::shared(&mut conn, thread_id).await
+    }
+
+    pub async fn forget_checkpoints(&self, thread_id: &str) -> Result<()> {
+        let mut conn = self.pool.acquire().await?;
+        checkpoints::delete(&mut conn, thread_id).await
+    }
+
+    pub async fn put_worktree(&self, row: &WorktreeRow) -> Result<()> {
+        let mut conn = self.pool.acquire().await?;
+        worktrees::put(&mut conn, row).await
+    }
+
+    pub async fn worktree(&self, thread_id: &str) -> Result<Option<WorktreeRow>> {
+        let mut conn = self.pool.acquire().await?;
+        worktrees::of(&mut conn, thread_id).await
+    }
+
+    pub async fn forget_worktree(&self, thread_id: &str) -> Result<()> {
+        let mut conn = self.pool.acquire().await?;
+        worktrees::delete(&mut conn, thread_id).await
+    }
+
+    // Repository setup.
+
+    pub async fn setup_command(&self, repo_root: &str) -> Result<Option<String>> {
+        let mut conn = self.pool.acquire().await?;
+        setup::of(&mut conn, repo_root).await
+    }
+
+    pub async fn set_setup_command(&self, repo_root: &str, command: Option<&str>) -> Result<()> {
+        let mut conn = self.pool.acquire().await?;
+        setup::set(&mut conn, repo_root, command).await
+    }
+
+    // Folder trust.
+
+    pub async fn folder_trust(&self, folder: &str) -> Result<Option<bool>> {
+        let mut conn = self.pool.acquire().await?;
+        trust::of(&mut conn, folder).await
+    }
+
+    pub async fn set_folder_trust(&self, folder: &str, trusted: bool) -> Result<()> {
+        let mut tx = self.write().await?;
+        trust::set(&mut tx, folder, trusted).await?;
+        tx.commit().await?;
+        Ok(())
     }
 
     // Layout.

@@ -58,6 +58,118 @@ async fn a_threads_permission_mode_is_stored_and_changed() {
 }
 
 #[tokio::test]
+async fn session_grants_are_kept_once_copied_to_forks_and_go_with_their_thread() {
+    let (_dir, store) = fresh().await;
+    let source = store.insert_thread(&thread("source")).await.unwrap();
+    store.insert_thread(&thread("fork")).await.unwrap();
+    store.add_grant("source", "command:touch a").await.unwrap();
+    store.add_grant("source", "command:touch a").await.unwrap();
+    store.add_grant("source", "file_change").await.unwrap();
+    assert_eq!(
+        store.grants("source").await.unwrap(),
+        ["command:touch a", "file_change"]
+    );
+    assert!(store.grants("fork").await.unwrap().is_empty());
+    store.copy_grants("source", "fork").await.unwrap();
+    assert_eq!(
+        store.grants("fork").await.unwrap(),
+        store.grants("source").await.unwrap()
+    );
+    assert!(
+        store.add_grant("nobody", "file_change").await.is_err(),
+        "a grant needs its thread"
+    );
+    store
+        .delete_thread("source", source.revision)
+        .await
+        .unwrap();
+    assert!(store.grants("source").await.unwrap().is_empty());
+    assert_eq!(store.grants("fork").await.unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn folder_trust_is_undecided_until_set_and_can_change() {
+    let (_dir, store) = fresh().await;
+    assert_eq!(store.folder_trust("/r").await.unwrap(), None);
+    store.set_folder_trust("/r", false).await.unwrap();
+    assert_eq!(store.folder_trust("/r").await.unwrap(), Some(false));
+    store.set_folder_trust("/r", true).await.unwrap();
+    assert_eq!(store.folder_trust("/r").await.unwrap(), Some(true));
+    assert_eq!(store.folder_trust("/other").await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn checkpoints_and_worktrees_are_kept_per_thread() {
+    use forkhost_store::{CheckpointRow, Edge, WorktreeRow};
+    let (_dir, store) = fresh().await;
+    store.insert_thread(&thread("a")).await.unwrap();
+    store.insert_thread(&thread("f")).await.unwrap();
+    let cp = |ordinal, edge, commit: &str| CheckpointRow {
+        thread_id: "a".into(),
+        turn_ordinal: ordinal,
+        edge,
+        commit_id: commit.into(),
+    };
+    for row in [
+        cp(2, Edge::End, "c4"),
+        cp(1, Edge::End, "c2"),
+        cp(1, Edge::Start, "c1"),
+        cp(2, Edge::Start, "c3"),
+    ] {
+        store.put_checkpoint(&row).await.unwrap();
+    }
+    store.put_checkpoint(&cp(2, Edge::End, "c5")).await.unwrap();
+    let commits: Vec<_> = store
+        .checkpoints("a")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|c| c.commit_id)
+        .collect();
+    assert_eq!(
+        commits,
+        ["c1", "c2", "c3", "c5"],
+        "by turn, start first; replaced"
+    );
+    store.copy_checkpoints("a", "f", 1).await.unwrap();
+    let copied = store.checkpoints("f").await.unwrap();
+    assert_eq!(copied.len(), 2);
+    assert!(copied
+        .iter()
+        .all(|c| c.thread_id == "f" && c.turn_ordinal == 1));
+
+    assert_eq!(store.worktree("f").await.unwrap(), None);
+    let wt = WorktreeRow {
+        thread_id: "f".into(),
+        path: "/data/worktrees/r/f".into(),
+        branch: "forkhost/f".into(),
+        repo_root: "/r".into(),
+        base_commit: "c2".into(),
+    };
+    store.put_worktree(&wt).await.unwrap();
+    assert_eq!(store.worktree("f").await.unwrap(), Some(wt));
+    store.forget_worktree("f").await.unwrap();
+    assert_eq!(store.worktree("f").await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn a_repositorys_setup_command_is_set_changed_and_removed() {
+    let (_dir, store) = fresh().await;
+    assert_eq!(store.setup_command("/r").await.unwrap(), None);
+    store.set_setup_command("/r", Some("npm ci")).await.unwrap();
+    store
+        .set_setup_command("/r", Some(" make setup "))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.setup_command("/r").await.unwrap().as_deref(),
+        Some("make setup")
+    );
+    store.set_setup_command("/r", Some("  ")).await.unwrap();
+    assert_eq!(store.setup_command("/r").await.unwrap(), None);
+}
+
+#[tokio::test]
 async fn unknown_thread_and_bad_input_are_typed() {
     let (_dir, store) = fresh().await;
     assert!(

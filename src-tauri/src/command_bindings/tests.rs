@@ -5,9 +5,11 @@ use crate::command_list::signatures;
 fn source(module: &str) -> &'static str {
     match module {
         "commands" => include_str!("../commands.rs"),
+        "approvals" => include_str!("../approvals.rs"),
         "settings" => include_str!("../settings.rs"),
         "cli_tool" => include_str!("../cli_tool/mod.rs"),
         "update" => include_str!("../update.rs"),
+        "files" => include_str!("../files.rs"),
         other => panic!("command_list names a module this test does not read: {other}"),
     }
 }

@@ -6,6 +6,8 @@
 //! * ``WRITE_FILE `path` ``: one call of the `Write` tool (Claude Code's; the path should be
 //!   absolute, as it requires) writing [`WRITTEN`] to `path`; without such a tool the reply
 //!   says so.
+//! * ``ASK_USER `question` ``: one call of Claude Code's `AskUserQuestion` tool asking
+//!   `question` with the options [`ASK_OPTIONS`]; without such a tool the reply says so.
 //!
 //! Once the request holds a tool result after the prompt, the reply is the usual text followed
 //! by ` (tool result: <output>)`, as for `CALL_TOOL`.
@@ -18,8 +20,12 @@ use super::{pick_shell_tool, shell_args, Parsed, Plan};
 /// What a scripted `WRITE_FILE` writes.
 pub const WRITTEN: &str = "written by the fake model\n";
 
+/// The options a scripted `ASK_USER` offers.
+pub const ASK_OPTIONS: [&str; 2] = ["Red", "Blue"];
+
 const RUN: &str = "RUN_COMMAND";
 const WRITE: &str = "WRITE_FILE";
+const ASK: &str = "ASK_USER";
 
 /// The text between the first two backticks after `marker` in `text`.
 fn quoted_after<'a>(text: &'a str, marker: &str) -> Option<&'a str> {
@@ -36,7 +42,8 @@ pub(crate) fn plan(parsed: &Parsed, base: &str) -> Option<Plan> {
     let text = &history[last_user].text;
     let command = quoted_after(text, RUN);
     let path = quoted_after(text, WRITE);
-    if command.is_none() && path.is_none() {
+    let question = quoted_after(text, ASK);
+    if command.is_none() && path.is_none() && question.is_none() {
         return None;
     }
     if let Some(result) = history[last_user + 1..]
@@ -56,6 +63,22 @@ pub(crate) fn plan(parsed: &Parsed, base: &str) -> Option<Plan> {
             }
             None => Plan::Text(format!("{base} (no shell tool offered)")),
         });
+    }
+    if let Some(question) = question {
+        return Some(
+            match parsed.tools.iter().find(|t| t.name == "AskUserQuestion") {
+                Some(tool) => Plan::ToolCall {
+                    tool: tool.clone(),
+                    args: json!({ "questions": [{
+                        "question": question,
+                        "header": "Choice",
+                        "multiSelect": false,
+                        "options": ASK_OPTIONS.map(|o| json!({"label": o, "description": format!("pick {o}")})),
+                    }]}),
+                },
+                None => Plan::Text(format!("{base} (no question tool offered)")),
+            },
+        );
     }
     let path = path?;
     Some(match parsed.tools.iter().find(|t| t.name == "Write") {

@@ -3,6 +3,8 @@
 //! drive it. See `scripts/app-e2e.sh` for the environment these tests expect.
 #![allow(dead_code)]
 
+pub mod forks;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -136,18 +138,19 @@ impl AppEnv {
 
     /// Starts the app (a WebDriver session) and waits until its main window is ready.
     pub async fn launch(&self) -> Result<Client> {
-        let mut caps = fantoccini::wd::Capabilities::new();
-        caps.insert(
-            "tauri:options".into(),
-            json!({ "application": self.launcher, "args": [] }),
-        );
-        caps.insert("browserName".into(), json!("wry"));
         let url = webdriver_url();
-        let client = ClientBuilder::new(HttpConnector::new())
-            .capabilities(caps)
-            .connect(&url)
-            .await
-            .with_context(|| format!("WebDriver session at {url} (is tauri-driver running?)"))?;
+        let client = match start_session(&url, &self.launcher).await {
+            Ok(client) => client,
+            Err(first) => {
+                // Once in a while, right after the previous test's app closed, GTK could not
+                // open the virtual display and the app died before its window existed (its
+                // panic is in test-artifacts/tauri-driver.log): the launch, not the app's
+                // behaviour, is tried again, once.
+                eprintln!("the app did not start ({first:#}); launching it again");
+                tokio::time::sleep(Duration::from_secs(2)).await;
+                start_session(&url, &self.launcher).await?
+            }
+        };
         wait_css(&client, READY, STARTUP)
             .await
             .context("the app never became ready")?;
@@ -459,6 +462,36 @@ pub async fn new_thread(
     cwd: &Path,
     prompt: &str,
 ) -> Result<String> {
+    new_thread_with_mode(client, harness, cwd, prompt, &[]).await
+}
+
+/// Chooses `value` in the `<select>` matched by `css` the way a user's pick reaches React (a
+/// `change` event).
+pub async fn choose(client: &Client, css: &str, value: &str) -> Result<()> {
+    let done = js_args(
+        client,
+        r#"const [css, value] = arguments;
+           const s = document.querySelector(css);
+           if (!s || s.disabled || ![...s.options].some(o => o.value === value)) return false;
+           Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(s, value);
+           s.dispatchEvent(new Event('change', { bubbles: true }));
+           return s.value === value;"#,
+        vec![json!(css), json!(value)],
+    )
+    .await?;
+    anyhow::ensure!(done == true, "cannot choose {value:?} in {css}");
+    Ok(())
+}
+
+/// [`new_thread`], choosing the permission mode in the dialog first: `(field, word)` pairs,
+/// `field` being `mode` or `sandbox` (the dialog's `select[data-field=…]`).
+pub async fn new_thread_with_mode(
+    client: &Client,
+    harness: &str,
+    cwd: &Path,
+    prompt: &str,
+    mode: &[(&str, &str)],
+) -> Result<String> {
     click(client, r#"button[data-action="new-thread"]"#).await?;
     wait_css(
         client,
@@ -482,6 +515,20 @@ pub async fn new_thread(
         &format!(r#"document.querySelector('{radio}').click(); return true;"#),
     )
     .await?;
+    // The mode choice shows once doctor answered (it moves the dialog's buttons): wait for it.
+    wait_css(
+        client,
+        &format!(r#"[data-dialog="new-thread"] [data-mode-picker="{harness}"]"#),
+        Duration::from_secs(30),
+    )
+    .await?;
+    for (field, word) in mode {
+        let css = format!(
+            r#"[data-dialog="new-thread"] [data-mode-picker="{harness}"] select[data-field="{field}"]"#
+        );
+        wait_css(client, &css, Duration::from_secs(10)).await?;
+        choose(client, &css, word).await?;
+    }
     let cwd_field = wait_css(client, r#"input[data-field="cwd"]"#, Duration::from_secs(5)).await?;
     cwd_field.clear().await.ok();
     cwd_field.send_keys(&cwd.to_string_lossy()).await?;
@@ -602,12 +649,23 @@ pub async fn start_session(webdriver_url: &str, launcher: &Path) -> Result<Clien
         json!({ "application": launcher, "args": [] }),
     );
     caps.insert("browserName".into(), json!("wry"));
-    ClientBuilder::new(HttpConnector::new())
-        .capabilities(caps)
-        .connect(webdriver_url)
+    let mut builder = ClientBuilder::new(HttpConnector::new());
+    builder.capabilities(caps);
+    let connect = builder.connect(webdriver_url);
+    // WebKitWebDriver waits for ever for an app that died at start (its panic is in
+    // test-artifacts/tauri-driver.log): fail the test instead of the whole run's budget.
+    tokio::time::timeout(SESSION_START, connect)
         .await
+        .map_err(|_| {
+            anyhow!(
+                "no WebDriver session within {SESSION_START:?}: the app did not start (see test-artifacts/tauri-driver.log)"
+            )
+        })?
         .with_context(|| format!("WebDriver session at {webdriver_url} (is tauri-driver running?)"))
 }
+
+/// How long the app may take to start under WebDriver before a test gives up.
+const SESSION_START: Duration = Duration::from_secs(60);
 
 /// A launcher script (in `dir`) that runs `app` with `FORKHOST_DATA_DIR` set to `data_dir`
 /// and nothing else changed (tauri-driver cannot set an app's environment per session).

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use forkhost_harness::{
-    read_history, Cut, Forked, HarnessBinary, HarnessError, History, NativeSession, OpenSpec, Role,
-    Runtime, RuntimeEvent, SessionTarget, TurnAnchor, TurnOutcome,
+    read_history, ApprovalRequest, Cut, ForkRequest, Forked, HarnessBinary, HarnessError, History,
+    NativeSession, OpenSpec, Role, Runtime, RuntimeEvent, SessionTarget, TurnAnchor, TurnOutcome,
 };
 use forkhost_tests::fake_model::{FakeModel, FakeModelOptions, Msg};
 use forkhost_tests::harness_env::HarnessEnv;
@@ -77,6 +77,7 @@ impl<H: HarnessCase> Setup<H> {
             target,
             env: self.vars(),
             permissions: Default::default(),
+            trusted: None,
         }
     }
 
@@ -114,6 +115,30 @@ impl<H: HarnessCase> Setup<H> {
     ) -> Result<Forked, HarnessError> {
         self.fork_with(&self.binary, source, anchors, cut, &self.vars())
             .await
+    }
+
+    /// The harness's native fork into another folder (`ForkRequest::cwd`).
+    pub async fn fork_into(
+        &self,
+        source: &NativeSession,
+        anchors: &[TurnAnchor],
+        cut: Cut,
+        dir: &Path,
+    ) -> Result<Forked, HarnessError> {
+        let env = self.vars();
+        let request = ForkRequest {
+            binary: &self.binary,
+            source,
+            anchors,
+            cut,
+            env: &env,
+            cwd: Some(dir),
+        };
+        self.within(
+            "fork into a folder",
+            forkhost_harness::runtime::fork_with(request),
+        )
+        .await
     }
 
     pub async fn fork_with(
@@ -248,6 +273,43 @@ impl TurnLog {
 }
 
 impl Live {
+    /// A runtime that already runs (a warm spare that became a fork's), with its events.
+    pub async fn adopted<H: HarnessCase>(runtime: Runtime, rx: Events) -> Live {
+        let mut live = Live {
+            runtime,
+            rx,
+            session: None,
+            timeout: H::TIMEOUT,
+        };
+        if H::SESSION_AT_OPEN {
+            let first = live.next().await;
+            assert!(
+                matches!(first, RuntimeEvent::Session { .. }),
+                "the first event names the session: {first:?}"
+            );
+        }
+        live
+    }
+
+    /// Sends `prompt` and waits for the harness to ask something (an approval or a
+    /// question); returns the request and the events before it. A turn that ends unasked
+    /// fails the test.
+    pub async fn ask(&mut self, prompt: &str) -> (ApprovalRequest, Vec<RuntimeEvent>) {
+        self.send(prompt).await.expect("send");
+        let seen = self
+            .until(|e| {
+                matches!(
+                    e,
+                    RuntimeEvent::ApprovalRequested { .. } | RuntimeEvent::TurnEnded { .. }
+                )
+            })
+            .await;
+        let Some(RuntimeEvent::ApprovalRequested { request }) = seen.last().cloned() else {
+            panic!("the harness did not ask: {seen:?}");
+        };
+        (request, seen)
+    }
+
     /// Starts the runtime. A harness that knows its session at once
     /// ([`HarnessCase::SESSION_AT_OPEN`]) names it in its first event.
     pub async fn open<H: HarnessCase>(spec: OpenSpec) -> Result<Live, HarnessError> {

@@ -12,6 +12,7 @@
 //! one harness file uses is dead code in the others.
 #![allow(dead_code)]
 
+pub mod folders;
 pub mod kit;
 pub mod scenarios;
 
@@ -72,6 +73,8 @@ pub trait HarnessCase: Sized + 'static {
     const SESSIONS_DIR: &'static str;
     /// Whether only `.jsonl` files under [`Self::SESSIONS_DIR`] count as session files.
     const SESSION_FILES_ARE_JSONL: bool = true;
+    /// Whether session files are kept in one folder per cwd (else by date).
+    const SESSION_FOLDER_PER_CWD: bool = true;
     /// Whether a runtime's first event names its session (else its first turn does).
     const SESSION_AT_OPEN: bool;
     /// Whether the reader's plain turn holds the user and assistant messages and nothing else.
@@ -250,10 +253,28 @@ macro_rules! harness_suite {
                 scenarios::close_mid_turn_is_clean::<super::$case>().await
             }
 
+            /// A fork into another folder (a worktree): its session runs and resumes
+            /// there, with exactly the kept history, and the source is not written.
+            #[$test]
+            async fn fork_into_another_folder_runs_and_resumes_there() {
+                crate::harness_common::folders::fork_into_another_folder_runs_and_resumes_there::<
+                    super::$case,
+                >()
+                .await
+            }
+
             /// The native fork call's wall time. Printed, never asserted.
             #[$test]
             async fn fork_wall_time() {
                 scenarios::fork_wall_time::<super::$case>().await
+            }
+
+            /// A fork in a warm spare (where the harness has them) makes exactly the cold
+            /// fork's session, leaves the source alone, and the spare then runs the fork;
+            /// warm fork times printed beside the cold ones.
+            #[$test]
+            async fn warm_spares_fork_like_the_cold_path() {
+                scenarios::warm_spares_fork_like_the_cold_path::<super::$case>().await
             }
         }
     };

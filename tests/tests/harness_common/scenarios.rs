@@ -1,10 +1,12 @@
 //! The scenarios of [`super::harness_suite!`], each generic over the harness. Where harnesses
 //! differ, a [`HarnessCase`] constant or hook says how; everything else is asserted of all.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
+use forkhost_harness::runtime::Runtime;
 use forkhost_harness::{
-    Cut, HarnessBinary, HarnessError, OpenSpec, Role, RuntimeEvent, SessionTarget, TurnOutcome,
+    Cut, ForkRequest, HarnessBinary, HarnessError, OpenSpec, Role, RuntimeEvent, SessionTarget,
+    TurnOutcome,
 };
 use forkhost_tests::fake_model::Msg;
 
@@ -16,7 +18,7 @@ use super::{HarnessCase, Refusal};
 
 /// Closes `live` now if the harness settles its transcript only then (see
 /// `HarnessCase::SETTLED_BEFORE_CLOSE`); the caller closes what is returned after reading it.
-async fn settle<H: HarnessCase>(live: Live) -> Option<Live> {
+pub(super) async fn settle<H: HarnessCase>(live: Live) -> Option<Live> {
     if H::SETTLED_BEFORE_CLOSE {
         Some(live)
     } else {
@@ -25,7 +27,7 @@ async fn settle<H: HarnessCase>(live: Live) -> Option<Live> {
     }
 }
 
-async fn close_if_open(live: Option<Live>) {
+pub(super) async fn close_if_open(live: Option<Live>) {
     if let Some(live) = live {
         live.close().await;
     }
@@ -368,6 +370,7 @@ pub async fn errors_are_typed_and_leave_nothing_behind<H: HarnessCase>() {
         target: SessionTarget::New { cwd: s.cwd() },
         env: s.vars(),
         permissions: Default::default(),
+        trusted: None,
     };
     let err = Live::open::<H>(spec).await.err();
     assert!(
@@ -568,4 +571,126 @@ pub async fn fork_wall_time<H: HarnessCase>() {
             times.len()
         );
     }
+}
+
+/// How long a timed warm spare waits before its fork: in the app a spare starts in the
+/// background after the previous fork and waits for the next one, so its start-up work is
+/// done by then.
+const SPARE_SETTLE: Duration = Duration::from_millis(300);
+
+/// A warm spare's fork: started ahead, it forks at every case's cut and then is the fork's
+/// runtime. Checked as the cold forks are: the source unchanged by a byte, the harness's own
+/// checks of the forked session, and what the model sees on the fork's next two turns. Then
+/// the warm fork call alone is timed, median and p90, in a spare that had [`SPARE_SETTLE`]
+/// after its start and in one forked at once, beside the cold call. A harness without spares
+/// (Claude forks lazily) skips.
+pub async fn warm_spares_fork_like_the_cold_path<H: HarnessCase>() {
+    let Some(s) = Setup::<H>::start().await else {
+        return;
+    };
+    let harness = H::HARNESS.name();
+    let env = s.vars();
+    let spare = || async {
+        Runtime::spare(&s.binary, &env)
+            .await
+            .map(|started| started.unwrap_or_else(|e| panic!("{harness} spare: {e:?}")))
+    };
+    let Some(first) = spare().await else {
+        return;
+    };
+    first.close().await;
+    let prompts = ["alpha question", "beta question", "gamma question"];
+    let (source, source_anchors) = s.session_with(&prompts).await;
+    let print = Fingerprint::of(source.path.as_ref().unwrap());
+    for &(name, cut, kept) in H::FORK_CASES {
+        let warm = spare().await.unwrap();
+        let request = ForkRequest {
+            binary: &s.binary,
+            source: &source,
+            anchors: &source_anchors,
+            cut,
+            env: &env,
+            cwd: None,
+        };
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let (forked, runtime) = s
+            .within(
+                "warm fork",
+                warm.fork_into_runtime(request, Default::default(), tx),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        print.assert_unchanged(name);
+        H::check_forked(name, &forked, &source, &source_anchors, kept);
+        let mut live = Live::adopted::<H>(runtime, rx).await;
+        let prompt = format!("warm fork prompt {name}");
+        let log = live.turn(&prompt).await;
+        assert_eq!(log.text, reply(kept + 1, &prompt), "{name}");
+        let want = [exchange(&prompts[..kept]), vec![Msg::user(&prompt)]].concat();
+        assert_eq!(s.last_dialogue(), want, "{name}: what the model saw");
+        let second = format!("second warm prompt {name}");
+        live.turn(&second).await;
+        let want = [
+            exchange(&prompts[..kept]),
+            exchange_from(kept, &[&prompt]),
+            vec![Msg::user(&second)],
+        ]
+        .concat();
+        assert_eq!(s.last_dialogue(), want, "{name}: the fork's second turn");
+        live.close().await;
+        print.assert_unchanged(&format!("the warm fork {name}"));
+    }
+
+    let runs = 20;
+    let (name, cut) = H::TIMED_FORKS[0];
+    let timed_warm_fork = |settle: Duration| {
+        let (spare, env, source, source_anchors) = (&spare, &env, &source, &source_anchors);
+        let binary = &s.binary;
+        async move {
+            let warm = spare().await.unwrap();
+            tokio::time::sleep(settle).await;
+            let request = ForkRequest {
+                binary,
+                source,
+                anchors: source_anchors,
+                cut,
+                env,
+                cwd: None,
+            };
+            let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+            let t0 = Instant::now();
+            let (_, runtime) = warm
+                .fork_into_runtime(request, Default::default(), tx)
+                .await
+                .unwrap();
+            let took = t0.elapsed();
+            let _ = runtime.close().await;
+            took
+        }
+    };
+    let (mut fresh_times, mut settled_times, mut cold_times) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..runs {
+        // Forked at once: the spare's own start-up work may still run beside the fork.
+        fresh_times.push(timed_warm_fork(Duration::ZERO).await);
+        // As in the app, where a spare starts in the background and waits for a fork.
+        settled_times.push(timed_warm_fork(SPARE_SETTLE).await);
+        let t0 = Instant::now();
+        s.fork(&source, &source_anchors, cut).await.unwrap();
+        cold_times.push(t0.elapsed());
+    }
+    let p90 = |mut times: Vec<Duration>| {
+        times.sort();
+        times[(times.len() * 9 / 10).min(times.len() - 1)]
+    };
+    println!(
+        "{harness} native fork {name}: warm median {:?} p90 {:?} (spare settled {SPARE_SETTLE:?}) | \
+         warm at once median {:?} p90 {:?} | cold median {:?} p90 {:?} ({runs} runs each)",
+        median(settled_times.clone()),
+        p90(settled_times),
+        median(fresh_times.clone()),
+        p90(fresh_times),
+        median(cold_times.clone()),
+        p90(cold_times)
+    );
+    print.assert_unchanged("everything");
 }

@@ -9,4 +9,9 @@ export type ForkResult = { thread: ThreadDetail,
 /**
  * For a fork `before` turn T: T's prompt, to put back in the composer.
  */
-prefill: string | null, timing: ForkTiming, };
+prefill: string | null, 
+/**
+ * Said to the user when the fork's files are not what they might expect (its folder is
+ * not in git; no checkpoint at that point, so it starts from the current files).
+ */
+files_note: string | null, timing: ForkTiming, };

@@ -14,6 +14,10 @@ check_ms: number,
  */
 native_ms: number, 
 /**
+ * Step 3 ran in a warm spare of the harness (which then became the fork's runtime).
+ */
+warm: boolean, 
+/**
  * Step 4: reading the derived anchors and the commit.
  */
 commit_ms: number, 

@@ -22,4 +22,14 @@ notes: Array<string>,
 /**
  * How its version relates to the versions the test suite ran (`forkhost_harness::verified`).
  */
-support: "verified" | "newer_than_tested" | "older_than_supported" | null, };
+support: "verified" | "newer_than_tested" | "older_than_supported" | null, 
+/**
+ * The permission modes a thread of this harness may take, in its own words (Claude's
+ * `--permission-mode`, Codex's approval policy); empty where it has none (Pi runs its tools
+ * without asking). Known without the binary.
+ */
+permission_modes: Array<string>, 
+/**
+ * Its sandboxes (Codex); empty elsewhere.
+ */
+sandboxes: Array<string>, };

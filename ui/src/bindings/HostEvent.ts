@@ -8,4 +8,4 @@ export type HostEvent = { "type": "turn_started", thread_id: string, } | { "type
 /**
  * `completed`, `interrupted` or `failed`.
  */
-outcome: string, message: string | null, } | { "type": "thread_changed", thread_id: string, } | { "type": "runtime_stopped", thread_id: string, } | { "type": "approval_requested", thread_id: string, request: ApprovalView, } | { "type": "approval_resolved", thread_id: string, id: string, how: string, } | { "type": "error", thread_id: string, code: string, message: string, };
+outcome: string, message: string | null, } | { "type": "thread_changed", thread_id: string, } | { "type": "worktree_setup", thread_id: string, output: string, } | { "type": "worktree_setup_ended", thread_id: string, success: boolean, message: string | null, } | { "type": "runtime_started", thread_id: string, } | { "type": "runtime_stopped", thread_id: string, } | { "type": "approval_requested", thread_id: string, request: ApprovalView, } | { "type": "approval_resolved", thread_id: string, id: string, how: string, } | { "type": "error", thread_id: string, code: string, message: string, };

@@ -7,4 +7,13 @@ export type NewThreadArgs = {
 /**
  * `claude`, `codex` or `pi`.
  */
-harness: string, cwd: string, title: string | null, };
+harness: string, cwd: string, title: string | null, 
+/**
+ * The permission mode in the harness's words (Claude's mode, Codex's approval policy);
+ * null: the harness's default.
+ */
+mode: string | null, 
+/**
+ * Codex's sandbox; null: its default.
+ */
+sandbox: string | null, };

@@ -1,10 +1,12 @@
 // The approval cards above the composer: one per request the thread's runtime waits on, saying
-// what it wants to do (as plain text, never markup) with the four answers.
+// what it wants to do (as plain text, never markup) with the four answers; a question request
+// gets a QuestionCard instead.
 import { useEffect, useState } from "react";
 import type { ApprovalDecision, ApprovalView } from "../ipc";
 import type { SubjectView } from "../bindings/SubjectView";
 import { useApp } from "../state";
 import { answerApproval } from "../threads/approvals";
+import { QuestionCard } from "./QuestionCard";
 
 const NONE: ApprovalView[] = [];
 
@@ -56,19 +58,8 @@ function Subject({ subject }: { subject: SubjectView }) {
         </>
       );
     case "question":
-      return (
-        <>
-          <div className="approval__what">A question</div>
-          <pre className="approval__body" data-approval-part="prompt">{subject.prompt}</pre>
-          {subject.options.length > 0 && (
-            <ul className="approval__paths">
-              {subject.options.map((o) => (
-                <li key={o}>{o}</li>
-              ))}
-            </ul>
-          )}
-        </>
-      );
+      // Answered in its own card (QuestionCard).
+      return null;
   }
 }
 
@@ -153,10 +144,14 @@ function typing(target: EventTarget | null): boolean {
   return ["INPUT", "TEXTAREA", "SELECT", "BUTTON", "A"].includes(target.tagName) || target.closest("[role=dialog], .xterm") !== null;
 }
 
-/** The thread's pending requests; Enter anywhere not taking text approves the oldest. */
+/**
+ * The thread's pending requests; Enter anywhere not taking text approves the oldest (unless it is
+ * a question).
+ */
 export function Approvals({ threadId }: { threadId: string }) {
   const pending = useApp((s) => s.approvals[threadId] ?? NONE);
-  const first = pending[0]?.id;
+  // A question is answered in its card: Enter there, not anywhere.
+  const first = pending[0]?.subject.kind === "question" ? undefined : pending[0]?.id;
 
   useEffect(() => {
     if (!first) return;
@@ -173,9 +168,13 @@ export function Approvals({ threadId }: { threadId: string }) {
   if (pending.length === 0) return null;
   return (
     <div className="approvals" aria-live="polite">
-      {pending.map((r) => (
-        <Card key={r.id} threadId={threadId} request={r} />
-      ))}
+      {pending.map((r) =>
+        r.subject.kind === "question" ? (
+          <QuestionCard key={r.id} threadId={threadId} requestId={r.id} questions={r.subject.questions} />
+        ) : (
+          <Card key={r.id} threadId={threadId} request={r} />
+        ),
+      )}
     </div>
   );
 }

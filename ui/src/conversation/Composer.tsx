@@ -25,7 +25,11 @@ let handledFocus = 0;
 export function Composer(props: ComposerProps) {
   const { threadId, harness, live, terminalOpen, focusSignal, autoFocus, threadState } = props;
   const draft = useApp((s) => s.drafts[threadId] ?? "");
-  const waitingOn = useApp((s) => s.approvals[threadId]?.[0]?.id);
+  const first = useApp((s) => s.approvals[threadId]?.[0]);
+  const waitingOn = first?.id;
+  // A question is answered in its card, never by the composer's Enter.
+  const asks = first?.subject.kind === "question";
+  const approvable = waitingOn !== undefined && !asks;
   const ref = useRef<HTMLTextAreaElement>(null);
   const running = Boolean(live && live.phase !== "ended");
   const unusable = threadState === "missing" || threadState === "archived";
@@ -72,6 +76,7 @@ export function Composer(props: ComposerProps) {
   if (terminalOpen) state = { tone: "muted", text: "The terminal tab has this session" };
   else if (threadState === "missing") state = { tone: "error", text: "Native session missing" };
   else if (threadState === "archived") state = { tone: "muted", text: "Archived" };
+  else if (asks) state = { tone: "warn", text: "Waiting for your answer" };
   else if (waitingOn) state = { tone: "warn", text: "Waiting for your approval" };
   else if (live?.phase === "starting") state = { tone: "busy", text: `Starting ${harnessName(harness)}…` };
   else if (live?.phase === "streaming") state = { tone: "busy", text: "Streaming" };
@@ -102,7 +107,7 @@ export function Composer(props: ComposerProps) {
             if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
               e.preventDefault();
               // An empty composer's Enter approves the oldest waiting request.
-              if (waitingOn && draft.trim().length === 0) void answerApproval(threadId, waitingOn, "approve");
+              if (approvable && draft.trim().length === 0) void answerApproval(threadId, waitingOn, "approve");
               else submit();
             } else if (e.key === "Escape" && running) {
               e.preventDefault();
@@ -116,7 +121,7 @@ export function Composer(props: ComposerProps) {
             {state.text}
           </span>
           <span className="composer__hint">
-            <kbd>Enter</kbd> {waitingOn && draft.trim().length === 0 ? "to approve" : "to send"} ·{" "}
+            <kbd>Enter</kbd> {approvable && draft.trim().length === 0 ? "to approve" : "to send"} ·{" "}
             <kbd>Shift</kbd>+<kbd>Enter</kbd> new line
           </span>
           {running && (

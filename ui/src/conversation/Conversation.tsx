@@ -3,14 +3,19 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { forkAt } from "../fork/fork";
 import { reveal, sourceTurnNumber } from "../fork/reveal";
 import { select, selectionKey } from "../fork/selection";
+import { openDialog } from "../dialogs/open";
 import { showMenu } from "../menu";
 import { markPainted, markRendered } from "../perf";
+import { keepScroll, keptOffset, keptScroll } from "../tabs/scroll";
 import { openTab } from "../tabs/tabs";
 import { loadThread } from "../threads/cache";
 import type { ForkView } from "../bindings/ForkView";
 import type { TabView } from "../bindings/TabView";
 import type { ThreadView } from "../bindings/ThreadView";
 import { Approvals } from "./ApprovalCard";
+import type { ForkFiles } from "../ipc";
+import { FolderBar, FolderChip, forkFileItems } from "../files/FolderChip";
+import { ModeControl } from "./ModeControl";
 import { Composer } from "./Composer";
 import { AlertIcon, ArrowUpRightIcon, ForkIcon, Spinner, TerminalIcon } from "../icons";
 import { harnessName } from "../harnesses";
@@ -139,14 +144,16 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
     [detail, report, byId],
   );
   const rows = useMemo(() => (live ? baseRows.concat(liveRows(live)) : baseRows), [baseRows, live]);
-  // Open at the end: start the list's range there, sized like the window, before it is measured.
-  // Only the first layout uses it: computed once, from the rows of the first render.
-  const [initialOffset] = useState(() =>
-    Math.max(0, baseRows.reduce((sum, r) => sum + estimate(r), 0) - 600),
+  // Open at the end (or where a hidden tab was: tabs/scroll.ts): start the list's range there,
+  // sized like the window, before it is measured. Only the first layout uses it: computed once,
+  // from the rows of the first render.
+  const [kept] = useState(() => keptOffset(keptScroll(threadId), baseRows, estimate));
+  const [initialOffset] = useState(
+    () => kept ?? Math.max(0, baseRows.reduce((sum, r) => sum + estimate(r), 0) - 600),
   );
 
   const scrollRef = useRef<HTMLDivElement>(null);
-  const stick = useRef(true);
+  const stick = useRef(kept === undefined);
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scrollRef.current,
@@ -164,6 +171,31 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
       el.scrollTop = el.scrollHeight;
     }
   });
+
+  // The approval cards sit between the list and the composer, in the layout flow: when one
+  // comes (or grows, or goes) the list's box changes size, and its end stays in view. A new
+  // request also brings the end back into view: what it is about is the newest turn.
+  const waiting = useApp((s) => s.approvals[threadId]?.length ?? 0);
+  const hasList = Boolean(detail);
+  useEffect(() => {
+    const el = scrollRef.current;
+    if (!el || typeof ResizeObserver === "undefined") return;
+    const observer = new ResizeObserver(() => {
+      if (stick.current) el.scrollTop = el.scrollHeight;
+    });
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [hasList]);
+  const waitingBefore = useRef(waiting);
+  useLayoutEffect(() => {
+    const more = waiting > waitingBefore.current;
+    waitingBefore.current = waiting;
+    const el = scrollRef.current;
+    if (more && el) {
+      stick.current = true;
+      el.scrollTop = el.scrollHeight;
+    }
+  }, [waiting]);
 
   // First paint / scrollable marks for the benchmarks.
   const painted = useRef(false);
@@ -201,14 +233,20 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
     const el = scrollRef.current;
     if (!el) return;
     stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+    const first = virtualizer.getVirtualItems().find((v) => v.end > el.scrollTop);
+    const key = first ? rows[first.index]?.key : undefined;
+    if (first && key) keepScroll(threadId, { atEnd: stick.current, key, delta: el.scrollTop - first.start });
   };
 
   const onFork = useCallback(
-    (row: MessageRowData | LiveRow, invert: boolean) => {
-      void forkAt({ threadId, turn: row.turn, role: row.role, rowKey: row.key, invert });
+    (row: MessageRowData | LiveRow, invert: boolean, files?: ForkFiles) => {
+      void forkAt({ threadId, turn: row.turn, role: row.role, rowKey: row.key, invert, files });
     },
     [threadId],
   );
+  const inGit = useApp((s) => s.files[threadId]?.in_git ?? false);
+  const hasCheckpoints = useApp((s) => (s.files[threadId]?.checkpoints.length ?? 0) > 0);
+  const forkFiles = useApp((s) => s.settings.fork_files);
 
   const onSelect = useCallback(
     (row: MessageRowData | LiveRow) => select(threadId, selectionKey(row.turn, row.role, row.key)),
@@ -239,6 +277,7 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
             title: why,
             action: () => onFork(row, true),
           },
+          ...forkFileItems(inGit, forkFiles, row.fork.ok, why, (files) => onFork(row, false, files), hasCheckpoints),
           "separator",
           {
             label: "Copy text",
@@ -247,16 +286,22 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
         ],
       });
     },
-    [threadId, where, onFork],
+    [threadId, where, onFork, inGit, forkFiles, hasCheckpoints],
   );
 
   const onChips = useCallback((chips: ForkChip[], e: MouseEvent) => {
     showMenu({
       x: e.clientX,
       y: e.clientY,
-      items: chips.map((c) => ({ label: `Open fork “${c.title}”`, action: () => openTab(c.id) })),
+      items: chips.flatMap((c) => [
+        { label: `Open fork “${c.title}”`, action: () => openTab(c.id) },
+        {
+          label: `Compare with fork “${c.title}”`,
+          action: () => openDialog({ kind: "compare", threadId, other: c.id }),
+        },
+      ]),
     });
-  }, []);
+  }, [threadId]);
 
   // Arrow keys move the selection between messages.
   const onKeyDown = (e: React.KeyboardEvent) => {
@@ -383,7 +428,9 @@ function ConversationHeader({ thread, terminalOpen }: { thread: ThreadView; term
         <span className="conv-head__cwd" title={thread.cwd}>
           {shortPath(thread.cwd)}
         </span>
+        <FolderChip thread={thread} />
         <span className="conv-head__spacer" />
+        <ModeControl thread={thread} />
         <button
           type="button"
           className="button button--ghost button--small"
@@ -396,6 +443,7 @@ function ConversationHeader({ thread, terminalOpen }: { thread: ThreadView; term
         </button>
       </div>
       {thread.fork && <LineageLine fork={thread.fork} />}
+      <FolderBar thread={thread} />
     </header>
   );
 }

@@ -1,8 +1,8 @@
 import { memo, useEffect, useState, type MouseEvent } from "react";
 import type { ThreadView } from "../bindings/ThreadView";
-import { CopyIcon, EditForkIcon, ForkIcon, Spinner } from "../icons";
+import { ChevronDownIcon, CopyIcon, EditForkIcon, ForkIcon, Spinner } from "../icons";
 import { harnessName } from "../harnesses";
-import { Markdown } from "../markdown/Markdown";
+import { LiveMarkdown, Markdown } from "../markdown/Markdown";
 import type { ForkAbility, LiveRow, MessageRow as MessageRowData, Role, StatusRow } from "./rows";
 import { ToolBlock } from "./ToolBlock";
 
@@ -145,6 +145,8 @@ export const MessageRow = memo(function MessageRow(props: MessageRowProps) {
           />
         ) : row.role === "user" ? (
           <div className="msg__text">{text}</div>
+        ) : live ? (
+          <LiveMarkdown text={text} />
         ) : (
           <Markdown text={text} />
         )}
@@ -193,6 +195,22 @@ export const MessageRow = memo(function MessageRow(props: MessageRowProps) {
           where={where}
           onFork={(invert) => props.onFork(row, invert)}
         />
+        {fork.ok && (
+          <button
+            type="button"
+            className="msg-action msg-action--more"
+            data-action="fork-options"
+            aria-label="Fork options"
+            aria-haspopup="menu"
+            title="Fork options: a new worktree or the same folder, a tab or a window"
+            onClick={(e) => {
+              e.stopPropagation();
+              props.onContextMenu(row, e);
+            }}
+          >
+            <ChevronDownIcon width={12} height={12} />
+          </button>
+        )}
       </footer>
     </article>
   );

@@ -53,7 +53,68 @@ function pretty(input: unknown): string {
   }
 }
 
-/** A tool call, collapsed to one line; opens to its input and output. */
+/** How much of a tool's input or output is shown before "Show all". */
+export const CLIP_LINES = 20;
+export const CLIP_CHARS = 8 * 1024;
+
+/** The first `lines` lines / `chars` characters of `text`, and whether anything was left out. */
+export function clip(
+  text: string,
+  lines = CLIP_LINES,
+  chars = CLIP_CHARS,
+): { shown: string; cut: boolean } {
+  let end = Math.min(text.length, chars);
+  let at = -1;
+  for (let n = 0; n < lines; n++) {
+    at = text.indexOf("\n", at + 1);
+    if (at < 0 || at >= end) break;
+    if (n === lines - 1) end = at;
+  }
+  return end < text.length ? { shown: text.slice(0, end), cut: true } : { shown: text, cut: false };
+}
+
+/** A tool's input or output: clipped, with "Show all" when it is longer. */
+function Clipped({ text, className }: { text: string; className: string }) {
+  const [all, setAll] = useState(false);
+  const remeasure = useContext(RemeasureContext);
+  const ref = useRef<HTMLDivElement>(null);
+  const { shown, cut } = all ? { shown: text, cut: false } : clip(text);
+  const lines = cut ? countLines(text) : 0;
+  return (
+    <div ref={ref}>
+      <pre className={className}>{shown}</pre>
+      {cut && (
+        <button
+          type="button"
+          className="tool__more"
+          data-action="show-all"
+          onClick={(e) => {
+            e.stopPropagation();
+            setAll(true);
+            requestAnimationFrame(() => {
+              const row = ref.current?.closest("[data-index]");
+              if (row && remeasure) remeasure(row);
+            });
+          }}
+        >
+          Show all ({lines.toLocaleString()} lines, {formatSize(text.length)})
+        </button>
+      )}
+    </div>
+  );
+}
+
+function countLines(text: string): number {
+  let n = 1;
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+function formatSize(chars: number): string {
+  return chars < 1024 ? `${chars} characters` : `${Math.round(chars / 1024).toLocaleString()} KB`;
+}
+
+/** A tool call, collapsed to one line; opens to its input and output (clipped). */
 export const ToolBlock = memo(function ToolBlock(props: ToolBlockProps) {
   const { name, input, output, isError, running, expandedKey } = props;
   const [open, setOpen] = useState(() => (expandedKey ? expanded.has(expandedKey) : false));
@@ -104,13 +165,11 @@ export const ToolBlock = memo(function ToolBlock(props: ToolBlockProps) {
       {open && (
         <div className="tool__body">
           <div className="tool__label">Input</div>
-          <pre className="tool__pre">{pretty(input)}</pre>
+          <Clipped className="tool__pre" text={pretty(input)} />
           {output !== null && (
             <>
               <div className="tool__label">{isError ? "Error" : "Output"}</div>
-              <pre className={`tool__pre${isError ? " tool__pre--error" : ""}`}>
-                {output.length > 200_000 ? `${output.slice(0, 200_000)}\n… (cut)` : output}
-              </pre>
+              <Clipped className={`tool__pre${isError ? " tool__pre--error" : ""}`} text={output} />
             </>
           )}
         </div>

@@ -54,13 +54,22 @@ const rows = buildRows(
 const noop = () => {};
 
 /**
- * A spare window renders a few messages once, out of sight, so that the code a fork window
- * needs (React components, Markdown, sanitizing, highlighting) is compiled before a fork
- * arrives. The app shows it as soon as a fork is asked for (its first frame is drawn while the
- * harness forks): until the fork arrives it says so, over the empty workspace.
+ * Rounds of warm-up. Code run once stays in JavaScriptCore's interpreter (several times slower
+ * than its JIT tiers), and a fork window's first frame paid for it: each window's page links its
+ * own code (on macOS and Windows each window may even be a web process of its own; Linux windows
+ * share one, windows.rs). Rendering the sample rows and Markdown a dozen times, in idle slices,
+ * lets the engine compile the paths a fork needs before one arrives.
+ */
+const ROUNDS = 12;
+
+/**
+ * A spare window renders a few messages, out of sight and several times over, so that the code
+ * a fork window needs (React components, Markdown, sanitizing, highlighting) is compiled before
+ * a fork arrives. The app shows it as soon as a fork is asked for (its first frame is drawn
+ * while the harness forks): until the fork arrives it says so, over the empty workspace.
  */
 export function WarmUp() {
-  const [done, setDone] = useState(false);
+  const [round, setRound] = useState(0);
   const [visible, setVisible] = useState(() => document.visibilityState === "visible");
   useEffect(() => {
     const update = () => setVisible(document.visibilityState === "visible");
@@ -71,12 +80,16 @@ export function WarmUp() {
   // A hidden window does no layout on its own: ask for one, so styles are resolved too.
   useLayoutEffect(() => {
     void ref.current?.offsetHeight;
-  }, []);
+  }, [round]);
+  const done = round >= ROUNDS;
   useEffect(() => {
-    for (const s of SAMPLE) renderMarkdown(`${s}\n`);
-    const timer = setTimeout(() => setDone(true), 50);
+    if (done) return;
+    // Distinct text each round: the render cache must not answer it.
+    for (const s of SAMPLE) renderMarkdown(`${s}\n\nround ${round}\n`);
+    // One round per slice, so a fork arriving meanwhile is served at once.
+    const timer = setTimeout(() => setRound((r) => r + 1), round === 0 ? 50 : 16);
     return () => clearTimeout(timer);
-  }, []);
+  }, [round, done]);
   const opening = visible ? (
     <div
       className="spare-opening"
@@ -104,11 +117,12 @@ export function WarmUp() {
       <div
         ref={ref}
         aria-hidden
+        data-warm-up-round={round}
         style={{ position: "absolute", width: 800, left: -10000, top: 0, visibility: "hidden" }}
       >
         {rows.map((row) => (
           <MessageRow
-            key={row.key}
+            key={`${row.key}:${round}`}
             row={row}
             thread={thread}
             showAuthor

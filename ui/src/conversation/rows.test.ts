@@ -41,6 +41,8 @@ const claude: HarnessReport = {
   found_by: "path",
   notes: [],
   support: "verified",
+  permission_modes: ["default", "acceptEdits"],
+  sandboxes: [],
 };
 
 describe("rows", () => {

@@ -1,12 +1,14 @@
-// A new thread: harness, folder (remembered from the last one), title, and an optional first
-// prompt.
+// A new thread: harness, its permission mode (Settings' default for it preselected), folder
+// (remembered from the last one), title, and an optional first prompt.
 import { useEffect, useRef, useState } from "react";
 import { FolderIcon, Spinner } from "../icons";
 import { inApp, pickFolder } from "../ipc";
 import { HARNESS_NAMES } from "../harnesses";
+import { defaultModeFor, type ModeChoice, validChoice } from "../permissions";
 import { useApp } from "../state";
 import { createThread } from "../threads/threadActions";
 import { Modal } from "./Modal";
+import { ModePicker } from "./ModePicker";
 import { closeDialog } from "./open";
 
 const HARNESSES = ["claude", "codex", "pi"] as const;
@@ -21,6 +23,9 @@ function remembered(key: string): string {
 
 export function NewThreadDialog() {
   const doctor = useApp((s) => s.doctor);
+  const defaults = useApp((s) => s.settings.default_modes);
+  // What the user picked per harness; until then, Settings' default for it.
+  const [picked, setPicked] = useState<Record<string, ModeChoice>>({});
   const [harness, setHarness] = useState(() => remembered("forkhost.lastHarness") || "claude");
   const [cwd, setCwd] = useState(() => remembered("forkhost.lastFolder"));
   const [title, setTitle] = useState("");
@@ -41,11 +46,12 @@ export function NewThreadDialog() {
     return r ? !r.path : false;
   };
   const canCreate = !busy && cwd.trim().length > 0 && !unavailable(harness);
+  const choice = picked[harness] ?? validChoice(reportOf(harness), defaultModeFor(defaults, harness));
 
   const submit = async () => {
     if (!canCreate) return;
     setBusy(true);
-    const ok = await createThread({ harness, cwd: cwd.trim(), title, prompt });
+    const ok = await createThread({ harness, cwd: cwd.trim(), title, prompt, ...choice });
     setBusy(false);
     if (ok) closeDialog();
   };
@@ -89,6 +95,15 @@ export function NewThreadDialog() {
               );
             })}
           </div>
+        </fieldset>
+        <fieldset className="field">
+          <legend className="field__label">Permissions</legend>
+          <ModePicker
+            harness={harness}
+            report={reportOf(harness)}
+            value={choice}
+            onChange={(c) => setPicked((p) => ({ ...p, [harness]: c }))}
+          />
         </fieldset>
         <label className="field">
           <span className="field__label">Project folder</span>

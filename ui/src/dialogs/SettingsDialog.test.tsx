@@ -4,7 +4,7 @@ import * as ipc from "../ipc";
 import { IpcError } from "../ipc";
 import type { HarnessReport } from "../bindings/HarnessReport";
 import { changedHarnessPaths, checkHarnessPaths, SettingsDialog } from "./SettingsDialog";
-import { resetStore } from "../state";
+import { resetStore, store } from "../state";
 
 vi.mock("../ipc", async () => {
   const { IpcError } = await vi.importActual<typeof import("../ipc")>("../ipc");
@@ -32,6 +32,8 @@ function report(over: Partial<HarnessReport>): HarnessReport {
     found_by: "override",
     notes: [],
     support: null,
+    permission_modes: [],
+    sandboxes: [],
     ...over,
   };
 }
@@ -121,5 +123,47 @@ describe("the Settings dialog", () => {
     typePath("pi", "");
     fireEvent.click(save());
     await waitFor(() => expect(m.saveSettings).toHaveBeenCalledTimes(1));
+  });
+
+  it("saves the mode new threads start in, per harness", async () => {
+    store.set({
+      doctor: [
+        report({ name: "claude", path: "/c", version: "2", permission_modes: ["default", "acceptEdits"] }),
+        report({
+          name: "codex",
+          path: "/x",
+          version: "1",
+          permission_modes: ["untrusted", "never"],
+          sandboxes: ["read-only", "danger-full-access"],
+        }),
+        report({ name: "pi", path: "/p", version: "1" }),
+      ],
+    });
+    render(<SettingsDialog />);
+    const row = (name: string) => document.querySelector(`[data-default-mode="${name}"]`)!;
+    expect(row("pi").textContent).toContain("Pi runs its tools without asking");
+    expect(row("pi").querySelector("select")).toBeNull();
+    fireEvent.change(row("claude").querySelector('select[data-field="mode"]')!, { target: { value: "acceptEdits" } });
+    fireEvent.change(row("codex").querySelector('select[data-field="sandbox"]')!, { target: { value: "read-only" } });
+    expect(row("claude").textContent).toContain("edits files without asking, asks before commands");
+    fireEvent.click(save());
+    await waitFor(() => expect(m.saveSettings).toHaveBeenCalledTimes(1));
+    expect(m.saveSettings.mock.calls[0]?.[0].default_modes).toEqual({
+      claude: "acceptEdits",
+      codex_policy: null,
+      codex_sandbox: "read-only",
+    });
+  });
+
+  it("saves what a fork's files are and after how many days archived threads' checkpoints go", async () => {
+    store.set({ doctor: [report({ name: "pi", path: "/p", version: "1" })] });
+    render(<SettingsDialog />);
+    const worktree = document.querySelector<HTMLInputElement>('input[data-setting="fork-files-worktree"]')!;
+    expect(worktree.checked).toBe(true);
+    fireEvent.click(document.querySelector('input[data-setting="fork-files-same_folder"]')!);
+    fireEvent.change(document.querySelector('input[data-setting="prune-checkpoints-days"]')!, { target: { value: "7" } });
+    fireEvent.click(save());
+    await waitFor(() => expect(m.saveSettings).toHaveBeenCalledTimes(1));
+    expect(m.saveSettings.mock.calls[0]?.[0]).toMatchObject({ fork_files: "same_folder", prune_checkpoints_days: 7 });
   });
 });

@@ -1,5 +1,5 @@
-// Settings: where forks open, the theme, each harness's path (checked before it is saved), the
-// command-line tool and updates.
+// Settings: where forks open, the theme, the mode new threads start in per harness, each
+// harness's path (checked before it is saved), the command-line tool and updates.
 import { useState } from "react";
 import type { HarnessPaths } from "../bindings/HarnessPaths";
 import type { HarnessReport } from "../bindings/HarnessReport";
@@ -8,9 +8,11 @@ import { CliToolSection } from "../CliTool";
 import { CheckIcon, RefreshIcon, Spinner } from "../icons";
 import { checkHarnessPath, IpcError } from "../ipc";
 import { HARNESS_NAMES } from "../harnesses";
+import { defaultModeFor, withDefaultMode } from "../permissions";
 import { useApp } from "../state";
 import { UpdateSettings } from "../update/Update";
 import { Modal } from "./Modal";
+import { ModePicker } from "./ModePicker";
 import { closeDialog, loadDoctor, saveSettings } from "./open";
 
 type HarnessName = "claude" | "codex" | "pi";
@@ -223,6 +225,43 @@ export function SettingsDialog() {
           </div>
           <p className="settings-hint">Hold Ctrl (⌘ on macOS) while clicking Fork for the other one.</p>
         </section>
+        <section className="settings-section" data-settings-section="fork-files">
+          <h3>When I fork</h3>
+          <div className="segmented" role="radiogroup" aria-label="When I fork">
+            {(["worktree", "same_folder"] as const).map((v) => (
+              <label key={v} className="segmented__item" data-checked={draft.fork_files === v ? "true" : undefined}>
+                <input
+                  type="radio"
+                  name="fork_files"
+                  value={v}
+                  data-setting={`fork-files-${v}`}
+                  checked={draft.fork_files === v}
+                  onChange={() => setDraft((d) => ({ ...d, fork_files: v }))}
+                />
+                {v === "worktree" ? "A new worktree with the files as of that message" : "The same folder"}
+              </label>
+            ))}
+          </div>
+          <p className="settings-hint">
+            A worktree when the thread has checkpoints (its folder is in git); the Fork menu offers the other one.
+          </p>
+          <label className="field field--inline">
+            <span className="field__label">Remove checkpoints of archived threads after</span>
+            <input
+              className="input input--number"
+              type="number"
+              min={0}
+              max={3650}
+              data-setting="prune-checkpoints-days"
+              value={draft.prune_checkpoints_days}
+              onChange={(e) => {
+                const days = Math.max(0, Math.min(3650, Math.round(Number(e.target.value) || 0)));
+                setDraft((d) => ({ ...d, prune_checkpoints_days: days }));
+              }}
+            />
+            <span>days (0: never)</span>
+          </label>
+        </section>
         <section className="settings-section">
           <h3>Theme</h3>
           <div className="segmented" role="radiogroup" aria-label="Theme">
@@ -240,6 +279,26 @@ export function SettingsDialog() {
               </label>
             ))}
           </div>
+        </section>
+        <section className="settings-section" data-settings-section="default-modes">
+          <h3>New threads start in</h3>
+          <div className="mode-defaults">
+            {(["claude", "codex", "pi"] as const).map((name) => (
+              <div key={name} className="mode-defaults__row" data-default-mode={name}>
+                <span className="mode-defaults__name">
+                  <span className={`harness-dot harness-dot--${name}`} aria-hidden />
+                  {HARNESS_NAMES[name]}
+                </span>
+                <ModePicker
+                  harness={name}
+                  report={doctor?.find((r) => r.name === name)}
+                  value={defaultModeFor(draft.default_modes, name)}
+                  onChange={(c) => setDraft((d) => ({ ...d, default_modes: withDefaultMode(d.default_modes, name, c) }))}
+                />
+              </div>
+            ))}
+          </div>
+          <p className="settings-hint">New thread preselects these; a thread&apos;s header changes its own.</p>
         </section>
         <section className="settings-section">
           <div className="settings-section__head">

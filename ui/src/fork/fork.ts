@@ -2,7 +2,7 @@
 // Cmd/Ctrl), the command, showing the fork, and its measurements.
 import { describeError } from "../errors";
 import * as ipc from "../ipc";
-import type { ForkAt } from "../ipc";
+import type { ForkAt, ForkFiles } from "../ipc";
 import { type ForkMeasure, markRead, perf } from "../perf";
 import { activeTabOf, store, threadById, updateSlot } from "../state";
 import { type OpenWhere, openTab } from "../tabs/tabs";
@@ -21,6 +21,8 @@ export interface ForkRequest {
   rowKey: string;
   /** Open where the setting does not say (Cmd/Ctrl-click). */
   invert?: boolean;
+  /** A new worktree or the same folder; unset: as Settings' "When I fork" says (no round trip). */
+  files?: ForkFiles;
 }
 
 export function forkWhere(invert: boolean | undefined): OpenWhere {
@@ -54,7 +56,7 @@ export async function forkAt(req: ForkRequest) {
   try {
     // A window's fork: the app opens its window and hands it the fork's detail (not through
     // here: this reply's thread then has no turns).
-    const result = await ipc.fork(req.threadId, at, where === "window");
+    const result = await ipc.fork(req.threadId, at, where === "window", req.files ?? null);
     const fork = result.thread;
     const measure: ForkMeasure = {
       threadId: req.threadId,
@@ -63,6 +65,7 @@ export async function forkAt(req: ForkRequest) {
       clickedAt,
       commandMs: performance.now() - started,
       nativeMs: result.timing.native_ms,
+      warm: result.timing.warm,
       hostTotalMs: result.timing.total_ms,
       opensIn: where,
     };
@@ -93,6 +96,10 @@ export async function forkAt(req: ForkRequest) {
       title: `Forked ${words}`,
       message: `Opened in a new ${where} · ${Math.round(result.timing.total_ms)} ms`,
     });
+    if (result.files_note) {
+      // Its files are not exactly the fork point's (or its folder is not in git): say so.
+      notify({ kind: "info", title: "About the fork's files", message: result.files_note }, 10_000);
+    }
     scheduleThreads("all");
     scheduleThread(req.threadId);
   } catch (err) {

@@ -1,6 +1,7 @@
 // @vitest-environment jsdom
-import { describe, expect, it } from "vitest";
-import { highlight, renderMarkdown, sanitize } from "./render";
+import { describe, expect, it, vi } from "vitest";
+import { highlight } from "./parse";
+import { renderMarkdown, sanitize } from "./render";
 
 function dom(html: string): HTMLElement {
   const div = document.createElement("div");
@@ -78,5 +79,31 @@ describe("sanitize", () => {
     expect(el.querySelector("p")?.textContent).toBe("ok");
     expect(el.querySelector("img, script, iframe, svg, form, input, style")).toBeNull();
     expect(el.querySelector("a")?.hasAttribute("href")).toBe(false);
+  });
+
+  it("cleans in one reused inert document, with what DOMPurify's own document gives", () => {
+    const parse = vi.spyOn(DOMParser.prototype, "parseFromString");
+    const payloads = [
+      '<p>ok <a href="https://example.com">x</a></p>',
+      '<img src=x onerror=alert(1)><p onclick="x()">p</p>',
+      "<math><mi><style><img src=x onerror=alert(1)></style></mi></math>",
+      '<svg><a xlink:href="javascript:alert(1)"><text>t</text></a></svg>',
+      "<noscript><p title=\"</noscript><img src=x onerror=alert(1)>\">",
+      '<form><math><mtext></form><form><mglyph><style></math><img src onerror=alert(1)>',
+      "<template><script>alert(1)</script></template><table><tr><td>c</td></tr></table>",
+      '<a href=" javascript:alert(1)">j</a><a href="mailto:a@b.c">m</a>',
+    ];
+    for (const html of payloads) {
+      const el = dom(sanitize(html));
+      expect(el.querySelector("img, script, svg, math, style, form, template, [onerror], [onclick]"), html).toBeNull();
+      for (const a of Array.from(el.querySelectorAll("a"))) {
+        const href = a.getAttribute("href");
+        expect(href === null || /^(https?:|mailto:)/i.test(href), html).toBe(true);
+      }
+    }
+    expect(parse).not.toHaveBeenCalled();
+    parse.mockRestore();
+    expect(dom(sanitize("<p>a</p><p>b</p>")).querySelectorAll("p")).toHaveLength(2);
+    expect(sanitize("")).toBe("");
   });
 });

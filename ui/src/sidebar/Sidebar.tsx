@@ -16,7 +16,7 @@ import {
 } from "../icons";
 import { buildProjects, flatten } from "./lineage";
 import { harnessName } from "../harnesses";
-import { type AppInfoState, activeTabOf, useApp } from "../state";
+import { type AppInfoState, activeTabOf, store, useApp } from "../state";
 import { UpdateBadge } from "../update/Update";
 
 export function relativeTime(ms: number, now = Date.now()): string {
@@ -33,8 +33,8 @@ export function relativeTime(ms: number, now = Date.now()): string {
 
 export function Sidebar() {
   const info = useApp((s) => s.info);
-  const threads = useApp((s) => s.threads);
   const threadsLoaded = useApp((s) => s.threadsLoaded);
+  const threads = useApp((s) => s.threads);
   const projects = useMemo(() => buildProjects(threads), [threads]);
   const empty = threadsLoaded && projects.length === 0;
 
@@ -156,6 +156,12 @@ function ThreadItem({ thread, depth, lastAt }: { thread: ThreadView; depth: numb
             setTitle(thread.title);
             setRenaming(true);
           },
+        },
+        {
+          label: "Compare with…",
+          disabled: !(thread.fork || store.get().threads.some((t) => t.fork?.source_thread === thread.id)),
+          title: "Threads of one lineage tree: their turns side by side and the code difference",
+          action: () => openDialog({ kind: "compare", threadId: thread.id, other: null }),
         },
         { label: "Archive", danger: true, action: () => void archiveThread(thread.id) },
       ],

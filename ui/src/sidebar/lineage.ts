@@ -32,11 +32,25 @@ export function projectName(cwd: string): string {
 
 export function buildProjects(threads: ThreadView[]): Project[] {
   const visible = threads.filter((t) => t.state !== "archived" && t.state !== "creating");
+  // A fork in a folder of its own (a worktree) stays in its lineage root's project.
+  const visibleById = new Map(visible.map((t) => [t.id, t]));
+  const projectOf = (t: ThreadView): string => {
+    let node = t;
+    const seen = new Set<string>();
+    while (node.fork && !seen.has(node.id)) {
+      seen.add(node.id);
+      const parent = visibleById.get(node.fork.source_thread);
+      if (!parent) break;
+      node = parent;
+    }
+    return node.cwd;
+  };
   const byCwd = new Map<string, ThreadView[]>();
   for (const t of visible) {
-    const list = byCwd.get(t.cwd);
+    const key = projectOf(t);
+    const list = byCwd.get(key);
     if (list) list.push(t);
-    else byCwd.set(t.cwd, [t]);
+    else byCwd.set(key, [t]);
   }
   const projects: Project[] = [];
   for (const [cwd, list] of byCwd) {

@@ -6,6 +6,7 @@ import { store } from "../state";
 import { loadThread } from "../threads/cache";
 import { notifyError } from "../toasts";
 import { flushLayout } from "./layout";
+import { forgetScroll } from "./scroll";
 
 export type OpenWhere = "tab" | "window";
 
@@ -66,6 +67,7 @@ export function closeTab(tabId: string) {
   const slots = { ...state.slots };
   if (closed && !tabs.some((t) => t.thread_id === closed.thread_id)) {
     delete slots[closed.thread_id];
+    forgetScroll(closed.thread_id);
   }
   store.set({ tabs, activeTab, slots });
 }

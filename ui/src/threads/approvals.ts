@@ -80,3 +80,16 @@ export async function answerApproval(
     return false;
   }
 }
+
+/** Answers a question request (one text per question) or dismisses it (null); like [answerApproval]. */
+export async function answerQuestion(threadId: string, requestId: string, answers: string[] | null): Promise<boolean> {
+  try {
+    await ipc.answerQuestion(threadId, requestId, answers);
+    setPending(threadId, (list) => withoutRequest(list, requestId));
+    return true;
+  } catch (err) {
+    notifyError(err, answers === null ? "Dismiss" : "Answer");
+    await refreshApprovals(threadId);
+    return false;
+  }
+}

@@ -40,13 +40,28 @@ describe("Host events", () => {
     handleHostEvent({ type: "turn_started", thread_id: "a" });
     handleHostEvent({ type: "text_delta", thread_id: "a", text: "Hel" });
     handleHostEvent({ type: "text_delta", thread_id: "a", text: "lo" });
+    // Deltas are taken in once per frame, together.
+    expect(store.get().slots.a?.live?.items).toEqual([]);
+    vi.advanceTimersByTime(300);
     const live = store.get().slots.a?.live;
     expect(live?.baseTurns).toBe(3);
     expect(live?.items).toEqual([{ kind: "text", text: "Hello" }]);
   });
 
+  it("take a thread's pending text in before its next event", () => {
+    shown("a", 1);
+    handleHostEvent({ type: "turn_started", thread_id: "a" });
+    handleHostEvent({ type: "text_delta", thread_id: "a", text: "Running it" });
+    handleHostEvent({ type: "tool_call", thread_id: "a", id: "t1", name: "Bash", input: { command: "ls" } });
+    handleHostEvent({ type: "text_delta", thread_id: "a", text: "Done" });
+    handleHostEvent({ type: "turn_ended", thread_id: "a", outcome: "completed", message: null });
+    const items = store.get().slots.a?.live?.items;
+    expect(items?.map((i) => (i.kind === "text" ? i.text : i.name))).toEqual(["Running it", "Bash", "Done"]);
+  });
+
   it("ignore the deltas of threads this window does not show", () => {
     handleHostEvent({ type: "text_delta", thread_id: "b", text: "x" });
+    vi.advanceTimersByTime(300);
     expect(store.get().slots.b).toBeUndefined();
   });
 

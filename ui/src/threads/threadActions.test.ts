@@ -20,11 +20,38 @@ beforeEach(() => {
 const args = { harness: "codex", cwd: "/home/me/other", title: "  ", prompt: "" };
 
 describe("creating a thread", () => {
+  it("in a folder with undecided agent config asks first: Cancel creates nothing, Trust records it and creates", async () => {
+    m.folderTrust.mockResolvedValue({ root: "/home/me/other", config: [".pi"], trusted: null });
+    const cancelled = createThread(args);
+    await vi.waitFor(() => expect(store.get().trustAsk).not.toBeNull());
+    store.get().trustAsk?.answer(null);
+    expect(await cancelled).toBe(false);
+    expect(m.create).not.toHaveBeenCalled();
+    expect(m.setFolderTrust).not.toHaveBeenCalled();
+
+    m.create.mockResolvedValue(threadDetail("new", 0));
+    m.setFolderTrust.mockResolvedValue({ root: "/home/me/other", config: [".pi"], trusted: true });
+    const trusted = createThread(args);
+    await vi.waitFor(() => expect(store.get().trustAsk).not.toBeNull());
+    store.get().trustAsk?.answer(true);
+    expect(await trusted).toBe(true);
+    expect(m.setFolderTrust).toHaveBeenCalledWith("/home/me/other", true);
+    expect(m.create).toHaveBeenCalledTimes(1);
+    expect(store.get().trustAsk).toBeNull();
+    m.folderTrust.mockResolvedValue({ root: "/", config: [], trusted: null });
+  });
+
   it("lists it, opens its tab, puts the keyboard in its composer and remembers the folder", async () => {
     const detail = threadDetail("new", 0);
     m.create.mockResolvedValue(detail);
     expect(await createThread(args)).toBe(true);
-    expect(m.create).toHaveBeenCalledWith({ harness: "codex", cwd: "/home/me/other", title: null });
+    expect(m.create).toHaveBeenCalledWith({
+      harness: "codex",
+      cwd: "/home/me/other",
+      title: null,
+      mode: null,
+      sandbox: null,
+    });
     const state = store.get();
     expect(state.threads).toEqual([stripTurns(detail)]);
     expect(state.slots.new?.detail).toBe(detail);
@@ -36,8 +63,14 @@ describe("creating a thread", () => {
 
   it("sends the first prompt when there is one", async () => {
     m.create.mockResolvedValue(threadDetail("new", 0));
-    await createThread({ ...args, title: " Named ", prompt: "go" });
-    expect(m.create).toHaveBeenCalledWith({ harness: "codex", cwd: "/home/me/other", title: "Named" });
+    await createThread({ ...args, title: " Named ", prompt: "go", mode: "untrusted", sandbox: "read-only" });
+    expect(m.create).toHaveBeenCalledWith({
+      harness: "codex",
+      cwd: "/home/me/other",
+      title: "Named",
+      mode: "untrusted",
+      sandbox: "read-only",
+    });
     expect(m.startTurn).toHaveBeenCalledWith("new", "go");
     expect(store.get().focusComposer).toBe(0);
   });

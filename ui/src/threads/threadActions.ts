@@ -1,10 +1,11 @@
 // What the user does to threads as a whole: create one, open a session found on this machine,
 // rename, archive.
 import { describeError } from "../errors";
+import { askTrust, ensureTrust, trustFromRefusal } from "../files/files";
 import * as ipc from "../ipc";
 import { markRead } from "../perf";
 import { store, updateSlot } from "../state";
-import { closeTab, openTab } from "../tabs/tabs";
+import { openTab } from "../tabs/tabs";
 import { dismissToast, notify, notifyError, replaceToast } from "../toasts";
 import { messageCount, refreshThreads, stripTurns } from "./cache";
 import { sendPrompt } from "./turns";
@@ -14,12 +15,19 @@ export async function createThread(args: {
   cwd: string;
   title: string;
   prompt: string;
+  /** The permission mode (Claude's mode, Codex's approval policy) and Codex's sandbox; null: default. */
+  mode?: string | null;
+  sandbox?: string | null;
 }): Promise<boolean> {
   try {
+    // A folder with project agent config is trusted (or not) once, before anything starts.
+    if (!(await ensureTrust(args.cwd))) return false;
     const detail = await ipc.create({
       harness: args.harness,
       cwd: args.cwd,
       title: args.title.trim() ? args.title.trim() : null,
+      mode: args.mode ?? null,
+      sandbox: args.sandbox ?? null,
     });
     store.set((s) => ({
       threads: [...s.threads.filter((t) => t.id !== detail.id), stripTurns(detail)],
@@ -61,7 +69,18 @@ export async function importAndOpen(harness: string, session: string, existing: 
   const progress = notify({ kind: "progress", title: "Opening session…" });
   const started = performance.now();
   try {
-    const detail = await ipc.importSession(harness, session);
+    let detail;
+    try {
+      detail = await ipc.importSession(harness, session);
+    } catch (err) {
+      // Its folder has project agent config the user has not decided on: ask, then import.
+      const view = trustFromRefusal(err);
+      if (!view) throw err;
+      dismissToast(progress);
+      const trusted = await askTrust(view);
+      if (trusted === null) return;
+      detail = await ipc.importSession(harness, session, trusted);
+    }
     markRead(detail.id, performance.now() - started, messageCount(detail));
     updateSlot(detail.id, (s) => ({ ...s, detail }));
     store.set((s) => ({
@@ -85,13 +104,21 @@ export async function renameThread(threadId: string, title: string) {
   }
 }
 
-export async function archiveThread(threadId: string) {
+/**
+ * Changes a thread's permission mode (from its next start). Refused while a turn runs (`busy`):
+ * a toast says so in words and the header keeps showing the stored mode.
+ */
+export async function setThreadMode(threadId: string, mode: string | null, sandbox: string | null): Promise<boolean> {
   try {
-    await ipc.archive(threadId, true);
-    const tabs = store.get().tabs.filter((t) => t.thread_id === threadId);
-    for (const tab of tabs) closeTab(tab.id);
-    void refreshThreads();
+    const view = await ipc.setMode(threadId, mode, sandbox);
+    store.set((s) => ({ threads: s.threads.map((t) => (t.id === view.id ? view : t)) }));
+    updateSlot(threadId, (s) => (s.detail ? { ...s, detail: { ...s.detail, ...view } } : s));
+    return true;
   } catch (err) {
-    notifyError(err, "Archive");
+    notifyError(err, "Permission mode not changed");
+    return false;
   }
 }
+
+/** Archives a thread (one with a worktree asks whether to remove it too: files/files.ts). */
+export { archiveThread } from "../files/files";

@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use serde_json::{json, Value};
 
 use crate::contract::{
-    ApprovalDecision, ApprovalRequest, ApprovalSubject, PermissionChoices, PermissionMode,
+    ApprovalDecision, ApprovalRequest, ApprovalSubject, PermissionChoices, PermissionMode, Question,
 };
 use crate::{HarnessError, HarnessResult};
 
@@ -46,6 +46,18 @@ pub(crate) fn permission_args(mode: &PermissionMode) -> HarnessResult<Vec<String
     Ok(args)
 }
 
+/// The flags for a folder whose project config the user does not trust: only the user's own
+/// settings (no project hooks or permission rules) and no project `.mcp.json` servers.
+/// Trusted (or nothing to trust): the CLI's defaults, which load the project's config.
+pub(crate) fn trust_args(trusted: Option<bool>) -> Vec<String> {
+    match trusted {
+        Some(false) => ["--setting-sources", "user", "--strict-mcp-config"]
+            .map(str::to_owned)
+            .to_vec(),
+        _ => Vec::new(),
+    }
+}
+
 /// The largest existing file a `Write` request is diffed against.
 const MAX_DIFFED_FILE: u64 = 256 * 1024;
 
@@ -54,6 +66,12 @@ const DECLINED: &str = "The user declined this tool call.";
 /// What it is told when the user declines and stops the turn (the CLI replaces it with its own
 /// "doesn't want to proceed" text, since `interrupt` ends the turn).
 const STOPPED: &str = "The user declined this tool call and stopped the turn.";
+/// What it is told when the user dismisses its questions.
+const DISMISSED: &str = "The user dismissed the question without answering.";
+
+/// The tool through which the model asks the user questions; its request is a question,
+/// answered through `updatedInput.answers`, not an approval.
+const ASK: &str = "AskUserQuestion";
 
 /// A `can_use_tool` request as the CLI sent it.
 #[derive(Debug, Clone, PartialEq)]
@@ -79,7 +97,39 @@ impl ToolPermission {
 
     /// Whether "approve for this session" means anything for it.
     pub(crate) fn can_approve_for_session(&self) -> bool {
-        !self.session_grants().is_empty()
+        !self.is_question() && !self.session_grants().is_empty()
+    }
+
+    pub(crate) fn is_question(&self) -> bool {
+        self.tool_name == ASK
+    }
+
+    /// The `control_response` line answering an `AskUserQuestion` call: the questions back
+    /// with `answers` keyed by question text (the form the CLI's tool reads), or a refusal
+    /// when the user dismissed it. Answers must fit the questions (one each, an offered
+    /// option or, as the CLI allows "Other", free text).
+    pub(crate) fn answer_question(&self, answers: Option<&[String]>) -> HarnessResult<String> {
+        let Some(answers) = answers else {
+            return Ok(self.respond(json!({ "behavior": "deny", "message": DISMISSED })));
+        };
+        let questions = questions(&self.input);
+        if answers.len() != questions.len() {
+            return Err(HarnessError::InvalidInput(format!(
+                "{} answers for {} questions",
+                answers.len(),
+                questions.len()
+            )));
+        }
+        let keyed: serde_json::Map<String, Value> = questions
+            .iter()
+            .zip(answers)
+            .map(|(q, a)| (q.prompt.clone(), Value::String(a.clone())))
+            .collect();
+        let mut input = self.input.clone();
+        if let Some(obj) = input.as_object_mut() {
+            obj.insert("answers".into(), Value::Object(keyed));
+        }
+        Ok(self.respond(json!({ "behavior": "allow", "updatedInput": input })))
     }
 
     /// The suggestions, each scoped to this session. A suggested mode switch counts only for
@@ -121,6 +171,10 @@ impl ToolPermission {
                 "interrupt": true,
             }),
         };
+        self.respond(response)
+    }
+
+    fn respond(&self, response: Value) -> String {
         json!({
             "type": "control_response",
             "response": {
@@ -149,6 +203,9 @@ fn subject(tool: &str, input: &Value, cwd: &Path) -> ApprovalSubject {
         input: input.clone(),
     };
     match tool {
+        ASK => ApprovalSubject::Question {
+            questions: questions(input),
+        },
         // Claude's Bash runs in the session's cwd; the request does not repeat it.
         "Bash" => match str_of(input, "command") {
             Some(command) => ApprovalSubject::Command {
@@ -166,6 +223,30 @@ fn subject(tool: &str, input: &Value, cwd: &Path) -> ApprovalSubject {
         },
         _ => other(),
     }
+}
+
+/// `AskUserQuestion`'s questions: each with its header, text and option labels; the CLI
+/// always lets the user type another answer ("Other"). Several picks of a multi-select
+/// question go back joined by ", ", as the CLI reads them.
+fn questions(input: &Value) -> Vec<Question> {
+    let list = input.get("questions").and_then(Value::as_array);
+    list.map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .map(|q| Question {
+            header: str_of(q, "header").map(str::to_owned),
+            prompt: str_of(q, "question").unwrap_or_default().to_owned(),
+            options: q
+                .get("options")
+                .and_then(Value::as_array)
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|o| str_of(o, "label").map(str::to_owned))
+                .collect(),
+            free_text: true,
+        })
+        .collect()
 }
 
 /// A unified-style diff of what the call would write: `Write` against the file as it is now
@@ -329,6 +410,45 @@ mod tests {
         assert_eq!(diff.unwrap(), "--- /w/b\n+++ /w/b\n@@\n-x\n+y\n");
         let other = subject("WebFetch", &json!({"url": "u"}), Path::new("/w"));
         assert!(matches!(other, ApprovalSubject::Tool { name, .. } if name == "WebFetch"));
+    }
+
+    #[test]
+    fn a_question_is_answered_through_updated_input() {
+        let ask = ToolPermission {
+            tool_name: "AskUserQuestion".into(),
+            input: json!({"questions": [
+                {"question": "Which colour?", "header": "Colour", "multiSelect": false,
+                 "options": [{"label": "Red", "description": "r"}, {"label": "Blue", "description": "b"}]}
+            ]}),
+            suggestions: vec![],
+            ..bash()
+        };
+        let request = ask.request(Path::new("/w"));
+        assert!(!request.can_approve_for_session);
+        assert_eq!(
+            request.subject,
+            ApprovalSubject::Question {
+                questions: vec![Question {
+                    header: Some("Colour".into()),
+                    prompt: "Which colour?".into(),
+                    options: vec!["Red".into(), "Blue".into()],
+                    free_text: true,
+                }]
+            }
+        );
+        let answered = response(&ask.answer_question(Some(&["Blue".into()])).unwrap());
+        assert_eq!(answered["behavior"], "allow");
+        assert_eq!(answered["updatedInput"]["answers"]["Which colour?"], "Blue");
+        assert_eq!(
+            answered["updatedInput"]["questions"],
+            ask.input["questions"]
+        );
+        let dismissed = response(&ask.answer_question(None).unwrap());
+        assert_eq!(dismissed["behavior"], "deny");
+        assert!(matches!(
+            ask.answer_question(Some(&[])),
+            Err(HarnessError::InvalidInput(_))
+        ));
     }
 
     #[test]

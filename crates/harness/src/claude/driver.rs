@@ -101,6 +101,9 @@ pub(crate) struct Shared {
     pub stderr: StderrTail,
     /// The CLI's permission requests that wait for the user.
     pub pending: Pending,
+    /// Our control requests that wait for the CLI's answer (`None`: success, else its error).
+    pub replies:
+        Mutex<std::collections::HashMap<String, tokio::sync::oneshot::Sender<Option<String>>>>,
 }
 
 impl Shared {
@@ -112,6 +115,7 @@ impl Shared {
             closing: AtomicBool::new(false),
             stderr,
             pending: Pending::default(),
+            replies: Mutex::default(),
         })
     }
 
@@ -213,6 +217,17 @@ impl Driver {
             Output::Permission(request) => self.on_permission(request),
             Output::Cancel { request_id } => self.on_cancel(&request_id),
             Output::ControlResponse { request_id, error } => {
+                let waiting = request_id.as_ref().and_then(|id| {
+                    self.shared
+                        .replies
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .remove(id)
+                });
+                if let Some(waiting) = waiting {
+                    let _ = waiting.send(error);
+                    return;
+                }
                 if let Some(error) = error {
                     tracing::warn!(?request_id, %error, "claude refused a control request");
                 }

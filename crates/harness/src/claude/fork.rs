@@ -5,6 +5,12 @@
 //! --session-id NEW --resume-session-at CHECKPOINT`). The CLI copies the source's records up
 //! to the checkpoint into the new file and never writes the source.
 //!
+//! A fork into another folder ([`ForkRequest::cwd`]) runs its first prompt in that folder and
+//! names the source by its transcript's path (`--resume <path>`), since 2.1.197 finds a session
+//! id only in the project folders of the current folder's git worktrees; the new transcript
+//! lands in the new folder's project folder, every copied record carrying the new `cwd`
+//! ("Forking into another folder" in docs/harness-behaviour.md).
+//!
 //! [`SessionTarget::PendingFork`]: crate::contract::SessionTarget::PendingFork
 
 use std::time::Instant;
@@ -30,7 +36,9 @@ pub async fn fork(request: ForkRequest<'_>) -> HarnessResult<Forked> {
         anchors,
         cut,
         env,
+        cwd: _,
     } = request;
+    let fork_cwd = request.fork_cwd().to_owned();
     let started = Instant::now();
     check_kind(binary.kind)?;
     require_fork_support(binary)?;
@@ -48,7 +56,9 @@ pub async fn fork(request: ForkRequest<'_>) -> HarnessResult<Forked> {
     if let Some(at) = &resume_at {
         require_checkpoint(source_path.clone(), at.clone()).await?;
     }
-    let real_cwd = paths::real_cwd(&source.cwd)?;
+    // The fork's transcript lives in its own folder's project folder; its first prompt runs
+    // there, resuming the source by the path of its transcript when that is another folder.
+    let real_cwd = paths::real_cwd(&fork_cwd)?;
     let id = uuid::Uuid::new_v4().to_string();
     let session = NativeSession {
         kind: HarnessKind::Claude,
@@ -58,7 +68,7 @@ pub async fn fork(request: ForkRequest<'_>) -> HarnessResult<Forked> {
             &id,
         )),
         session_id: id,
-        cwd: source.cwd.clone(),
+        cwd: fork_cwd,
     };
     let pending = PendingFork {
         source: resume_at.is_some().then(|| NativeSession {

@@ -108,7 +108,7 @@ impl Harness for Claude {
     }
 }
 
-crate::contract::live_runtime!(ClaudeRuntime, answers);
+crate::contract::live_runtime!(ClaudeRuntime, answers, modes);
 
 #[cfg(test)]
 mod tests {

@@ -174,18 +174,18 @@ async fn plan_fork(
         require_fork_support(&spec.binary)?;
         check_kind(source.kind)?;
         check_session_id(&source.session_id)?;
-        if paths::real_cwd(&source.cwd)? != real_cwd {
-            return Err(HarnessError::InvalidInput(
-                "a claude fork runs in its source's working directory".into(),
-            ));
-        }
         let source_path = transcript_of(source, &spec.env)?;
         require_file(&source_path, &source.session_id)?;
-        args.extend([
-            "--resume".into(),
-            source.session_id.clone(),
-            "--fork-session".into(),
-        ]);
+        // In its own folder the CLI finds the source by id. From another folder 2.1.197 finds
+        // an id only in the project folders of the folder's git worktrees (2.1.332 in any), but
+        // both pins resume a transcript named by its path: the fork's records are then written
+        // with the new cwd, into the new folder's project folder.
+        let resume = if paths::real_cwd(&source.cwd).ok().as_deref() == Some(real_cwd.as_path()) {
+            source.session_id.clone()
+        } else {
+            source_path.to_string_lossy().into_owned()
+        };
+        args.extend(["--resume".into(), resume, "--fork-session".into()]);
         if let Some(at) = &pending.resume_at {
             require_checkpoint(source_path, at.clone()).await?;
             args.extend(["--resume-session-at".into(), at.clone()]);

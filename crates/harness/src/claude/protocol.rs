@@ -282,6 +282,16 @@ pub(crate) fn interrupt_request(request_id: &str) -> String {
     .to_string()
 }
 
+/// Changes the running CLI's permission mode (what shift+tab does in its terminal UI).
+pub(crate) fn set_mode_request(request_id: &str, mode: &str) -> String {
+    json!({
+        "type": "control_request",
+        "request_id": request_id,
+        "request": { "subtype": "set_permission_mode", "mode": mode },
+    })
+    .to_string()
+}
+
 /// Why a CLI run ended before it could start a turn, from its error text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum StartupFailure {

@@ -22,7 +22,7 @@ use super::launch::{check_kind, plan};
 use super::paths::AppendWatch;
 use super::process;
 use super::protocol;
-use crate::contract::{ApprovalDecision, EventSender, OpenSpec, SessionTarget};
+use crate::contract::{ApprovalDecision, EventSender, OpenSpec, PermissionMode, SessionTarget};
 use crate::process::{Spawned, Tree};
 use crate::{HarnessError, HarnessKind, HarnessResult};
 
@@ -35,6 +35,8 @@ const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 const INTERRUPT_GRACE: Duration = Duration::from_secs(10);
 /// How long a dying process gets to report its end.
 const DEATH_WAIT: Duration = Duration::from_secs(5);
+/// How long a live mode change may wait for the CLI's answer.
+const MODE_REPLY_WAIT: Duration = Duration::from_secs(5);
 /// `close`: after stdin closes, the CLI exits on its own within this; then SIGTERM, then
 /// SIGKILL.
 const CLOSE_GRACE: Duration = Duration::from_secs(5);
@@ -74,6 +76,7 @@ impl ClaudeRuntime {
         let launch = plan(&spec).await?;
         let mut args: Vec<String> = BASE_ARGS.iter().map(|a| a.to_string()).collect();
         args.extend(permission);
+        args.extend(super::approvals::trust_args(spec.trusted));
         args.extend(launch.args);
         let Spawned {
             mut child,
@@ -246,6 +249,12 @@ impl ClaudeRuntime {
                 "no pending claude approval request {id:?}"
             )));
         };
+        if request.is_question() && decision.approves() {
+            self.shared.pending.restore(request);
+            return Err(HarnessError::InvalidInput(format!(
+                "claude request {id:?} is a question: answer it, or decline it"
+            )));
+        }
         if decision == ApprovalDecision::ApproveForSession && !request.can_approve_for_session() {
             self.shared.pending.restore(request);
             return Err(HarnessError::InvalidInput(format!(
@@ -259,6 +268,73 @@ impl ClaudeRuntime {
         }
         self.write_line(&request.answer(decision)).await?;
         tracing::info!(pid = ?self.pid, request_id = %id, decision = decision.name(), "claude request answered");
+        Ok(())
+    }
+
+    /// Switches the running CLI to `mode` (`set_permission_mode`, what shift+tab does in its
+    /// terminal UI), even mid-turn: `Ok(true)` once the CLI took it. `Ok(false)` when it did
+    /// not (it refuses e.g. `bypassPermissions` unless started with it): the caller restarts
+    /// the process with the new flags instead. A word Claude does not take is `InvalidInput`.
+    pub async fn set_mode(&mut self, mode: &PermissionMode) -> HarnessResult<bool> {
+        super::approvals::permission_args(mode)?;
+        let word = mode.mode.as_deref().unwrap_or("default");
+        self.requests += 1;
+        let request_id = format!("mode-{}", self.requests);
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.shared
+            .replies
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(request_id.clone(), tx);
+        self.write_line(&protocol::set_mode_request(&request_id, word))
+            .await?;
+        match tokio::time::timeout(MODE_REPLY_WAIT, rx).await {
+            Ok(Ok(None)) => {
+                tracing::info!(pid = ?self.pid, mode = word, "claude permission mode changed live");
+                Ok(true)
+            }
+            Ok(Ok(Some(error))) => {
+                tracing::info!(pid = ?self.pid, mode = word, %error, "claude refused a live mode change");
+                Ok(false)
+            }
+            _ => {
+                self.shared
+                    .replies
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .remove(&request_id);
+                Ok(false)
+            }
+        }
+    }
+
+    /// Answers the CLI's pending `AskUserQuestion` request `id` (one text per question), or
+    /// dismisses it (`None`): the model is told the user did not answer.
+    pub async fn answer_question(
+        &mut self,
+        id: &str,
+        answers: Option<Vec<String>>,
+    ) -> HarnessResult<()> {
+        let Some(request) = self.shared.pending.take(id) else {
+            return Err(HarnessError::InvalidInput(format!(
+                "no pending claude question {id:?}"
+            )));
+        };
+        let line = match request.is_question() {
+            true => request.answer_question(answers.as_deref()),
+            false => Err(HarnessError::InvalidInput(format!(
+                "claude request {id:?} asks for an approval, not an answer"
+            ))),
+        };
+        let line = match line {
+            Ok(line) => line,
+            Err(err) => {
+                self.shared.pending.restore(request);
+                return Err(err);
+            }
+        };
+        self.write_line(&line).await?;
+        tracing::info!(pid = ?self.pid, request_id = %id, answered = answers.is_some(), "claude question answered");
         Ok(())
     }
 

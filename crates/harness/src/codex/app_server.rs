@@ -94,6 +94,11 @@ impl AppServer {
         self.rpc.client().stderr_tail()
     }
 
+    /// Whether the process has exited.
+    pub fn has_exited(&self) -> bool {
+        self.rpc.client().has_exited()
+    }
+
     /// Sends a request and waits for its result.
     pub async fn request(
         &self,
@@ -220,7 +225,7 @@ echo '{"method":"hello","params":{"n":1}}'
 read request
 echo '{"id":1,"result":{"ok":true}}'
 echo '{"id":"s1","method":"item/commandExecution/requestApproval","params":{"command":"ls"}}'
-echo '{"id":"s2","method":"item/tool/requestUserInput","params":{}}'
+echo '{"id":"s2","method":"item/permissions/requestApproval","params":{}}'
 read answer
 echo "$answer" >&2
 exit 3

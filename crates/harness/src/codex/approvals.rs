@@ -8,7 +8,10 @@ use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
-use crate::contract::{ApprovalDecision, ApprovalRequest, ApprovalSubject, PermissionChoices};
+use crate::contract::{
+    ApprovalDecision, ApprovalRequest, ApprovalSubject, PermissionChoices, Question,
+};
+use crate::{HarnessError, HarnessResult};
 
 /// The approval policies and sandboxes `thread/start` and `thread/resume` take (0.171.0's
 /// `AskForApproval` without the experimental `granular` object, and `SandboxMode`).
@@ -19,11 +22,13 @@ pub(crate) const CHOICES: PermissionChoices = PermissionChoices {
 
 const COMMAND: &str = "item/commandExecution/requestApproval";
 const FILE_CHANGE: &str = "item/fileChange/requestApproval";
+/// The `request_user_input` tool's questions (experimental in the protocol).
+const USER_INPUT: &str = "item/tool/requestUserInput";
 
 /// Which server requests reach the user; every other one is declined at once by
 /// [`decline_unshown`].
 pub(crate) fn is_shown(method: &str) -> bool {
-    matches!(method, COMMAND | FILE_CHANGE)
+    matches!(method, COMMAND | FILE_CHANGE | USER_INPUT)
 }
 
 /// A request the user has not answered yet: what the reply needs.
@@ -31,6 +36,8 @@ pub(crate) fn is_shown(method: &str) -> bool {
 struct Waiting {
     /// The server's JSON-RPC id, echoed in the reply (a number or a string).
     rpc_id: Value,
+    /// For questions: each question's id and what it takes; the reply is keyed by id.
+    questions: Option<Vec<(String, Question)>>,
 }
 
 /// The runtime's pending requests, and the file changes their requests refer to.
@@ -76,6 +83,24 @@ impl Approvals {
     /// A shown server request becomes a pending [`ApprovalRequest`].
     pub fn request(&mut self, rpc_id: Value, method: &str, params: &Value) -> ApprovalRequest {
         let item_id = params.get("itemId").and_then(Value::as_str);
+        let id = id_text(&rpc_id);
+        if method == USER_INPUT {
+            let asked = user_input_questions(params);
+            let questions = asked.iter().map(|(_, q)| q.clone()).collect();
+            self.waiting.insert(
+                id.clone(),
+                Waiting {
+                    rpc_id,
+                    questions: Some(asked),
+                },
+            );
+            return ApprovalRequest {
+                id,
+                tool_call_id: item_id.map(str::to_owned),
+                subject: ApprovalSubject::Question { questions },
+                can_approve_for_session: false,
+            };
+        }
         let subject = if method == FILE_CHANGE {
             let (paths, diff) = item_id
                 .and_then(|i| self.changes.get(i).cloned())
@@ -87,8 +112,13 @@ impl Approvals {
                 cwd: str_of(params, "cwd").map(Into::into),
             }
         };
-        let id = id_text(&rpc_id);
-        self.waiting.insert(id.clone(), Waiting { rpc_id });
+        self.waiting.insert(
+            id.clone(),
+            Waiting {
+                rpc_id,
+                questions: None,
+            },
+        );
         ApprovalRequest {
             id,
             tool_call_id: item_id.map(str::to_owned),
@@ -99,11 +129,63 @@ impl Approvals {
 
     /// Takes a pending request off the list to answer it: the reply line, or `None` for an
     /// id that is not pending.
-    pub fn answer(&mut self, id: &str, decision: ApprovalDecision) -> Option<String> {
-        let waiting = self.waiting.remove(id)?;
+    /// A question can only be declined this way (it is answered by [`Self::answer_question`]).
+    pub fn answer(
+        &mut self,
+        id: &str,
+        decision: ApprovalDecision,
+    ) -> HarnessResult<Option<String>> {
+        let Some(waiting) = self.waiting.get(id) else {
+            return Ok(None);
+        };
+        if waiting.questions.is_some() {
+            if decision.approves() {
+                return Err(HarnessError::InvalidInput(format!(
+                    "codex request {id:?} is a question: answer it, or decline it"
+                )));
+            }
+            return self.answer_question(id, None);
+        }
+        let waiting = self.waiting.remove(id).expect("looked up above");
         let reply =
             json!({ "id": waiting.rpc_id, "result": { "decision": wire_decision(decision) } });
-        Some(format!("{reply}\n"))
+        Ok(Some(format!("{reply}\n")))
+    }
+
+    /// The reply to a pending question: `{answers: {questionId: {answers: [text]}}}`, empty
+    /// when the user dismissed it. `None` for an id that is not a pending question.
+    pub fn answer_question(
+        &mut self,
+        id: &str,
+        answers: Option<Vec<String>>,
+    ) -> HarnessResult<Option<String>> {
+        let Some(Waiting {
+            questions: Some(questions),
+            ..
+        }) = self.waiting.get(id)
+        else {
+            return Ok(None);
+        };
+        let mut keyed = serde_json::Map::new();
+        if let Some(answers) = &answers {
+            if answers.len() != questions.len()
+                || !questions
+                    .iter()
+                    .zip(answers)
+                    .all(|((_, q), a)| q.accepts(a))
+            {
+                return Err(HarnessError::InvalidInput(format!(
+                    "the answers do not fit codex request {id:?}'s {} questions",
+                    questions.len()
+                )));
+            }
+            for ((qid, _), answer) in questions.iter().zip(answers) {
+                keyed.insert(qid.clone(), json!({ "answers": [answer] }));
+            }
+        }
+        let waiting = self.waiting.remove(id).expect("looked up above");
+        let reply = json!({ "id": waiting.rpc_id, "result": { "answers": keyed } });
+        Ok(Some(format!("{reply}\n")))
     }
 
     /// The server resolved a request itself (`serverRequest/resolved`): whether it was still
@@ -154,6 +236,34 @@ pub(crate) fn decline_unshown(rpc_id: Value, method: &str) -> String {
     format!("{reply}\n")
 }
 
+/// `ToolRequestUserInputParams.questions`: id, header, text, options (labels), and whether
+/// another answer is taken (`isOther`, or no options at all).
+fn user_input_questions(params: &Value) -> Vec<(String, Question)> {
+    let list = params.get("questions").and_then(Value::as_array);
+    list.map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .map(|q| {
+            let options: Vec<String> = q
+                .get("options")
+                .and_then(Value::as_array)
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|o| str_of(o, "label"))
+                .collect();
+            let other = q.get("isOther").and_then(Value::as_bool) == Some(true);
+            let question = Question {
+                header: str_of(q, "header").filter(|h| !h.is_empty()),
+                prompt: str_of(q, "question").unwrap_or_default(),
+                free_text: other || options.is_empty(),
+                options,
+            };
+            (str_of(q, "id").unwrap_or_default(), question)
+        })
+        .collect()
+}
+
 fn str_of(v: &Value, key: &str) -> Option<String> {
     v.get(key).and_then(Value::as_str).map(str::to_owned)
 }
@@ -178,10 +288,13 @@ mod tests {
                 cwd: Some("/w".into())
             }
         );
-        let reply = a.answer("0", ApprovalDecision::DeclineAndStop).unwrap();
+        let reply = a
+            .answer("0", ApprovalDecision::DeclineAndStop)
+            .unwrap()
+            .unwrap();
         let reply: Value = serde_json::from_str(&reply).unwrap();
         assert_eq!(reply, json!({"id": 0, "result": {"decision": "cancel"}}));
-        assert!(a.answer("0", ApprovalDecision::Approve).is_none());
+        assert!(a.answer("0", ApprovalDecision::Approve).unwrap().is_none());
         assert!(!a.withdraw("0"), "answered, so not withdrawn");
     }
 
@@ -209,6 +322,44 @@ mod tests {
     }
 
     #[test]
+    fn a_user_input_request_is_a_question_answered_by_id() {
+        let mut a = Approvals::default();
+        let params = json!({"threadId": "t", "turnId": "u", "itemId": "call_3", "questions": [
+            {"id": "colour", "header": "Colour", "question": "Which colour?", "isOther": false,
+             "isSecret": false, "options": [{"label": "Red", "description": ""}, {"label": "Blue", "description": ""}]},
+            {"id": "name", "header": "", "question": "Its name?", "isOther": false, "isSecret": false, "options": null}
+        ]});
+        let req = a.request(json!(7), USER_INPUT, &params);
+        let ApprovalSubject::Question { questions } = &req.subject else {
+            panic!("not a question: {:?}", req.subject)
+        };
+        assert_eq!(questions[0].options, ["Red", "Blue"]);
+        assert!(!questions[0].free_text && questions[1].free_text);
+        assert_eq!(questions[1].header, None);
+        assert!(a.answer("7", ApprovalDecision::Approve).is_err());
+        assert!(a
+            .answer_question("7", Some(vec!["Green".into(), "x".into()]))
+            .is_err());
+        let reply = a
+            .answer_question("7", Some(vec!["Blue".into(), "Rex".into()]))
+            .unwrap()
+            .unwrap();
+        let reply: Value = serde_json::from_str(&reply).unwrap();
+        assert_eq!(
+            reply,
+            json!({"id": 7, "result": {"answers": {
+                "colour": {"answers": ["Blue"]}, "name": {"answers": ["Rex"]}}}})
+        );
+        assert!(
+            a.answer_question("7", None).unwrap().is_none(),
+            "answered once"
+        );
+        a.request(json!(8), USER_INPUT, &params);
+        let dismissed = a.answer("8", ApprovalDecision::Decline).unwrap().unwrap();
+        assert!(dismissed.contains(r#""answers":{}"#), "{dismissed}");
+    }
+
+    #[test]
     fn decisions_and_unshown_requests_never_approve() {
         assert_eq!(wire_decision(ApprovalDecision::Approve), "accept");
         assert_eq!(
@@ -218,7 +369,6 @@ mod tests {
         assert_eq!(wire_decision(ApprovalDecision::Decline), "decline");
         for method in [
             "item/permissions/requestApproval",
-            "item/tool/requestUserInput",
             "mcpServer/elicitation/request",
             "execCommandApproval",
             "whatever/else",

@@ -8,8 +8,8 @@ use super::runtime::{self, CodexRuntime, MIN_FORK_VERSION};
 use super::CodexReader;
 use crate::contract::{
     env_value, first_recorded, Capabilities, EventSender, ForkRequest, Forked, Harness,
-    HarnessFacts, LiveRuntime, NativeSession, OpenSpec, PermissionChoices, SessionLayout,
-    VersionPins,
+    HarnessBinary, HarnessFacts, LiveRuntime, NativeSession, OpenSpec, PermissionChoices,
+    SessionLayout, VersionPins, WarmSpare,
 };
 use crate::history::{HistoryError, SessionReader};
 use crate::{HarnessKind, HarnessResult};
@@ -89,12 +89,21 @@ impl Harness for Codex {
         runtime::fork(request).await
     }
 
+    async fn spare(
+        &self,
+        binary: &HarnessBinary,
+        env: &[(String, String)],
+    ) -> Option<HarnessResult<Box<dyn WarmSpare>>> {
+        let started = super::spare::CodexSpare::start(binary, env).await;
+        Some(started.map(|spare| Box::new(spare) as Box<dyn WarmSpare>))
+    }
+
     fn terminal_args(&self, session: &NativeSession) -> HarnessResult<Vec<String>> {
         Ok(vec!["resume".to_owned(), session.session_id.clone()])
     }
 }
 
-crate::contract::live_runtime!(CodexRuntime, answers);
+crate::contract::live_runtime!(CodexRuntime, answers, modes);
 
 #[cfg(test)]
 mod tests {

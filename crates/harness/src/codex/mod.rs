@@ -6,10 +6,12 @@ pub use history::{find_rollout, CodexReader};
 
 mod app_server;
 mod approvals;
+mod events;
 mod harness;
 mod native_fork;
 mod protocol;
 pub mod runtime;
+mod spare;
 
 pub use harness::Codex;
 pub use runtime::{capabilities, fork, CodexRuntime};

@@ -8,7 +8,10 @@
 //!   (observed with 0.171.0), so no `thread/start` fallback is needed.
 //!
 //! The fork is a new thread id and a new rollout whose `history_base` points at a byte prefix
-//! of the source; the source's file is only read. The new rollout is read back with
+//! of the source; the source's file is only read. A fork into another folder
+//! ([`ForkRequest::cwd`]) passes `cwd` to `thread/fork`: the new thread records that folder and
+//! a later `thread/resume` runs there ("Forking into another folder" in
+//! docs/harness-behaviour.md). The new rollout is read back with
 //! [`CodexReader`] and must hold exactly the expected turns; otherwise the fork is deleted
 //! again (`thread/delete`, then the file if it is still there) and the error returned.
 
@@ -21,9 +24,9 @@ use super::protocol::{
     REQUEST_TIMEOUT,
 };
 use super::runtime::{capabilities, check_session, rollout_path};
-use super::CodexReader;
-use crate::contract::{Cut, ForkRequest, Forked, NativeSession};
-use crate::history::SessionReader;
+use super::{find_rollout, CodexReader};
+use crate::contract::{Cut, ForkRequest, Forked, NativeSession, PermissionMode};
+use crate::history::{HistoryError, SessionReader};
 use crate::{HarnessError, HarnessKind, HarnessResult, TurnAnchor};
 
 /// How long the fork's own app-server may take to leave after its stdin closed.
@@ -31,16 +34,16 @@ const CLOSE_GRACE: Duration = Duration::from_secs(3);
 /// The new rollout is read back until it shows the expected turns, at most this long (the
 /// server answers once the file exists; the wait only covers a slow disk).
 const VERIFY_FOR: Duration = Duration::from_secs(2);
-const VERIFY_EVERY: Duration = Duration::from_millis(20);
+/// The first re-read comes this soon, then each wait doubles up to [`VERIFY_EVERY_MAX`]: the
+/// read-back is on every fork's critical path, and a file that lags at all lags by little
+/// (with 0.171.0 the first read has always passed), so a fixed 20 ms would mostly be idle.
+const VERIFY_FIRST_RETRY: Duration = Duration::from_millis(2);
+const VERIFY_EVERY_MAX: Duration = Duration::from_millis(20);
 
 /// Derives a new Codex thread from `source` at `cut`. See the module docs.
 pub async fn fork(request: ForkRequest<'_>) -> HarnessResult<Forked> {
-    if let Some(note) = capabilities(&request.binary.version).note {
-        return Err(HarnessError::Unsupported(note));
-    }
     let source = request.source;
-    check_session(source)?;
-    let plan = CutPlan::plan(request.anchors, request.cut)?;
+    let (plan, cwd) = checked(&request)?;
     let started = Instant::now();
     let launch = Launch {
         binary: request.binary,
@@ -48,7 +51,18 @@ pub async fn fork(request: ForkRequest<'_>) -> HarnessResult<Forked> {
         env: request.env,
     };
     let server = AppServer::spawn(launch, |_| {})?;
-    let outcome = fork_in(&server, source, &plan).await;
+    // `beforeTurnId` is experimental; `lastTurnId` is not, but one handshake serves both.
+    let outcome = match protocol::initialize(&server, true).await {
+        Ok(codex_home) => {
+            let at = ForkAt {
+                codex_home: codex_home.as_deref(),
+                cwd: cwd.as_deref(),
+                permissions: None,
+            };
+            fork_in(&server, source, &plan, at).await
+        }
+        Err(err) => Err(err),
+    };
     server.close(CLOSE_GRACE).await;
     let forked = outcome?;
     tracing::info!(
@@ -62,10 +76,31 @@ pub async fn fork(request: ForkRequest<'_>) -> HarnessResult<Forked> {
     Ok(forked)
 }
 
+/// Refuses what no server could fork (an unsupported version, a source that is not there, a
+/// cut its turns do not have, a folder that does not exist) before any process is asked.
+pub(crate) fn checked(request: &ForkRequest<'_>) -> HarnessResult<(CutPlan, Option<PathBuf>)> {
+    if let Some(note) = capabilities(&request.binary.version).note {
+        return Err(HarnessError::Unsupported(note));
+    }
+    check_session(request.source)?;
+    let plan = CutPlan::plan(request.anchors, request.cut)?;
+    let cwd = match request.cwd {
+        Some(dir) if !dir.is_dir() => {
+            return Err(HarnessError::InvalidInput(format!(
+                "the fork's working directory {} does not exist",
+                dir.display()
+            )))
+        }
+        Some(dir) => Some(dir.to_owned()),
+        None => None,
+    };
+    Ok((plan, cwd))
+}
+
 /// What a [`Cut`] becomes for `thread/fork` (its `lastTurnId` or `beforeTurnId`), and the turn
 /// refs the fork must hold.
 #[derive(Debug, PartialEq)]
-struct CutPlan {
+pub(crate) struct CutPlan {
     last_turn_id: Option<String>,
     before_turn_id: Option<String>,
     keep: Vec<String>,
@@ -116,17 +151,33 @@ impl CutPlan {
     }
 }
 
-async fn fork_in(
+/// Where a fork lands in its server: the server's `CODEX_HOME` (from `initialize`), the fork's
+/// folder, and its mode when it will run in that same server.
+pub(crate) struct ForkAt<'a> {
+    pub codex_home: Option<&'a Path>,
+    pub cwd: Option<&'a Path>,
+    pub permissions: Option<&'a PermissionMode>,
+}
+
+/// Runs `thread/fork` in an initialized `server` and checks the new rollout.
+pub(crate) async fn fork_in(
     server: &AppServer,
     source: &NativeSession,
     plan: &CutPlan,
+    at: ForkAt<'_>,
 ) -> HarnessResult<Forked> {
-    // `beforeTurnId` is experimental; `lastTurnId` is not, but one handshake serves both.
-    let codex_home = protocol::initialize(server, true).await?;
+    let ForkAt {
+        codex_home,
+        cwd,
+        permissions,
+    } = at;
     let request = ThreadForkParams {
         thread_id: source.session_id.clone(),
         last_turn_id: plan.last_turn_id.clone(),
         before_turn_id: plan.before_turn_id.clone(),
+        cwd: cwd.map(|dir| dir.to_string_lossy().into_owned()),
+        approval_policy: permissions.and_then(|p| p.mode.clone()),
+        sandbox: permissions.and_then(|p| p.sandbox.clone()),
         exclude_turns: true,
     };
     let called = Instant::now();
@@ -139,14 +190,21 @@ async fn fork_in(
         "codex thread/fork answered"
     );
     let thread = thread_of(&result)?;
-    let path = rollout_path(&thread, codex_home.as_deref());
-    match verify(path.as_deref(), &thread, source, &plan.keep).await {
+    let path = rollout_path(&thread, codex_home);
+    let checked = match check_cwd(&thread, cwd) {
+        Ok(()) => verify(path.as_deref(), &thread, source, &plan.keep).await,
+        Err(err) => Err(err),
+    };
+    match checked {
         Ok(path) => Ok(Forked {
             session: NativeSession {
                 kind: HarnessKind::Codex,
                 session_id: thread.id.clone(),
                 path: Some(path),
-                cwd: thread.cwd.clone().unwrap_or_else(|| source.cwd.clone()),
+                cwd: match cwd {
+                    Some(dir) => dir.to_owned(),
+                    None => thread.cwd.clone().unwrap_or_else(|| source.cwd.clone()),
+                },
             },
             pending: None,
         }),
@@ -154,6 +212,31 @@ async fn fork_in(
             discard(server, &thread, path.as_deref(), source).await;
             Err(err)
         }
+    }
+}
+
+/// A fork asked to run in `cwd` must say it does (the thread records its cwd, and a resume
+/// runs there).
+fn check_cwd(thread: &ThreadInfo, cwd: Option<&Path>) -> HarnessResult<()> {
+    let Some(want) = cwd else { return Ok(()) };
+    let same = |got: &Path| {
+        got == want
+            || matches!(
+                (std::fs::canonicalize(got), std::fs::canonicalize(want)),
+                (Ok(a), Ok(b)) if a == b
+            )
+    };
+    match thread.cwd.as_deref() {
+        Some(got) if same(got) => Ok(()),
+        got => Err(HarnessError::failed(
+            HarnessKind::Codex,
+            format!(
+                "thread/fork was asked to run the fork in {} but it records {:?}",
+                want.display(),
+                got
+            ),
+            "",
+        )),
     }
 }
 
@@ -173,6 +256,7 @@ async fn verify(
         )
     })?;
     let deadline = Instant::now() + VERIFY_FOR;
+    let mut wait = VERIFY_FIRST_RETRY;
     loop {
         let problem = match check_fork_file(path, thread, source, keep) {
             Ok(()) => return Ok(path.to_owned()),
@@ -185,7 +269,8 @@ async fn verify(
                 "",
             ));
         }
-        tokio::time::sleep(VERIFY_EVERY).await;
+        tokio::time::sleep(wait).await;
+        wait = (wait * 2).min(VERIFY_EVERY_MAX);
     }
 }
 
@@ -201,7 +286,7 @@ fn check_fork_file(
             thread.forked_from_id
         ));
     }
-    let reader = CodexReader::open(path).map_err(|e| e.to_string())?;
+    let reader = open_fork_rollout(path, source).map_err(|e| e.to_string())?;
     if reader.thread_id() != Some(thread.id.as_str()) {
         return Err(format!("its rollout names thread {:?}", reader.thread_id()));
     }
@@ -226,6 +311,31 @@ fn check_fork_file(
         ));
     }
     Ok(())
+}
+
+/// Opens the fork's rollout with its `history_base` resolved to the source's recorded file
+/// when the base names the source (the usual case), and by a search of the `sessions` folder
+/// only for other ids (the source's own bases): the search walks every rollout under it, on
+/// every fork's critical path. The recorded file is taken only where the search would have
+/// found it, a `rollout-…-<id>.jsonl` (a revision segment `…_<rev>.jsonl` is another id).
+fn open_fork_rollout(path: &Path, source: &NativeSession) -> Result<CodexReader, HistoryError> {
+    let sessions = path
+        .ancestors()
+        .find(|a| a.file_name().is_some_and(|n| n == "sessions"))
+        .or_else(|| path.parent())
+        .map(Path::to_owned);
+    let source_id = source.session_id.clone();
+    let own_name = format!("-{source_id}.jsonl");
+    let source_path = source.path.clone().filter(|p| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("rollout-") && n.ends_with(&own_name))
+            && p.is_file()
+    });
+    CodexReader::open_with(path, move |id| match &source_path {
+        Some(known) if id == source_id => Some(known.clone()),
+        _ => find_rollout(sessions.as_deref()?, id),
+    })
 }
 
 /// Removes a fork that failed its check: through the server (which also drops it from its
@@ -280,6 +390,52 @@ mod tests {
             CutPlan::plan(&anchors(), Cut::Before(2)).unwrap().keep,
             vec!["t1", "t2"]
         );
+    }
+
+    /// The fork's `history_base` resolves to the source's recorded file even where a search
+    /// of `sessions/` would not find it, and never to a recorded file named for another id
+    /// (a revision segment).
+    #[test]
+    fn the_fork_base_resolves_to_the_recorded_source_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let source_id = "019a0000-0000-7000-8000-00000000000a";
+        let fork_id = "019a0000-0000-7000-8000-00000000000f";
+        let meta = |id: &str, extra: &str| {
+            format!(
+                "{{\"timestamp\":\"2026-11-30T09:00:00Z\",\"type\":\"session_meta\",\
+                 \"payload\":{{\"id\":\"{id}\"{extra}}}}}\n"
+            )
+        };
+        let source_text = meta(source_id, "");
+        let base = format!(
+            ",\"forked_from_id\":\"{source_id}\",\"history_base\":{{\"thread_id\":\
+             \"{source_id}\",\"end_byte_offset\":{}}}",
+            source_text.len()
+        );
+        let sessions = dir.path().join("sessions/2026/11/30");
+        std::fs::create_dir_all(&sessions).unwrap();
+        let fork = sessions.join(format!("rollout-2026-11-30T09-00-01-{fork_id}.jsonl"));
+        std::fs::write(&fork, meta(fork_id, &base)).unwrap();
+        // The source lies outside `sessions/` (imported from elsewhere): no search finds it.
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        let source_at = |name: String| {
+            let path = elsewhere.join(name);
+            std::fs::write(&path, &source_text).unwrap();
+            NativeSession {
+                kind: HarnessKind::Codex,
+                session_id: source_id.into(),
+                path: Some(path),
+                cwd: dir.path().to_owned(),
+            }
+        };
+        let own = source_at(format!("rollout-2026-11-30T09-00-00-{source_id}.jsonl"));
+        let reader = open_fork_rollout(&fork, &own).unwrap();
+        assert_eq!(reader.missing_base(), None);
+        assert_eq!(reader.forked_from(), Some(source_id));
+        let segment = source_at(format!("rollout-2026-11-30T09-00-00-{source_id}_r1.jsonl"));
+        let reader = open_fork_rollout(&fork, &segment).unwrap();
+        assert!(reader.missing_base().is_some());
     }
 
     #[test]

@@ -86,6 +86,14 @@ pub(crate) struct ThreadForkParams {
     /// Exclusive (experimental): keep the turns before this one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub before_turn_id: Option<String>,
+    /// The fork's working directory; `None` keeps the source's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// The fork's approval policy and sandbox, when it runs in the server that forks it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval_policy: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<String>,
     pub exclude_turns: bool,
 }
 
@@ -100,6 +108,29 @@ pub(crate) struct ThreadIdParams {
 pub(crate) struct TurnStartParams {
     pub thread_id: String,
     pub input: Vec<UserInput>,
+    /// A changed approval policy, for this turn and the next ones.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval_policy: Option<String>,
+    /// A changed sandbox, for this turn and the next ones ([`sandbox_policy`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox_policy: Option<Value>,
+}
+
+/// A sandbox word (`thread/start`'s `SandboxMode`) as `turn/start`'s `SandboxPolicy` object,
+/// with Codex's defaults (no network, no extra writable roots).
+pub(crate) fn sandbox_policy(sandbox: &str) -> Option<Value> {
+    Some(match sandbox {
+        "read-only" => serde_json::json!({ "type": "readOnly", "networkAccess": false }),
+        "workspace-write" => serde_json::json!({
+            "type": "workspaceWrite",
+            "writableRoots": [],
+            "networkAccess": false,
+            "excludeTmpdirEnvVar": false,
+            "excludeSlashTmp": false,
+        }),
+        "danger-full-access" => serde_json::json!({ "type": "dangerFullAccess" }),
+        _ => return None,
+    })
 }
 
 #[derive(Debug, Serialize)]
@@ -395,20 +426,53 @@ mod tests {
         let p = params(&TurnStartParams {
             thread_id: "t".into(),
             input: vec![UserInput::text("hi")],
+            approval_policy: None,
+            sandbox_policy: None,
         });
         assert_eq!(
             p,
             json!({"threadId": "t", "input": [{"type": "text", "text": "hi", "text_elements": []}]})
         );
+        let p = params(&TurnStartParams {
+            thread_id: "t".into(),
+            input: vec![],
+            approval_policy: Some("never".into()),
+            sandbox_policy: sandbox_policy("danger-full-access"),
+        });
+        assert_eq!(p["approvalPolicy"], "never");
+        assert_eq!(p["sandboxPolicy"], json!({"type": "dangerFullAccess"}));
+        assert_eq!(sandbox_policy("read-only").unwrap()["type"], "readOnly");
+        assert_eq!(
+            sandbox_policy("workspace-write").unwrap()["type"],
+            "workspaceWrite"
+        );
+        assert_eq!(sandbox_policy("yolo"), None);
         let p = params(&ThreadForkParams {
             thread_id: "t".into(),
             last_turn_id: None,
             before_turn_id: Some("b".into()),
+            cwd: None,
+            approval_policy: None,
+            sandbox: None,
             exclude_turns: true,
         });
         assert_eq!(
             p,
             json!({"threadId": "t", "beforeTurnId": "b", "excludeTurns": true})
+        );
+        let p = params(&ThreadForkParams {
+            thread_id: "t".into(),
+            last_turn_id: Some("l".into()),
+            before_turn_id: None,
+            cwd: Some("/wt".into()),
+            approval_policy: Some("never".into()),
+            sandbox: Some("read-only".into()),
+            exclude_turns: true,
+        });
+        assert_eq!(
+            p,
+            json!({"threadId": "t", "lastTurnId": "l", "cwd": "/wt", "excludeTurns": true,
+                   "approvalPolicy": "never", "sandbox": "read-only"})
         );
         let p = params(&ThreadStartParams {
             cwd: "/w".into(),

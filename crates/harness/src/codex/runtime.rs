@@ -5,7 +5,6 @@
 //! native checkpoint ref are both its Codex turn id, which `turn/started` and `turn/completed`
 //! carry, so a `TurnEnded` names exactly the anchor the reader will index for that turn.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -14,10 +13,11 @@ use tokio::sync::watch;
 
 use super::app_server::{AppServer, Incoming, Launch};
 use super::approvals::{self, Approvals};
+use super::events::event_pump;
 use super::find_rollout;
 use super::protocol::{
-    self, params, thread_of, to_harness_error, ItemEvent, Notice, ThreadResumeParams,
-    ThreadStartParams, TurnInterruptParams, TurnStartParams, UserInput, REQUEST_TIMEOUT,
+    self, params, thread_of, to_harness_error, ThreadResumeParams, ThreadStartParams,
+    TurnInterruptParams, TurnStartParams, UserInput, REQUEST_TIMEOUT,
 };
 use crate::contract::{
     at_least, forks_at_turns, no_fork, ApprovalDecision, EventSender, NativeSession, OpenSpec,
@@ -56,14 +56,14 @@ pub fn capabilities(version: &str) -> Capabilities {
 
 /// The runtime's view of the server, shared with the reader task's notification handler.
 #[derive(Debug, Default, Clone)]
-struct State {
+pub(super) struct State {
     /// Our thread; notifications of other threads (sub-agents) are ignored.
-    thread_id: Option<String>,
+    pub thread_id: Option<String>,
     /// A turn was started and has not reported its end.
-    running: bool,
-    turn_id: Option<String>,
+    pub running: bool,
+    pub turn_id: Option<String>,
     /// The process died unasked: (what happened, its stderr tail).
-    dead: Option<(String, String)>,
+    pub dead: Option<(String, String)>,
 }
 
 /// A live Codex thread in its own `codex app-server`.
@@ -73,9 +73,11 @@ pub struct CodexRuntime {
     state: watch::Sender<State>,
     /// The server's requests waiting for the user, shared with the event pump.
     approvals: Arc<Mutex<Approvals>>,
+    /// A mode chosen since the thread started: sent with the next turns.
+    mode_change: Option<PermissionMode>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
@@ -121,7 +123,46 @@ impl CodexRuntime {
             session,
             state,
             approvals,
+            mode_change: None,
         })
+    }
+
+    /// A runtime over a server that already holds `session` (a warm spare that forked it):
+    /// the server's messages, buffered in `incoming` since it started, now feed the events.
+    pub(crate) fn adopt(
+        server: AppServer,
+        mut incoming: tokio::sync::mpsc::UnboundedReceiver<Incoming>,
+        session: NativeSession,
+        events: EventSender,
+    ) -> CodexRuntime {
+        let state = watch::Sender::new(State::default());
+        state.send_modify(|s| s.thread_id = Some(session.session_id.clone()));
+        let approvals: Arc<Mutex<Approvals>> = Arc::default();
+        let mut handler = event_pump(state.clone(), approvals.clone(), events.clone());
+        tokio::spawn(async move {
+            while let Some(message) = incoming.recv().await {
+                handler(message);
+            }
+        });
+        tracing::info!(thread = %session.session_id, pid = server.pid(), "codex runtime adopted a forked thread");
+        let _ = events.send(RuntimeEvent::Session {
+            session: session.clone(),
+        });
+        CodexRuntime {
+            server: Some(server),
+            session,
+            state,
+            approvals,
+            mode_change: None,
+        }
+    }
+
+    /// Takes a new approval policy and sandbox from the next turn on (`turn/start`'s
+    /// overrides), with no restart; a turn already running keeps its own.
+    pub async fn set_mode(&mut self, mode: &PermissionMode) -> HarnessResult<bool> {
+        check_permissions(mode)?;
+        self.mode_change = Some(mode.clone());
+        Ok(true)
     }
 
     /// Answers the server's pending request `id`: `accept`, `acceptForSession`, `decline`, or
@@ -129,13 +170,35 @@ impl CodexRuntime {
     /// pending (never asked, answered, withdrawn) is `InvalidInput`.
     pub async fn answer(&mut self, id: &str, decision: ApprovalDecision) -> HarnessResult<()> {
         let server = self.live()?;
-        let Some(line) = lock(&self.approvals).answer(id, decision) else {
+        let Some(line) = lock(&self.approvals).answer(id, decision)? else {
             return Err(HarnessError::InvalidInput(format!(
                 "no pending approval request {id:?}"
             )));
         };
         let written = server.reply(&line).await;
         tracing::info!(thread = %self.session.session_id, request = id, decision = decision.name(), "codex approval answered");
+        written.map_err(|f| {
+            self.dead_error()
+                .unwrap_or_else(|| to_harness_error(f, &server.stderr_tail()))
+        })
+    }
+
+    /// Answers the server's pending question `id` (`item/tool/requestUserInput`) with one
+    /// text per question, or dismisses it (`None`: an empty answer set).
+    pub async fn answer_question(
+        &mut self,
+        id: &str,
+        answers: Option<Vec<String>>,
+    ) -> HarnessResult<()> {
+        let server = self.live()?;
+        let answered = answers.is_some();
+        let Some(line) = lock(&self.approvals).answer_question(id, answers)? else {
+            return Err(HarnessError::InvalidInput(format!(
+                "no pending question {id:?}"
+            )));
+        };
+        let written = server.reply(&line).await;
+        tracing::info!(thread = %self.session.session_id, request = id, answered, "codex question answered");
         written.map_err(|f| {
             self.dead_error()
                 .unwrap_or_else(|| to_harness_error(f, &server.stderr_tail()))
@@ -160,9 +223,14 @@ impl CodexRuntime {
                 self.session.session_id
             )));
         }
+        let change = self.mode_change.as_ref();
         let request = TurnStartParams {
             thread_id: self.session.session_id.clone(),
             input: vec![UserInput::text(prompt)],
+            approval_policy: change.and_then(|m| m.mode.clone()),
+            sandbox_policy: change
+                .and_then(|m| m.sandbox.as_deref())
+                .and_then(protocol::sandbox_policy),
         };
         let result = server
             .request("turn/start", params(&request), REQUEST_TIMEOUT)
@@ -378,126 +446,6 @@ pub(crate) fn rollout_path(
         .clone()
         .filter(|p| p.is_absolute())
         .or_else(|| find_rollout(&codex_home?.join("sessions"), &thread.id))
-}
-
-/// Turns the server's notifications into runtime events and keeps [`State`] current. Runs on
-/// the app-server's reader task, in arrival order.
-fn event_pump(
-    state: watch::Sender<State>,
-    approvals: Arc<Mutex<Approvals>>,
-    events: EventSender,
-) -> impl FnMut(Incoming) + Send + 'static {
-    // Agent messages whose text already arrived as deltas.
-    let streamed: Arc<Mutex<HashSet<String>>> = Arc::default();
-    move |incoming| match incoming {
-        Incoming::Notification { method, params } => {
-            if method == "item/started" {
-                if let Some(item) = params.get("item") {
-                    lock(&approvals).note_item(item);
-                }
-            }
-            let notice = protocol::parse_notice(&method, &params);
-            on_notice(notice, &state, &approvals, &events, &streamed);
-        }
-        // Any thread of this process may ask (a sub-agent's too): the server waits either way.
-        Incoming::Request { id, method, params } => {
-            let request = lock(&approvals).request(id, &method, &params);
-            tracing::info!(request = %request.id, method, "codex asks for approval");
-            let _ = events.send(RuntimeEvent::ApprovalRequested { request });
-        }
-        Incoming::Exited(report) => {
-            let error = (!report.expected).then(|| {
-                format!(
-                    "the codex app-server exited unexpectedly ({})",
-                    report.status
-                )
-            });
-            if let Some(message) = &error {
-                tracing::warn!(status = %report.status, "codex app-server died");
-                let tail = report.stderr_tail.clone();
-                state.send_modify(|s| {
-                    s.dead = Some((message.clone(), tail));
-                    s.running = false;
-                });
-            } else {
-                state.send_modify(|s| s.running = false);
-            }
-            // Nobody is left to answer to: the process's requests go before its exit.
-            for id in lock(&approvals).turn_ended() {
-                let _ = events.send(RuntimeEvent::ApprovalWithdrawn { id });
-            }
-            let _ = events.send(RuntimeEvent::Exited { error });
-        }
-    }
-}
-
-fn on_notice(
-    notice: Notice,
-    state: &watch::Sender<State>,
-    approvals: &Mutex<Approvals>,
-    events: &EventSender,
-    streamed: &Mutex<HashSet<String>>,
-) {
-    let ours = |thread: &str| state.borrow().thread_id.as_deref() == Some(thread);
-    let emit = |e: RuntimeEvent| {
-        let _ = events.send(e);
-    };
-    match notice {
-        Notice::TurnStarted { thread_id, turn_id } if ours(&thread_id) => {
-            state.send_modify(|s| {
-                s.running = true;
-                s.turn_id = Some(turn_id.clone());
-            });
-            emit(RuntimeEvent::TurnStarted {
-                native_turn_ref: Some(turn_id),
-            });
-        }
-        Notice::TurnCompleted {
-            thread_id,
-            turn_id,
-            outcome,
-        } if ours(&thread_id) => {
-            tracing::debug!(thread = %thread_id, turn = %turn_id, ?outcome, "codex turn ended");
-            streamed.lock().unwrap_or_else(|p| p.into_inner()).clear();
-            // A request the ended turn left unanswered waits for nothing any more.
-            for id in lock(approvals).turn_ended() {
-                emit(RuntimeEvent::ApprovalWithdrawn { id });
-            }
-            // Idle before the event goes out: whoever reacts to `TurnEnded` with a `send`
-            // must not be told `Busy`.
-            state.send_modify(|s| {
-                s.running = false;
-                s.turn_id = None;
-            });
-            emit(RuntimeEvent::TurnEnded {
-                native_turn_ref: Some(turn_id.clone()),
-                native_checkpoint_ref: Some(turn_id),
-                outcome,
-            });
-        }
-        // Still pending here: the harness withdrew it (an answered one is off the list).
-        Notice::Resolved { request_id, .. } if lock(approvals).withdraw(&request_id) => {
-            tracing::info!(request = %request_id, "codex withdrew its approval request");
-            emit(RuntimeEvent::ApprovalWithdrawn { id: request_id });
-        }
-        Notice::Item { thread_id, event } if ours(&thread_id) => {
-            let mut streamed = streamed.lock().unwrap_or_else(|p| p.into_inner());
-            match event {
-                ItemEvent::Delta { item_id, text } => {
-                    streamed.insert(item_id);
-                    emit(RuntimeEvent::TextDelta { text });
-                }
-                // A message that arrived whole (no deltas) still reaches the UI once.
-                ItemEvent::MessageDone { item_id, text } => {
-                    if !streamed.remove(&item_id) && !text.is_empty() {
-                        emit(RuntimeEvent::TextDelta { text });
-                    }
-                }
-                ItemEvent::Event(e) => emit(e),
-            }
-        }
-        _ => {}
-    }
 }
 
 #[cfg(test)]

@@ -26,11 +26,28 @@ pub enum ApprovalSubject {
         name: String,
         input: serde_json::Value,
     },
-    /// A question for the user (not a permission): answered by choosing one of `options`.
-    Question {
-        prompt: String,
-        options: Vec<String>,
-    },
+    /// Questions for the user (not a permission), answered with one text per question
+    /// ([`LiveRuntime::answer_question`](crate::contract::LiveRuntime::answer_question)).
+    Question { questions: Vec<Question> },
+}
+
+/// One question of a [`ApprovalSubject::Question`] request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Question {
+    /// A short label, when the harness gives one.
+    pub header: Option<String>,
+    pub prompt: String,
+    /// The answers offered; empty when only free text fits.
+    pub options: Vec<String>,
+    /// Whether an answer other than the options is taken.
+    pub free_text: bool,
+}
+
+impl Question {
+    /// Whether `answer` is one this question takes.
+    pub fn accepts(&self, answer: &str) -> bool {
+        self.free_text || self.options.iter().any(|o| o == answer)
+    }
 }
 
 /// One pending request of a runtime.

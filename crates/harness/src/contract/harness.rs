@@ -5,11 +5,13 @@ use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
 
-use super::approval::{ApprovalDecision, PermissionChoices};
+use super::approval::{ApprovalDecision, PermissionChoices, PermissionMode};
+use super::binary::HarnessBinary;
 use super::binary::{Capabilities, VersionPins};
 use super::events::EventSender;
 use super::session::{ForkRequest, Forked, NativeSession, OpenSpec};
 use super::sessions::SessionLayout;
+use super::spare::WarmSpare;
 use crate::error::{HarnessError, HarnessResult};
 use crate::history::{HistoryError, SessionReader};
 use crate::kind::HarnessKind;
@@ -91,6 +93,17 @@ pub trait Harness: Send + Sync {
     /// Derives a new native session at a turn boundary. Never writes a native file of the
     /// source; runs in a process of its own, never through a live runtime.
     async fn fork(&self, request: ForkRequest<'_>) -> HarnessResult<Forked>;
+    /// Starts a warm spare: an initialized process a later fork runs in, which then is the
+    /// fork's runtime. `None` for a harness whose fork needs no process of its own (Claude's
+    /// is lazy: its runtime starts at fork time instead).
+    async fn spare(
+        &self,
+        binary: &HarnessBinary,
+        env: &[(String, String)],
+    ) -> Option<HarnessResult<Box<dyn WarmSpare>>> {
+        let _ = (binary, env);
+        None
+    }
     /// The arguments that open `session` in its own TUI (the terminal tab).
     fn terminal_args(&self, session: &NativeSession) -> HarnessResult<Vec<String>>;
 }
@@ -124,6 +137,25 @@ pub trait LiveRuntime: Send {
             "no pending approval request {id:?}"
         )))
     }
+    /// Takes a new permission mode without a restart, where the harness can: `Ok(true)` when
+    /// it applies from now (or from the next turn); `Ok(false)` when the process must be
+    /// started again with it (the default).
+    async fn set_mode(&mut self, mode: &PermissionMode) -> HarnessResult<bool> {
+        let _ = mode;
+        Ok(false)
+    }
+    /// Answers the pending question request `id` with one text per question, or dismisses
+    /// it (`None`). A harness that never asks questions has none pending.
+    async fn answer_question(
+        &mut self,
+        id: &str,
+        answers: Option<Vec<String>>,
+    ) -> HarnessResult<()> {
+        let _ = answers;
+        Err(HarnessError::InvalidInput(format!(
+            "no pending question {id:?}"
+        )))
+    }
     /// Ends the process cleanly (or kills it after a grace period).
     async fn close(self: Box<Self>) -> HarnessResult<()>;
     /// The harness's process id, while it runs.
@@ -132,9 +164,10 @@ pub trait LiveRuntime: Send {
 
 /// Implements [`LiveRuntime`] for a harness's runtime type by its inherent `send`,
 /// `interrupt`, `close(self)` and `pid` (which its own tests call directly); with `answers`,
-/// also by its inherent `answer` (a harness that asks before it acts).
+/// also by its inherent `answer` and `answer_question` (a harness that asks before it acts);
+/// with `answers, modes`, also by its inherent `set_mode` (one that changes mode live).
 macro_rules! live_runtime {
-    ($runtime:ty, answers) => {
+    ($runtime:ty, answers $(, { $($more:item)* })?) => {
         $crate::contract::live_runtime!($runtime, {
             async fn answer(
                 &mut self,
@@ -142,6 +175,26 @@ macro_rules! live_runtime {
                 decision: $crate::contract::ApprovalDecision,
             ) -> $crate::HarnessResult<()> {
                 <$runtime>::answer(self, id, decision).await
+            }
+
+            async fn answer_question(
+                &mut self,
+                id: &str,
+                answers: Option<Vec<String>>,
+            ) -> $crate::HarnessResult<()> {
+                <$runtime>::answer_question(self, id, answers).await
+            }
+
+            $($($more)*)?
+        });
+    };
+    ($runtime:ty, answers, modes) => {
+        $crate::contract::live_runtime!($runtime, answers, {
+            async fn set_mode(
+                &mut self,
+                mode: &$crate::contract::PermissionMode,
+            ) -> $crate::HarnessResult<bool> {
+                <$runtime>::set_mode(self, mode).await
             }
         });
     };

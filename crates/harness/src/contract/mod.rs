@@ -7,9 +7,10 @@ mod events;
 mod harness;
 mod session;
 mod sessions;
+mod spare;
 
 pub use approval::{
-    ApprovalDecision, ApprovalRequest, ApprovalSubject, PermissionChoices, PermissionMode,
+    ApprovalDecision, ApprovalRequest, ApprovalSubject, PermissionChoices, PermissionMode, Question,
 };
 pub use binary::{
     at_least, forks_at_turns, no_fork, parse_version, version_triple, Capabilities, HarnessBinary,
@@ -20,3 +21,4 @@ pub(crate) use harness::live_runtime;
 pub use harness::{Harness, HarnessFacts, LiveRuntime};
 pub use session::{Cut, ForkRequest, Forked, NativeSession, OpenSpec, PendingFork, SessionTarget};
 pub use sessions::{env_value, first_recorded, SessionLayout};
+pub use spare::WarmSpare;

@@ -1,6 +1,6 @@
 //! A native session's coordinates, which session a runtime opens, and where a fork cuts.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -75,6 +75,19 @@ pub struct ForkRequest<'a> {
     pub anchors: &'a [TurnAnchor],
     pub cut: Cut,
     pub env: &'a [(String, String)],
+    /// The folder the fork runs in (an existing directory, e.g. a git worktree holding the
+    /// files as of the fork point); `None` = the source's folder. The fork's
+    /// [`NativeSession::cwd`] is this folder, its native session lives where the harness keeps
+    /// that folder's sessions, and it resumes from there ("Forking into another folder" in
+    /// docs/harness-behaviour.md).
+    pub cwd: Option<&'a Path>,
+}
+
+impl ForkRequest<'_> {
+    /// The folder the fork runs in: [`ForkRequest::cwd`], else the source's.
+    pub fn fork_cwd(&self) -> &Path {
+        self.cwd.unwrap_or(&self.source.cwd)
+    }
 }
 
 /// Everything a runtime needs to start.
@@ -87,4 +100,7 @@ pub struct OpenSpec {
     /// How much the harness may do without asking; checked against its
     /// [`PermissionChoices`](super::PermissionChoices) before it starts.
     pub permissions: PermissionMode,
+    /// Whether to load the project's own agent config (hooks, MCP servers, extensions), as
+    /// the user decided for the folder; `None` where there is none to decide on.
+    pub trusted: Option<bool>,
 }

@@ -4,7 +4,8 @@
 //! Always in a `pi --mode rpc --session <source>` process of its own, never through a live
 //! runtime (a fork in a streaming process ends that process's run). The process switches to
 //! the new session, which Pi writes next to the source with `parentSession` set; it is closed
-//! right after. Pi's `fork {entryId}` keeps the path up to the **parent** of a user entry, so:
+//! right after. (A warm spare, [`super::spare`], runs the same exchange, [`run`], in an idle
+//! process switched to the source, and stays on as the fork's runtime.) Pi's `fork {entryId}` keeps the path up to the **parent** of a user entry, so:
 //!
 //! | cut | Pi command | kept up to |
 //! | --- | --- | --- |
@@ -18,6 +19,9 @@
 //! the fork is a `PendingFork` without source: a session id minted here, which the runtime
 //! opens with `--session-id` (the file appears with its first prompt). It carries no
 //! `parentSession`; the Host keeps the lineage.
+//!
+//! A fork into another folder ([`ForkRequest::cwd`]) cuts the same way into a staging folder,
+//! then copies the cut into the new folder with Pi's own `--fork` (see [`super::fork_into`]).
 //!
 //! The source is only read: before spawning, sources Pi would write to on open are refused
 //! (see [`session_files::check_opens_read_only`]), and the process runs without extensions,
@@ -45,7 +49,7 @@ const WAIT: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// What a cut asks of Pi.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Plan {
+pub(super) enum Plan {
     /// Before turn 1: a fresh session.
     Fresh,
     /// A native fork whose new session must end at checkpoint `keep_to`.
@@ -53,7 +57,7 @@ enum Plan {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum At {
+pub(super) enum At {
     /// `fork` at this user entry (the prompt after the kept turns).
     UserEntry(String),
     /// The kept turn is the last one: `clone` the leaf.
@@ -62,16 +66,69 @@ enum At {
 
 /// Derives a new Pi session from `source` at `cut`; see the module docs.
 pub async fn fork(request: ForkRequest<'_>) -> HarnessResult<Forked> {
-    require_supported(request.binary)?;
-    let plan = plan(request.anchors, request.cut)?;
+    let Prepared { plan, path, into } = prepare(&request)?;
     let (source, env) = (request.source, request.env);
-    let path = session_files::existing_file(source, env)?;
-    match plan {
-        Plan::Fresh => Ok(fresh(source)),
-        Plan::Native { keep_to, at } => {
+    match (plan, into) {
+        (Plan::Fresh, _) => Ok(fresh(request.fork_cwd())),
+        (Plan::Native { keep_to, at }, None) => {
             native(request.binary, source, &path, &keep_to, &at, env).await
         }
+        (Plan::Native { keep_to, at }, Some(dir)) => {
+            let cut = NativeCut {
+                binary: request.binary,
+                source,
+                path: &path,
+                keep_to: &keep_to,
+                at: &at,
+                env,
+            };
+            super::fork_into::into_folder(cut, dir).await
+        }
     }
+}
+
+/// A fork request, checked: what Pi must do, the source's file, and the other folder it
+/// goes into, if any.
+pub(super) struct Prepared<'a> {
+    pub plan: Plan,
+    pub path: PathBuf,
+    pub into: Option<&'a Path>,
+}
+
+/// Checks a fork request before anything runs (the cold path and a warm spare alike).
+pub(super) fn prepare<'a>(request: &ForkRequest<'a>) -> HarnessResult<Prepared<'a>> {
+    require_supported(request.binary)?;
+    let plan = plan(request.anchors, request.cut)?;
+    let source = request.source;
+    let path = session_files::existing_file(source, request.env)?;
+    let into = into_other_folder(request);
+    if let Some(dir) = into {
+        if !dir.is_dir() {
+            return Err(HarnessError::InvalidInput(format!(
+                "the fork's working directory {} does not exist",
+                dir.display()
+            )));
+        }
+    }
+    Ok(Prepared { plan, path, into })
+}
+
+/// [`ForkRequest::cwd`] when it is another folder than the source's.
+pub(super) fn into_other_folder<'a>(request: &ForkRequest<'a>) -> Option<&'a Path> {
+    request
+        .cwd
+        .filter(|dir| !same_file(dir, &request.source.cwd))
+}
+
+/// A native cut of the source, as [`cut`] makes it.
+pub(super) struct NativeCut<'a> {
+    pub binary: &'a HarnessBinary,
+    pub source: &'a NativeSession,
+    /// The source's file.
+    pub path: &'a Path,
+    pub keep_to: &'a str,
+    pub at: &'a At,
+    pub env: &'a [(String, String)],
 }
 
 /// Validates `cut` against the anchors and picks the Pi operation.
@@ -121,13 +178,13 @@ fn plan(anchors: &[TurnAnchor], cut: Cut) -> HarnessResult<Plan> {
     Ok(Plan::Native { keep_to, at })
 }
 
-/// Before turn 1: a fresh session, pending until its first prompt.
-fn fresh(source: &NativeSession) -> Forked {
+/// Before turn 1: a fresh session in `cwd`, pending until its first prompt.
+pub(super) fn fresh(cwd: &Path) -> Forked {
     let session = NativeSession {
         kind: HarnessKind::Pi,
         session_id: uuid::Uuid::now_v7().to_string(),
         path: None,
-        cwd: source.cwd.clone(),
+        cwd: cwd.to_owned(),
     };
     tracing::info!(session_id = %session.session_id, "pi fork before turn 1: fresh pending session");
     Forked {
@@ -148,6 +205,75 @@ async fn native(
     at: &At,
     env: &[(String, String)],
 ) -> HarnessResult<Forked> {
+    let started = Instant::now();
+    let request = NativeCut {
+        binary,
+        source,
+        path,
+        keep_to,
+        at,
+        env,
+    };
+    let (file, id) = cut(&request, None).await?;
+    tracing::info!(
+        session_id = %id,
+        keep_to,
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        "pi fork created"
+    );
+    Ok(Forked {
+        session: NativeSession {
+            kind: HarnessKind::Pi,
+            session_id: id,
+            path: Some(file),
+            cwd: source.cwd.clone(),
+        },
+        pending: None,
+    })
+}
+
+/// Pi's own fork (or clone) of the source at the cut, in a process of its own: the new
+/// session's file and id. Pi writes it next to the source, or into `session_dir`
+/// (`--session-dir`); either way its header names the source's cwd and, as
+/// `parentSession`, the source. On any failure the new file is removed.
+pub(super) async fn cut(
+    request: &NativeCut<'_>,
+    session_dir: Option<&Path>,
+) -> HarnessResult<(PathBuf, String)> {
+    let NativeCut {
+        binary,
+        source,
+        path,
+        keep_to,
+        at,
+        env,
+    } = *request;
+    check_source(path, source)?;
+    let mut args = fork_args("--session", path);
+    if let Some(dir) = session_dir {
+        args.extend(["--session-dir".into(), dir.as_os_str().to_owned()]);
+    }
+    let (process, _events) = RpcProcess::spawn(binary, &args, &source.cwd, env, false).await?;
+    let client = process.client();
+    let mut created = None;
+    let result = run(&client, path, keep_to, at, &mut created).await;
+    process.shutdown(CLOSE_GRACE).await;
+    let result = result.and_then(|(file, id)| {
+        check_written(&file)?;
+        Ok((file, id))
+    });
+    if result.is_err() {
+        if let Some(file) = created {
+            remove_stray(&file, path);
+        }
+    }
+    result
+}
+
+/// A source Pi may open: opening it writes nothing (see
+/// [`session_files::check_opens_read_only`]) and its working directory exists (Pi refuses a
+/// session whose cwd is gone).
+pub(super) fn check_source(path: &Path, source: &NativeSession) -> HarnessResult<()> {
     session_files::check_opens_read_only(path)?;
     if !source.cwd.is_dir() {
         return Err(HarnessError::InvalidInput(format!(
@@ -155,57 +281,30 @@ async fn native(
             source.cwd.display()
         )));
     }
-    let started = Instant::now();
-    let (process, _events) = RpcProcess::spawn(binary, &fork_args(path), &source.cwd, env).await?;
-    let client = process.client();
-    let mut created = None;
-    let result = run(&client, path, keep_to, at, &mut created).await;
-    process.shutdown(CLOSE_GRACE).await;
-    let result = result.and_then(|(file, id)| {
-        if file.is_file() {
-            Ok((file, id))
-        } else {
-            Err(HarnessError::failed(
-                HarnessKind::Pi,
-                format!(
-                    "pi did not write the fork's session file {}",
-                    file.display()
-                ),
-                "",
-            ))
-        }
-    });
-    match result {
-        Ok((file, id)) => {
-            tracing::info!(
-                session_id = %id,
-                keep_to,
-                elapsed_ms = started.elapsed().as_millis() as u64,
-                "pi fork created"
-            );
-            Ok(Forked {
-                session: NativeSession {
-                    kind: HarnessKind::Pi,
-                    session_id: id,
-                    path: Some(file),
-                    cwd: source.cwd.clone(),
-                },
-                pending: None,
-            })
-        }
-        Err(err) => {
-            if let Some(file) = created {
-                remove_stray(&file, path);
-            }
-            Err(err)
-        }
+    Ok(())
+}
+
+/// Pi wrote the fork's file (a native fork keeps at least turn 1, so it is written at once).
+pub(super) fn check_written(file: &Path) -> HarnessResult<()> {
+    if file.is_file() {
+        Ok(())
+    } else {
+        Err(HarnessError::failed(
+            HarnessKind::Pi,
+            format!(
+                "pi did not write the fork's session file {}",
+                file.display()
+            ),
+            "",
+        ))
     }
 }
 
-/// Pi without anything that could write to a session on its own, and without network.
-fn fork_args(source: &Path) -> Vec<OsString> {
-    let mut args: Vec<OsString> = vec!["--mode".into(), "rpc".into(), "--session".into()];
-    args.push(source.as_os_str().to_owned());
+/// Pi without anything that could write to a session on its own, and without network,
+/// opening `session` with `flag` (`--session`, or `--fork` to copy it into the cwd).
+pub(super) fn fork_args(flag: &str, session: &Path) -> Vec<OsString> {
+    let mut args: Vec<OsString> = vec!["--mode".into(), "rpc".into(), flag.into()];
+    args.push(session.as_os_str().to_owned());
     args.extend(
         [
             "--offline",
@@ -222,8 +321,10 @@ fn fork_args(source: &Path) -> Vec<OsString> {
     args
 }
 
-/// The RPC exchange; `created` is set as soon as Pi has switched to a new session file.
-async fn run(
+/// The RPC exchange in a process that has the source open (the cold path's own process, or
+/// a warm spare switched to it); `created` is set as soon as Pi has switched to a new
+/// session file.
+pub(super) async fn run(
     client: &RpcClient,
     source: &Path,
     keep_to: &str,
@@ -302,7 +403,7 @@ async fn command_for(
 
 /// The new session must hold `keep_to` and nothing after it but labels (which Pi re-creates
 /// at the end of a fork).
-async fn check_ends_at(client: &RpcClient, keep_to: &str) -> HarnessResult<()> {
+pub(super) async fn check_ends_at(client: &RpcClient, keep_to: &str) -> HarnessResult<()> {
     let after = entries_after(client, keep_to).await?;
     let extra: Vec<String> = protocol::entry_types(&after)
         .into_iter()
@@ -319,7 +420,7 @@ async fn check_ends_at(client: &RpcClient, keep_to: &str) -> HarnessResult<()> {
 }
 
 /// `get_entries {since}`; an entry Pi does not have is `CheckpointNotFound`.
-async fn entries_after(client: &RpcClient, since: &str) -> HarnessResult<Value> {
+pub(super) async fn entries_after(client: &RpcClient, since: &str) -> HarnessResult<Value> {
     let response = ask(
         client,
         "get_entries",
@@ -336,7 +437,7 @@ async fn entries_after(client: &RpcClient, since: &str) -> HarnessResult<Value> 
     }
 }
 
-async fn state(
+pub(super) async fn state(
     client: &RpcClient,
     timeout: std::time::Duration,
 ) -> HarnessResult<(PathBuf, String)> {
@@ -347,7 +448,7 @@ async fn state(
     }
 }
 
-async fn ask(
+pub(super) async fn ask(
     client: &RpcClient,
     command: &str,
     fields: Value,
@@ -360,7 +461,7 @@ async fn ask(
 }
 
 /// Removes a fork file Pi wrote before the fork failed. Never the source.
-fn remove_stray(file: &Path, source: &Path) {
+pub(super) fn remove_stray(file: &Path, source: &Path) {
     if same_file(file, source) || !file.is_file() {
         return;
     }
@@ -373,129 +474,5 @@ fn remove_stray(file: &Path, source: &Path) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    use TurnAnchor as A;
-
-    fn three() -> Vec<TurnAnchor> {
-        vec![
-            A::of("u1", Some("a1"), true),
-            A::of("u2", Some("a2"), true),
-            A::of("u3", Some("a3"), true),
-        ]
-    }
-
-    fn native(keep_to: &str, at: At) -> Plan {
-        Plan::Native {
-            keep_to: keep_to.into(),
-            at,
-        }
-    }
-
-    #[test]
-    fn cuts_map_to_pis_fork_and_clone() {
-        let a = three();
-        assert_eq!(
-            plan(&a, Cut::After(0)).unwrap(),
-            native("a1", At::UserEntry("u2".into()))
-        );
-        assert_eq!(
-            plan(&a, Cut::Before(1)).unwrap(),
-            native("a1", At::UserEntry("u2".into()))
-        );
-        assert_eq!(
-            plan(&a, Cut::Before(2)).unwrap(),
-            native("a2", At::UserEntry("u3".into()))
-        );
-        assert_eq!(plan(&a, Cut::After(2)).unwrap(), native("a3", At::Leaf));
-        assert_eq!(plan(&a, Cut::Before(0)).unwrap(), Plan::Fresh);
-    }
-
-    #[test]
-    fn bad_cuts_are_typed_errors() {
-        let a = three();
-        assert!(matches!(
-            plan(&a, Cut::After(3)),
-            Err(HarnessError::TurnNotFound(_))
-        ));
-        assert!(matches!(
-            plan(&a, Cut::Before(3)),
-            Err(HarnessError::TurnNotFound(_))
-        ));
-        assert!(matches!(
-            plan(&[], Cut::Before(0)),
-            Err(HarnessError::TurnNotFound(_))
-        ));
-        assert!(matches!(
-            plan(&a, Cut::After(usize::MAX)),
-            Err(HarnessError::TurnNotFound(_))
-        ));
-        let running = vec![
-            A::of("u1", Some("a1"), true),
-            A::of("u2", Some("u2"), false),
-        ];
-        assert!(matches!(
-            plan(&running, Cut::After(1)),
-            Err(HarnessError::Unsupported(_))
-        ));
-        // Before a running turn is fine: everything kept is complete.
-        assert_eq!(
-            plan(&running, Cut::Before(1)).unwrap(),
-            native("a1", At::UserEntry("u2".into()))
-        );
-        let no_checkpoint = vec![A::of("u1", None, true), A::of("u2", Some("a2"), true)];
-        assert!(matches!(
-            plan(&no_checkpoint, Cut::After(0)),
-            Err(HarnessError::CheckpointNotFound(_))
-        ));
-        let no_turn_ref = vec![A::of("u1", Some("a1"), true), A::of("", Some("a2"), true)];
-        assert!(matches!(
-            plan(&no_turn_ref, Cut::Before(1)),
-            Err(HarnessError::CheckpointNotFound(_))
-        ));
-    }
-
-    #[test]
-    fn before_turn_one_is_a_fresh_pending_session() {
-        let source = NativeSession {
-            kind: HarnessKind::Pi,
-            session_id: "src".into(),
-            path: Some("/s.jsonl".into()),
-            cwd: "/work".into(),
-        };
-        let forked = fresh(&source);
-        let pending = forked.pending.expect("pending");
-        assert_eq!(pending.source, None);
-        assert_eq!(pending.session, forked.session);
-        assert_eq!(forked.session.cwd, source.cwd);
-        assert_ne!(forked.session.session_id, source.session_id);
-        assert_eq!(forked.session.path, None);
-    }
-
-    #[tokio::test]
-    async fn an_old_pi_never_forks() {
-        let binary = HarnessBinary {
-            kind: HarnessKind::Pi,
-            path: "/nonexistent/pi".into(),
-            version: "0.73.1".into(),
-        };
-        let source = NativeSession {
-            kind: HarnessKind::Pi,
-            session_id: "src".into(),
-            path: Some("/nonexistent/s.jsonl".into()),
-            cwd: "/".into(),
-        };
-        let anchors = three();
-        let err = fork(ForkRequest {
-            binary: &binary,
-            source: &source,
-            anchors: &anchors,
-            cut: Cut::After(0),
-            env: &[],
-        })
-        .await
-        .err();
-        assert!(matches!(err, Some(HarnessError::Unsupported(_))), "{err:?}");
-    }
-}
+#[path = "tests_fork.rs"]
+mod tests;

@@ -8,8 +8,8 @@ use super::runtime::{self, PiRuntime};
 use super::version::MIN_VERSION;
 use super::{session_files, PiReader};
 use crate::contract::{
-    first_recorded, Capabilities, EventSender, ForkRequest, Forked, Harness, HarnessFacts,
-    LiveRuntime, NativeSession, OpenSpec, SessionLayout, VersionPins,
+    first_recorded, Capabilities, EventSender, ForkRequest, Forked, Harness, HarnessBinary,
+    HarnessFacts, LiveRuntime, NativeSession, OpenSpec, SessionLayout, VersionPins, WarmSpare,
 };
 use crate::history::{HistoryError, SessionReader};
 use crate::{HarnessError, HarnessKind, HarnessResult};
@@ -85,6 +85,17 @@ impl Harness for Pi {
         runtime::fork(request).await
     }
 
+    /// `pi --mode rpc --no-session`, ready: a fork switches it to the source and forks there,
+    /// and it then is the fork's runtime (see [`super::spare`]).
+    async fn spare(
+        &self,
+        binary: &HarnessBinary,
+        env: &[(String, String)],
+    ) -> Option<HarnessResult<Box<dyn WarmSpare>>> {
+        let started = super::spare::PiSpare::start(binary, env).await;
+        Some(started.map(|spare| Box::new(spare) as Box<dyn WarmSpare>))
+    }
+
     /// Pi's TUI opens a session by its file.
     fn terminal_args(&self, session: &NativeSession) -> HarnessResult<Vec<String>> {
         let path = session.path.as_ref().ok_or_else(|| {
@@ -102,7 +113,7 @@ pub fn help_names_pi(help: &str) -> bool {
     })
 }
 
-crate::contract::live_runtime!(PiRuntime);
+crate::contract::live_runtime!(PiRuntime, answers);
 
 #[cfg(test)]
 mod tests {

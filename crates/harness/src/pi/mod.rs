@@ -6,11 +6,14 @@ pub use history::PiReader;
 
 pub mod runtime;
 
+mod dialogs;
 mod fork;
+mod fork_into;
 mod harness;
 mod process;
 mod protocol;
 mod session_files;
+mod spare;
 mod timeouts;
 mod tracker;
 mod version;

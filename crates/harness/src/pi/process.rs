@@ -1,12 +1,15 @@
 //! One `pi --mode rpc` child process, spoken to through the shared line-protocol client
 //! ([`crate::rpc`]).
 //!
-//! Responses go to the command waiting for them; extension dialogs are cancelled at once
-//! (nothing here can answer them, and an unanswered dialog would block Pi); session events go
-//! to the channel returned by [`RpcProcess::spawn`], which closes once the process is gone.
+//! Responses go to the command waiting for them; extension dialogs go to the runtime, which
+//! asks the user, or are cancelled at once where nobody could answer (a fork's short-lived
+//! process: an unanswered dialog would block Pi); session events go to the channel returned
+//! by [`RpcProcess::spawn`], which closes once the process is gone.
 
 use std::ffi::OsString;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -42,16 +45,22 @@ impl std::fmt::Display for RpcError {
 pub(super) struct RpcClient(rpc::RpcClient<PiRpc>);
 
 /// The owner of the process. Dropping it kills the process tree.
-pub(super) struct RpcProcess(RpcChild<PiRpc>);
+pub(super) struct RpcProcess {
+    child: RpcChild<PiRpc>,
+    /// Whether extension dialogs reach the event channel (else they are cancelled).
+    ask_user: Arc<AtomicBool>,
+}
 
 impl RpcProcess {
     /// Spawns `binary` with `args` in `cwd` (its own process tree, stdin/stdout piped) and
-    /// returns it with the channel of its session events.
+    /// returns it with the channel of its session events, extension dialogs among them when
+    /// `ask_user` (else they are cancelled).
     pub async fn spawn(
         binary: &HarnessBinary,
         args: &[OsString],
         cwd: &Path,
         env: &[(String, String)],
+        ask_user: bool,
     ) -> HarnessResult<(RpcProcess, mpsc::UnboundedReceiver<Value>)> {
         let mut command = HarnessCommand::new(&binary.path);
         command.args(args).cwd(cwd).envs(env);
@@ -60,31 +69,51 @@ impl RpcProcess {
             .map_err(|err| start_error(HarnessKind::Pi, &binary.path, err))?;
         let (events_tx, events_rx) = mpsc::unbounded_channel();
         let mut events = Some(events_tx);
-        let child = RpcChild::start(HarnessKind::Pi, spawned, PiRpc, move |event| match event {
-            Event::Message(event) => {
-                if let Some(events) = &events {
-                    let _ = events.send(event);
+        let ask_user = Arc::new(AtomicBool::new(ask_user));
+        let protocol = PiRpc {
+            ask_user: ask_user.clone(),
+        };
+        let child = RpcChild::start(
+            HarnessKind::Pi,
+            spawned,
+            protocol,
+            move |event| match event {
+                Event::Message(event) => {
+                    if let Some(events) = &events {
+                        let _ = events.send(event);
+                    }
                 }
-            }
-            // The channel closes: the process is gone.
-            Event::Exited(_) => events = None,
-        })?;
-        Ok((RpcProcess(child), events_rx))
+                // The channel closes: the process is gone.
+                Event::Exited(_) => events = None,
+            },
+        )?;
+        Ok((RpcProcess { child, ask_user }, events_rx))
     }
 
     pub fn client(&self) -> RpcClient {
-        RpcClient(self.0.client().clone())
+        RpcClient(self.child.client().clone())
     }
 
     pub fn pid(&self) -> Option<u32> {
-        self.0.pid()
+        self.child.pid()
+    }
+
+    /// From now on extension dialogs reach the event channel (a warm spare that became a
+    /// runtime; until then nobody could answer them).
+    pub fn ask_user(&self) {
+        self.ask_user.store(true, Ordering::Release);
+    }
+
+    /// Whether the process has exited and its output is read to the end.
+    pub fn has_exited(&self) -> bool {
+        self.child.client().has_exited()
     }
 
     /// Ends the process: closes stdin (Pi's orderly shutdown, which also aborts a running
     /// turn), waits up to `grace`, then ends the whole process tree. Always reaps the child;
     /// tool processes Pi left behind go with it.
     pub async fn shutdown(&self, grace: Duration) {
-        self.0.close(grace).await;
+        self.child.close(grace).await;
     }
 }
 
@@ -112,6 +141,15 @@ impl RpcClient {
     }
 
     /// `HarnessFailed` with `message` and the tail of stderr.
+    /// Writes a line Pi reads without answering (an `extension_ui_response`).
+    pub async fn write_line(&self, line: &str) -> Result<(), RpcError> {
+        self.0.write_line(line).await.map_err(|err| match err {
+            CallError::Gone => RpcError::Closed,
+            CallError::Timeout => RpcError::Timeout,
+            CallError::Write(e) => RpcError::Write(e),
+        })
+    }
+
     pub async fn failure(&self, message: impl Into<String>, wait: Duration) -> HarnessError {
         HarnessError::failed(HarnessKind::Pi, message, self.stderr_tail(wait).await)
     }
@@ -126,7 +164,11 @@ impl RpcClient {
 }
 
 /// Pi's RPC mode: commands carry an `id` (`fh-<n>`), which their response echoes.
-struct PiRpc;
+struct PiRpc {
+    /// Whether extension dialogs reach the runtime (to ask the user) rather than being
+    /// cancelled here.
+    ask_user: Arc<AtomicBool>,
+}
 
 const ID_PREFIX: &str = "fh-";
 
@@ -149,8 +191,16 @@ impl Protocol for PiRpc {
                     .and_then(|id| id.strip_prefix(ID_PREFIX)?.parse().ok()),
                 response,
             },
+            Some(Record::UiRequest { method, .. })
+                if self.ask_user.load(Ordering::Acquire) && protocol::is_dialog(&method) =>
+            {
+                match serde_json::from_slice(line) {
+                    Ok(value) => Routed::Message(value),
+                    Err(_) => Routed::Skip,
+                }
+            }
             Some(Record::UiRequest { id, method }) if protocol::is_dialog(&method) => {
-                tracing::warn!(%method, "pi extension asked for a dialog; cancelled");
+                tracing::warn!(%method, "pi extension asked for a dialog nobody can answer; cancelled");
                 Routed::Reply(protocol::cancel_dialog_line(&id))
             }
             Some(Record::UiRequest { .. }) => Routed::Skip,

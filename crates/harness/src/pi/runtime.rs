@@ -19,9 +19,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use serde_json::{json, Value};
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
+use super::dialogs::Dialogs;
 use super::process::{RpcClient, RpcError, RpcProcess};
 use super::protocol;
 use super::session_files;
@@ -29,7 +30,8 @@ use super::timeouts::{CLOSE_GRACE, REQUEST_TIMEOUT, STARTUP_TIMEOUT, STDERR_WAIT
 use super::tracker::{lock, RuntimeState, Tracker};
 use super::version::require_supported;
 use crate::contract::{
-    EventSender, NativeSession, OpenSpec, RuntimeEvent, SessionTarget, TurnOutcome,
+    ApprovalDecision, EventSender, NativeSession, OpenSpec, RuntimeEvent, SessionTarget,
+    TurnOutcome,
 };
 use crate::{HarnessError, HarnessKind, HarnessResult};
 
@@ -59,9 +61,15 @@ impl PiRuntime {
     pub async fn open(spec: OpenSpec, events: EventSender) -> HarnessResult<Self> {
         require_supported(&spec.binary)?;
         let started = Instant::now();
-        let launch = Launch::for_target(&spec.target, &spec.env)?;
+        let mut launch = Launch::for_target(&spec.target, &spec.env)?;
+        // Pi's own switch for project-local files (`.pi/` extensions, settings, prompts).
+        match spec.trusted {
+            Some(true) => launch.args.push("--approve".into()),
+            Some(false) => launch.args.push("--no-approve".into()),
+            None => {}
+        }
         let (process, rx) =
-            RpcProcess::spawn(&spec.binary, &launch.args, &launch.cwd, &spec.env).await?;
+            RpcProcess::spawn(&spec.binary, &launch.args, &launch.cwd, &spec.env, true).await?;
         let client = process.client();
         let session = match read_session(&client, &launch).await {
             Ok(session) => session,
@@ -76,10 +84,43 @@ impl PiRuntime {
             elapsed_ms = started.elapsed().as_millis() as u64,
             "pi runtime ready"
         );
+        Ok(PiRuntime::run(process, rx, session, launch.leaf, events))
+    }
+
+    /// A runtime over a process that already holds `session` (a warm spare that forked it,
+    /// see [`super::spare`]), set up as [`PiRuntime::open`] sets up its own: `Session` first,
+    /// then the event task from `leaf` (the session's last entry) on. What the process said
+    /// before (the switch and the fork) is no part of the session's run and is dropped.
+    pub(super) fn adopt(
+        process: RpcProcess,
+        mut rx: mpsc::UnboundedReceiver<Value>,
+        session: NativeSession,
+        leaf: Option<String>,
+        events: EventSender,
+    ) -> PiRuntime {
+        while rx.try_recv().is_ok() {}
+        process.ask_user();
+        tracing::info!(
+            pid = process.pid(),
+            session_id = %session.session_id,
+            "pi runtime adopted a warm spare's fork"
+        );
+        PiRuntime::run(process, rx, session, leaf, events)
+    }
+
+    fn run(
+        process: RpcProcess,
+        rx: mpsc::UnboundedReceiver<Value>,
+        session: NativeSession,
+        leaf: Option<String>,
+        events: EventSender,
+    ) -> PiRuntime {
+        let client = process.client();
         let state = Arc::new(RuntimeState {
             busy: watch::Sender::new(false),
             dead: Mutex::new(None),
             closing: AtomicBool::new(false),
+            dialogs: Dialogs::default(),
         });
         // Known from the first `get_state`; a Pi runtime never changes session.
         let _ = events.send(RuntimeEvent::Session { session });
@@ -87,17 +128,17 @@ impl PiRuntime {
             client: client.clone(),
             events: events.clone(),
             state: state.clone(),
-            leaf: launch.leaf,
+            leaf,
             turn: None,
         };
         let task = tokio::spawn(tracker.run(rx));
-        Ok(PiRuntime {
+        PiRuntime {
             process,
             client,
             state,
             events,
             task: Some(task),
-        })
+        }
     }
 
     /// Starts a turn; returns once Pi accepted the prompt. `Busy` while a turn runs.
@@ -166,6 +207,47 @@ impl PiRuntime {
         // Pi answers `abort` once idle; the TurnEnded follows after one more `get_entries`.
         let mut busy = self.state.busy.subscribe();
         let _ = tokio::time::timeout(REQUEST_TIMEOUT, busy.wait_for(|b| !*b)).await;
+        Ok(())
+    }
+
+    /// Pi never asks for approvals; its extensions' dialogs are questions. Declining one
+    /// cancels it (the extension takes its default); "decline and stop" also aborts the run.
+    pub async fn answer(&mut self, id: &str, decision: ApprovalDecision) -> HarnessResult<()> {
+        if decision.approves() {
+            return Err(HarnessError::InvalidInput(format!(
+                "pi request {id:?} is an extension's question: answer it, or decline it"
+            )));
+        }
+        self.answer_question(id, None).await?;
+        if decision == ApprovalDecision::DeclineAndStop {
+            self.interrupt().await?;
+        }
+        Ok(())
+    }
+
+    /// Answers the extension dialog `id` (one text: an option of a select, "Yes"/"No" for a
+    /// confirm, any text for input/editor) or dismisses it (`None`).
+    pub async fn answer_question(
+        &mut self,
+        id: &str,
+        answers: Option<Vec<String>>,
+    ) -> HarnessResult<()> {
+        let Some(dialog) = self.state.dialogs.take(id) else {
+            return Err(HarnessError::InvalidInput(format!(
+                "no pending pi dialog {id:?}"
+            )));
+        };
+        let line = match dialog.reply(answers.as_deref()) {
+            Ok(line) => line,
+            Err(err) => {
+                self.state.dialogs.restore(dialog);
+                return Err(err);
+            }
+        };
+        if let Err(err) = self.client.write_line(&line).await {
+            return Err(self.rpc_failure("extension_ui_response", err).await);
+        }
+        tracing::info!(request_id = %id, answered = answers.is_some(), "pi dialog answered");
         Ok(())
     }
 
@@ -404,6 +486,7 @@ mod tests {
             target: SessionTarget::New { cwd: "/".into() },
             env: vec![],
             permissions: Default::default(),
+            trusted: None,
         };
         assert!(matches!(
             PiRuntime::open(spec, tx).await.err(),

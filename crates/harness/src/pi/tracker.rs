@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, watch};
 
+use super::dialogs::{Dialog, Dialogs};
 use super::process::RpcClient;
 use super::protocol::{self, Event, ToolCallBlock};
 use super::timeouts::REQUEST_TIMEOUT;
@@ -22,6 +23,8 @@ pub(super) struct RuntimeState {
     pub dead: Mutex<Option<String>>,
     /// `close` (or drop) asked the process to end.
     pub closing: AtomicBool,
+    /// Extension dialogs waiting for the user.
+    pub dialogs: Dialogs,
 }
 
 /// Turns Pi's session events into `RuntimeEvent`s, one run (prompt) at a time.
@@ -60,7 +63,10 @@ impl TurnState {
 impl Tracker {
     pub(super) async fn run(mut self, mut rx: mpsc::UnboundedReceiver<Value>) {
         while let Some(event) = rx.recv().await {
-            self.handle(protocol::classify(&event)).await;
+            match Dialog::parse(&event) {
+                Some(dialog) => self.dialog(dialog),
+                None => self.handle(protocol::classify(&event)).await,
+            }
         }
         self.exited().await;
     }
@@ -96,6 +102,22 @@ impl Tracker {
             }),
             Event::AgentSettled { aborted } => self.end_turn(aborted).await,
             Event::Other => {}
+        }
+    }
+
+    /// Pi blocks until the dialog is answered (`PiRuntime::answer_question`), the run ends or
+    /// the process does.
+    fn dialog(&mut self, dialog: Dialog) {
+        tracing::info!(request_id = %dialog.id, "pi extension asks the user");
+        let request = dialog.request();
+        self.state.dialogs.insert(dialog);
+        self.emit(RuntimeEvent::ApprovalRequested { request });
+    }
+
+    /// Dialogs nobody can answer any more (their run or process ended).
+    fn withdraw_dialogs(&mut self) {
+        for id in self.state.dialogs.drain() {
+            self.emit(RuntimeEvent::ApprovalWithdrawn { id });
         }
     }
 
@@ -165,6 +187,7 @@ impl Tracker {
             elapsed_ms = turn.since.elapsed().as_millis() as u64,
             "pi turn ended"
         );
+        self.withdraw_dialogs();
         // Not busy before the event goes out: whoever sees TurnEnded may send at once.
         self.state.busy.send_replace(false);
         self.emit(RuntimeEvent::TurnEnded {
@@ -182,6 +205,7 @@ impl Tracker {
             let status = self.client.exit_status(Duration::from_secs(2)).await;
             Some(format!("pi {status}"))
         };
+        self.withdraw_dialogs();
         if let Some(why) = &error {
             *lock(&self.state.dead) = Some(why.clone());
             tracing::warn!(reason = %why, "pi runtime exited unexpectedly");

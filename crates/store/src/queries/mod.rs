@@ -1,7 +1,12 @@
 //! One module per table. Each function takes a connection (or a transaction deref'd to one) so
 //! that [`crate::Store`] can compose several into one transaction.
 
+pub mod checkpoints;
+pub mod grants;
 pub mod layout;
 pub mod lineage;
+pub mod setup;
 pub mod threads;
+pub mod trust;
 pub mod turns;
+pub mod worktrees;

@@ -1,0 +1,189 @@
+//! Checkpoints: at the start and the end of every turn the Host records the thread's working
+//! tree (tracked and untracked files, `.gitignore` respected, large files skipped) as a commit
+//! on a hidden ref of the user's repository, without touching their index, branch, stash or
+//! files (`Repo::checkpoint`). A folder outside git gets none, and says so.
+
+use std::path::{Path, PathBuf};
+
+use forkhost_store::{CheckpointRow, Edge};
+use forkhost_worktree::{CheckpointSpec, Git, Oid, Repo};
+use serde::Serialize;
+
+use super::error::blocking;
+use crate::error::HostResult;
+use crate::host::Host;
+
+/// Which side of a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TurnEdge {
+    Start,
+    End,
+}
+
+impl TurnEdge {
+    fn edge(self) -> Edge {
+        match self {
+            TurnEdge::Start => Edge::Start,
+            TurnEdge::End => Edge::End,
+        }
+    }
+}
+
+/// One recorded checkpoint.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct CheckpointView {
+    /// The turn's 1-based position.
+    #[ts(type = "number")]
+    pub turn: i64,
+    /// `start` or `end`.
+    pub edge: String,
+    /// The commit (in the thread's repository) holding the files.
+    pub commit: String,
+}
+
+/// What the app and the CLI show about a thread's files.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct FilesView {
+    /// `worktree` (a git worktree Forkhost made for this fork) or `folder`.
+    pub folder_kind: String,
+    /// Whether the folder is inside a git repository (else: no checkpoints).
+    pub in_git: bool,
+    /// Whether the thread's folder still exists.
+    pub folder_exists: bool,
+    /// The worktree's branch, for a worktree.
+    pub branch: Option<String>,
+    /// The checkpoint a worktree fork started from.
+    pub base_commit: Option<String>,
+    pub checkpoints: Vec<CheckpointView>,
+}
+
+/// The git program for the Host's file work.
+pub(crate) fn git() -> HostResult<Git> {
+    Ok(Git::new()?)
+}
+
+/// The folder of the repository's main checkout, whichever of its worktrees `repo` was found
+/// from: what per-repository settings and worktree folders are keyed by.
+pub(crate) fn main_root(repo: &Repo) -> PathBuf {
+    repo.common_dir()
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| repo.root().to_path_buf())
+}
+
+/// The repository holding `folder`, if any (`None` outside git or when git is missing).
+pub(crate) async fn repo_of(folder: &Path) -> Option<Repo> {
+    // Every turn start asks, before its prompt goes out: outside git, answer without a git
+    // process.
+    if !Repo::may_hold(folder) {
+        return None;
+    }
+    let folder = folder.to_path_buf();
+    let git = git().ok()?;
+    blocking(move || Repo::discover(&git, &folder))
+        .await
+        .ok()
+        .flatten()
+}
+
+impl Host {
+    /// Records the thread's files at `edge` of turn `ordinal`. Best effort: a folder outside
+    /// git, a missing git or a failure leaves no checkpoint (logged), never a failed turn.
+    pub(crate) async fn checkpoint_turn(
+        &self,
+        thread_id: &str,
+        folder: &Path,
+        ordinal: i64,
+        edge: TurnEdge,
+    ) -> Option<Oid> {
+        let repo = repo_of(folder).await?;
+        let parent = self.latest_checkpoint(thread_id).await;
+        let label = format!("t{ordinal}-{}", edge.edge().as_str());
+        let spec = match parent {
+            Some(parent) => CheckpointSpec::new(thread_id, label).parent(parent),
+            None => CheckpointSpec::new(thread_id, label),
+        };
+        let started = std::time::Instant::now();
+        let taken = blocking(move || repo.checkpoint(&spec)).await;
+        let checkpoint = match taken {
+            Ok(checkpoint) => checkpoint,
+            Err(err) => {
+                tracing::warn!(thread = %thread_id, code = err.code(), error = %err, "checkpoint failed");
+                return None;
+            }
+        };
+        tracing::info!(
+            thread = %thread_id,
+            turn = ordinal,
+            edge = edge.edge().as_str(),
+            changed = checkpoint.files_changed_vs_parent,
+            skipped = checkpoint.skipped.len(),
+            ms = started.elapsed().as_millis() as u64,
+            "checkpoint recorded"
+        );
+        let row = CheckpointRow {
+            thread_id: thread_id.to_owned(),
+            turn_ordinal: ordinal,
+            edge: edge.edge(),
+            commit_id: checkpoint.commit.to_string(),
+        };
+        if let Err(err) = self.store().put_checkpoint(&row).await {
+            tracing::warn!(thread = %thread_id, error = %err, "could not store a checkpoint");
+            return None;
+        }
+        Some(checkpoint.commit)
+    }
+
+    /// The thread's newest checkpoint.
+    pub(crate) async fn latest_checkpoint(&self, thread_id: &str) -> Option<Oid> {
+        let rows = self.store().checkpoints(thread_id).await.ok()?;
+        rows.last().and_then(|c| c.commit_id.parse().ok())
+    }
+
+    /// The checkpoint of one turn edge, if recorded.
+    pub(crate) async fn checkpoint_at(
+        &self,
+        thread_id: &str,
+        ordinal: i64,
+        edge: TurnEdge,
+    ) -> Option<Oid> {
+        let rows = self.store().checkpoints(thread_id).await.ok()?;
+        rows.into_iter()
+            .find(|c| c.turn_ordinal == ordinal && c.edge == edge.edge())
+            .and_then(|c| c.commit_id.parse().ok())
+    }
+
+    /// The thread's files: its folder kind, whether it is in git, its checkpoints.
+    pub async fn files(&self, thread_id: &str) -> HostResult<FilesView> {
+        let row = self.store().thread(thread_id).await?;
+        let folder = PathBuf::from(&row.cwd);
+        let worktree = self.store().worktree(thread_id).await?;
+        let folder_exists = folder.is_dir();
+        let in_git = folder_exists && repo_of(&folder).await.is_some();
+        let checkpoints = self
+            .store()
+            .checkpoints(thread_id)
+            .await?
+            .into_iter()
+            .map(|c| CheckpointView {
+                turn: c.turn_ordinal,
+                edge: c.edge.as_str().to_owned(),
+                commit: c.commit_id,
+            })
+            .collect();
+        Ok(FilesView {
+            folder_kind: match worktree {
+                Some(_) => "worktree",
+                None => "folder",
+            }
+            .to_owned(),
+            in_git,
+            folder_exists,
+            branch: worktree.as_ref().map(|w| w.branch.clone()),
+            base_commit: worktree.map(|w| w.base_commit),
+            checkpoints,
+        })
+    }
+}

@@ -1,0 +1,156 @@
+//! Comparing files and bringing a fork's changes back: "changes in this fork" (its files now
+//! against the checkpoint its worktree started from), two threads' files against each other,
+//! and applying a fork's changes to another thread's folder as uncommitted changes.
+
+use std::path::PathBuf;
+
+use forkhost_worktree::{CheckpointSpec, FileDiff, FileStatus, Oid, Repo};
+use serde::Serialize;
+
+use super::checkpoints::repo_of;
+use super::error::blocking;
+use crate::error::{HostError, HostResult};
+use crate::host::Host;
+
+/// One changed file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct FileChangeView {
+    pub path: String,
+    /// The path before a rename.
+    pub old_path: Option<String>,
+    /// `added`, `modified`, `deleted` or `renamed`.
+    pub status: String,
+    #[ts(type = "number")]
+    pub added_lines: usize,
+    #[ts(type = "number")]
+    pub removed_lines: usize,
+    pub binary: bool,
+}
+
+/// Changes between two sets of files.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct ChangesView {
+    /// The commits compared.
+    pub from: String,
+    pub to: String,
+    pub files: Vec<FileChangeView>,
+    /// The unified diff of all of them (text; shown, never run).
+    pub diff: String,
+}
+
+fn file_view(diff: FileDiff) -> FileChangeView {
+    FileChangeView {
+        path: diff.path,
+        old_path: diff.old_path,
+        status: match diff.status {
+            FileStatus::Added => "added",
+            FileStatus::Modified => "modified",
+            FileStatus::Deleted => "deleted",
+            FileStatus::Renamed => "renamed",
+        }
+        .to_owned(),
+        added_lines: diff.added_lines,
+        removed_lines: diff.removed_lines,
+        binary: diff.binary,
+    }
+}
+
+impl Host {
+    /// The repository of a thread's folder, or why there is none.
+    async fn repo_of_thread(&self, thread_id: &str) -> HostResult<(Repo, PathBuf)> {
+        let row = self.store().thread(thread_id).await?;
+        let folder = PathBuf::from(&row.cwd);
+        if !folder.is_dir() {
+            return Err(HostError::InvalidInput(format!(
+                "the folder of thread {thread_id} is gone ({})",
+                folder.display()
+            )));
+        }
+        match repo_of(&folder).await {
+            Some(repo) => Ok((repo, folder)),
+            None => Err(HostError::Unsupported(format!(
+                "{} is not in a git repository: it has no checkpoints to compare",
+                folder.display()
+            ))),
+        }
+    }
+
+    /// The thread's files as they are now, recorded as its `current` checkpoint (a hidden ref
+    /// that moves with every call; pruned with the thread).
+    async fn current_files(&self, thread_id: &str) -> HostResult<(Repo, Oid)> {
+        let (repo, _) = self.repo_of_thread(thread_id).await?;
+        let snapshot = repo.clone();
+        let spec = CheckpointSpec::new(thread_id, "current");
+        let taken = blocking(move || snapshot.checkpoint(&spec)).await?;
+        Ok((repo, taken.commit))
+    }
+
+    /// What changed: with `other`, from `other`'s files to `thread_id`'s (both as they are
+    /// now; one repository); without, `thread_id`'s changes since its fork point (a fork with
+    /// its own worktree).
+    pub async fn changes(&self, thread_id: &str, other: Option<&str>) -> HostResult<ChangesView> {
+        let (repo, to) = self.current_files(thread_id).await?;
+        let from = match other {
+            Some(other) => {
+                let (other_repo, from) = self.current_files(other).await?;
+                if other_repo.common_dir() != repo.common_dir() {
+                    return Err(HostError::InvalidInput(format!(
+                        "threads {thread_id} and {other} work in different repositories"
+                    )));
+                }
+                from
+            }
+            None => self.fork_base(thread_id).await?,
+        };
+        let (a, b) = (from.clone(), to.clone());
+        let listed = repo.clone();
+        let files = blocking(move || listed.diff(&a, &b)).await?;
+        let (a, b) = (from.clone(), to.clone());
+        let diff = blocking(move || repo.unified_diff(&a, &b, None)).await?;
+        Ok(ChangesView {
+            from: from.to_string(),
+            to: to.to_string(),
+            files: files.into_iter().map(file_view).collect(),
+            diff,
+        })
+    }
+
+    /// Applies the fork's changes since its fork point to `target`'s folder, as uncommitted
+    /// changes. Refused (`conflict`, nothing changed) when the target has uncommitted changes
+    /// in a file the fork touched, or the changes do not apply cleanly.
+    pub async fn bring_back(&self, fork_id: &str, target: &str) -> HostResult<ChangesView> {
+        let changes = self.changes(fork_id, None).await?;
+        let (_, folder) = self.repo_of_thread(target).await?;
+        let (repo, _) = self.repo_of_thread(fork_id).await?;
+        let from: Oid = changes.from.parse()?;
+        let to: Oid = changes.to.parse()?;
+        let applied = blocking(move || repo.apply_changes(&from, &to, &folder)).await?;
+        tracing::info!(fork = %fork_id, target = %target, files = applied.files.len(), "fork changes brought back");
+        Ok(ChangesView {
+            files: changes
+                .files
+                .into_iter()
+                .filter(|f| {
+                    applied.files.contains(&f.path)
+                        || f.old_path
+                            .as_ref()
+                            .is_some_and(|p| applied.files.contains(p))
+                })
+                .collect(),
+            ..changes
+        })
+    }
+
+    /// The checkpoint a fork's worktree started from.
+    async fn fork_base(&self, thread_id: &str) -> HostResult<Oid> {
+        match self.store().worktree(thread_id).await? {
+            Some(worktree) => Ok(worktree.base_commit.parse()?),
+            None => Err(HostError::Unsupported(format!(
+                "thread {thread_id} is not a fork with its own files; compare it with another \
+                 thread instead"
+            ))),
+        }
+    }
+}

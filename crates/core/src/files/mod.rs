@@ -1,0 +1,19 @@
+//! A thread's files (docs/architecture.md "Files of a thread"): checkpoints of the working
+//! tree at each turn's edges, forks into a git worktree holding the files as of the fork
+//! point, and comparing or bringing back a fork's changes. All git work goes through
+//! `forkhost-worktree` on a blocking thread; the store keeps coordinates (commit ids) only.
+
+mod checkpoints;
+mod compare;
+mod error;
+mod lifecycle;
+mod prune;
+mod setup;
+pub(crate) mod worktree_fork;
+
+pub use checkpoints::{CheckpointView, FilesView};
+pub use compare::{ChangesView, FileChangeView};
+pub use lifecycle::WorktreeLoss;
+pub use worktree_fork::ForkFiles;
+
+pub(crate) use checkpoints::{main_root, TurnEdge};

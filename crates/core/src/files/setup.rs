@@ -1,0 +1,132 @@
+//! A repository's setup command: run once in each new fork worktree (dependencies, build
+//! caches: what a fresh checkout lacks), in the background, its output streamed as
+//! `worktree_setup` events and its end as `worktree_setup_ended`. The fork is usable at once;
+//! the command's output is the user's to read, never logged.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+
+use super::checkpoints::{main_root, repo_of};
+use crate::error::{HostError, HostResult};
+use crate::events::HostEvent;
+use crate::host::Host;
+
+impl Host {
+    /// The setup command of the repository holding `folder`.
+    pub async fn setup_command(&self, folder: &Path) -> HostResult<Option<String>> {
+        let root = self.repository_root(folder).await?;
+        Ok(self.store().setup_command(&root).await?)
+    }
+
+    /// Sets (or with `None` or blank, removes) the setup command of the repository holding
+    /// `folder`.
+    pub async fn set_setup_command(
+        &self,
+        folder: &Path,
+        command: Option<&str>,
+    ) -> HostResult<Option<String>> {
+        if command.is_some_and(|c| c.contains('\0') || c.len() > 4096) {
+            return Err(HostError::InvalidInput(
+                "a setup command is one line of at most 4096 characters".into(),
+            ));
+        }
+        let root = self.repository_root(folder).await?;
+        self.store().set_setup_command(&root, command).await?;
+        Ok(self.store().setup_command(&root).await?)
+    }
+
+    async fn repository_root(&self, folder: &Path) -> HostResult<String> {
+        if !folder.is_dir() {
+            return Err(HostError::InvalidInput(format!(
+                "{} is not a folder",
+                folder.display()
+            )));
+        }
+        match repo_of(folder).await {
+            Some(repo) => Ok(main_root(&repo).display().to_string()),
+            None => Err(HostError::Unsupported(format!(
+                "{} is not in a git repository",
+                folder.display()
+            ))),
+        }
+    }
+
+    /// Starts the repository's setup command in a new worktree, if it has one.
+    pub(crate) async fn run_setup(&self, thread_id: &str, repo_root: &Path, worktree: PathBuf) {
+        let command = match self
+            .store()
+            .setup_command(&repo_root.display().to_string())
+            .await
+        {
+            Ok(Some(command)) => command,
+            _ => return,
+        };
+        let (host, thread) = (self.clone(), thread_id.to_owned());
+        tokio::spawn(async move {
+            let ended = host.setup_in(&thread, &command, &worktree).await;
+            let (success, message) = match ended {
+                Ok(()) => (true, None),
+                Err(why) => (false, Some(why)),
+            };
+            tracing::info!(thread = %thread, success, "worktree setup ended");
+            host.emit(HostEvent::WorktreeSetupEnded {
+                thread_id: thread,
+                success,
+                message,
+            });
+        });
+    }
+
+    async fn setup_in(&self, thread: &str, command: &str, folder: &Path) -> Result<(), String> {
+        let mut shell = shell(command);
+        shell
+            .current_dir(folder)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        let mut child = shell
+            .spawn()
+            .map_err(|e| format!("could not start the setup command: {e}"))?;
+        let (out, err) = (child.stdout.take(), child.stderr.take());
+        let (a, b) = tokio::join!(self.stream(thread, out), self.stream(thread, err));
+        let _ = (a, b);
+        let status = child.wait().await.map_err(|e| e.to_string())?;
+        match status.success() {
+            true => Ok(()),
+            false => Err(format!("the setup command {status}")),
+        }
+    }
+
+    /// Forwards a pipe's lines as `worktree_setup` events.
+    async fn stream(&self, thread: &str, pipe: Option<impl AsyncRead + Unpin>) {
+        let Some(pipe) = pipe else {
+            return;
+        };
+        let mut lines = BufReader::new(pipe).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            self.emit(HostEvent::WorktreeSetup {
+                thread_id: thread.to_owned(),
+                output: format!("{line}\n"),
+            });
+        }
+    }
+}
+
+#[cfg(unix)]
+fn shell(command: &str) -> tokio::process::Command {
+    let mut shell = tokio::process::Command::new("sh");
+    shell.arg("-c").arg(command);
+    shell
+}
+
+#[cfg(windows)]
+fn shell(command: &str) -> tokio::process::Command {
+    let mut shell = tokio::process::Command::new("cmd");
+    shell.arg("/C").arg(command);
+    // No console window flashing up for a GUI app.
+    shell.creation_flags(0x0800_0000);
+    shell
+}

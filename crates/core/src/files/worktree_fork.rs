@@ -1,0 +1,209 @@
+//! A fork "with its files": a git worktree (outside the repository, under the app-data folder,
+//! one folder per repository) on a branch `forkhost/<slug>`, checked out from the checkpoint of
+//! the fork point (after T: the end of T; before T: the start of T), with `.worktreeinclude`'s
+//! ignored files copied in. The fork's harness session then runs there.
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+
+use forkhost_store::{Boundary, ThreadRow, WorktreeRow};
+use forkhost_worktree::{CheckpointSpec, Confirm, Oid, Repo, WorktreeSpec};
+use serde::Deserialize;
+
+use super::checkpoints::{repo_of, TurnEdge};
+use super::error::blocking;
+use crate::error::{HostError, HostResult};
+use crate::host::Host;
+
+/// Where a fork's files come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum ForkFiles {
+    /// The source's folder, as it is now (forks share it).
+    SameFolder,
+    /// A new worktree with the files as of the fork point.
+    Worktree,
+    /// A worktree when the source has checkpoints, else the same folder.
+    #[default]
+    Auto,
+}
+
+/// A worktree made for a fork that is not committed yet.
+pub(crate) struct Prepared {
+    pub repo: Repo,
+    pub worktree: PathBuf,
+    /// The fork's folder inside the worktree (the source's folder relative to its repository).
+    pub cwd: PathBuf,
+    pub branch: String,
+    pub base: Oid,
+    /// Said to the user when the files are not exactly the fork point's.
+    pub note: Option<String>,
+}
+
+impl Prepared {
+    pub fn row(&self, thread_id: &str) -> WorktreeRow {
+        WorktreeRow {
+            thread_id: thread_id.to_owned(),
+            path: self.worktree.display().to_string(),
+            branch: self.branch.clone(),
+            repo_root: self.repo.root().display().to_string(),
+            base_commit: self.base.to_string(),
+        }
+    }
+}
+
+/// The files decision for one fork: a prepared worktree, or the same folder and why.
+pub(crate) enum Decided {
+    Worktree(Box<Prepared>),
+    SameFolder { note: Option<String> },
+}
+
+impl Host {
+    /// Makes the fork's worktree when `files` asks for one (or `Auto` finds checkpoints).
+    /// A folder outside git forks in the same folder (an explicit `Worktree` is `unsupported`
+    /// there, in words); a fork point without a checkpoint (a turn from before Forkhost
+    /// hosted the thread) starts from the current files, and says so.
+    pub(crate) async fn decide_files(
+        &self,
+        source: &ThreadRow,
+        ordinal: i64,
+        boundary: Boundary,
+        child_id: &str,
+        files: ForkFiles,
+    ) -> HostResult<Decided> {
+        if files == ForkFiles::SameFolder {
+            return Ok(Decided::SameFolder { note: None });
+        }
+        let folder = PathBuf::from(&source.cwd);
+        let Some(repo) = repo_of(&folder).await else {
+            let why = format!(
+                "{} is not in a git repository, so the fork uses the same folder",
+                folder.display()
+            );
+            // Asked for a worktree, it is refused in words; by default the fork just uses the
+            // folder, whose `FilesView` (`in_git: false`) says why, rather than a note on
+            // every fork there.
+            return match files {
+                ForkFiles::Worktree => Err(HostError::Unsupported(why)),
+                _ => Ok(Decided::SameFolder { note: None }),
+            };
+        };
+        let has_checkpoints = !self.store().checkpoints(&source.id).await?.is_empty();
+        if files == ForkFiles::Auto && !has_checkpoints {
+            return Ok(Decided::SameFolder { note: None });
+        }
+        let edge = match boundary {
+            Boundary::Before => TurnEdge::Start,
+            Boundary::After | Boundary::Latest => TurnEdge::End,
+        };
+        let (base, note) = match self.checkpoint_at(&source.id, ordinal, edge).await {
+            Some(commit) => (commit, None),
+            None => {
+                let label = format!("fork-{child_id}");
+                let snapshot = repo.clone();
+                let source_id = source.id.clone();
+                let taken =
+                    blocking(move || snapshot.checkpoint(&CheckpointSpec::new(source_id, label)))
+                        .await?;
+                let note = "no checkpoint of the files at that point (the turn is from before \
+                            Forkhost hosted the thread): the fork starts from the current files";
+                (taken.commit, Some(note.to_owned()))
+            }
+        };
+        let worktree = self.worktree_folder(&repo, child_id);
+        let relative = folder.strip_prefix(repo.root()).unwrap_or(Path::new(""));
+        let cwd = worktree.join(relative);
+        let spec = WorktreeSpec {
+            at: base.clone(),
+            path: worktree.clone(),
+            branch: format!("forkhost/{}", slug(&source.title, child_id)),
+        };
+        let made_in = repo.clone();
+        let made = blocking(move || made_in.create_worktree(&spec)).await?;
+        tracing::info!(fork = %child_id, included = made.included.len(), "fork worktree made");
+        Ok(Decided::Worktree(Box::new(Prepared {
+            repo,
+            worktree: made.path,
+            cwd,
+            branch: made.branch,
+            base,
+            note,
+        })))
+    }
+
+    /// Removes a worktree made for a fork that failed: it holds nothing of the user's yet.
+    pub(crate) async fn undo_worktree(&self, prepared: Prepared) {
+        let Prepared { repo, worktree, .. } = prepared;
+        let path = worktree.clone();
+        if let Err(err) =
+            blocking(move || repo.remove_worktree(&path, Confirm::NothingToLose)).await
+        {
+            tracing::warn!(error = %err, folder = %worktree.display(), "could not remove a failed fork's worktree");
+        }
+    }
+
+    /// `<data>/worktrees/<repository name>-<hash of its root>/<fork id>`: outside the
+    /// repository, one folder per repository.
+    fn worktree_folder(&self, repo: &Repo, child_id: &str) -> PathBuf {
+        let root = super::checkpoints::main_root(repo);
+        let root = root.as_path();
+        let mut hasher = DefaultHasher::new();
+        root.hash(&mut hasher);
+        let name = root
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "repo".into());
+        self.inner
+            .data_dir
+            .join("worktrees")
+            .join(format!("{}-{:08x}", clean(&name), hasher.finish() as u32))
+            .join(child_id)
+    }
+}
+
+/// Letters, digits and '-' only, at most 40 characters.
+fn clean(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        match c {
+            c if c.is_ascii_alphanumeric() => out.push(c.to_ascii_lowercase()),
+            _ if !out.ends_with('-') && !out.is_empty() => out.push('-'),
+            _ => {}
+        }
+        if out.len() >= 40 {
+            break;
+        }
+    }
+    out.trim_end_matches('-').to_owned()
+}
+
+/// The branch name's last part: the thread's title and a piece of the fork's id.
+fn slug(title: &str, child_id: &str) -> String {
+    let id: String = child_id
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .take(8)
+        .collect();
+    match clean(title) {
+        t if t.is_empty() => id,
+        t => format!("{t}-{id}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn branch_slugs_are_plain() {
+        assert_eq!(
+            slug("Fix the parser (fork)", "0193ab-cd"),
+            "fix-the-parser-fork-0193abcd"
+        );
+        assert_eq!(slug("ünïcode ✓", "abc"), "n-code-abc");
+        assert_eq!(slug("", "abc"), "abc");
+        assert!(clean(&"x".repeat(100)).len() <= 40);
+    }
+}

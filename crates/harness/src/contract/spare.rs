@@ -1,0 +1,41 @@
+//! Warm spares: an initialized harness process kept ready so that a fork runs in it at once,
+//! and then *is* the fork's runtime (the process that forks a session is its writer). A
+//! long-lived Host (the app) keeps one per harness; the one-shot CLI never does.
+
+use async_trait::async_trait;
+
+use super::approval::PermissionMode;
+use super::events::EventSender;
+use super::session::{ForkRequest, Forked};
+use crate::error::HarnessResult;
+use crate::runtime::Runtime;
+
+/// One ready process of a harness that forks in a process of its own.
+#[async_trait]
+pub trait WarmSpare: Send {
+    /// Forks `request.source` at `request.cut` inside this process. On success the process is
+    /// the fork's runtime, with `permissions` and its events on `events`; the fork's native
+    /// session is exactly what the cold [`Harness::fork`](super::Harness::fork) would make.
+    /// On failure the process is closed and nothing of the fork is left behind.
+    async fn fork_into_runtime(
+        self: Box<Self>,
+        request: ForkRequest<'_>,
+        permissions: PermissionMode,
+        events: EventSender,
+    ) -> HarnessResult<(Forked, Runtime)>;
+
+    /// Whether it can take this fork (e.g. Pi cannot fork into another folder in a running
+    /// process); a spare that cannot is left for the next fork and the cold path runs.
+    fn can_fork(&self, request: &ForkRequest<'_>) -> bool {
+        let _ = request;
+        true
+    }
+
+    /// Whether its process is still there (a spare that died is replaced, never used).
+    fn alive(&self) -> bool;
+
+    fn pid(&self) -> Option<u32>;
+
+    /// Ends the process (an unused spare).
+    async fn close(self: Box<Self>);
+}

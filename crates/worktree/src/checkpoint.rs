@@ -1,0 +1,209 @@
+//! Checkpoints: a thread's working files recorded as a commit on a hidden ref
+//! `refs/forkhost/<thread>/<label>`, without touching the user's index, HEAD, branch or stash.
+
+use crate::error::{Result, WorktreeError};
+use crate::git::nul_fields;
+use crate::names;
+use crate::oid::Oid;
+use crate::repo::Repo;
+use crate::snapshot::{Skipped, DEFAULT_SIZE_LIMIT};
+
+/// The namespace every ref this crate writes lives under. Nothing outside it is ever written or
+/// deleted by a checkpoint or a prune.
+pub const REF_PREFIX: &str = "refs/forkhost/";
+
+/// The identity on checkpoint commits, so a machine without `user.name` can checkpoint and the
+/// user's identity never lands on a commit they did not make.
+const NAME: &str = "Forkhost";
+const EMAIL: &str = "forkhost@localhost";
+
+#[derive(Debug, Clone)]
+pub struct CheckpointSpec {
+    /// The thread the checkpoint belongs to; one ref folder per thread.
+    pub thread_id: String,
+    /// The checkpoint's name within the thread, e.g. `t3-start`. Reusing a label moves its ref.
+    pub label: String,
+    /// The previous checkpoint; `None` parents the commit on HEAD (no parent when unborn).
+    pub parent: Option<Oid>,
+    /// Untracked files larger than this many bytes are skipped and listed.
+    pub size_limit: u64,
+}
+
+impl CheckpointSpec {
+    pub fn new(thread_id: impl Into<String>, label: impl Into<String>) -> Self {
+        CheckpointSpec {
+            thread_id: thread_id.into(),
+            label: label.into(),
+            parent: None,
+            size_limit: DEFAULT_SIZE_LIMIT,
+        }
+    }
+
+    pub fn parent(mut self, parent: Oid) -> Self {
+        self.parent = Some(parent);
+        self
+    }
+
+    pub fn size_limit(mut self, bytes: u64) -> Self {
+        self.size_limit = bytes;
+        self
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Checkpoint {
+    pub commit: Oid,
+    /// The full ref name, `refs/forkhost/<thread>/<label>`.
+    pub r#ref: String,
+    /// Files that differ from the parent commit (every file when there is no parent).
+    pub files_changed_vs_parent: usize,
+    /// Untracked files left out (too large, nested repositories).
+    pub skipped: Vec<Skipped>,
+}
+
+impl Repo {
+    /// Records the checkout's working files as a commit on `refs/forkhost/<thread>/<label>`.
+    pub fn checkpoint(&self, spec: &CheckpointSpec) -> Result<Checkpoint> {
+        let thread = names::component(&spec.thread_id)?;
+        let label = names::component(&spec.label)?;
+        let r#ref = format!("{REF_PREFIX}{thread}/{label}");
+        let given = match &spec.parent {
+            Some(p) => Some(self.commit(p)?),
+            None => None,
+        };
+
+        let snapshot = self.snapshot(spec.size_limit)?;
+        // Without a previous checkpoint the parent is HEAD, as the status pass saw it.
+        let parent = given.or_else(|| snapshot.head.clone());
+        let message = format!("forkhost checkpoint {thread}/{label}");
+        // Counting changed files needs only the trees, so it runs beside commit + update-ref.
+        let (commit, files_changed_vs_parent) = std::thread::scope(|scope| {
+            let counting = scope.spawn(|| self.count_changed(parent.as_ref(), &snapshot.tree));
+            let commit = self.commit_and_point(&r#ref, &message, parent.as_ref(), &snapshot.tree);
+            let count = counting
+                .join()
+                .unwrap_or_else(|_| Err(crate::git::failed("git diff-tree".into(), b"panicked")));
+            Ok::<_, WorktreeError>((commit?, count?))
+        })?;
+        tracing::debug!(%r#ref, files = files_changed_vs_parent, "checkpoint recorded");
+        Ok(Checkpoint {
+            commit,
+            r#ref,
+            files_changed_vs_parent,
+            skipped: snapshot.skipped,
+        })
+    }
+
+    /// `commit-tree` with the fixed identity, then the ref pointed at the new commit.
+    fn commit_and_point(
+        &self,
+        r#ref: &str,
+        message: &str,
+        parent: Option<&Oid>,
+        tree: &Oid,
+    ) -> Result<Oid> {
+        let mut call = self
+            .git
+            .call(&self.root)
+            .env("GIT_AUTHOR_NAME", NAME)
+            .env("GIT_AUTHOR_EMAIL", EMAIL)
+            .env("GIT_COMMITTER_NAME", NAME)
+            .env("GIT_COMMITTER_EMAIL", EMAIL)
+            .args(["commit-tree", "--no-gpg-sign", "-m", message]);
+        if let Some(p) = parent {
+            call = call.args(["-p", p.as_str()]);
+        }
+        let out = call.arg(tree.as_str()).run()?;
+        let commit = Oid::from_output(&out)
+            .ok_or_else(|| crate::git::failed("git commit-tree".into(), b"no commit id"))?;
+        self.git
+            .call(&self.root)
+            .args(["update-ref", "-m", message, r#ref, commit.as_str()])
+            .run()?;
+        Ok(commit)
+    }
+
+    /// Files that differ between `parent`'s tree and `tree` (all of `tree`'s files when none).
+    fn count_changed(&self, parent: Option<&Oid>, tree: &Oid) -> Result<usize> {
+        let call = self.git.call(&self.root).args([
+            "diff-tree",
+            "-r",
+            "-z",
+            "--no-renames",
+            "--name-only",
+        ]);
+        let out = match parent {
+            Some(p) => call.args([p.as_str(), tree.as_str()]).run()?,
+            None => self
+                .git
+                .call(&self.root)
+                .args(["ls-tree", "-r", "-z", "--name-only", tree.as_str()])
+                .run()?,
+        };
+        Ok(nul_fields(&out).count())
+    }
+
+    /// The thread's checkpoints, `(label, commit)`, sorted by label.
+    pub fn checkpoints(&self, thread_id: &str) -> Result<Vec<(String, Oid)>> {
+        let thread = names::component(thread_id)?;
+        let prefix = format!("{REF_PREFIX}{thread}/");
+        let out = self
+            .git
+            .call(&self.root)
+            .args(["for-each-ref", "--format=%(objectname) %(refname)", &prefix])
+            .run()?;
+        let text = String::from_utf8_lossy(&out);
+        let mut found: Vec<(String, Oid)> = text
+            .lines()
+            .filter_map(|line| {
+                let (oid, name) = line.split_once(' ')?;
+                let label = name.strip_prefix(&prefix)?;
+                Some((label.to_owned(), oid.parse().ok()?))
+            })
+            .collect();
+        found.sort();
+        Ok(found)
+    }
+
+    /// The commit a checkpoint label names, or [`WorktreeError::CheckpointNotFound`].
+    pub fn checkpoint_commit(&self, thread_id: &str, label: &str) -> Result<Oid> {
+        let name = format!(
+            "{REF_PREFIX}{}/{}",
+            names::component(thread_id)?,
+            names::component(label)?
+        );
+        self.resolve_commit(&name)?
+            .ok_or(WorktreeError::CheckpointNotFound(name))
+    }
+
+    /// Deletes the thread's checkpoint refs (`refs/forkhost/<thread>/*`) and nothing else. The
+    /// commits stay in the object store until git's own garbage collection finds them unreachable.
+    /// Returns how many refs were deleted.
+    pub fn prune(&self, thread_id: &str) -> Result<usize> {
+        let thread = names::component(thread_id)?;
+        let prefix = format!("{REF_PREFIX}{thread}/");
+        let refs: Vec<String> = self
+            .checkpoints(thread)?
+            .into_iter()
+            .map(|(label, _)| format!("{prefix}{label}"))
+            .collect();
+        if refs.is_empty() {
+            return Ok(0);
+        }
+        let mut script = String::new();
+        for name in &refs {
+            // Every name was listed under the prefix a line ago; assert it again before deleting.
+            debug_assert!(name.starts_with(&prefix));
+            script.push_str("delete ");
+            script.push_str(name);
+            script.push('\n');
+        }
+        self.git
+            .call(&self.root)
+            .args(["update-ref", "--stdin"])
+            .stdin(script.into_bytes())
+            .run()?;
+        tracing::debug!(thread, count = refs.len(), "pruned checkpoints");
+        Ok(refs.len())
+    }
+}

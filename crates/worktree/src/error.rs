@@ -1,0 +1,54 @@
+//! The crate's one error type. Each variant maps to one of the app's typed errors, so the Host can
+//! show the user what happened without parsing text.
+
+use std::path::PathBuf;
+
+/// What a refused removal would have thrown away. The user confirms exactly this value
+/// (see [`crate::Confirm`]); anything else is refused again.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Loss {
+    /// Files with uncommitted changes (modified, deleted or untracked), repository-relative.
+    pub files: Vec<String>,
+    /// Commits on the worktree's branch that exist nowhere else (no other branch, no remote,
+    /// not the checkpoint it started from).
+    pub commits: usize,
+}
+
+impl Loss {
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty() && self.commits == 0
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum WorktreeError {
+    #[error("{0} is not inside a git repository")]
+    NotARepository(PathBuf),
+    #[error("checkpoint {0} not found")]
+    CheckpointNotFound(String),
+    #[error("the changes touch files that differ in the target: {}", paths.join(", "))]
+    Conflict { paths: Vec<String> },
+    #[error(
+        "removing would lose {} file(s) with changes and {} commit(s)",
+        what_would_be_lost.files.len(),
+        what_would_be_lost.commits
+    )]
+    Dirty { what_would_be_lost: Loss },
+    #[error("{0:?} is not a usable name here (letters, digits, '-', '_', '.' only)")]
+    InvalidName(String),
+    #[error("{0} is not a worktree of this repository")]
+    NotAWorktree(PathBuf),
+    #[error("the worktree folder {0} already exists and is not empty")]
+    PathTaken(PathBuf),
+    #[error("the git program was not found ({0})")]
+    GitMissing(PathBuf),
+    #[error("`{command}` failed: {stderr_tail}")]
+    GitFailed {
+        command: String,
+        stderr_tail: String,
+    },
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+pub type Result<T, E = WorktreeError> = std::result::Result<T, E>;

@@ -1,0 +1,260 @@
+//! Running the `git` program. Every call goes through here so that every call gets the same
+//! protections: no terminal prompts, no user hooks, no fsmonitor hook, C locale, no optional
+//! locks (a read such as `status` must never rewrite the user's index), and none of the
+//! repository-selecting variables a parent process may have exported.
+
+use std::ffi::{OsStr, OsString};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+
+use crate::error::{Result, WorktreeError};
+
+/// Variables that would point git at another repository, index or object store than the folder
+/// we name. A parent (a hook, an editor, a test harness) may have exported them.
+const INHERITED_REPO_VARS: &[&str] = &[
+    "GIT_DIR",
+    "GIT_INDEX_FILE",
+    "GIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_NAMESPACE",
+    "GIT_PREFIX",
+    "GIT_LITERAL_PATHSPECS",
+    "GIT_GLOB_PATHSPECS",
+    "GIT_NOGLOB_PATHSPECS",
+    "GIT_ICASE_PATHSPECS",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_DIFF_OPTS",
+];
+
+/// How much of a failed command's stderr an error keeps: enough to explain, never a whole dump.
+const STDERR_TAIL: usize = 2000;
+
+/// The git program and the environment every call runs with. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Git {
+    program: PathBuf,
+    extra_env: Vec<(OsString, OsString)>,
+    /// An empty folder given as `core.hooksPath`, so no hook of the user's runs (update-ref runs
+    /// `reference-transaction`, worktree add runs `post-checkout`). Lives as long as any clone.
+    no_hooks: Arc<tempfile::TempDir>,
+}
+
+impl Git {
+    /// `git` found on `PATH`.
+    pub fn new() -> Result<Self> {
+        Self::with_program("git")
+    }
+
+    /// A resolved program path: a GUI launch on Windows or macOS may not have git on `PATH`.
+    pub fn with_program(program: impl Into<PathBuf>) -> Result<Self> {
+        let no_hooks = tempfile::Builder::new()
+            .prefix("forkhost-no-hooks-")
+            .tempdir()?;
+        Ok(Git {
+            program: program.into(),
+            extra_env: Vec::new(),
+            no_hooks: Arc::new(no_hooks),
+        })
+    }
+
+    /// An extra variable for every call (for example `HOME` or `GIT_CONFIG_GLOBAL`).
+    pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Self {
+        self.extra_env
+            .push((key.as_ref().to_owned(), value.as_ref().to_owned()));
+        self
+    }
+
+    pub fn program(&self) -> &Path {
+        &self.program
+    }
+
+    /// A call in `cwd`; add arguments, variables and stdin, then run it.
+    pub(crate) fn call(&self, cwd: &Path) -> Call<'_> {
+        Call {
+            git: self,
+            cwd: cwd.to_owned(),
+            args: Vec::new(),
+            env: Vec::new(),
+            stdin: None,
+        }
+    }
+
+    fn command(&self, cwd: &Path) -> Command {
+        let mut cmd = Command::new(&self.program);
+        cmd.current_dir(cwd);
+        for var in INHERITED_REPO_VARS {
+            cmd.env_remove(var);
+        }
+        cmd.env("GIT_TERMINAL_PROMPT", "0")
+            .env("GIT_OPTIONAL_LOCKS", "0")
+            .env("LC_ALL", "C")
+            .env("GIT_PAGER", "cat")
+            .env("GIT_ASKPASS", "")
+            .env("SSH_ASKPASS", "");
+        for (k, v) in &self.extra_env {
+            cmd.env(k, v);
+        }
+        let mut hooks = OsString::from("core.hooksPath=");
+        hooks.push(self.no_hooks.path());
+        cmd.arg("-c")
+            .arg(hooks)
+            .args(["-c", "core.fsmonitor=false"])
+            .args(["-c", "core.splitIndex=false"])
+            .args(["-c", "color.ui=false"])
+            // Non-ASCII names as UTF-8 in patch headers, not octal escapes.
+            .args(["-c", "core.quotePath=false"]);
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        no_console_window(&mut cmd);
+        cmd
+    }
+}
+
+#[cfg(windows)]
+fn no_console_window(cmd: &mut Command) {
+    use std::os::windows::process::CommandExt;
+    // CREATE_NO_WINDOW: a GUI app must not flash a console per git call.
+    cmd.creation_flags(0x0800_0000);
+}
+
+#[cfg(not(windows))]
+fn no_console_window(_cmd: &mut Command) {}
+
+/// What a finished call printed.
+pub(crate) struct Output {
+    pub success: bool,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+}
+
+pub(crate) struct Call<'g> {
+    git: &'g Git,
+    cwd: PathBuf,
+    args: Vec<OsString>,
+    env: Vec<(OsString, OsString)>,
+    stdin: Option<Vec<u8>>,
+}
+
+impl Call<'_> {
+    pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Self {
+        self.args.push(arg.as_ref().to_owned());
+        self
+    }
+
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.args
+            .extend(args.into_iter().map(|a| a.as_ref().to_owned()));
+        self
+    }
+
+    pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Self {
+        self.env
+            .push((key.as_ref().to_owned(), value.as_ref().to_owned()));
+        self
+    }
+
+    pub fn stdin(mut self, bytes: Vec<u8>) -> Self {
+        self.stdin = Some(bytes);
+        self
+    }
+
+    /// Runs and returns stdout; a non-zero exit is [`WorktreeError::GitFailed`].
+    pub fn run(self) -> Result<Vec<u8>> {
+        let command = self.describe();
+        let out = self.output()?;
+        if out.success {
+            Ok(out.stdout)
+        } else {
+            Err(failed(command, &out.stderr))
+        }
+    }
+
+    /// Runs and returns the exit status with the output, for commands whose non-zero exit is an
+    /// answer (`rev-parse --verify`, `apply --check`) rather than a failure.
+    pub fn output(self) -> Result<Output> {
+        let mut cmd = self.git.command(&self.cwd);
+        cmd.args(&self.args);
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        if self.stdin.is_some() {
+            cmd.stdin(Stdio::piped());
+        }
+        tracing::trace!(command = %self.describe(), cwd = %self.cwd.display(), "git");
+        let mut child = cmd.spawn().map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => WorktreeError::GitMissing(self.git.program.clone()),
+            _ => WorktreeError::Io(e),
+        })?;
+        // Feed stdin from its own thread: a large patch or path list must not deadlock against a
+        // child that is already filling its stdout pipe.
+        let writer = match (self.stdin, child.stdin.take()) {
+            (Some(bytes), Some(mut pipe)) => Some(std::thread::spawn(move || {
+                // A child that exits early closes the pipe; its exit status tells the story.
+                let _ = pipe.write_all(&bytes);
+            })),
+            _ => None,
+        };
+        let out = child.wait_with_output()?;
+        if let Some(writer) = writer {
+            let _ = writer.join();
+        }
+        Ok(Output {
+            success: out.status.success(),
+            stdout: out.stdout,
+            stderr: out.stderr,
+        })
+    }
+
+    fn describe(&self) -> String {
+        let mut text = String::from("git");
+        for arg in self.args.iter().take(6) {
+            text.push(' ');
+            text.push_str(&arg.to_string_lossy());
+        }
+        if self.args.len() > 6 {
+            text.push_str(" …");
+        }
+        text
+    }
+}
+
+pub(crate) fn failed(command: String, stderr: &[u8]) -> WorktreeError {
+    let text = String::from_utf8_lossy(stderr);
+    let text = text.trim();
+    let start = text
+        .char_indices()
+        .rev()
+        .nth(STDERR_TAIL)
+        .map_or(0, |(i, _)| i);
+    WorktreeError::GitFailed {
+        command,
+        stderr_tail: text[start..].to_owned(),
+    }
+}
+
+/// Splits `-z` output into its NUL-terminated fields.
+pub(crate) fn nul_fields(bytes: &[u8]) -> impl Iterator<Item = String> + '_ {
+    bytes
+        .split(|b| *b == 0)
+        .filter(|f| !f.is_empty())
+        .map(|f| String::from_utf8_lossy(f).into_owned())
+}
+
+/// Joins paths as NUL-terminated stdin for `--stdin -z` / `--pathspec-file-nul`.
+pub(crate) fn nul_joined<'a>(paths: impl IntoIterator<Item = &'a str>) -> Vec<u8> {
+    let mut out = Vec::new();
+    for p in paths {
+        out.extend_from_slice(p.as_bytes());
+        out.push(0);
+    }
+    out
+}

@@ -1,0 +1,76 @@
+//! Workspace forks, the file side: checkpoints of a thread's working files, worktrees started
+//! from them, diffs, and bringing a fork's changes back — over the `git` program.
+//!
+//! # Checkpoints are hidden commits
+//! A checkpoint is an ordinary commit whose tree is the checkout's files at that moment (tracked
+//! files with their current contents, untracked files not ignored by `.gitignore`). It lives on a
+//! ref `refs/forkhost/<thread>/<label>`: outside `refs/heads`, `refs/tags` and `refs/stash`, so
+//! no branch list, tag list or stash list shows it (only `git log --all` would), and the ref keeps
+//! its commits from garbage collection. A thread's checkpoints are chained (the first one's
+//! parent is HEAD), so each one stores only the blobs that changed: disk use is the changed files
+//! plus a few trees and one commit.
+//!
+//! # The user's index is never written
+//! Recording untracked files means staging them somewhere. That somewhere is a copy of the
+//! checkout's index in a temporary folder, named by `GIT_INDEX_FILE` for our calls only. The copy
+//! brings the stat data along, so only files whose stat changed are re-hashed. One `git status`
+//! pass on the copy (the stat refresh and untracked walk `git status` does anyway) lists what
+//! differs; `git update-index --add --remove --stdin` stages exactly those paths, literally (no
+//! pathspec magic); `write-tree` reuses the unchanged subtrees from the cache-tree; `commit-tree`
+//! and `update-ref` finish. The real index, HEAD, the branch, the stash and the working files are
+//! only ever read; staged-but-unsaved changes and a merge in progress stay exactly as they were.
+//! Every git call also runs with `GIT_OPTIONAL_LOCKS=0` so that reads such as `status` do not
+//! refresh the user's index behind their back, with hooks and fsmonitor switched off (an empty
+//! `core.hooksPath`), in the C locale, without prompts, and without a
+//! `GIT_DIR`/`GIT_INDEX_FILE`/`GIT_WORK_TREE` inherited from the parent process (see [`Git`]).
+//! Checkpoint commits carry the fixed identity `Forkhost <forkhost@localhost>`, so no user
+//! configuration is needed. The cost is about 1.5–2× one `git status` (`benches/checkpoint.rs`).
+//!
+//! # The size limit
+//! Untracked files larger than [`DEFAULT_SIZE_LIMIT`] (20 MiB, per checkpoint configurable) are
+//! left out and listed in [`Checkpoint::skipped`]: an unignored dataset or build output would
+//! otherwise be copied into the object store at every turn. Nested repositories are left out too.
+//!
+//! # Worktrees
+//! [`Repo::create_worktree`] runs `git worktree add -b forkhost/<slug>` at a checkpoint. Because
+//! the checkpoint commit contains the untracked files of its moment, the fork has them checked out
+//! as tracked files on its branch; that is intended. Gitignored files listed by `.worktreeinclude`
+//! (such as `.env`) are copied from the source folder.
+//!
+//! # What is never deleted
+//! [`Repo::prune`] deletes only `refs/forkhost/<thread>/*`. [`Repo::remove_worktree`] removes a
+//! worktree this repository lists (never the main checkout) only when nothing would be lost or
+//! the user accepted exactly the loss [`Repo::worktree_state`] reported; it then deletes the
+//! worktree's branch only if it is a `forkhost/` branch. A worktree folder the user deleted
+//! themselves only has git's record pruned. [`Repo::apply_changes`] refuses rather than overwrite
+//! uncommitted work in the target. No call here touches the user's branches, tags, stash, or
+//! configuration.
+//!
+//! The API is synchronous (each call runs git processes to completion); async callers use
+//! `spawn_blocking`.
+
+mod apply;
+mod checkpoint;
+mod diff;
+mod error;
+mod git;
+mod include;
+mod names;
+mod oid;
+mod removal;
+mod repo;
+mod snapshot;
+mod status;
+mod worktree;
+
+pub use apply::Applied;
+pub use checkpoint::{Checkpoint, CheckpointSpec, REF_PREFIX};
+pub use diff::{FileDiff, FileStatus};
+pub use error::{Loss, Result, WorktreeError};
+pub use git::Git;
+pub use include::INCLUDE_FILE;
+pub use oid::Oid;
+pub use removal::{Confirm, WorktreeState};
+pub use repo::Repo;
+pub use snapshot::{SkipReason, Skipped, DEFAULT_SIZE_LIMIT};
+pub use worktree::{Worktree, WorktreeSpec};

@@ -1,0 +1,153 @@
+//! Finding the repository that holds a folder, from its main checkout or a linked worktree.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Result, WorktreeError};
+use crate::git::Git;
+use crate::oid::Oid;
+
+/// One checkout of a repository: the folder a thread works in. Several `Repo` values (the main
+/// checkout and its linked worktrees) share one object store and one set of refs.
+#[derive(Debug, Clone)]
+pub struct Repo {
+    pub(crate) git: Git,
+    /// The checkout's top folder.
+    pub(crate) root: PathBuf,
+    /// This checkout's own git folder (its index and HEAD live here).
+    pub(crate) git_dir: PathBuf,
+    /// The folder shared by all worktrees (objects, refs).
+    pub(crate) common_dir: PathBuf,
+}
+
+impl Repo {
+    /// Whether [`Repo::discover`] could find a work tree from `folder`: some folder on its real
+    /// path (the one git walks, symlinks resolved) holds a `.git` entry. Git runs with the
+    /// repository variables (`GIT_DIR`, …) removed, so without one it could only answer "not a
+    /// git repository". A filesystem check instead of a git process, for callers that ask on
+    /// every turn start (a thread outside git pays no spawn on its way from Send to the
+    /// harness). A folder that cannot be resolved says `true`: git decides.
+    pub fn may_hold(folder: &Path) -> bool {
+        let Ok(real) = std::fs::canonicalize(folder) else {
+            return true;
+        };
+        real.ancestors()
+            .any(|dir| std::fs::symlink_metadata(dir.join(".git")).is_ok())
+    }
+
+    /// The repository containing `folder`, or `None` when it is not inside a work tree (a plain
+    /// folder or a bare repository). A folder that does not exist is an [`WorktreeError::Io`]
+    /// error (not found), kept apart from [`WorktreeError::GitMissing`].
+    pub fn discover(git: &Git, folder: &Path) -> Result<Option<Repo>> {
+        if !folder.is_dir() {
+            return Err(WorktreeError::Io(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("{} is not a folder", folder.display()),
+            )));
+        }
+        let out = git
+            .call(folder)
+            .args([
+                "rev-parse",
+                "--path-format=absolute",
+                "--show-toplevel",
+                "--git-dir",
+                "--git-common-dir",
+            ])
+            .output()?;
+        if !out.success {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            if stderr.contains("not a git repository")
+                || stderr.contains("must be run in a work tree")
+            {
+                return Ok(None);
+            }
+            return Err(crate::git::failed(
+                "git rev-parse --show-toplevel".into(),
+                &out.stderr,
+            ));
+        }
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut lines = text.lines();
+        let (Some(root), Some(git_dir), Some(common_dir)) =
+            (lines.next(), lines.next(), lines.next())
+        else {
+            return Ok(None);
+        };
+        Ok(Some(Repo {
+            git: git.clone(),
+            root: PathBuf::from(root),
+            git_dir: PathBuf::from(git_dir),
+            common_dir: PathBuf::from(common_dir),
+        }))
+    }
+
+    /// The checkout's top folder.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The folder all worktrees of this repository share.
+    pub fn common_dir(&self) -> &Path {
+        &self.common_dir
+    }
+
+    /// The commit HEAD points at, or `None` in a repository with no commits yet.
+    pub fn head(&self) -> Result<Option<Oid>> {
+        self.resolve_commit("HEAD")
+    }
+
+    /// A revision resolved to a commit, or `None` when it names none.
+    pub(crate) fn resolve_commit(&self, rev: &str) -> Result<Option<Oid>> {
+        let out = self
+            .git
+            .call(&self.root)
+            .args(["rev-parse", "-q", "--verify", "--end-of-options"])
+            .arg(format!("{rev}^{{commit}}"))
+            .output()?;
+        Ok(if out.success {
+            Oid::from_output(&out.stdout)
+        } else {
+            None
+        })
+    }
+
+    /// `oid` as an existing commit, or [`WorktreeError::CheckpointNotFound`].
+    pub(crate) fn commit(&self, oid: &Oid) -> Result<Oid> {
+        self.resolve_commit(oid.as_str())?
+            .ok_or_else(|| WorktreeError::CheckpointNotFound(oid.to_string()))
+    }
+
+    /// Another checkout of the same repository (shares refs and objects with this one).
+    pub(crate) fn sibling(&self, folder: &Path) -> Result<Repo> {
+        let other = Repo::discover(&self.git, folder)?
+            .ok_or_else(|| WorktreeError::NotARepository(folder.to_owned()))?;
+        Ok(other)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Repo;
+
+    #[test]
+    fn only_a_git_entry_on_the_real_path_sends_discovery_to_git() {
+        let base = tempfile::tempdir().unwrap();
+        let base = base.path();
+        let deep = base.join("a/b");
+        let beside = base.join("c");
+        std::fs::create_dir_all(&deep).unwrap();
+        std::fs::create_dir_all(&beside).unwrap();
+        // Whatever lies above the temporary folder decides for a folder with no `.git` below.
+        let above = Repo::may_hold(base);
+        assert_eq!(Repo::may_hold(&deep), above);
+        std::fs::write(base.join("a/.git"), "gitdir: elsewhere\n").unwrap();
+        assert!(Repo::may_hold(&deep));
+        assert_eq!(Repo::may_hold(&beside), above);
+        #[cfg(unix)]
+        {
+            let link = beside.join("link");
+            std::os::unix::fs::symlink(&deep, &link).unwrap();
+            assert!(Repo::may_hold(&link), "git walks the link's target");
+        }
+    }
+}

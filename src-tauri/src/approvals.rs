@@ -1,0 +1,144 @@
+//! The commands about what a thread's harness may do and what it waits on: answering its
+//! approval requests and questions, listing what is pending, and its permission mode.
+
+use forkhost_core::view::ThreadView;
+use forkhost_core::{ApprovalDecision, ApprovalView, PermissionMode};
+use tauri::State;
+
+use crate::error::{CmdResult, CommandError};
+use crate::state::AppState;
+
+/// An empty or blank word is no choice (the harness's default).
+fn word(value: Option<String>) -> Option<String> {
+    value.map(|v| v.trim().to_owned()).filter(|v| !v.is_empty())
+}
+
+pub(crate) fn permissions(mode: Option<String>, sandbox: Option<String>) -> PermissionMode {
+    PermissionMode {
+        mode: word(mode),
+        sandbox: word(sandbox),
+    }
+}
+
+/// Changes the thread's permission mode (from its runtime's next start). `busy` while a turn
+/// runs; an unknown word is `invalid_input` naming the accepted ones.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn set_mode(
+    state: State<'_, AppState>,
+    thread_id: String,
+    mode: Option<String>,
+    sandbox: Option<String>,
+) -> CmdResult<ThreadView> {
+    Ok(state
+        .host
+        .set_mode(&thread_id, permissions(mode, sandbox))
+        .await?)
+}
+
+/// The decision words `answer_approval` takes (the harness contract's `ApprovalDecision`).
+pub const DECISIONS: [&str; 4] = [
+    "approve",
+    "approve_for_session",
+    "decline",
+    "decline_and_stop",
+];
+
+fn decision(word: &str) -> CmdResult<ApprovalDecision> {
+    match word {
+        "approve" => Ok(ApprovalDecision::Approve),
+        "approve_for_session" => Ok(ApprovalDecision::ApproveForSession),
+        "decline" => Ok(ApprovalDecision::Decline),
+        "decline_and_stop" => Ok(ApprovalDecision::DeclineAndStop),
+        other => Err(CommandError::new(
+            "invalid_input",
+            format!(
+                "unknown approval decision {other:?}; expected one of {}",
+                DECISIONS.join(", ")
+            ),
+        )),
+    }
+}
+
+/// Answers a pending approval request of the thread's runtime.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn answer_approval(
+    state: State<'_, AppState>,
+    thread_id: String,
+    request_id: String,
+    decision: String,
+) -> CmdResult<()> {
+    let decision = self::decision(decision.trim())?;
+    if request_id.trim().is_empty() {
+        return Err(CommandError::new(
+            "invalid_input",
+            "an approval request id is needed",
+        ));
+    }
+    Ok(state
+        .host
+        .answer_approval(&thread_id, &request_id, decision)
+        .await?)
+}
+
+/// Answers a pending question request of the thread's runtime: one text per question (an
+/// offered option, or any text where the question takes it), or `None` to dismiss it.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn answer_question(
+    state: State<'_, AppState>,
+    thread_id: String,
+    request_id: String,
+    answers: Option<Vec<String>>,
+) -> CmdResult<()> {
+    if request_id.trim().is_empty() {
+        return Err(CommandError::new(
+            "invalid_input",
+            "a question request id is needed",
+        ));
+    }
+    Ok(state
+        .host
+        .answer_question(&thread_id, &request_id, answers)
+        .await?)
+}
+
+/// The approval requests the thread's runtime waits on, oldest first.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn pending_approvals(
+    state: State<'_, AppState>,
+    thread_id: String,
+) -> CmdResult<Vec<ApprovalView>> {
+    Ok(state.host.pending_approvals(&thread_id).await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blank_mode_words_are_the_harness_default() {
+        assert_eq!(
+            permissions(Some(" acceptEdits ".into()), Some("".into())),
+            PermissionMode {
+                mode: Some("acceptEdits".into()),
+                sandbox: None
+            }
+        );
+        let args: crate::commands::NewThreadArgs =
+            serde_json::from_str(r#"{"harness":"pi","cwd":"/p","title":null}"#).unwrap();
+        assert_eq!((args.mode, args.sandbox), (None, None));
+    }
+
+    #[test]
+    fn decisions_are_the_contract_words() {
+        for word in DECISIONS {
+            assert_eq!(decision(word).unwrap().name(), word);
+        }
+        let err = decision("yes").unwrap_err();
+        assert_eq!(err.code, "invalid_input");
+        assert!(
+            err.message.contains("approve_for_session"),
+            "{}",
+            err.message
+        );
+    }
+}

@@ -1,0 +1,259 @@
+//! Getting the user's attention for a thread that waits on them (an approval request or a
+//! question): an OS notification (tauri-plugin-notification, from Rust: the UI needs no
+//! notification permission) and the window's taskbar/dock attention request, when the window
+//! showing that thread is not focused. Desktop notifications have no click callback on macOS
+//! and Windows, so "clicking it shows the thread" is done by focus: the next time that window
+//! gains focus while the thread still waits, it is told to activate the thread's tab
+//! (`activate-thread`). One notification per request, never for a focused window.
+//!
+//! Test hook: with `FORKHOST_TEST_NOTIFICATIONS=<file>`, each notification is also appended to
+//! that file as one JSON line `{thread_id, title, body}`. Logs hold thread and request ids only.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::Mutex;
+
+use forkhost_core::{ApprovalView, Host, SubjectView};
+use serde::Serialize;
+use tauri::{AppHandle, Emitter, Manager, UserAttentionType, WebviewWindow};
+use tauri_plugin_notification::NotificationExt;
+
+use crate::layout::MAIN_WINDOW;
+use crate::state::AppState;
+
+/// The event telling a window to show one of its threads (payload: the thread id).
+pub const ACTIVATE_THREAD: &str = "activate-thread";
+
+/// The test hook's variable.
+pub const TEST_FILE_VAR: &str = "FORKHOST_TEST_NOTIFICATIONS";
+
+/// Per window label: the thread whose notification the user has not come to see yet.
+#[derive(Debug, Default)]
+pub struct Attention {
+    waiting: Mutex<HashMap<String, String>>,
+}
+
+/// One notification, as shown and as the test hook records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Note {
+    pub thread_id: String,
+    pub title: String,
+    pub body: String,
+}
+
+/// What the request is about, in a few words (the tool's name at most: never the command, the
+/// path or a prompt, which may hold secrets and end up in notification logs).
+pub fn what(subject: &SubjectView) -> String {
+    match subject {
+        SubjectView::Command { .. } => "wants to run a command".to_owned(),
+        SubjectView::FileChange { paths, .. } if paths.len() == 1 => {
+            "wants to change a file".to_owned()
+        }
+        SubjectView::FileChange { .. } => "wants to change files".to_owned(),
+        SubjectView::Tool { name, .. } => format!("wants to use {}", short(name, 60)),
+        SubjectView::Question { .. } => "has a question for you".to_owned(),
+    }
+}
+
+fn short(text: &str, max: usize) -> String {
+    let mut out: String = text.chars().take(max).collect();
+    if text.chars().count() > max {
+        out.push('…');
+    }
+    out
+}
+
+/// The notification for a request of the thread titled `thread_title`.
+pub fn note(thread_id: &str, thread_title: &str, request: &ApprovalView) -> Note {
+    let question = matches!(request.subject, SubjectView::Question { .. });
+    Note {
+        thread_id: thread_id.to_owned(),
+        title: if question {
+            "Forkhost: a question is waiting".to_owned()
+        } else {
+            "Forkhost: waiting for your approval".to_owned()
+        },
+        body: format!("{} {}", short(thread_title, 80), what(&request.subject)),
+    }
+}
+
+/// The window showing `thread_id` (its active tab first, then any tab; the main window when
+/// none shows it).
+fn window_of(app: &AppHandle, state: &AppState, thread_id: &str) -> Option<WebviewWindow> {
+    let label = {
+        let windows = state.windows();
+        let holding: Vec<_> = windows
+            .layout
+            .windows
+            .iter()
+            .filter(|w| w.tabs.iter().any(|t| t.thread_id == thread_id))
+            .collect();
+        holding
+            .iter()
+            .find(|w| {
+                w.tabs
+                    .iter()
+                    .any(|t| Some(&t.id) == w.active_tab.as_ref() && t.thread_id == thread_id)
+            })
+            .or(holding.first())
+            .map(|w| w.id.clone())
+            .unwrap_or_else(|| MAIN_WINDOW.to_owned())
+    };
+    app.get_webview_window(&label)
+}
+
+/// A request arrived: notify unless the window showing its thread is focused.
+pub async fn requested(app: &AppHandle, host: &Host, thread_id: &str, request: &ApprovalView) {
+    let Some(state) = app.try_state::<AppState>() else {
+        return;
+    };
+    let Some(window) = window_of(app, &state, thread_id) else {
+        return;
+    };
+    if window.is_focused().unwrap_or(false) {
+        return;
+    }
+    let title = match host.threads().await {
+        Ok(list) => list
+            .into_iter()
+            .find(|t| t.id == thread_id)
+            .map(|t| t.title)
+            .unwrap_or_default(),
+        Err(_) => String::new(),
+    };
+    let note = note(thread_id, &title, request);
+    if let Some(attention) = app.try_state::<Attention>() {
+        attention
+            .waiting
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(window.label().to_owned(), thread_id.to_owned());
+    }
+    if let Err(err) = app
+        .notification()
+        .builder()
+        .title(&note.title)
+        .body(&note.body)
+        .show()
+    {
+        tracing::warn!(thread = %thread_id, error = %err, "could not show a notification");
+    }
+    if let Err(err) = window.request_user_attention(Some(UserAttentionType::Informational)) {
+        tracing::debug!(error = %err, "could not request the user's attention");
+    }
+    tracing::info!(thread = %thread_id, request = %request.id, window = %window.label(), "notified");
+    record(&note);
+}
+
+/// Appends the notification to the test hook's file, when set.
+fn record(note: &Note) {
+    let Some(path) = std::env::var_os(TEST_FILE_VAR) else {
+        return;
+    };
+    let Ok(line) = serde_json::to_string(note) else {
+        return;
+    };
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut f| writeln!(f, "{line}"));
+    if let Err(err) = written {
+        tracing::warn!(error = %err, "could not record a notification for the tests");
+    }
+}
+
+/// A window gained focus: if it was notified about a thread that still waits, it shows that
+/// thread (the user came from the notification or the taskbar).
+pub fn focused(app: &AppHandle, label: &str) {
+    let Some(attention) = app.try_state::<Attention>() else {
+        return;
+    };
+    let Some(thread_id) = attention
+        .waiting
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(label)
+    else {
+        return;
+    };
+    let Some(state) = app.try_state::<AppState>() else {
+        return;
+    };
+    let host = state.host.clone();
+    let (app, label) = (app.clone(), label.to_owned());
+    tauri::async_runtime::spawn(async move {
+        let waits = host
+            .pending_approvals(&thread_id)
+            .await
+            .is_ok_and(|list| !list.is_empty());
+        if waits {
+            let _ = app.emit_to(label.as_str(), ACTIVATE_THREAD, thread_id);
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(subject: SubjectView) -> ApprovalView {
+        ApprovalView {
+            id: "r1".into(),
+            turn: 1,
+            tool_call_id: None,
+            subject,
+            can_approve_for_session: true,
+        }
+    }
+
+    #[test]
+    fn a_note_names_the_thread_and_the_tool_never_the_command() {
+        let n = note(
+            "t1",
+            "Fix the build",
+            &request(SubjectView::Command {
+                command: "curl https://secret.example/?token=abc".into(),
+                cwd: None,
+            }),
+        );
+        assert_eq!(n.thread_id, "t1");
+        assert_eq!(n.title, "Forkhost: waiting for your approval");
+        assert_eq!(n.body, "Fix the build wants to run a command");
+        let n = note(
+            "t1",
+            "x",
+            &request(SubjectView::Tool {
+                name: "Write".into(),
+                input: serde_json::json!({"file_path": "/home/me/secret.txt"}),
+            }),
+        );
+        assert_eq!(n.body, "x wants to use Write");
+        let n = note(
+            "t1",
+            "x",
+            &request(SubjectView::FileChange {
+                paths: vec!["/a".into(), "/b".into()],
+                diff: Some("+secret".into()),
+            }),
+        );
+        assert!(
+            !n.body.contains("secret") && !n.body.contains("/a"),
+            "{n:?}"
+        );
+    }
+
+    #[test]
+    fn long_titles_are_cut() {
+        let title = "é".repeat(200);
+        let n = note(
+            "t",
+            &title,
+            &request(SubjectView::Command {
+                command: "ls".into(),
+                cwd: None,
+            }),
+        );
+        assert!(n.body.chars().count() < 120, "{}", n.body);
+    }
+}

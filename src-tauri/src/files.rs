@@ -1,0 +1,180 @@
+//! The commands about a thread's files (docs/architecture.md "Files of a thread") and a
+//! folder's trust ("Folder trust"): each checks its input and calls one Host method.
+
+use std::path::PathBuf;
+
+use forkhost_core::{ChangesView, FilesView, TrustView, WorktreeLoss};
+use tauri::State;
+
+use crate::error::{CmdResult, CommandError};
+use crate::state::AppState;
+
+/// A thread id the UI passed: trimmed, and not empty.
+fn thread(id: &str, what: &str) -> CmdResult<String> {
+    let id = id.trim();
+    if id.is_empty() {
+        return Err(CommandError::new(
+            "invalid_input",
+            format!("{what}: a thread id is needed"),
+        ));
+    }
+    Ok(id.to_owned())
+}
+
+/// A folder the UI passed: `~` expanded, absolute.
+fn folder(path: &str) -> CmdResult<PathBuf> {
+    let path = crate::commands::expand_home(path.trim());
+    if path.as_os_str().is_empty() {
+        return Err(CommandError::new("invalid_input", "a folder is needed"));
+    }
+    if !path.is_absolute() {
+        return Err(CommandError::new(
+            "invalid_input",
+            format!("{} is not an absolute folder path", path.display()),
+        ));
+    }
+    Ok(path)
+}
+
+/// The thread's folder kind (worktree or folder), whether it is in git and still exists, and
+/// its checkpoints.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn files(state: State<'_, AppState>, thread_id: String) -> CmdResult<FilesView> {
+    let id = thread(&thread_id, "files")?;
+    Ok(state.host.files(&id).await?)
+}
+
+/// `other` null: a worktree fork's changes since its fork point; else the two threads'
+/// current files.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn changes(
+    state: State<'_, AppState>,
+    thread_id: String,
+    other: Option<String>,
+) -> CmdResult<ChangesView> {
+    let id = thread(&thread_id, "changes")?;
+    let other = match other.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(o) if o == id => {
+            return Err(CommandError::new(
+                "invalid_input",
+                "compare a thread with another thread, not itself",
+            ))
+        }
+        Some(o) => Some(o.to_owned()),
+    };
+    Ok(state.host.changes(&id, other.as_deref()).await?)
+}
+
+/// Applies the fork's changes since its fork point to the target's folder (uncommitted);
+/// `conflict` in words when the target moved on in a file the fork touched.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn bring_back(
+    state: State<'_, AppState>,
+    fork_id: String,
+    target_id: String,
+) -> CmdResult<ChangesView> {
+    let fork = thread(&fork_id, "bring back")?;
+    let target = thread(&target_id, "bring back")?;
+    if fork == target {
+        return Err(CommandError::new(
+            "invalid_input",
+            "a fork's changes are brought back to another thread",
+        ));
+    }
+    Ok(state.host.bring_back(&fork, &target).await?)
+}
+
+/// What removing the thread's worktree would lose now.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn worktree_loss(
+    state: State<'_, AppState>,
+    thread_id: String,
+) -> CmdResult<WorktreeLoss> {
+    let id = thread(&thread_id, "worktree")?;
+    Ok(state.host.worktree_loss(&id).await?)
+}
+
+/// Removes the thread's worktree: refused (`conflict`) with something to lose unless
+/// `accepted` is exactly what [`worktree_loss`] reported.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn remove_worktree(
+    state: State<'_, AppState>,
+    thread_id: String,
+    accepted: Option<WorktreeLoss>,
+) -> CmdResult<()> {
+    let id = thread(&thread_id, "remove worktree")?;
+    Ok(state.host.remove_worktree(&id, accepted).await?)
+}
+
+/// A folder's trust: its root, the project agent config there, the user's decision.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn folder_trust(state: State<'_, AppState>, folder: String) -> CmdResult<TrustView> {
+    let path = self::folder(&folder)?;
+    Ok(state.host.folder_trust(&path).await?)
+}
+
+/// Records the user's trust decision for the folder's repository root.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn set_folder_trust(
+    state: State<'_, AppState>,
+    folder: String,
+    trusted: bool,
+) -> CmdResult<TrustView> {
+    let path = self::folder(&folder)?;
+    Ok(state.host.set_folder_trust(&path, trusted).await?)
+}
+
+/// Prunes the checkpoints of threads archived more than `days` days ago, once, in the
+/// background (at start); 0 days: never.
+pub fn prune_in_background(host: forkhost_core::Host, days: u32) {
+    if days == 0 {
+        return;
+    }
+    tauri::async_runtime::spawn(async move {
+        match host.prune_checkpoints(days).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(threads = n, days, "pruned checkpoints of archived threads"),
+            Err(err) => {
+                tracing::warn!(code = err.code(), error = %err, "could not prune checkpoints")
+            }
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_is_checked() {
+        assert_eq!(thread("  ", "x").unwrap_err().code, "invalid_input");
+        assert_eq!(thread(" t1 ", "x").unwrap(), "t1");
+        assert_eq!(folder("").unwrap_err().code, "invalid_input");
+        assert_eq!(folder("relative/dir").unwrap_err().code, "invalid_input");
+        assert!(folder("/tmp").unwrap().is_absolute());
+        assert!(folder("~/x").unwrap().is_absolute());
+    }
+}
+
+/// The command new worktrees of the repository holding `folder` run once (null: none).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn setup_command(
+    state: State<'_, AppState>,
+    folder: String,
+) -> CmdResult<Option<String>> {
+    let folder = self::folder(&folder)?;
+    Ok(state.host.setup_command(&folder).await?)
+}
+
+/// Sets the repository's setup command (null or blank: none); returns what is set now.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn set_setup_command(
+    state: State<'_, AppState>,
+    folder: String,
+    command: Option<String>,
+) -> CmdResult<Option<String>> {
+    let folder = self::folder(&folder)?;
+    let command = command.as_deref().map(str::trim).filter(|c| !c.is_empty());
+    Ok(state.host.set_setup_command(&folder, command).await?)
+}

@@ -1,0 +1,369 @@
+//! Forks that carry their files, with the real CLIs against the fake model in a temporary git
+//! repository: three turns each write `notes.txt` = "turn N" and a new file `tN.txt`; every
+//! turn's start and end is checkpointed without touching the user's index, HEAD or stash; a
+//! fork after turn 1 (and before turn 2) gets a worktree with exactly turn 1's files, its
+//! `.worktreeinclude` copies a gitignored `.env`, and its next prompt writes only there; its
+//! changes can be listed and brought back; its worktree is never removed with work in it
+//! unless that loss is accepted; a worktree deleted outside Forkhost is a clear state.
+
+mod host_kit;
+
+use std::path::{Path, PathBuf};
+
+use forkhost_core::{
+    ForkAt, ForkFiles, HarnessKind, Host, HostOptions, NewThreadSpec, PermissionMode, TurnRef,
+};
+use forkhost_tests::fake_model::Role;
+use forkhost_tests::harness_env::Harness;
+
+use host_kit::{git, setup, turn};
+
+/// The user's side of the repository that no checkpoint may change.
+#[derive(Debug, PartialEq)]
+struct UserState {
+    head: String,
+    branch: String,
+    index: Vec<u8>,
+    stash: String,
+}
+
+fn user_state(repo: &Path) -> UserState {
+    UserState {
+        head: git(repo, &["rev-parse", "HEAD"]),
+        branch: git(repo, &["symbolic-ref", "HEAD"]),
+        index: std::fs::read(repo.join(".git/index")).unwrap(),
+        stash: git(repo, &["stash", "list"]),
+    }
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn writes(n: &str) -> String {
+    format!("RUN_COMMAND `printf '{n}' > notes.txt && touch {n}.txt`")
+}
+
+async fn forks_carry_their_files(harness: Harness) {
+    let Some(s) = setup(harness).await else {
+        return;
+    };
+    let (model, env) = (&s.model, &s.env);
+    let repo = env.work_dir().to_path_buf();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    std::fs::write(repo.join("README.md"), "hello\n").unwrap();
+    std::fs::write(repo.join(".gitignore"), ".env\nnode_modules/\n").unwrap();
+    std::fs::write(repo.join(".worktreeinclude"), ".env\n").unwrap();
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "start"]);
+    std::fs::write(repo.join(".env"), "SECRET=1\n").unwrap();
+    std::fs::create_dir_all(repo.join("node_modules/pkg")).unwrap();
+    std::fs::write(repo.join("node_modules/pkg/index.js"), "x").unwrap();
+    // The user has a staged change and a stash of their own.
+    std::fs::write(repo.join("README.md"), "hello, staged\n").unwrap();
+    git(&repo, &["add", "README.md"]);
+    let before = user_state(&repo);
+
+    let data = tempfile::tempdir().unwrap();
+    let mut harness_env = env.vars().to_vec();
+    let (kind, permissions) = match harness {
+        Harness::Claude => {
+            // bypassPermissions as root needs IS_SANDBOX; a test HOME is a sandbox.
+            harness_env.push(("IS_SANDBOX".into(), "1".into()));
+            (HarnessKind::Claude, Some(("bypassPermissions", None)))
+        }
+        Harness::Codex => (
+            HarnessKind::Codex,
+            Some(("never", Some("danger-full-access"))),
+        ),
+        Harness::Pi => (HarnessKind::Pi, None),
+    };
+    let options = HostOptions {
+        harness_env,
+        ..Default::default()
+    };
+    let host = Host::open_with(data.path(), options).await.unwrap().0;
+    let source = host
+        .create(NewThreadSpec {
+            harness: kind,
+            cwd: repo.clone(),
+            title: Some("files".into()),
+            permissions: PermissionMode {
+                mode: permissions.map(|(m, _)| m.to_owned()),
+                sandbox: permissions.and_then(|(_, s)| s.map(str::to_owned)),
+            },
+        })
+        .await
+        .unwrap()
+        .thread
+        .id;
+    for n in ["t1", "t2", "t3"] {
+        turn(&host, &source, &writes(n)).await;
+    }
+    assert_eq!(read(&repo.join("notes.txt")), "t3");
+    let files = host.files(&source).await.unwrap();
+    assert!(files.in_git && files.folder_kind == "folder");
+    let edges: Vec<(i64, &str)> = files
+        .checkpoints
+        .iter()
+        .map(|c| (c.turn, c.edge.as_str()))
+        .collect();
+    assert_eq!(
+        edges,
+        [
+            (1, "start"),
+            (1, "end"),
+            (2, "start"),
+            (2, "end"),
+            (3, "start"),
+            (3, "end")
+        ]
+    );
+    assert_eq!(
+        user_state(&repo),
+        before,
+        "a checkpoint touched the user's repository"
+    );
+
+    // After turn 1, in a worktree: turn 1's files, the .env copied, no node_modules.
+    let after1 = host
+        .fork_with(
+            &source,
+            ForkAt::After(TurnRef::Number(1)),
+            ForkFiles::Worktree,
+        )
+        .await
+        .unwrap();
+    assert_eq!(after1.files_note, None);
+    let fork = after1.thread.thread.id.clone();
+    let fork_dir = PathBuf::from(&after1.thread.thread.cwd);
+    assert_ne!(fork_dir, repo);
+    assert_eq!(read(&fork_dir.join("notes.txt")), "t1");
+    assert!(fork_dir.join("t1.txt").exists() && !fork_dir.join("t2.txt").exists());
+    assert_eq!(read(&fork_dir.join(".env")), "SECRET=1\n");
+    assert!(
+        !fork_dir.join("node_modules").exists(),
+        "ignored folders are never copied"
+    );
+    let fork_files = host.files(&fork).await.unwrap();
+    assert_eq!(fork_files.folder_kind, "worktree");
+    assert!(fork_files
+        .branch
+        .as_deref()
+        .unwrap()
+        .starts_with("forkhost/"));
+    // Before turn 2: the same files as after turn 1.
+    let before2 = host
+        .fork_with(
+            &source,
+            ForkAt::Before(TurnRef::Number(2)),
+            ForkFiles::Worktree,
+        )
+        .await
+        .unwrap();
+    let target = before2.thread.thread.id.clone();
+    let target_dir = PathBuf::from(&before2.thread.thread.cwd);
+    assert_eq!(read(&target_dir.join("notes.txt")), "t1");
+    assert!(!target_dir.join("t2.txt").exists());
+
+    // The fork's next turn: the model sees turn 1 only, and the files change only there.
+    turn(&host, &fork, &writes("forked")).await;
+    let dialogue = model.last_model_request().unwrap().dialogue();
+    let prompts: Vec<&str> = dialogue
+        .iter()
+        .filter(|m| m.role == Role::User)
+        .map(|m| m.text.as_str())
+        .collect();
+    assert!(
+        prompts.iter().any(|p| p.contains("touch t1.txt")),
+        "{prompts:?}"
+    );
+    assert!(!prompts.iter().any(|p| p.contains("t2")), "{prompts:?}");
+    assert_eq!(read(&fork_dir.join("notes.txt")), "forked");
+    assert!(fork_dir.join("forked.txt").exists());
+    assert_eq!(
+        read(&repo.join("notes.txt")),
+        "t3",
+        "the source folder changed"
+    );
+    assert!(!repo.join("forked.txt").exists());
+    assert_eq!(user_state(&repo), before);
+
+    // Two forks writing at once never see each other's files.
+    tokio::join!(
+        turn(&host, &fork, "RUN_COMMAND `touch only-in-fork.txt`"),
+        turn(&host, &target, "RUN_COMMAND `touch only-in-target.txt`"),
+    );
+    assert!(fork_dir.join("only-in-fork.txt").exists());
+    assert!(target_dir.join("only-in-target.txt").exists());
+    assert!(!fork_dir.join("only-in-target.txt").exists());
+    assert!(!target_dir.join("only-in-fork.txt").exists());
+    assert!(!repo.join("only-in-fork.txt").exists() && !repo.join("only-in-target.txt").exists());
+
+    // Its changes since the fork point, and bringing them back.
+    let changes = host.changes(&fork, None).await.unwrap();
+    let listed: Vec<(&str, &str)> = changes
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.status.as_str()))
+        .collect();
+    assert!(listed.contains(&("notes.txt", "modified")), "{listed:?}");
+    assert!(listed.contains(&("forked.txt", "added")), "{listed:?}");
+    assert!(changes.diff.contains("+forked"), "{}", changes.diff);
+    let refused = host.bring_back(&fork, &source).await.unwrap_err();
+    assert_eq!(
+        refused.code(),
+        "conflict",
+        "the source's notes.txt differs: {refused}"
+    );
+    assert_eq!(
+        read(&repo.join("notes.txt")),
+        "t3",
+        "a refused apply changed nothing"
+    );
+    let applied = host.bring_back(&fork, &target).await.unwrap();
+    assert!(!applied.files.is_empty());
+    assert_eq!(read(&target_dir.join("notes.txt")), "forked");
+    assert!(target_dir.join("forked.txt").exists());
+
+    // A worktree with work in it is not removed unless that loss is accepted.
+    let loss = host.worktree_loss(&fork).await.unwrap();
+    assert!(loss.exists && !loss.files.is_empty(), "{loss:?}");
+    let kept = host.remove_worktree(&fork, None).await.unwrap_err();
+    assert_eq!(kept.code(), "conflict");
+    assert!(fork_dir.exists());
+    host.remove_worktree(&fork, Some(loss)).await.unwrap();
+    assert!(!fork_dir.exists());
+    assert!(!host.files(&fork).await.unwrap().folder_exists);
+
+    // Deleted outside Forkhost: a clear state, not errors.
+    std::fs::remove_dir_all(&target_dir).unwrap();
+    assert!(!host.files(&target).await.unwrap().folder_exists);
+    let gone = host.start_turn(&target, "hello").await.unwrap_err();
+    assert!(gone.to_string().contains("is gone"), "{gone}");
+    host.remove_worktree(&target, None).await.unwrap();
+    assert_eq!(user_state(&repo), before);
+}
+
+#[tokio::test]
+async fn claude_forks_carry_their_files() {
+    forks_carry_their_files(Harness::Claude).await;
+}
+
+#[tokio::test]
+async fn codex_forks_carry_their_files() {
+    forks_carry_their_files(Harness::Codex).await;
+}
+
+#[tokio::test]
+async fn pi_forks_carry_their_files() {
+    forks_carry_their_files(Harness::Pi).await;
+}
+
+/// Outside git a fork uses the same folder (its files view says it is not in git); asking
+/// for a worktree there is `unsupported`, in words.
+#[tokio::test]
+async fn a_folder_outside_git_forks_in_place_and_says_why() {
+    let Some(s) = setup(Harness::Pi).await else {
+        return;
+    };
+    let env = &s.env;
+    let data = tempfile::tempdir().unwrap();
+    let options = HostOptions {
+        harness_env: env.vars().to_vec(),
+        ..Default::default()
+    };
+    let host = Host::open_with(data.path(), options).await.unwrap().0;
+    let thread = host
+        .create(NewThreadSpec {
+            harness: HarnessKind::Pi,
+            cwd: env.work_dir().to_owned(),
+            title: None,
+            permissions: Default::default(),
+        })
+        .await
+        .unwrap()
+        .thread
+        .id;
+    turn(&host, &thread, "hello").await;
+    let files = host.files(&thread).await.unwrap();
+    assert!(!files.in_git && files.checkpoints.is_empty());
+    let refused = host
+        .fork_with(&thread, ForkAt::Latest, ForkFiles::Worktree)
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), "unsupported");
+    assert!(
+        refused.to_string().contains("not in a git repository"),
+        "{refused}"
+    );
+    let forked = host
+        .fork_with(&thread, ForkAt::Latest, ForkFiles::Auto)
+        .await
+        .unwrap();
+    assert_eq!(
+        forked.thread.thread.cwd,
+        env.work_dir().display().to_string()
+    );
+    assert_eq!(forked.files_note, None, "no note on every fork outside git");
+    let files = host.files(&forked.thread.thread.id).await.unwrap();
+    assert!(!files.in_git && files.folder_kind == "folder", "{files:?}");
+}
+
+/// The checkpoints of a thread archived longer than the setting are pruned (only its own
+/// `refs/forkhost/<thread>/` refs), unless a fork still uses their commits.
+#[tokio::test]
+async fn archived_threads_checkpoints_are_pruned_unless_a_fork_uses_them() {
+    let Some(s) = setup(Harness::Pi).await else {
+        return;
+    };
+    let env = &s.env;
+    let repo = env.work_dir().to_path_buf();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    std::fs::write(repo.join("a.txt"), "a\n").unwrap();
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "start"]);
+    let data = tempfile::tempdir().unwrap();
+    let options = HostOptions {
+        harness_env: env.vars().to_vec(),
+        ..Default::default()
+    };
+    let host = Host::open_with(data.path(), options).await.unwrap().0;
+    let new = || NewThreadSpec {
+        harness: HarnessKind::Pi,
+        cwd: repo.clone(),
+        title: None,
+        permissions: Default::default(),
+    };
+    let lone = host.create(new()).await.unwrap().thread.id;
+    let forked = host.create(new()).await.unwrap().thread.id;
+    for thread in [&lone, &forked] {
+        turn(&host, thread, &writes("one")).await;
+    }
+    host.fork_with(&forked, ForkAt::Latest, ForkFiles::Worktree)
+        .await
+        .unwrap();
+    let refs = |thread: &str| {
+        git(
+            &repo,
+            &["for-each-ref", &format!("refs/forkhost/{thread}/")],
+        )
+    };
+    assert!(!refs(&lone).is_empty());
+    for thread in [&lone, &forked] {
+        host.archive(thread, true).await.unwrap();
+    }
+    assert_eq!(
+        host.prune_checkpoints(30).await.unwrap(),
+        0,
+        "not old enough"
+    );
+    assert_eq!(host.prune_checkpoints(0).await.unwrap(), 1);
+    assert!(refs(&lone).is_empty(), "the lone thread's refs are gone");
+    assert!(host.files(&lone).await.unwrap().checkpoints.is_empty());
+    assert!(!refs(&forked).is_empty(), "its fork still uses them");
+    assert!(
+        !git(&repo, &["branch", "--list", "main"]).is_empty(),
+        "the user's branch stays"
+    );
+}

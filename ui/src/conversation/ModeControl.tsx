@@ -1,0 +1,44 @@
+// The thread's permission mode in the conversation header, changeable there: the same choice as
+// New thread, applied from the harness's next start. While a turn runs the Host refuses (busy)
+// and a toast says so; the header always shows the stored mode (it updates on thread_changed).
+import { useState } from "react";
+import type { ThreadView } from "../bindings/ThreadView";
+import { ModePicker } from "../dialogs/ModePicker";
+import { explain } from "../permissions";
+import { useApp } from "../state";
+import { setThreadMode } from "../threads/threadActions";
+
+export function ModeControl({ thread }: { thread: ThreadView }) {
+  const report = useApp((s) => s.doctor?.find((r) => r.name === thread.harness));
+  const [busy, setBusy] = useState(false);
+  const { mode, sandbox } = thread.permissions;
+  const title = [
+    mode !== null || thread.harness !== "pi" ? `Mode: ${mode ?? "default"} — ${explain(thread.harness, mode)}` : "",
+    sandbox !== null ? `Sandbox: ${sandbox} — ${explain(thread.harness, sandbox)}` : "",
+    "Changes apply from the harness's next start.",
+  ]
+    .filter(Boolean)
+    .join("\n");
+  return (
+    <div
+      className="mode-control"
+      data-mode-control={thread.id}
+      data-mode={mode ?? ""}
+      data-sandbox={sandbox ?? ""}
+      aria-busy={busy || undefined}
+      title={title}
+    >
+      <ModePicker
+        compact
+        harness={thread.harness}
+        report={report}
+        value={{ mode, sandbox }}
+        disabled={busy}
+        onChange={(next) => {
+          setBusy(true);
+          void setThreadMode(thread.id, next.mode, next.sandbox).finally(() => setBusy(false));
+        }}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,86 @@
+// @vitest-environment jsdom
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { cleanup, fireEvent, render, waitFor } from "@testing-library/react";
+import * as ipc from "../ipc";
+import type { HarnessReport } from "../bindings/HarnessReport";
+import { store } from "../state";
+import { freshWindow } from "../testing/freshWindow";
+import { threadDetail } from "../testing/threads";
+import { NewThreadDialog } from "./NewThreadDialog";
+
+vi.mock("../ipc", () => import("../testing/ipcMock"));
+const m = vi.mocked(ipc);
+
+function report(name: string, permission_modes: string[], sandboxes: string[] = []): HarnessReport {
+  return {
+    name,
+    path: `/bin/${name}`,
+    version: "1",
+    capabilities: null,
+    error: null,
+    found_by: "path",
+    notes: [],
+    support: null,
+    permission_modes,
+    sandboxes,
+  };
+}
+
+beforeEach(() => {
+  freshWindow();
+  localStorage.clear();
+  localStorage.setItem("forkhost.lastFolder", "/work");
+  m.create.mockResolvedValue(threadDetail("t1"));
+  m.show.mockResolvedValue(threadDetail("t1"));
+  store.set({
+    doctor: [
+      report("claude", ["default", "acceptEdits", "bypassPermissions"]),
+      report("codex", ["untrusted", "on-request", "never"], ["read-only", "workspace-write", "danger-full-access"]),
+      report("pi", []),
+    ],
+    settings: {
+      ...store.get().settings,
+      default_modes: { claude: "acceptEdits", codex_policy: null, codex_sandbox: "read-only" },
+    },
+  });
+});
+afterEach(cleanup);
+
+function pick(container: HTMLElement, harness: string) {
+  fireEvent.click(container.querySelector(`input[data-harness="${harness}"]`)!);
+}
+
+describe("New thread's permission mode", () => {
+  it("starts at Settings' default for the harness and sends the choice", async () => {
+    const { container } = render(<NewThreadDialog />);
+    pick(container, "claude");
+    const mode = container.querySelector<HTMLSelectElement>('select[data-field="mode"]')!;
+    expect(mode.value).toBe("acceptEdits");
+    fireEvent.click(container.querySelector('[data-action="create-thread"]')!);
+    await waitFor(() => expect(m.create).toHaveBeenCalled());
+    expect(m.create.mock.calls[0]![0]).toMatchObject({ harness: "claude", cwd: "/work", mode: "acceptEdits", sandbox: null });
+  });
+
+  it("takes Codex's policy and sandbox as two choices", async () => {
+    const { container } = render(<NewThreadDialog />);
+    pick(container, "codex");
+    expect(container.querySelector<HTMLSelectElement>('select[data-field="sandbox"]')!.value).toBe("read-only");
+    fireEvent.change(container.querySelector('select[data-field="mode"]')!, { target: { value: "untrusted" } });
+    fireEvent.change(container.querySelector('select[data-field="sandbox"]')!, {
+      target: { value: "danger-full-access" },
+    });
+    fireEvent.click(container.querySelector('[data-action="create-thread"]')!);
+    await waitFor(() => expect(m.create).toHaveBeenCalled());
+    expect(m.create.mock.calls[0]![0]).toMatchObject({ harness: "codex", mode: "untrusted", sandbox: "danger-full-access" });
+  });
+
+  it("has no control for Pi, only the sentence", async () => {
+    const { container } = render(<NewThreadDialog />);
+    pick(container, "pi");
+    expect(container.querySelector('[data-mode-picker="pi"]')?.textContent).toBe("Pi runs its tools without asking");
+    expect(container.querySelector("select")).toBeNull();
+    fireEvent.click(container.querySelector('[data-action="create-thread"]')!);
+    await waitFor(() => expect(m.create).toHaveBeenCalled());
+    expect(m.create.mock.calls[0]![0]).toMatchObject({ harness: "pi", mode: null, sandbox: null });
+  });
+});

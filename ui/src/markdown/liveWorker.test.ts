@@ -1,0 +1,152 @@
+// @vitest-environment jsdom
+import { describe, expect, it } from "vitest";
+import { LiveWorkerDom, type StreamPort } from "./liveWorker";
+import { StreamParse } from "./streamParse";
+import { failedReply, type StreamReply, type StreamRequest } from "./streamProtocol";
+import { REPLY, finalShape, manualFrames, shape } from "../testing/markdown";
+
+/**
+ * The worker's side in-process: requests queue up until `deliver()` runs them the way the
+ * worker does (one parse for all queued requests of a stream), and frames run on `frame()`.
+ */
+function harness(options: { failing?: boolean } = {}) {
+  const el = document.createElement("div");
+  const parses = new Map<number, StreamParse>();
+  const listeners = new Map<number, (r: StreamReply) => void>();
+  const queued: StreamRequest[] = [];
+  const closed: number[] = [];
+  const port: StreamPort = {
+    post: (r) => (r.kind === "close" ? closed.push(r.id) : queued.push(r)),
+    listen: (id, f) => {
+      listeners.set(id, f);
+      return () => listeners.delete(id);
+    },
+  };
+  const deliver = () => {
+    const touched = new Map<number, number>();
+    for (const r of queued.splice(0)) {
+      if (r.kind === "close") continue;
+      const p = parses.get(r.id) ?? new StreamParse();
+      parses.set(r.id, p);
+      if (r.kind === "set") p.set(r.text);
+      else p.append(r.text);
+      touched.set(r.id, r.seq);
+    }
+    for (const [id, seq] of touched) {
+      const reply: StreamReply = options.failing
+        ? failedReply(id, seq)
+        : { id, seq, ...(parses.get(id) as StreamParse).take() };
+      listeners.get(id)?.(reply);
+    }
+  };
+  const { schedule, frame } = manualFrames();
+  const live = new LiveWorkerDom(el, port, schedule);
+  /** Delivers and runs frames until everything sent is shown. */
+  const settle = () => {
+    deliver();
+    frame();
+    for (let i = 0; i < 1000 && !live.settled; i++) frame();
+  };
+  return { el, live, frame, deliver, settle, closed, queued };
+}
+
+describe("LiveWorkerDom", () => {
+  it("streams to the same blocks as the final rendering, sanitized", () => {
+    const { el, live, settle, frame, deliver } = harness();
+    for (let i = 7; i < REPLY.length; i += 7) {
+      live.update(REPLY.slice(0, i));
+      // Sometimes several deltas per answer, sometimes frames in between.
+      if (i % 21 === 0) settle();
+      else if (i % 5 === 0) {
+        deliver();
+        frame();
+      }
+    }
+    live.update(REPLY);
+    settle();
+    expect(shape(el)).toEqual(finalShape(REPLY));
+    expect(el.querySelector("pre.code code .hljs-keyword")).toBeTruthy();
+    const links = Array.from(el.querySelectorAll("a"));
+    expect(links.find((a) => a.textContent === "docs")?.getAttribute("data-external")).toBe("true");
+    // The javascript: link keeps its text and loses its target.
+    expect(links.find((a) => a.textContent === "bad")?.hasAttribute("href")).toBe(false);
+  });
+
+  it("shows a short first text at once, before the worker answers", () => {
+    const { el, live, queued } = harness();
+    live.update("Hello **there**");
+    expect(el.querySelector("strong")?.textContent).toBe("there");
+    expect(queued).toHaveLength(1);
+  });
+
+  it("sends appends, not the whole text, while the text grows", () => {
+    const { live, queued } = harness();
+    live.update("one ");
+    live.update("one two ");
+    live.update("one two three");
+    expect(queued.map((r) => (r.kind === "close" ? "" : `${r.kind}:${r.text}`))).toEqual([
+      "set:one ",
+      "append:two ",
+      "append:three",
+    ]);
+  });
+
+  it("starts over when the text is replaced", () => {
+    const { el, live, settle } = harness();
+    live.update("# First\n\nsome text\n\nmore");
+    settle();
+    live.update("Other text\n\n- a\n- b");
+    settle();
+    expect(shape(el)).toEqual(finalShape("Other text\n\n- a\n- b"));
+  });
+
+  it("shows a long answer over several frames, the open block last", () => {
+    const { el, live, deliver, frame } = harness();
+    const long = Array.from({ length: 400 }, (_, i) => `Paragraph ${i} with \`code\` and *emphasis*.`).join("\n\n");
+    live.update("start");
+    deliver();
+    frame();
+    live.update(`start\n\n${long}\n\nthe open end`);
+    deliver();
+    let frames = 0;
+    while (!live.settled && frames < 1000) {
+      frame();
+      frames++;
+    }
+    expect(live.settled).toBe(true);
+    expect(shape(el)).toEqual(finalShape(`start\n\n${long}\n\nthe open end`));
+    expect(el.lastElementChild?.textContent).toBe("the open end");
+  });
+
+  it("falls back to rendering on the page when the worker fails", () => {
+    const { el, live, settle } = harness({ failing: true });
+    live.update("# Title\n\ntext");
+    settle();
+    live.update("# Title\n\ntext and more");
+    settle();
+    expect(shape(el)).toEqual(finalShape("# Title\n\ntext and more"));
+  });
+
+  it("tells the worker when the stream is gone", () => {
+    const { live, closed } = harness();
+    live.update("x");
+    live.dispose();
+    expect(closed).toHaveLength(1);
+  });
+});
+
+describe("StreamParse", () => {
+  it("parses each completed block once and hands them over in pieces", () => {
+    const parse = new StreamParse();
+    const text = Array.from({ length: 60 }, (_, i) => `Block ${i}: ${"word ".repeat(40)}`).join("\n\n");
+    parse.set(text);
+    const first = parse.take();
+    expect(first.blocks.length).toBeGreaterThan(1);
+    expect(first.parsedChars).toBeGreaterThanOrEqual(text.length);
+    parse.append(" tail");
+    const second = parse.take();
+    expect(second.blocks).toEqual([]);
+    expect(second.tail).toContain("tail");
+    expect(second.generation).toBe(first.generation);
+  });
+});

@@ -1,0 +1,209 @@
+// Streamed text shown as Markdown with the parsing done in the stream worker (streamWorker.ts):
+// the page sends the text's appends, and shows what comes back: the completed blocks appended
+// once, a few pieces per frame within a small time budget (sanitized first, as all model
+// output), and the open block at the end replaced once the blocks have caught up. The main
+// thread never lexes or highlights streamed text, so frames stay free while a reply streams.
+// Where no worker can run (tests, a failed worker) LiveDom does it all on the page.
+import { FrameCoalescer, type Schedule, nextFrame, spaced, spacedAfter } from "./frame";
+import { LiveDom } from "./liveDom";
+import { renderStats, renderUncached, sanitize } from "./render";
+import { failedReply, type StreamReply, type StreamRequest } from "./streamProtocol";
+
+/** Where requests go and replies come from: the worker, or a stand-in in tests. */
+export interface StreamPort {
+  post(request: StreamRequest): void;
+  listen(id: number, onReply: (reply: StreamReply) => void): () => void;
+}
+
+/** Main-thread time per frame for showing completed pieces (at least one piece is shown). */
+const BUDGET_MS = 6;
+/** A first text up to this size is shown at once, rendered here, until the worker answers. */
+const FIRST_SYNC_CHARS = 16 * 1024;
+
+let nextId = 1;
+
+/** What LiveMarkdown drives: the worker's way or the page's own. */
+export interface Live {
+  update(text: string): void;
+  dispose(): void;
+}
+
+export class LiveWorkerDom implements Live {
+  private readonly id = nextId++;
+  private sent: string | null = null;
+  private seq = 0;
+  private generation = -1;
+  private queue: string[] = [];
+  private restart = false;
+  /** The first text, rendered here, shown until the worker's first answer is all in. */
+  private provisional = false;
+  private tail = "";
+  private tailShown: string | null = null;
+  private stableNodes = 0;
+  private fallback: LiveDom | null = null;
+  private readonly frames: FrameCoalescer;
+  private readonly unlisten: () => void;
+  /** The last answer covers every request sent (for tests). */
+  get settled(): boolean {
+    return this.answered === this.seq && this.queue.length === 0 && !this.frames.pending;
+  }
+  private answered = 0;
+  /** performance.now() before which the next frame's work waits. */
+  private notBefore = 0;
+
+  constructor(
+    private readonly el: HTMLElement,
+    private readonly port: StreamPort,
+    /** Frames (tests run them by hand); by default animation frames, spaced out by cost. */
+    private readonly schedule?: Schedule,
+  ) {
+    const frames = schedule ?? spaced(nextFrame, () => this.notBefore - performance.now());
+    this.frames = new FrameCoalescer(() => this.render(), frames);
+    this.unlisten = port.listen(this.id, (reply) => this.onReply(reply));
+  }
+
+  update(text: string): void {
+    if (this.fallback) {
+      this.fallback.update(text);
+      return;
+    }
+    if (this.sent === null) {
+      if (text.length <= FIRST_SYNC_CHARS) {
+        this.el.innerHTML = renderUncached(text);
+        this.provisional = true;
+      }
+      this.post("set", text);
+    } else if (text === this.sent) {
+      return;
+    } else if (text.startsWith(this.sent)) {
+      this.post("append", text.slice(this.sent.length));
+    } else {
+      this.post("set", text);
+    }
+    this.sent = text;
+  }
+
+  dispose(): void {
+    this.frames.dispose();
+    this.unlisten();
+    this.port.post({ kind: "close", id: this.id });
+    this.fallback?.dispose();
+  }
+
+  private post(kind: "set" | "append", text: string): void {
+    this.seq++;
+    this.port.post({ kind, id: this.id, seq: this.seq, text });
+  }
+
+  private onReply(reply: StreamReply): void {
+    if (this.fallback) return;
+    if (reply.failed) {
+      this.frames.dispose();
+      this.el.textContent = "";
+      this.fallback = new LiveDom(this.el, this.schedule);
+      this.fallback.update(this.sent ?? "");
+      return;
+    }
+    this.answered = reply.seq;
+    renderStats.workerReplies++;
+    renderStats.parses += reply.blocks.length + (reply.tail ? 1 : 0);
+    renderStats.chars += reply.parsedChars;
+    if (reply.generation !== this.generation) {
+      this.generation = reply.generation;
+      this.queue = [];
+      this.restart = true;
+    }
+    this.queue.push(...reply.blocks);
+    this.tail = reply.tail;
+    this.frames.request();
+  }
+
+  private render(): void {
+    const started = performance.now();
+    const el = this.el;
+    // The provisional text is replaced at once by the first answer, all of it (it is short).
+    const unbounded = this.provisional;
+    if (this.restart || this.provisional) {
+      el.textContent = "";
+      this.stableNodes = 0;
+      this.tailShown = null;
+      this.restart = false;
+      this.provisional = false;
+    }
+    while (this.queue.length > 0) {
+      this.dropTail();
+      el.insertAdjacentHTML("beforeend", sanitize(this.queue.shift() ?? ""));
+      this.stableNodes = el.childNodes.length;
+      if (!unbounded && performance.now() - started > BUDGET_MS) break;
+    }
+    if (this.queue.length > 0) {
+      // The rest next frame; the open block waits until the blocks before it are in.
+      this.frames.request();
+    } else if (this.tail !== this.tailShown) {
+      this.dropTail();
+      if (this.tail) el.insertAdjacentHTML("beforeend", sanitize(this.tail));
+      this.tailShown = this.tail;
+    }
+    const done = performance.now();
+    this.notBefore = spacedAfter(started, done);
+    renderStats.liveFrames++;
+    renderStats.liveMs += done - started;
+    if (renderStats.measureLayout) {
+      void el.offsetHeight;
+      renderStats.liveLayoutMs += performance.now() - done;
+    }
+  }
+
+  private dropTail(): void {
+    while (this.el.childNodes.length > this.stableNodes) this.el.lastChild?.remove();
+    this.tailShown = null;
+  }
+}
+
+type Shared = { worker: Worker; listeners: Map<number, (reply: StreamReply) => void> };
+/** The window's stream worker: started with the first stream; null once it failed. */
+let shared: Shared | null | undefined;
+
+function failAll(listeners: Map<number, (reply: StreamReply) => void>) {
+  for (const [id, listen] of listeners) {
+    listen(failedReply(id, 0));
+  }
+}
+
+/** A port to the window's stream worker, or null where workers cannot run. */
+export function workerPort(): StreamPort | null {
+  if (shared === undefined) {
+    shared = null;
+    try {
+      if (typeof Worker !== "undefined") {
+        const worker = new Worker(new URL("./streamWorker.ts", import.meta.url), { type: "module" });
+        const listeners = new Map<number, (reply: StreamReply) => void>();
+        worker.onmessage = (event: MessageEvent<StreamReply>) => listeners.get(event.data.id)?.(event.data);
+        worker.onerror = () => {
+          // Every stream goes on without it, and later ones do not try it again.
+          shared = null;
+          failAll(listeners);
+          worker.terminate();
+        };
+        shared = { worker, listeners };
+      }
+    } catch {
+      shared = null;
+    }
+  }
+  const s = shared;
+  if (!s) return null;
+  return {
+    post: (request) => s.worker.postMessage(request),
+    listen: (id, onReply) => {
+      s.listeners.set(id, onReply);
+      return () => s.listeners.delete(id);
+    },
+  };
+}
+
+/** Streamed Markdown in `el`: parsed in the worker where one runs, else on the page. */
+export function createLive(el: HTMLElement): Live {
+  const port = workerPort();
+  return port ? new LiveWorkerDom(el, port) : new LiveDom(el);
+}
