@@ -14,8 +14,8 @@ mod app_support;
 
 use std::time::Duration;
 
-use anyhow::{ensure, Context, Result};
-use app_support::forks::{bench_fork, median_p90, BuildLoad, ForkWindowFigures};
+use anyhow::{Context, Result};
+use app_support::forks::{fork_runs, runs_summary, BuildLoad, ForkWindowFigures};
 use app_support::*;
 use fantoccini::Client;
 use forkhost_tests::fake_model::{FakeModel, FakeModelOptions};
@@ -90,12 +90,12 @@ async fn harness_forks(
     let thread = active.context("no active tab")?;
 
     let mut lines = Vec::new();
-    let quiet = runs(client, &thread, shots, "quiet", None).await?;
+    let quiet = fork_runs(client, &thread, shots, "quiet", RUNS, None).await?;
     lines.push(summary(which, "quiet", &quiet));
     let mut load = BuildLoad::start()?;
     // Let the build get going (its first seconds are cargo reading the lock file).
     tokio::time::sleep(Duration::from_secs(5)).await;
-    let loaded = runs(client, &thread, shots, "loaded", Some(&mut load)).await?;
+    let loaded = fork_runs(client, &thread, shots, "loaded", RUNS, Some(&mut load)).await?;
     lines.push(summary(
         which,
         &format!("loaded by {}", load.describe()),
@@ -105,43 +105,6 @@ async fn harness_forks(
     Ok(lines)
 }
 
-async fn runs(
-    client: &Client,
-    thread: &str,
-    shots: &mut Shots,
-    label: &str,
-    mut load: Option<&mut BuildLoad>,
-) -> Result<Vec<ForkWindowFigures>> {
-    let mut out = Vec::new();
-    for i in 0..RUNS {
-        // The app builds its next spare window 1.5 s after a fork; a user's next fork comes
-        // later than that (a busy machine builds it more slowly).
-        let settle = if load.is_some() { 8 } else { 4 };
-        tokio::time::sleep(Duration::from_secs(settle)).await;
-        if let Some(load) = load.as_deref_mut() {
-            load.keep_busy()?;
-        }
-        let figures = bench_fork(client, thread, shots, &format!("{label}-{i}"), true).await?;
-        ensure!(
-            figures.painted.is_finite() && figures.painted > 0.0,
-            "fork {i} ({label}) has no paint time: {figures:?}"
-        );
-        out.push(figures);
-    }
-    Ok(out)
-}
-
 fn summary(which: Harness, condition: &str, runs: &[ForkWindowFigures]) -> String {
-    let of = |f: fn(&ForkWindowFigures) -> f64| median_p90(&runs.iter().map(f).collect::<Vec<_>>());
-    let (painted, painted90) = of(|r| r.painted);
-    let (command, _) = of(|r| r.command);
-    let (native, native90) = of(|r| r.native);
-    let (data, _) = of(|r| r.data);
-    let (paint, _) = of(|r| r.paint_after_data);
-    let warm = runs.iter().filter(|r| r.warm).count();
-    format!(
-        "{:<6} {condition}: click → fork window painted {painted:.0} ms (p90 {painted90:.0}); native fork {native:.1} ms (p90 {native90:.1}; {warm} of {} in a warm spare), fork command {command:.0} ms, click → data in the window {data:.0} ms, data → paint {paint:.0} ms",
-        which.name(),
-        runs.len()
-    )
+    format!("{:<6} {condition}: {}", which.name(), runs_summary(runs))
 }

@@ -118,6 +118,49 @@ pub async fn bench_fork(
     Ok(figures)
 }
 
+/// `n` fork windows of `thread`, each closed again, with the app given time to build its next
+/// spare window before each (a user's next fork comes later than that; a busy machine builds it
+/// more slowly); `load` is kept busy before each click.
+pub async fn fork_runs(
+    client: &Client,
+    thread: &str,
+    shots: &mut Shots,
+    label: &str,
+    n: usize,
+    mut load: Option<&mut BuildLoad>,
+) -> Result<Vec<ForkWindowFigures>> {
+    let mut out = Vec::new();
+    for i in 0..n {
+        let settle = if load.is_some() { 8 } else { 4 };
+        tokio::time::sleep(Duration::from_secs(settle)).await;
+        if let Some(load) = load.as_deref_mut() {
+            load.keep_busy()?;
+        }
+        let figures = bench_fork(client, thread, shots, &format!("{label}-{i}"), true).await?;
+        ensure!(
+            figures.painted.is_finite() && figures.painted > 0.0,
+            "fork {i} ({label}) has no paint time: {figures:?}"
+        );
+        out.push(figures);
+    }
+    Ok(out)
+}
+
+/// Median and p90 of a set of fork windows: painted, native fork, and where the time went.
+pub fn runs_summary(runs: &[ForkWindowFigures]) -> String {
+    let of = |f: fn(&ForkWindowFigures) -> f64| median_p90(&runs.iter().map(f).collect::<Vec<_>>());
+    let (painted, painted90) = of(|r| r.painted);
+    let (command, _) = of(|r| r.command);
+    let (native, native90) = of(|r| r.native);
+    let (data, _) = of(|r| r.data);
+    let (paint, _) = of(|r| r.paint_after_data);
+    let warm = runs.iter().filter(|r| r.warm).count();
+    format!(
+        "click → fork window painted {painted:.0} ms (p90 {painted90:.0}); native fork {native:.1} ms (p90 {native90:.1}; {warm} of {} in a warm spare), fork command {command:.0} ms, click → data in the window {data:.0} ms, data → paint {paint:.0} ms",
+        runs.len()
+    )
+}
+
 /// Ctrl-click Fork on the last reply of `thread` (the main window's active tab): the fork opens
 /// as a tab of this window. Returns the summary line.
 pub async fn bench_fork_tab(client: &Client, thread: &str) -> Result<String> {
