@@ -284,7 +284,23 @@ pub async fn wait_css(client: &Client, css: &str, timeout: Duration) -> Result<E
 
 pub async fn click(client: &Client, css: &str) -> Result<()> {
     let el = wait_css(client, css, Duration::from_secs(15)).await?;
-    el.click().await.with_context(|| format!("clicking {css}"))
+    let Err(first) = el.click().await else {
+        return Ok(());
+    };
+    // WebDriver scrolls the element to the edge of its scroll area, and it can move before the
+    // click lands (a section above it still laying out, e.g. Settings' harness checks), so the
+    // click is refused and nothing happened. Once more, from the middle of its scroll area.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    js_args(
+        client,
+        "document.querySelector(arguments[0])?.scrollIntoView({block: 'center'})",
+        vec![Value::from(css)],
+    )
+    .await?;
+    let el = wait_css(client, css, Duration::from_secs(15)).await?;
+    el.click()
+        .await
+        .with_context(|| format!("clicking {css} (a second time; the first: {first})"))
 }
 
 /// Types into a field (appending).
