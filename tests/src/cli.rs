@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::harness_env::HarnessEnv;
+use crate::fake_model::{FakeModel, FakeModelOptions};
+use crate::harness_env::{Harness, HarnessEnv};
 
 /// How long one `forkhost` call may take before the test fails.
 const LIMIT: Duration = Duration::from_secs(120);
@@ -29,6 +30,21 @@ pub fn forkhost_bin() -> PathBuf {
 pub struct Cli<'a> {
     pub env: &'a HarnessEnv,
     pub data: &'a Path,
+}
+
+/// Runs `body` with a `Cli` for `harness`: a fake model of its own, the harness's temporary
+/// HOME and a fresh data folder. Without the harness CLI installed it returns at once, as every
+/// real-harness test does (`FORKHOST_REQUIRE_HARNESSES=1` makes that a failure instead).
+pub fn with_cli(harness: Harness, body: impl FnOnce(&Cli)) {
+    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
+    let Some(env) = HarnessEnv::for_fake(harness, &model).unwrap() else {
+        return;
+    };
+    let data = tempfile::tempdir().unwrap();
+    body(&Cli {
+        env: &env,
+        data: data.path(),
+    });
 }
 
 impl Cli<'_> {

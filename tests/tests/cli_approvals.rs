@@ -4,9 +4,8 @@
 //! decision; `--mode`/`--sandbox` round-trip through `show --json`, `forkhost mode` changes
 //! them, unknown words are refused, and a fork keeps its source's mode.
 
-use forkhost_tests::cli::Cli;
-use forkhost_tests::fake_model::{FakeModel, FakeModelOptions};
-use forkhost_tests::harness_env::{Harness, HarnessEnv};
+use forkhost_tests::cli::{with_cli, Cli};
+use forkhost_tests::harness_env::Harness;
 use serde_json::Value;
 
 fn id(json: &Value) -> String {
@@ -33,41 +32,37 @@ fn only_approval(sent: &Value) -> (&Value, &str) {
 
 /// `--approve all` runs the scripted command; the default without a terminal declines it.
 fn approve_all_and_none(harness: Harness, mode: &[&str]) {
-    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
-    let Some(env) = HarnessEnv::for_fake(harness, &model).unwrap() else {
-        return;
-    };
-    let data = tempfile::tempdir().unwrap();
-    let cli = Cli {
-        env: &env,
-        data: data.path(),
-    };
-    let thread = new_thread(&cli, harness, mode);
+    with_cli(harness, |cli| {
+        let thread = new_thread(cli, harness, mode);
 
-    let sent = cli.ok(&[
-        "send",
-        &thread,
-        "--approve",
-        "all",
-        "RUN_COMMAND `touch approved.txt`",
-    ]);
-    let (request, decision) = only_approval(&sent);
-    assert_eq!(decision, "approve", "{sent}");
-    assert_eq!(request["subject"]["kind"], "command", "{sent}");
-    assert!(
-        request["subject"]["command"]
-            .as_str()
-            .unwrap()
-            .contains("touch approved.txt"),
-        "{sent}"
-    );
-    assert!(env.work_dir().join("approved.txt").exists(), "approved");
+        let sent = cli.ok(&[
+            "send",
+            &thread,
+            "--approve",
+            "all",
+            "RUN_COMMAND `touch approved.txt`",
+        ]);
+        let (request, decision) = only_approval(&sent);
+        assert_eq!(decision, "approve", "{sent}");
+        assert_eq!(request["subject"]["kind"], "command", "{sent}");
+        assert!(
+            request["subject"]["command"]
+                .as_str()
+                .unwrap()
+                .contains("touch approved.txt"),
+            "{sent}"
+        );
+        assert!(cli.env.work_dir().join("approved.txt").exists(), "approved");
 
-    let (sent, stderr) = cli.ok_logged(&["send", &thread, "RUN_COMMAND `touch declined.txt`"]);
-    let (_, decision) = only_approval(&sent);
-    assert_eq!(decision, "decline", "{sent}");
-    assert!(stderr.contains("declined"), "says so: {stderr}");
-    assert!(!env.work_dir().join("declined.txt").exists(), "declined");
+        let (sent, stderr) = cli.ok_logged(&["send", &thread, "RUN_COMMAND `touch declined.txt`"]);
+        let (_, decision) = only_approval(&sent);
+        assert_eq!(decision, "decline", "{sent}");
+        assert!(stderr.contains("declined"), "says so: {stderr}");
+        assert!(
+            !cli.env.work_dir().join("declined.txt").exists(),
+            "declined"
+        );
+    });
 }
 
 #[test]
@@ -85,118 +80,97 @@ fn codex_cli_approve_all_writes_none_declines() {
 
 #[test]
 fn claude_cli_mode_round_trips_and_forks_keep_it() {
-    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
-    let Some(env) = HarnessEnv::for_fake(Harness::Claude, &model).unwrap() else {
-        return;
-    };
-    let data = tempfile::tempdir().unwrap();
-    let cli = Cli {
-        env: &env,
-        data: data.path(),
-    };
-    let cwd = env.work_dir().to_str().unwrap().to_owned();
-    let error = cli.err(&[
-        "new",
-        "--harness",
-        "claude",
-        "--cwd",
-        &cwd,
-        "--mode",
-        "yolo",
-    ]);
-    assert_eq!(error["code"], "invalid_input");
-    assert!(
-        error["message"].as_str().unwrap().contains("acceptEdits"),
-        "names the accepted words: {error}"
-    );
+    with_cli(Harness::Claude, |cli| {
+        let cwd = cli.env.work_dir().to_str().unwrap().to_owned();
+        let error = cli.err(&[
+            "new",
+            "--harness",
+            "claude",
+            "--cwd",
+            &cwd,
+            "--mode",
+            "yolo",
+        ]);
+        assert_eq!(error["code"], "invalid_input");
+        assert!(
+            error["message"].as_str().unwrap().contains("acceptEdits"),
+            "names the accepted words: {error}"
+        );
 
-    let created = cli.ok(&[
-        "new",
-        "--harness",
-        "claude",
-        "--cwd",
-        &cwd,
-        "--mode",
-        "acceptEdits",
-        "first prompt",
-    ]);
-    let source = id(&created);
-    let shown = cli.ok(&["show", &source]);
-    assert_eq!(shown["thread"]["permissions"]["mode"], "acceptEdits");
-    assert_eq!(shown["thread"]["permissions"]["sandbox"], Value::Null);
+        let created = cli.ok(&[
+            "new",
+            "--harness",
+            "claude",
+            "--cwd",
+            &cwd,
+            "--mode",
+            "acceptEdits",
+            "first prompt",
+        ]);
+        let source = id(&created);
+        let shown = cli.ok(&["show", &source]);
+        assert_eq!(shown["thread"]["permissions"]["mode"], "acceptEdits");
+        assert_eq!(shown["thread"]["permissions"]["sandbox"], Value::Null);
 
-    let forked = cli.ok(&["fork", &source, "--latest"]);
-    let fork = id(&forked);
-    let shown = cli.ok(&["show", &fork]);
-    assert_eq!(shown["thread"]["permissions"]["mode"], "acceptEdits");
+        let forked = cli.ok(&["fork", &source, "--latest"]);
+        let fork = id(&forked);
+        let shown = cli.ok(&["show", &fork]);
+        assert_eq!(shown["thread"]["permissions"]["mode"], "acceptEdits");
 
-    let changed = cli.ok(&["mode", &source, "plan"]);
-    assert_eq!(changed["thread"]["permissions"]["mode"], "plan");
-    let shown = cli.ok(&["show", &source]);
-    assert_eq!(shown["thread"]["permissions"]["mode"], "plan");
-    assert_eq!(
-        cli.err(&["mode", &source, "read-only"])["code"],
-        "invalid_input"
-    );
-    // The fork keeps its own copy.
-    let shown = cli.ok(&["show", &fork]);
-    assert_eq!(shown["thread"]["permissions"]["mode"], "acceptEdits");
+        let changed = cli.ok(&["mode", &source, "plan"]);
+        assert_eq!(changed["thread"]["permissions"]["mode"], "plan");
+        let shown = cli.ok(&["show", &source]);
+        assert_eq!(shown["thread"]["permissions"]["mode"], "plan");
+        assert_eq!(
+            cli.err(&["mode", &source, "read-only"])["code"],
+            "invalid_input"
+        );
+        // The fork keeps its own copy.
+        let shown = cli.ok(&["show", &fork]);
+        assert_eq!(shown["thread"]["permissions"]["mode"], "acceptEdits");
+    });
 }
 
 #[test]
 fn codex_cli_sandbox_word_alone_sets_the_sandbox() {
-    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
-    let Some(env) = HarnessEnv::for_fake(Harness::Codex, &model).unwrap() else {
-        return;
-    };
-    let data = tempfile::tempdir().unwrap();
-    let cli = Cli {
-        env: &env,
-        data: data.path(),
-    };
-    let thread = new_thread(
-        &cli,
-        Harness::Codex,
-        &["--mode", "on-request", "--sandbox", "read-only"],
-    );
-    let shown = cli.ok(&["show", &thread]);
-    assert_eq!(shown["thread"]["permissions"]["mode"], "on-request");
-    assert_eq!(shown["thread"]["permissions"]["sandbox"], "read-only");
-    let changed = cli.ok(&["mode", &thread, "workspace-write"]);
-    assert_eq!(changed["thread"]["permissions"]["mode"], Value::Null);
-    assert_eq!(
-        changed["thread"]["permissions"]["sandbox"],
-        "workspace-write"
-    );
-    let changed = cli.ok(&["mode", &thread, "never", "--sandbox", "danger-full-access"]);
-    assert_eq!(changed["thread"]["permissions"]["mode"], "never");
-    assert_eq!(
-        changed["thread"]["permissions"]["sandbox"],
-        "danger-full-access"
-    );
+    with_cli(Harness::Codex, |cli| {
+        let thread = new_thread(
+            cli,
+            Harness::Codex,
+            &["--mode", "on-request", "--sandbox", "read-only"],
+        );
+        let shown = cli.ok(&["show", &thread]);
+        assert_eq!(shown["thread"]["permissions"]["mode"], "on-request");
+        assert_eq!(shown["thread"]["permissions"]["sandbox"], "read-only");
+        let changed = cli.ok(&["mode", &thread, "workspace-write"]);
+        assert_eq!(changed["thread"]["permissions"]["mode"], Value::Null);
+        assert_eq!(
+            changed["thread"]["permissions"]["sandbox"],
+            "workspace-write"
+        );
+        let changed = cli.ok(&["mode", &thread, "never", "--sandbox", "danger-full-access"]);
+        assert_eq!(changed["thread"]["permissions"]["mode"], "never");
+        assert_eq!(
+            changed["thread"]["permissions"]["sandbox"],
+            "danger-full-access"
+        );
+    });
 }
 
 #[test]
 fn pi_cli_refuses_a_mode_it_does_not_have() {
-    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
-    let Some(env) = HarnessEnv::for_fake(Harness::Pi, &model).unwrap() else {
-        return;
-    };
-    let data = tempfile::tempdir().unwrap();
-    let cli = Cli {
-        env: &env,
-        data: data.path(),
-    };
-    let cwd = env.work_dir().to_str().unwrap().to_owned();
-    let error = cli.err(&["new", "--harness", "pi", "--cwd", &cwd, "--mode", "default"]);
-    assert_eq!(error["code"], "invalid_input");
-    assert!(
-        error["message"]
-            .as_str()
-            .unwrap()
-            .contains("runs its tools without asking"),
-        "{error}"
-    );
+    with_cli(Harness::Pi, |cli| {
+        let cwd = cli.env.work_dir().to_str().unwrap().to_owned();
+        let error = cli.err(&["new", "--harness", "pi", "--cwd", &cwd, "--mode", "default"]);
+        assert_eq!(error["code"], "invalid_input");
+        assert!(
+            error["message"]
+                .as_str()
+                .unwrap()
+                .contains("runs its tools without asking"),
+            "{error}"
+        );
+    });
 }
 
 /// Runs `forkhost --data-dir D ARGS` in a pseudo-terminal (`script`), typing `answer` at its
@@ -248,38 +222,31 @@ fn in_terminal(cli: &Cli, args: &[&str], answer: &str) -> String {
 #[cfg(target_os = "linux")]
 #[test]
 fn claude_cli_asks_on_a_terminal() {
-    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
-    let Some(env) = HarnessEnv::for_fake(Harness::Claude, &model).unwrap() else {
-        return;
-    };
-    let data = tempfile::tempdir().unwrap();
-    let cli = Cli {
-        env: &env,
-        data: data.path(),
-    };
-    let thread = new_thread(&cli, Harness::Claude, &[]);
-    let shown = in_terminal(
-        &cli,
-        &["send", &thread, "RUN_COMMAND `touch typed-yes.txt`"],
-        "y\n",
-    );
-    assert!(
-        shown.contains("[y]es / [a]lways / [n]o / [s]top"),
-        "{shown}"
-    );
-    assert!(
-        shown.contains("touch typed-yes.txt"),
-        "shows the command: {shown}"
-    );
-    assert!(env.work_dir().join("typed-yes.txt").exists(), "{shown}");
+    with_cli(Harness::Claude, |cli| {
+        let thread = new_thread(cli, Harness::Claude, &[]);
+        let shown = in_terminal(
+            cli,
+            &["send", &thread, "RUN_COMMAND `touch typed-yes.txt`"],
+            "y\n",
+        );
+        assert!(
+            shown.contains("[y]es / [a]lways / [n]o / [s]top"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("touch typed-yes.txt"),
+            "shows the command: {shown}"
+        );
+        assert!(cli.env.work_dir().join("typed-yes.txt").exists(), "{shown}");
 
-    let shown = in_terminal(
-        &cli,
-        &["send", &thread, "RUN_COMMAND `touch typed-no.txt`"],
-        "n\n",
-    );
-    assert!(shown.contains("approval decline"), "{shown}");
-    assert!(!env.work_dir().join("typed-no.txt").exists(), "{shown}");
+        let shown = in_terminal(
+            cli,
+            &["send", &thread, "RUN_COMMAND `touch typed-no.txt`"],
+            "n\n",
+        );
+        assert!(shown.contains("approval decline"), "{shown}");
+        assert!(!cli.env.work_dir().join("typed-no.txt").exists(), "{shown}");
+    });
 }
 
 /// On a terminal a question is asked with numbered options; the typed number is the answer
@@ -287,55 +254,41 @@ fn claude_cli_asks_on_a_terminal() {
 #[cfg(target_os = "linux")]
 #[test]
 fn claude_cli_asks_a_question_on_a_terminal() {
-    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
-    let Some(env) = HarnessEnv::for_fake(Harness::Claude, &model).unwrap() else {
-        return;
-    };
-    let data = tempfile::tempdir().unwrap();
-    let cli = Cli {
-        env: &env,
-        data: data.path(),
-    };
-    let thread = new_thread(&cli, Harness::Claude, &[]);
-    let shown = in_terminal(&cli, &["send", &thread, "ASK_USER `Which colour?`"], "2\n");
-    assert!(shown.contains("the agent asks: Which colour?"), "{shown}");
-    assert!(
-        shown.contains("1. Red") && shown.contains("2. Blue"),
-        "{shown}"
-    );
-    let result = shown
-        .split("(tool result:")
-        .nth(1)
-        .unwrap_or_else(|| panic!("no tool result: {shown}"));
-    assert!(result.contains("Blue"), "the model got the answer: {shown}");
-    assert!(!result.contains("Red"), "{shown}");
+    with_cli(Harness::Claude, |cli| {
+        let thread = new_thread(cli, Harness::Claude, &[]);
+        let shown = in_terminal(cli, &["send", &thread, "ASK_USER `Which colour?`"], "2\n");
+        assert!(shown.contains("the agent asks: Which colour?"), "{shown}");
+        assert!(
+            shown.contains("1. Red") && shown.contains("2. Blue"),
+            "{shown}"
+        );
+        let result = shown
+            .split("(tool result:")
+            .nth(1)
+            .unwrap_or_else(|| panic!("no tool result: {shown}"));
+        assert!(result.contains("Blue"), "the model got the answer: {shown}");
+        assert!(!result.contains("Red"), "{shown}");
+    });
 }
 
 /// A folder with project agent config is refused until the user decides (`--trust`), once:
 /// the answer is remembered for the next thread there.
 #[test]
 fn pi_cli_asks_once_whether_to_trust_a_folder() {
-    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
-    let Some(env) = HarnessEnv::for_fake(Harness::Pi, &model).unwrap() else {
-        return;
-    };
-    let data = tempfile::tempdir().unwrap();
-    let cli = Cli {
-        env: &env,
-        data: data.path(),
-    };
-    std::fs::create_dir_all(env.work_dir().join(".pi/extensions")).unwrap();
-    let cwd = env.work_dir().to_str().unwrap().to_owned();
-    let new = ["new", "--harness", "pi", "--cwd", &cwd];
-    let error = cli.err(&new);
-    assert_eq!(error["code"], "invalid_input");
-    let message = error["message"].as_str().unwrap();
-    assert!(
-        message.contains(".pi") && message.contains("--trust"),
-        "{error}"
-    );
-    let mut decided = new.to_vec();
-    decided.extend(["--trust", "no"]);
-    cli.ok(&decided);
-    cli.ok(&new);
+    with_cli(Harness::Pi, |cli| {
+        std::fs::create_dir_all(cli.env.work_dir().join(".pi/extensions")).unwrap();
+        let cwd = cli.env.work_dir().to_str().unwrap().to_owned();
+        let new = ["new", "--harness", "pi", "--cwd", &cwd];
+        let error = cli.err(&new);
+        assert_eq!(error["code"], "invalid_input");
+        let message = error["message"].as_str().unwrap();
+        assert!(
+            message.contains(".pi") && message.contains("--trust"),
+            "{error}"
+        );
+        let mut decided = new.to_vec();
+        decided.extend(["--trust", "no"]);
+        cli.ok(&decided);
+        cli.ok(&new);
+    });
 }
