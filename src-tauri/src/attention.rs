@@ -199,11 +199,14 @@ mod tests {
 
     fn request(subject: SubjectView) -> ApprovalView {
         ApprovalView {
-            id: "r1".into(),
+            id: "1-r1".into(),
+            native_id: "r1".into(),
             turn: 1,
             tool_call_id: None,
             subject,
+            reason: None,
             can_approve_for_session: true,
+            session_rules: vec!["run exactly this again".into()],
         }
     }
 

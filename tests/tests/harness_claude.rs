@@ -294,7 +294,7 @@ async fn claude_approve_runs_the_call() {
     });
     assert!(call_id.is_some());
     assert_eq!(request.tool_call_id, call_id, "{before:?}");
-    assert!(request.can_approve_for_session);
+    assert!(request.can_approve_for_session());
     assert!(
         !s.cwd().join("approved.txt").exists(),
         "nothing runs unasked"
@@ -527,7 +527,7 @@ async fn claude_question_is_answered_with_the_users_choice() {
     assert_eq!(questions.len(), 1);
     assert_eq!(questions[0].prompt, "Which colour shall it be?");
     assert_eq!(questions[0].options, ASK_OPTIONS);
-    assert!(!request.can_approve_for_session);
+    assert!(!request.can_approve_for_session());
     let approve = live
         .runtime
         .answer(&request.id, ApprovalDecision::Approve)

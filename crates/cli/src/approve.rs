@@ -93,7 +93,16 @@ async fn decide_approval(policy: Approve, request: &ApprovalView) -> ApprovalDec
             ApprovalDecision::Decline
         }
         Approve::Ask => {
-            let text = describe(&request.subject);
+            let mut text = describe(&request.subject);
+            if let Some(reason) = &request.reason {
+                text.push_str(&format!("\n  because: {}", visible(reason)));
+            }
+            if request.can_approve_for_session {
+                text.push_str("\n  [a]lways adds, for this session:");
+                for rule in &request.session_rules {
+                    text.push_str(&format!("\n    - {}", visible(rule)));
+                }
+            }
             let always = request.can_approve_for_session;
             tokio::task::spawn_blocking(move || prompt(&text, always))
                 .await
@@ -133,9 +142,9 @@ fn ask_questions(questions: &[QuestionView]) -> Answer {
     let stdin = std::io::stdin();
     let mut answers = Vec::new();
     for q in questions {
-        let mut text = format!("\nforkhost: the agent asks: {}", q.prompt);
+        let mut text = format!("\nforkhost: the agent asks: {}", visible(&q.prompt));
         for (i, option) in q.options.iter().enumerate() {
-            text.push_str(&format!("\n  {}. {option}", i + 1));
+            text.push_str(&format!("\n  {}. {}", i + 1, visible(option)));
         }
         let hint = match (q.options.is_empty(), q.free_text) {
             (true, _) => "type your answer",
@@ -202,8 +211,36 @@ fn parse_answer(line: &str, always: bool) -> Option<ApprovalDecision> {
     }
 }
 
-/// What the request wants, in a line or a few: the command, the files (and diff), the tool.
+/// `text` safe to print on a terminal, every character shown as what it is: C0 and C1
+/// controls (escape sequences that could erase or rewrite the line), DEL and the bidi
+/// controls (which reorder what is shown) become visible `\x1b`, `\u{202e}` escapes;
+/// newlines and tabs stay (a diff needs them). The model chooses this text, and the user
+/// approves what they read.
+pub fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' | '\t' => out.push(c),
+            '\u{0}'..='\u{1f}' | '\u{7f}' => out.push_str(&format!("\\x{:02x}", c as u32)),
+            '\u{80}'..='\u{9f}'
+            | '\u{200e}'
+            | '\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{061c}' => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// What the request wants, in a line or a few (escaped by [`visible`]): the command, the
+/// files (and diff), the tool.
 pub fn describe(subject: &SubjectView) -> String {
+    visible(&describe_raw(subject))
+}
+
+fn describe_raw(subject: &SubjectView) -> String {
     match subject {
         SubjectView::Command { command, cwd } => match cwd {
             Some(cwd) => format!("run `{command}` in {}", cwd.display()),
@@ -272,6 +309,35 @@ mod tests {
     fn json_never_asks() {
         assert_eq!(Approve::resolve(None, true), Approve::None);
         assert_eq!(Approve::resolve(Some(Approve::All), true), Approve::All);
+    }
+
+    #[test]
+    fn control_and_bidi_characters_are_shown_never_sent_raw() {
+        // M8: an escape sequence in a command must not rewrite the prompt's line.
+        let command = SubjectView::Command {
+            command: "touch pwned #\x1b[2K\x1b[1Gls\u{202e}cba\u{9b}\u{7f}".into(),
+            cwd: Some("/w".into()),
+        };
+        let text = describe(&command);
+        for raw in ['\x1b', '\u{202e}', '\u{9b}', '\u{7f}'] {
+            assert!(
+                !text.contains(raw),
+                "{raw:?} reached the terminal: {text:?}"
+            );
+        }
+        assert_eq!(
+            text,
+            "run `touch pwned #\\x1b[2K\\x1b[1Gls\\u{202e}cba\\u{9b}\\x7f` in /w"
+        );
+        let diff = SubjectView::FileChange {
+            paths: vec!["a\u{2066}.txt".into()],
+            diff: Some("+line one\n+\ttabbed\x07\n".into()),
+        };
+        assert_eq!(
+            describe(&diff),
+            "change a\\u{2066}.txt\n+line one\n+\ttabbed\\x07"
+        );
+        assert_eq!(visible("plain ünïcode ✓"), "plain ünïcode ✓");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 mod approve;
 mod files;
+mod grants;
 mod output;
 mod stream;
 mod trust;
@@ -89,6 +90,13 @@ enum Command {
         /// Codex's sandbox: read-only, workspace-write, danger-full-access.
         #[arg(long, value_name = "S")]
         sandbox: Option<String>,
+    },
+    /// List the rules "always this session" added to a thread, or revoke one (--revoke ID).
+    Grants {
+        thread: String,
+        /// The id of the grant to revoke (as listed).
+        #[arg(long, value_name = "ID")]
+        revoke: Option<String>,
     },
     /// Fork a thread: a new native session from exactly a turn boundary.
     #[command(group(clap::ArgGroup::new("boundary").required(true).args(["after", "before", "latest"])))]
@@ -329,6 +337,9 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
                 serde_json::json!({ "thread": detail, "files": files }),
                 text,
             )
+        }
+        Command::Grants { thread, revoke } => {
+            grants::grants(host, &thread, revoke.as_deref()).await?
         }
         Command::Checkpoints { thread } => files::checkpoints(host, &thread).await?,
         Command::Diff { thread, other } => files::diff(host, &thread, other.as_deref()).await?,

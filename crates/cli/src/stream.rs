@@ -22,6 +22,8 @@ pub async fn send(
     json: bool,
     policy: Approve,
 ) -> Result<Sent, HostError> {
+    // `--approve none`: nothing runs that is not asked and allowed, not even by a grant.
+    host.use_session_grants(policy != Approve::None);
     let mut events = host.subscribe();
     let done = host.start_turn(thread, prompt).await?;
     let mut done = std::pin::pin!(done);

@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use crate::error::{HostError, HostResult};
 use crate::events::HostEvent;
+use crate::grants::GrantScope;
 use crate::host::Host;
 use crate::slot::{Live, TurnState};
 
@@ -17,16 +18,28 @@ use crate::slot::{Live, TurnState};
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[ts(export)]
 pub struct ApprovalView {
-    /// The runtime's id for it; answer with this id.
+    /// Its id in this Host; answer with this id. It names the runtime that raised it as well
+    /// as the harness's own id, which repeats across processes (Codex numbers from `0` in
+    /// each app-server), so an answer can never reach a later process's request.
     pub id: String,
+    /// The harness's own id, within the runtime that raised it.
+    #[serde(skip)]
+    #[ts(skip)]
+    pub native_id: String,
     /// Which turn of this runtime raised it (1 for the first turn sent to the process).
     #[ts(type = "number")]
     pub turn: u64,
     /// The tool call it is about, when the harness names it (matches `tool_call` events).
     pub tool_call_id: Option<String>,
     pub subject: SubjectView,
+    /// Why the harness asks, when it says.
+    pub reason: Option<String>,
     /// Whether "approve for this session" means something to this harness.
     pub can_approve_for_session: bool,
+    /// What "Always this session" adds, one line each, for the card to list: the harness's
+    /// own session rules, then Forkhost's (exactly this request, should the harness process
+    /// start again). Empty when only "approve once" is offered.
+    pub session_rules: Vec<String>,
 }
 
 /// What the harness wants to do (the contract's `ApprovalSubject`, exported to the UI).
@@ -90,13 +103,29 @@ impl From<ApprovalSubject> for SubjectView {
 }
 
 impl ApprovalView {
-    pub fn new(request: ApprovalRequest, turn: u64) -> ApprovalView {
+    /// The view of `request`, raised in turn `turn` of the runtime numbered `runtime`.
+    pub fn new(request: ApprovalRequest, turn: u64, runtime: u64) -> ApprovalView {
+        let can_approve_for_session = request.can_approve_for_session();
+        let subject: SubjectView = request.subject.into();
+        let mut session_rules = request.session_rules;
+        if can_approve_for_session {
+            if let Some(scope) = GrantScope::of(&subject) {
+                session_rules.push(format!(
+                    "Forkhost: if this thread's harness starts again, approve exactly this \
+                     once more ({})",
+                    scope.words()
+                ));
+            }
+        }
         ApprovalView {
-            id: request.id,
+            id: format!("{runtime}-{}", request.id),
+            native_id: request.id,
             turn,
             tool_call_id: request.tool_call_id,
-            subject: request.subject.into(),
-            can_approve_for_session: request.can_approve_for_session,
+            subject,
+            reason: request.reason,
+            can_approve_for_session,
+            session_rules,
         }
     }
 }
@@ -141,12 +170,14 @@ impl PendingApprovals {
         self.requests.push(request);
     }
 
-    pub fn contains(&self, id: &str) -> bool {
-        self.requests.iter().any(|r| r.id == id)
-    }
-
     pub fn get(&self, id: &str) -> Option<&ApprovalView> {
         self.requests.iter().find(|r| r.id == id)
+    }
+
+    /// Removes the one with the harness's own id `native` (which the harness withdrew).
+    pub fn take_native(&mut self, native: &str) -> Option<ApprovalView> {
+        let at = self.requests.iter().position(|r| r.native_id == native)?;
+        Some(self.requests.remove(at))
     }
 
     /// Removes one; `None` when it was not (or no longer) pending.
@@ -167,6 +198,11 @@ impl PendingApprovals {
     pub fn ids(&self) -> Vec<String> {
         self.requests.iter().map(|r| r.id.clone()).collect()
     }
+
+    /// The harness's own id of a pending request.
+    pub fn native_id(&self, id: &str) -> Option<String> {
+        self.get(id).map(|r| r.native_id.clone())
+    }
 }
 
 impl Host {
@@ -181,28 +217,21 @@ impl Host {
         self.store().thread(thread_id).await?;
         let slot = self.slot(thread_id);
         let mut live = slot.live.lock().await;
-        let Some(current) = live
-            .as_mut()
-            .filter(|l| l.turn.approvals().contains(request_id))
-        else {
+        let native = live
+            .as_ref()
+            .and_then(|l| l.turn.approvals().native_id(request_id));
+        let (Some(current), Some(native)) = (live.as_mut(), native) else {
             return Err(HostError::InvalidInput(format!(
                 "no pending approval request {request_id:?} in thread {thread_id}"
             )));
         };
-        current.runtime.answer(request_id, decision).await?;
+        current.runtime.answer(&native, decision).await?;
         // A withdrawal that crossed the answer has already been reported.
         let taken = current.turn.approvals().take(request_id);
         drop(live);
         let answered = taken.is_some();
-        if let (ApprovalDecision::ApproveForSession, Some(rule)) = (
-            decision,
-            taken.as_ref().and_then(|r| grant_rule(&r.subject)),
-        ) {
-            // Kept for the thread's next process and its forks; a failure only means the
-            // user is asked again there.
-            if let Err(err) = self.store().add_grant(thread_id, &rule).await {
-                tracing::warn!(thread = %thread_id, error = %err, "could not keep a session grant");
-            }
+        if let (ApprovalDecision::ApproveForSession, Some(request)) = (decision, &taken) {
+            self.record_grant(thread_id, &request.subject).await;
         }
         tracing::info!(thread = %thread_id, request = %request_id, decision = decision.name(), "approval answered");
         if answered {
@@ -237,7 +266,12 @@ impl Host {
             Some(_) => Resolution::Replied,
             None => Resolution::Dismissed,
         };
-        current.runtime.answer_question(request_id, answers).await?;
+        let native = current
+            .turn
+            .approvals()
+            .native_id(request_id)
+            .unwrap_or_default();
+        current.runtime.answer_question(&native, answers).await?;
         let answered = current.turn.approvals().take(request_id).is_some();
         drop(live);
         tracing::info!(thread = %thread_id, request = %request_id, how = how.name(), "question answered");
@@ -245,53 +279,6 @@ impl Host {
             self.resolved(thread_id, request_id, how);
         }
         Ok(())
-    }
-
-    /// Whether the user already approved a request like this one for the thread's session
-    /// (before its harness process was restarted, or in the source of this fork): then the
-    /// decision to send, without asking again. The harness remembers it from then on.
-    pub(crate) async fn granted(
-        &self,
-        thread_id: &str,
-        request: &ApprovalView,
-    ) -> Option<ApprovalDecision> {
-        let rule = grant_rule(&request.subject)?;
-        let grants = self.store().grants(thread_id).await.ok()?;
-        grants
-            .contains(&rule)
-            .then_some(match request.can_approve_for_session {
-                true => ApprovalDecision::ApproveForSession,
-                false => ApprovalDecision::Approve,
-            })
-    }
-
-    /// Answers a request the user's session grant covers. It was never shown, so nothing is
-    /// announced; if the runtime refuses, the request is shown after all.
-    pub(crate) async fn answer_by_grant(
-        &self,
-        thread_id: &str,
-        request: ApprovalView,
-        decision: ApprovalDecision,
-    ) {
-        let slot = self.slot(thread_id);
-        let mut live = slot.live.lock().await;
-        let Some(current) = live.as_mut() else {
-            return;
-        };
-        match current.runtime.answer(&request.id, decision).await {
-            Ok(()) => {
-                tracing::info!(thread = %thread_id, request = %request.id, "approved by a session grant");
-            }
-            Err(err) => {
-                tracing::warn!(thread = %thread_id, request = %request.id, code = HostError::from(err).code(), "a session grant could not answer; asking");
-                current.turn.approvals().add(request.clone());
-                drop(live);
-                self.emit(HostEvent::ApprovalRequested {
-                    thread_id: thread_id.to_owned(),
-                    request,
-                });
-            }
-        }
     }
 
     /// The requests the thread's runtime is waiting on, oldest first.
@@ -310,7 +297,12 @@ impl Host {
     pub(crate) async fn decline_pending(&self, thread_id: &str, live: &mut Live) {
         let ids = live.turn.approvals().ids();
         for id in ids {
-            if let Err(err) = live.runtime.answer(&id, ApprovalDecision::Decline).await {
+            let native = live.turn.approvals().native_id(&id).unwrap_or_default();
+            if let Err(err) = live
+                .runtime
+                .answer(&native, ApprovalDecision::Decline)
+                .await
+            {
                 tracing::warn!(thread = %thread_id, request = %id, code = HostError::from(err).code(), "could not decline a pending request");
             }
             if live.turn.approvals().take(&id).is_some() {
@@ -340,19 +332,6 @@ impl Host {
     }
 }
 
-/// The rule a "for this session" approval of `subject` grants, as later requests are matched
-/// against it: the exact command, any file change (what the harnesses themselves remember
-/// for edits), or the tool by name. Never broader than what the user approved in the
-/// harness itself; questions grant nothing.
-pub(crate) fn grant_rule(subject: &SubjectView) -> Option<String> {
-    match subject {
-        SubjectView::Command { command, .. } => Some(format!("command:{command}")),
-        SubjectView::FileChange { .. } => Some("file_change".into()),
-        SubjectView::Tool { name, .. } => Some(format!("tool:{name}")),
-        SubjectView::Question { .. } => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -366,9 +345,11 @@ mod tests {
                     command: "touch x".into(),
                     cwd: None,
                 },
-                can_approve_for_session: true,
+                reason: None,
+                session_rules: vec!["run exactly `touch x` again".into()],
             },
             1,
+            7,
         )
     }
 
@@ -377,10 +358,12 @@ mod tests {
         let mut pending = PendingApprovals::default();
         pending.add(request("a"));
         pending.add(request("b"));
-        assert!(pending.contains("a"));
-        assert_eq!(pending.ids(), ["a", "b"]);
-        assert_eq!(pending.take("a").map(|r| r.id), Some("a".into()));
-        assert!(pending.take("a").is_none(), "answered once only");
+        assert_eq!(pending.ids(), ["7-a", "7-b"]);
+        assert_eq!(pending.native_id("7-a").as_deref(), Some("a"));
+        assert_eq!(pending.take("7-a").map(|r| r.id), Some("7-a".into()));
+        assert!(pending.take("7-a").is_none(), "answered once only");
+        assert_eq!(pending.take_native("b").map(|r| r.id), Some("7-b".into()));
+        pending.add(request("c"));
         assert_eq!(pending.drain().len(), 1);
         assert!(pending.list().is_empty());
     }
@@ -391,7 +374,7 @@ mod tests {
         pending.add(request("a"));
         pending.add(request("b"));
         pending.add(request("a"));
-        assert_eq!(pending.ids(), ["b", "a"]);
+        assert_eq!(pending.ids(), ["7-b", "7-a"]);
     }
 
     #[test]
@@ -404,36 +387,6 @@ mod tests {
         assert_eq!(Resolution::Replied.name(), "answered");
         assert_eq!(Resolution::Dismissed.name(), "dismissed");
         assert_eq!(Resolution::Gone.name(), "gone");
-    }
-
-    #[test]
-    fn grants_name_exactly_what_was_approved() {
-        let rule = |subject| grant_rule(&subject);
-        assert_eq!(
-            rule(SubjectView::Command {
-                command: "touch x".into(),
-                cwd: Some("/w".into())
-            })
-            .as_deref(),
-            Some("command:touch x")
-        );
-        assert_eq!(
-            rule(SubjectView::FileChange {
-                paths: vec!["a".into()],
-                diff: None
-            })
-            .as_deref(),
-            Some("file_change")
-        );
-        assert_eq!(
-            rule(SubjectView::Tool {
-                name: "WebFetch".into(),
-                input: serde_json::json!({})
-            })
-            .as_deref(),
-            Some("tool:WebFetch")
-        );
-        assert_eq!(rule(SubjectView::Question { questions: vec![] }), None);
     }
 
     #[test]

@@ -75,6 +75,10 @@ pub enum HostEvent {
         id: String,
         how: String,
     },
+    /// The thread's session grants changed (one kept or revoked): re-read `session_grants`.
+    GrantsChanged {
+        thread_id: String,
+    },
     /// Something went wrong outside a request (a harness crashed, a sync conflicted).
     Error {
         thread_id: String,
@@ -98,6 +102,7 @@ impl HostEvent {
             | HostEvent::RuntimeStopped { thread_id }
             | HostEvent::ApprovalRequested { thread_id, .. }
             | HostEvent::ApprovalResolved { thread_id, .. }
+            | HostEvent::GrantsChanged { thread_id }
             | HostEvent::Error { thread_id, .. } => thread_id,
         }
     }

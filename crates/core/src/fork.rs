@@ -107,13 +107,9 @@ impl Host {
         }
 
         // Step 2: the child exists only as `creating` until the commit.
+        // The source's session grants stay with it: a fork is a new session and asks again
+        // (crate::grants).
         let child = self.insert_creating(&plan).await?;
-        // The source's session grants go with it (a harness forgets them with its process);
-        // a failed fork's row takes them along when it is discarded.
-        if let Err(err) = self.store().copy_grants(&plan.source.id, &child.id).await {
-            self.discard(&child).await;
-            return Err(err.into());
-        }
         failpoint::hit("after_insert")?;
 
         // Its files: a worktree as of the fork point, or the source's folder.

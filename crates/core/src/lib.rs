@@ -11,6 +11,7 @@ pub mod events;
 pub mod failpoint;
 pub mod files;
 pub mod fork;
+pub mod grants;
 pub mod harnesses;
 pub mod host;
 pub mod layout;
@@ -40,6 +41,7 @@ pub use fork::{ForkAt, TurnRef};
 pub use forkhost_harness::{
     ApprovalDecision, HarnessKind, PermissionMode, TurnOutcome, VersionSupport,
 };
+pub use grants::{GrantScope, GrantView};
 pub use harnesses::HarnessReport;
 pub use host::{Host, HostOptions, NewThreadSpec, OpenReport};
 pub use trust::TrustView;

@@ -85,19 +85,28 @@ pub(crate) async fn pump(
                 });
                 host.emit(HostEvent::ThreadChanged { thread_id: id() });
                 turn.finish(outcome);
+                if turn.retire.load(Ordering::SeqCst) {
+                    // A grant it may remember was revoked during the turn.
+                    let (host, thread, turn) = (host.clone(), id(), turn.clone());
+                    tokio::spawn(async move { host.retire_runtime(&thread, &turn).await });
+                }
             }
             RuntimeEvent::ApprovalRequested { request } => {
                 // Ids only: a request's command or input is the user's, never the log's.
                 tracing::info!(thread = %thread_id, request = %request.id, "approval requested");
-                let view = ApprovalView::new(request, turn.turns.load(Ordering::SeqCst));
+                let view = ApprovalView::new(
+                    request,
+                    turn.turns.load(Ordering::SeqCst),
+                    turn.generation(),
+                );
                 turn.approvals().add(view.clone());
-                if let Some(decision) = host.granted(&thread_id, &view).await {
+                if host.granted(&thread_id, &view, &turn).await {
                     turn.approvals().take(&view.id);
                     // Its own task: answering takes the runtime's lock, which must never wait
                     // on this pump.
-                    let (host, thread) = (host.clone(), id());
+                    let (host, thread, raised_by) = (host.clone(), id(), turn.clone());
                     tokio::spawn(async move {
-                        host.answer_by_grant(&thread, view, decision).await;
+                        host.answer_by_grant(&thread, view, raised_by).await;
                     });
                     continue;
                 }
@@ -106,9 +115,10 @@ pub(crate) async fn pump(
                     request: view,
                 });
             }
-            RuntimeEvent::ApprovalWithdrawn { id: request } => {
-                if turn.approvals().take(&request).is_some() {
-                    host.resolved(&thread_id, &request, Resolution::Withdrawn);
+            RuntimeEvent::ApprovalWithdrawn { id: native } => {
+                let withdrawn = turn.approvals().take_native(&native);
+                if let Some(request) = withdrawn {
+                    host.resolved(&thread_id, &request.id, Resolution::Withdrawn);
                 }
             }
             RuntimeEvent::Exited { error } => {

@@ -67,9 +67,21 @@ impl Live {
     }
 }
 
+/// Numbers runtimes in this Host, so that what one runtime raised is never answered on
+/// another (harness request ids repeat across processes).
+static RUNTIMES_STARTED: AtomicU64 = AtomicU64::new(0);
+
 /// Shared between the sender of a turn and the pump that sees it end.
 #[derive(Default)]
 pub(crate) struct TurnState {
+    /// This runtime's number in the Host (see [`RUNTIMES_STARTED`]).
+    generation: u64,
+    /// When the runtime started, in ms since the epoch: session grants made before it are
+    /// the ones it may be answered by.
+    started_ms: i64,
+    /// A session grant was revoked while it ran: the process, which may remember it, ends
+    /// when its turn does.
+    pub retire: AtomicBool,
     pub done: StdMutex<Option<oneshot::Sender<TurnOutcome>>>,
     pub streaming: AtomicBool,
     pub dead: AtomicBool,
@@ -84,6 +96,23 @@ pub(crate) struct TurnState {
 }
 
 impl TurnState {
+    /// The state of a runtime starting now.
+    pub fn started() -> TurnState {
+        TurnState {
+            generation: RUNTIMES_STARTED.fetch_add(1, Ordering::SeqCst) + 1,
+            started_ms: crate::grants::now_ms(),
+            ..TurnState::default()
+        }
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    pub fn started_ms(&self) -> i64 {
+        self.started_ms
+    }
+
     pub fn finish(&self, outcome: TurnOutcome) {
         self.streaming.store(false, Ordering::SeqCst);
         self.touch();

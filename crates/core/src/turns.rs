@@ -221,7 +221,7 @@ impl Host {
         runtime: Runtime,
         rx: mpsc::UnboundedReceiver<forkhost_harness::RuntimeEvent>,
     ) -> Live {
-        let turn = Arc::new(TurnState::default());
+        let turn = Arc::new(TurnState::started());
         turn.touch();
         self.emit(HostEvent::RuntimeStarted {
             thread_id: thread_id.to_owned(),

@@ -16,8 +16,8 @@ mod time;
 
 pub use error::StoreError;
 pub use model::{
-    Boundary, CheckpointRow, Edge, Layout, Lineage, NewThread, NewTurn, TabKind, TabRow, ThreadRow,
-    ThreadState, TurnRow, WindowRow, WorktreeRow,
+    Boundary, CheckpointRow, Edge, GrantRow, Layout, Lineage, NewThread, NewTurn, TabKind, TabRow,
+    ThreadRow, ThreadState, TurnRow, WindowRow, WorktreeRow,
 };
 pub use open::{Opened, Recovery};
 pub use store::Store;

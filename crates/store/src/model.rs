@@ -70,6 +70,16 @@ pub struct CheckpointRow {
     pub commit_id: String,
 }
 
+/// One "Always this session" grant of a thread: `scope` is the core's JSON description of
+/// exactly what the card showed; `granted_at` in ms since the epoch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GrantRow {
+    pub id: String,
+    pub thread_id: String,
+    pub scope: String,
+    pub granted_at: i64,
+}
+
 /// The git worktree a thread runs in, when Forkhost made one for it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WorktreeRow {

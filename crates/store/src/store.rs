@@ -8,7 +8,9 @@ use crate::open::{Opened, CREATING_LEASE_MS};
 use crate::queries::{
     checkpoints, grants, layout, lineage, setup, threads, trust, turns, worktrees,
 };
-use crate::{CheckpointRow, Layout, NewThread, NewTurn, Result, ThreadRow, TurnRow, WorktreeRow};
+use crate::{
+    CheckpointRow, GrantRow, Layout, NewThread, NewTurn, Result, ThreadRow, TurnRow, WorktreeRow,
+};
 
 /// The mapping store. Cheap to clone; all clones share one pool.
 #[derive(Debug, Clone)]
@@ -183,19 +185,21 @@ impl Store {
 
     // Session grants.
 
-    pub async fn add_grant(&self, thread_id: &str, rule: &str) -> Result<()> {
+    /// Records a grant (the same scope twice keeps the first, whose row is returned).
+    pub async fn add_grant(&self, row: &GrantRow) -> Result<GrantRow> {
         let mut conn = self.pool.acquire().await?;
-        grants::add(&mut conn, thread_id, rule).await
+        grants::add(&mut conn, row).await
     }
 
-    pub async fn grants(&self, thread_id: &str) -> Result<Vec<String>> {
+    pub async fn grants(&self, thread_id: &str) -> Result<Vec<GrantRow>> {
         let mut conn = self.pool.acquire().await?;
         grants::of(&mut conn, thread_id).await
     }
 
-    pub async fn copy_grants(&self, from: &str, to: &str) -> Result<()> {
+    /// Removes one grant; whether the thread had it.
+    pub async fn revoke_grant(&self, thread_id: &str, id: &str) -> Result<bool> {
         let mut conn = self.pool.acquire().await?;
-        grants::copy(&mut conn, from, to).await
+        grants::revoke(&mut conn, thread_id, id).await
     }
 
     // File checkpoints and worktrees.

@@ -3,7 +3,9 @@
 mod common;
 
 use common::{fork_of, fresh, thread, turn};
-use forkhost_store::{Boundary, Layout, StoreError, TabKind, TabRow, ThreadState, WindowRow};
+use forkhost_store::{
+    Boundary, GrantRow, Layout, StoreError, TabKind, TabRow, ThreadState, WindowRow,
+};
 
 #[tokio::test]
 async fn inserts_gets_and_lists_threads() {
@@ -58,33 +60,58 @@ async fn a_threads_permission_mode_is_stored_and_changed() {
 }
 
 #[tokio::test]
-async fn session_grants_are_kept_once_copied_to_forks_and_go_with_their_thread() {
+async fn session_grants_are_kept_once_revocable_and_go_with_their_thread() {
     let (_dir, store) = fresh().await;
     let source = store.insert_thread(&thread("source")).await.unwrap();
     store.insert_thread(&thread("fork")).await.unwrap();
-    store.add_grant("source", "command:touch a").await.unwrap();
-    store.add_grant("source", "command:touch a").await.unwrap();
-    store.add_grant("source", "file_change").await.unwrap();
-    assert_eq!(
-        store.grants("source").await.unwrap(),
-        ["command:touch a", "file_change"]
-    );
-    assert!(store.grants("fork").await.unwrap().is_empty());
-    store.copy_grants("source", "fork").await.unwrap();
-    assert_eq!(
-        store.grants("fork").await.unwrap(),
-        store.grants("source").await.unwrap()
+    let grant = |id: &str, thread: &str, scope: &str, at| GrantRow {
+        id: id.into(),
+        thread_id: thread.into(),
+        scope: scope.into(),
+        granted_at: at,
+    };
+    let first = store
+        .add_grant(&grant("g1", "source", "{\"a\":1}", 5))
+        .await
+        .unwrap();
+    assert_eq!(first.id, "g1");
+    let again = store
+        .add_grant(&grant("g2", "source", "{\"a\":1}", 9))
+        .await
+        .unwrap();
+    assert_eq!(again, first, "the same scope twice keeps the first grant");
+    store
+        .add_grant(&grant("g3", "source", "{\"b\":2}", 7))
+        .await
+        .unwrap();
+    let ids = |rows: Vec<GrantRow>| rows.into_iter().map(|r| r.id).collect::<Vec<_>>();
+    assert_eq!(ids(store.grants("source").await.unwrap()), ["g1", "g3"]);
+    assert!(
+        store.grants("fork").await.unwrap().is_empty(),
+        "nothing copied"
     );
     assert!(
-        store.add_grant("nobody", "file_change").await.is_err(),
+        store
+            .add_grant(&grant("g4", "nobody", "{}", 1))
+            .await
+            .is_err(),
         "a grant needs its thread"
     );
+    assert!(
+        !store.revoke_grant("fork", "g1").await.unwrap(),
+        "another thread's grant"
+    );
+    assert!(store.revoke_grant("source", "g1").await.unwrap());
+    assert!(
+        !store.revoke_grant("source", "g1").await.unwrap(),
+        "revoked once"
+    );
+    assert_eq!(ids(store.grants("source").await.unwrap()), ["g3"]);
     store
         .delete_thread("source", source.revision)
         .await
         .unwrap();
     assert!(store.grants("source").await.unwrap().is_empty());
-    assert_eq!(store.grants("fork").await.unwrap().len(), 2);
 }
 
 #[tokio::test]

@@ -6,7 +6,9 @@ import type { SubjectView } from "./SubjectView";
  */
 export type ApprovalView = { 
 /**
- * The runtime's id for it; answer with this id.
+ * Its id in this Host; answer with this id. It names the runtime that raised it as well
+ * as the harness's own id, which repeats across processes (Codex numbers from `0` in
+ * each app-server), so an answer can never reach a later process's request.
  */
 id: string, 
 /**
@@ -18,6 +20,16 @@ turn: number,
  */
 tool_call_id: string | null, subject: SubjectView, 
 /**
+ * Why the harness asks, when it says.
+ */
+reason: string | null, 
+/**
  * Whether "approve for this session" means something to this harness.
  */
-can_approve_for_session: boolean, };
+can_approve_for_session: boolean, 
+/**
+ * What "Always this session" adds, one line each, for the card to list: the harness's
+ * own session rules, then Forkhost's (exactly this request, should the harness process
+ * start again). Empty when only "approve once" is offered.
+ */
+session_rules: Array<string>, };

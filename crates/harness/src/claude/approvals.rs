@@ -5,7 +5,7 @@
 //! Nothing here answers on the user's behalf.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
 
 use serde_json::{json, Value};
@@ -85,14 +85,31 @@ pub(crate) struct ToolPermission {
 }
 
 impl ToolPermission {
-    /// The request as the Host sees it, for a session running in `cwd`.
+    /// The request as the Host sees it, for a session running in `cwd`. Reads the file a
+    /// `Write` would replace (bounded), so it is called off the async reader.
     pub(crate) fn request(&self, cwd: &Path) -> ApprovalRequest {
+        self.request_with(cwd, true)
+    }
+
+    fn request_with(&self, cwd: &Path, read_files: bool) -> ApprovalRequest {
         ApprovalRequest {
             id: self.request_id.clone(),
             tool_call_id: self.tool_use_id.clone(),
-            subject: subject(&self.tool_name, &self.input, cwd),
-            can_approve_for_session: self.can_approve_for_session(),
+            subject: subject(&self.tool_name, &self.input, cwd, read_files),
+            reason: None,
+            session_rules: match self.is_question() {
+                true => Vec::new(),
+                false => self.session_grants().into_iter().map(|(_, w)| w).collect(),
+            },
         }
+    }
+
+    /// The request without reading any file (its `Write` shown with no diff), for when
+    /// reading the file did not finish in time.
+    pub(crate) fn request_undiffed(&self, cwd: &Path) -> ApprovalRequest {
+        let mut request = self.request_with(cwd, false);
+        request.reason = Some("the file this replaces could not be read in time".into());
+        request
     }
 
     /// Whether "approve for this session" means anything for it.
@@ -132,24 +149,78 @@ impl ToolPermission {
         Ok(self.respond(json!({ "behavior": "allow", "updatedInput": input })))
     }
 
-    /// The suggestions, each scoped to this session. A suggested mode switch counts only for
-    /// file edits, where it is what "allow edits for this session" means to the CLI; for a
-    /// command it would let every edit through, more than the user approved.
-    fn session_grants(&self) -> Vec<Value> {
-        self.suggestions
-            .iter()
-            .filter(|s| {
-                s.get("type").and_then(Value::as_str) != Some("setMode")
-                    || is_file_edit(&self.tool_name)
-            })
-            .map(|s| {
-                let mut s = s.clone();
-                if let Some(obj) = s.as_object_mut() {
-                    obj.insert("destination".into(), json!("session"));
+    /// What "approve for this session" sends back as `updatedPermissions`, each with the
+    /// words the card shows for it. Only suggestions no broader than the request survive
+    /// ("Claude Code: tool approvals over stdio" in docs/harness-behaviour.md):
+    /// - rules for this call's own tool, with `destination: "session"` (never a settings
+    ///   file); a Bash rule is re-scoped to exactly this command (the CLI suggests prefix
+    ///   rules such as `echo approved *`), and dropped when the command itself holds a
+    ///   wildcard; a rule with no content is kept but named for what it is, every input;
+    /// - `acceptEdits` for a file edit, named as what it is: edits inside the session's
+    ///   working folders (the CLI keeps asking about files outside them and about its
+    ///   protected paths, and Forkhost never answers those for it);
+    /// - nothing else: `addDirectories` widens every tool's reach to a whole folder, other
+    ///   mode switches and rule removals are not what the user looked at.
+    fn session_grants(&self) -> Vec<(Value, String)> {
+        let tool = self.tool_name.as_str();
+        let mut out = Vec::new();
+        for suggestion in &self.suggestions {
+            match suggestion.get("type").and_then(Value::as_str) {
+                Some("addRules")
+                    if suggestion.get("behavior").and_then(Value::as_str) == Some("allow") =>
+                {
+                    let rules = suggestion.get("rules").and_then(Value::as_array);
+                    for rule in rules.map(Vec::as_slice).unwrap_or_default() {
+                        if str_of(rule, "toolName") != Some(tool) {
+                            continue;
+                        }
+                        let content = match tool {
+                            "Bash" => match str_of(&self.input, "command") {
+                                Some(command) if !command.contains('*') => Some(command),
+                                _ => continue,
+                            },
+                            _ => str_of(rule, "ruleContent"),
+                        };
+                        let words = match content {
+                            Some(c) if tool == "Bash" => {
+                                format!("run exactly `{c}` again without asking (Claude rule {tool}({c}))")
+                            }
+                            Some(c) => format!(
+                                "use {tool} for {c} without asking (Claude rule {tool}({c}))"
+                            ),
+                            None => format!("every use of {tool}, with any input"),
+                        };
+                        let mut kept = json!({ "toolName": tool });
+                        if let Some(c) = content {
+                            kept["ruleContent"] = json!(c);
+                        }
+                        out.push((
+                            json!({
+                                "type": "addRules",
+                                "rules": [kept],
+                                "behavior": "allow",
+                                "destination": "session",
+                            }),
+                            words,
+                        ));
+                    }
                 }
-                s
-            })
-            .collect()
+                Some("setMode")
+                    if is_file_edit(tool)
+                        && suggestion.get("mode").and_then(Value::as_str)
+                            == Some("acceptEdits") =>
+                {
+                    out.push((
+                        json!({ "type": "setMode", "mode": "acceptEdits", "destination": "session" }),
+                        "edit files inside this session's working folders without asking \
+                         (Claude's acceptEdits mode; files outside them are still asked)"
+                            .to_owned(),
+                    ));
+                }
+                _ => {}
+            }
+        }
+        out
     }
 
     /// The `control_response` line for `decision`.
@@ -162,7 +233,11 @@ impl ToolPermission {
             ApprovalDecision::ApproveForSession => json!({
                 "behavior": "allow",
                 "updatedInput": self.input,
-                "updatedPermissions": self.session_grants(),
+                "updatedPermissions": self
+                    .session_grants()
+                    .into_iter()
+                    .map(|(update, _)| update)
+                    .collect::<Vec<_>>(),
             }),
             ApprovalDecision::Decline => json!({ "behavior": "deny", "message": DECLINED }),
             ApprovalDecision::DeclineAndStop => json!({
@@ -197,7 +272,7 @@ fn str_of<'a>(input: &'a Value, key: &str) -> Option<&'a str> {
 
 /// What the call wants to do: a command, a file change (with a diff where the input gives
 /// one), or any other tool with its input.
-fn subject(tool: &str, input: &Value, cwd: &Path) -> ApprovalSubject {
+fn subject(tool: &str, input: &Value, cwd: &Path, read_files: bool) -> ApprovalSubject {
     let other = || ApprovalSubject::Tool {
         name: tool.to_owned(),
         input: input.clone(),
@@ -217,7 +292,7 @@ fn subject(tool: &str, input: &Value, cwd: &Path) -> ApprovalSubject {
         "Write" | "Edit" | "MultiEdit" => match str_of(input, "file_path") {
             Some(path) => ApprovalSubject::FileChange {
                 paths: vec![path.to_owned()],
-                diff: diff(tool, path, input),
+                diff: diff(tool, path, input, read_files),
             },
             None => other(),
         },
@@ -251,7 +326,7 @@ fn questions(input: &Value) -> Vec<Question> {
 
 /// A unified-style diff of what the call would write: `Write` against the file as it is now
 /// (new lines only for a new file), `Edit`/`MultiEdit` from their old and new strings.
-fn diff(tool: &str, path: &str, input: &Value) -> Option<String> {
+fn diff(tool: &str, path: &str, input: &Value, read_files: bool) -> Option<String> {
     let mut out = format!("--- {path}\n+++ {path}\n");
     let mut hunk = |old: &str, new: &str| {
         out.push_str("@@\n");
@@ -265,13 +340,14 @@ fn diff(tool: &str, path: &str, input: &Value) -> Option<String> {
     match tool {
         "Write" => {
             let new = str_of(input, "content")?;
-            let path = PathBuf::from(path);
-            // The driver reads this inline: a file too large to show is left undiffed.
-            let size = std::fs::metadata(&path).map_or(0, |m| m.len());
-            if size > MAX_DIFFED_FILE {
+            if !read_files {
                 return None;
             }
-            let old = std::fs::read_to_string(&path).unwrap_or_default();
+            let old = match current_text(Path::new(path)) {
+                Current::Text(old) => old,
+                Current::Missing => String::new(),
+                Current::Unshown => return None,
+            };
             hunk(&old, new);
         }
         "Edit" => hunk(str_of(input, "old_string")?, str_of(input, "new_string")?),
@@ -283,6 +359,43 @@ fn diff(tool: &str, path: &str, input: &Value) -> Option<String> {
         _ => return None,
     }
     Some(out)
+}
+
+/// What a `Write` would replace.
+enum Current {
+    Text(String),
+    /// No file there: the write creates it.
+    Missing,
+    /// Not a regular file, too large, or not text: no diff is shown rather than a wrong one.
+    Unshown,
+}
+
+/// The file at `path` as text, read only when it is a regular file (a FIFO, a device or a
+/// procfs file reports a length of 0 and would block or never end) and at most
+/// [`MAX_DIFFED_FILE`] bytes, whatever its size says.
+fn current_text(path: &Path) -> Current {
+    use std::io::Read;
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Current::Missing,
+        Err(_) => return Current::Unshown,
+    };
+    if !meta.is_file() || meta.len() > MAX_DIFFED_FILE {
+        return Current::Unshown;
+    }
+    let Ok(file) = std::fs::File::open(path) else {
+        return Current::Unshown;
+    };
+    let mut bytes = Vec::new();
+    if file
+        .take(MAX_DIFFED_FILE + 1)
+        .read_to_end(&mut bytes)
+        .is_err()
+        || bytes.len() as u64 > MAX_DIFFED_FILE
+    {
+        return Current::Unshown;
+    }
+    String::from_utf8(bytes).map_or(Current::Unshown, Current::Text)
 }
 
 /// The requests of one process that wait for an answer.
@@ -357,7 +470,7 @@ mod tests {
                 cwd: Some("/w".into())
             }
         );
-        assert!(request.can_approve_for_session);
+        assert!(request.can_approve_for_session());
     }
 
     #[test]
@@ -370,8 +483,13 @@ mod tests {
 
         let session = response(&p.answer(ApprovalDecision::ApproveForSession));
         let grants = session["updatedPermissions"].as_array().unwrap();
-        assert_eq!(grants.len(), 2, "no mode switch for a command: {grants:?}");
-        assert!(grants.iter().all(|g| g["destination"] == "session"));
+        assert_eq!(
+            grants,
+            &[
+                json!({"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"touch a.txt"}],"behavior":"allow","destination":"session"})
+            ],
+            "the exact command only: no folder, no mode switch for a command"
+        );
 
         let deny = response(&p.answer(ApprovalDecision::Decline));
         assert_eq!(deny["behavior"], "deny");
@@ -403,13 +521,112 @@ mod tests {
             "Edit",
             &json!({"file_path": "/w/b", "old_string": "x", "new_string": "y"}),
             Path::new("/w"),
+            true,
         );
         let ApprovalSubject::FileChange { diff, .. } = edit else {
             panic!("not a file change")
         };
         assert_eq!(diff.unwrap(), "--- /w/b\n+++ /w/b\n@@\n-x\n+y\n");
-        let other = subject("WebFetch", &json!({"url": "u"}), Path::new("/w"));
+        let other = subject("WebFetch", &json!({"url": "u"}), Path::new("/w"), true);
         assert!(matches!(other, ApprovalSubject::Tool { name, .. } if name == "WebFetch"));
+    }
+
+    #[test]
+    fn always_grants_no_more_than_the_card_names() {
+        // M4: "Always" on `git push origin feature`, which the CLI suggests as a prefix rule.
+        let push = ToolPermission {
+            input: json!({"command": "git push origin feature"}),
+            suggestions: vec![
+                json!({"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"git push:*"},{"toolName":"Read","ruleContent":"//home/u/**"}],"behavior":"allow","destination":"localSettings"}),
+                json!({"type":"addDirectories","directories":["/home/u"],"destination":"session"}),
+                json!({"type":"setMode","mode":"bypassPermissions","destination":"session"}),
+                json!({"type":"replaceRules","rules":[],"behavior":"deny","destination":"session"}),
+            ],
+            ..bash()
+        };
+        let request = push.request(Path::new("/w"));
+        assert_eq!(
+            request.session_rules.len(),
+            1,
+            "{:?}",
+            request.session_rules
+        );
+        assert!(request.session_rules[0].contains("`git push origin feature`"));
+        let sent = response(&push.answer(ApprovalDecision::ApproveForSession));
+        assert_eq!(
+            sent["updatedPermissions"],
+            json!([{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"git push origin feature"}],"behavior":"allow","destination":"session"}])
+        );
+
+        // A command that is itself a wildcard cannot be remembered exactly: nothing to grant.
+        let star = ToolPermission {
+            input: json!({"command": "rm -rf *"}),
+            ..push.clone()
+        };
+        assert!(!star.request(Path::new("/w")).can_approve_for_session());
+
+        // Another tool's rule keeps its content and says so; a rule with none says "any input".
+        let fetch = ToolPermission {
+            tool_name: "WebFetch".into(),
+            input: json!({"url": "https://example.com/a"}),
+            suggestions: vec![
+                json!({"type":"addRules","rules":[{"toolName":"WebFetch","ruleContent":"domain:example.com"}],"behavior":"allow","destination":"localSettings"}),
+                json!({"type":"addRules","rules":[{"toolName":"WebFetch"}],"behavior":"allow","destination":"localSettings"}),
+            ],
+            ..bash()
+        };
+        let rules = fetch.request(Path::new("/w")).session_rules;
+        assert!(
+            rules[0].contains("WebFetch(domain:example.com)"),
+            "{rules:?}"
+        );
+        assert!(rules[1].contains("any input"), "{rules:?}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_write_over_a_fifo_is_not_read() {
+        // L3: a FIFO has a length of 0; reading it would block until a writer comes.
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let input = json!({"file_path": fifo.display().to_string(), "content": "x\n"});
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(subject("Write", &input, Path::new("/w"), true));
+        });
+        let got = rx
+            .recv_timeout(std::time::Duration::from_secs(5))
+            .expect("describing a write over a FIFO must not block");
+        assert!(
+            matches!(got, ApprovalSubject::FileChange { diff: None, .. }),
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn a_write_over_a_large_or_binary_file_is_not_diffed() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big");
+        std::fs::write(&big, vec![b'a'; MAX_DIFFED_FILE as usize + 1]).unwrap();
+        let binary = dir.path().join("bin");
+        std::fs::write(&binary, [0xff, 0xfe, 0x00]).unwrap();
+        let small = dir.path().join("small");
+        std::fs::write(&small, "old\n").unwrap();
+        let diff_of = |p: &Path| {
+            let input = json!({"file_path": p.display().to_string(), "content": "new\n"});
+            match subject("Write", &input, Path::new("/w"), true) {
+                ApprovalSubject::FileChange { diff, .. } => diff,
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(diff_of(&big), None);
+        assert_eq!(diff_of(&binary), None);
+        assert!(diff_of(&small).unwrap().ends_with("@@\n-old\n+new\n"));
     }
 
     #[test]
@@ -424,7 +641,7 @@ mod tests {
             ..bash()
         };
         let request = ask.request(Path::new("/w"));
-        assert!(!request.can_approve_for_session);
+        assert!(!request.can_approve_for_session());
         assert_eq!(
             request.subject,
             ApprovalSubject::Question {
@@ -459,7 +676,7 @@ mod tests {
             ],
             ..bash()
         };
-        assert!(!p.request(Path::new("/w")).can_approve_for_session);
+        assert!(!p.request(Path::new("/w")).can_approve_for_session());
     }
 
     #[test]

@@ -30,6 +30,9 @@ const SETTLE_TIMEOUT: Duration = Duration::from_secs(3);
 const SETTLE_POLL: Duration = Duration::from_millis(10);
 /// How long stderr may stay open after the CLI exited (a tool child could hold it).
 const STDERR_DRAIN: Duration = Duration::from_secs(1);
+/// How long an approval request's description may take (reading the file a `Write`
+/// replaces) before it is shown without its diff.
+const DIFF_READ_LIMIT: Duration = Duration::from_secs(2);
 
 /// Where the runtime is. Only the runtime moves `Idle → Starting` (in `send`); everything else
 /// is the driver's.
@@ -214,7 +217,7 @@ impl Driver {
             Output::Assistant(record) => self.on_assistant(record),
             Output::User(record) => self.on_user(record),
             Output::Result(result) => self.on_result(result).await,
-            Output::Permission(request) => self.on_permission(request),
+            Output::Permission(request) => self.on_permission(request).await,
             Output::Cancel { request_id } => self.on_cancel(&request_id),
             Output::ControlResponse { request_id, error } => {
                 let waiting = request_id.as_ref().and_then(|id| {
@@ -238,9 +241,17 @@ impl Driver {
 
     /// The CLI waits until the request is answered (`ClaudeRuntime::answer`), withdrawn, or
     /// the process ends.
-    fn on_permission(&mut self, request: ToolPermission) {
+    async fn on_permission(&mut self, request: ToolPermission) {
         let cwd = self.shared.session().cwd;
-        let event = request.request(&cwd);
+        // Describing a `Write` reads the file it replaces: off this reader (a hung mount
+        // stalls a blocking thread, not the process's output), and bounded in time: a read
+        // that does not finish is shown without its diff.
+        let asked = request.clone();
+        let read = tokio::task::spawn_blocking(move || asked.request(&cwd));
+        let event = match tokio::time::timeout(DIFF_READ_LIMIT, read).await {
+            Ok(Ok(event)) => event,
+            _ => request.request_undiffed(&self.shared.session().cwd),
+        };
         tracing::info!(pid = ?self.pid, request_id = %request.request_id, "claude asks before a tool call");
         self.shared.pending.insert(request);
         self.emit(RuntimeEvent::ApprovalRequested { request: event });

@@ -38,6 +38,8 @@ struct Waiting {
     rpc_id: Value,
     /// For questions: each question's id and what it takes; the reply is keyed by id.
     questions: Option<Vec<(String, Question)>>,
+    /// Whether the request offered `acceptForSession`.
+    session: bool,
 }
 
 /// The runtime's pending requests, and the file changes their requests refer to.
@@ -92,13 +94,15 @@ impl Approvals {
                 Waiting {
                     rpc_id,
                     questions: Some(asked),
+                    session: false,
                 },
             );
             return ApprovalRequest {
                 id,
                 tool_call_id: item_id.map(str::to_owned),
                 subject: ApprovalSubject::Question { questions },
-                can_approve_for_session: false,
+                reason: None,
+                session_rules: Vec::new(),
             };
         }
         let subject = if method == FILE_CHANGE {
@@ -112,18 +116,24 @@ impl Approvals {
                 cwd: str_of(params, "cwd").map(Into::into),
             }
         };
+        let session_rules = match offers_session(params) {
+            true => session_rules(&subject, params),
+            false => Vec::new(),
+        };
         self.waiting.insert(
             id.clone(),
             Waiting {
                 rpc_id,
                 questions: None,
+                session: !session_rules.is_empty(),
             },
         );
         ApprovalRequest {
             id,
             tool_call_id: item_id.map(str::to_owned),
             subject,
-            can_approve_for_session: true,
+            reason: str_of(params, "reason").filter(|r| !r.trim().is_empty()),
+            session_rules,
         }
     }
 
@@ -145,6 +155,11 @@ impl Approvals {
                 )));
             }
             return self.answer_question(id, None);
+        }
+        if decision == ApprovalDecision::ApproveForSession && !waiting.session {
+            return Err(HarnessError::InvalidInput(format!(
+                "codex request {id:?} cannot be approved for the session: approve it once"
+            )));
         }
         let waiting = self.waiting.remove(id).expect("looked up above");
         let reply =
@@ -198,6 +213,48 @@ impl Approvals {
     pub fn turn_ended(&mut self) -> Vec<String> {
         self.changes.clear();
         self.waiting.drain().map(|(id, _)| id).collect()
+    }
+}
+
+/// Whether the request lets the user approve it for the session: yes unless it lists its
+/// `availableDecisions` (experimental) without `acceptForSession`.
+fn offers_session(params: &Value) -> bool {
+    let Some(decisions) = params.get("availableDecisions").and_then(Value::as_array) else {
+        return true;
+    };
+    decisions.iter().any(|d| {
+        d.as_str() == Some("acceptForSession")
+            || d.get("acceptForSession").is_some()
+            || d.get("type").and_then(Value::as_str) == Some("acceptForSession")
+    })
+}
+
+/// What `acceptForSession` makes the app-server remember, in words
+/// ("Codex: approval requests and sandbox" in docs/harness-behaviour.md): a command is
+/// remembered as exactly that command; a file change with a `grantRoot` allows every write
+/// under that folder for the rest of the session, which is broader than the files shown,
+/// and the card says so.
+fn session_rules(subject: &ApprovalSubject, params: &Value) -> Vec<String> {
+    match subject {
+        ApprovalSubject::Command { command, .. } => {
+            vec![format!(
+                "run exactly `{command}` again without asking, in this session"
+            )]
+        }
+        ApprovalSubject::FileChange { paths, .. } => match str_of(params, "grantRoot") {
+            Some(root) => vec![format!(
+                "write any file under {root} without asking, in this session (Codex's grant \
+                 root: more than the files shown)"
+            )],
+            None => vec![format!(
+                "change {} again without asking, in this session",
+                match paths.len() {
+                    1 => paths[0].clone(),
+                    n => format!("these {n} files"),
+                }
+            )],
+        },
+        _ => Vec::new(),
     }
 }
 
@@ -296,6 +353,36 @@ mod tests {
         assert_eq!(reply, json!({"id": 0, "result": {"decision": "cancel"}}));
         assert!(a.answer("0", ApprovalDecision::Approve).unwrap().is_none());
         assert!(!a.withdraw("0"), "answered, so not withdrawn");
+        assert_eq!(req.session_rules.len(), 1);
+        assert!(req.session_rules[0].contains("`touch x`"));
+    }
+
+    #[test]
+    fn available_decisions_reason_and_grant_root_reach_the_card() {
+        let mut a = Approvals::default();
+        // M4: a request that does not offer acceptForSession cannot be approved for it.
+        let params = json!({"threadId": "t", "turnId": "u", "itemId": "c", "command": "ls",
+                            "cwd": "/w", "reason": "needs the network",
+                            "availableDecisions": ["accept", "decline", "cancel"]});
+        let req = a.request(json!(3), COMMAND, &params);
+        assert!(!req.can_approve_for_session());
+        assert_eq!(req.reason.as_deref(), Some("needs the network"));
+        assert!(matches!(
+            a.answer("3", ApprovalDecision::ApproveForSession),
+            Err(HarnessError::InvalidInput(_))
+        ));
+        assert!(a.answer("3", ApprovalDecision::Approve).unwrap().is_some());
+
+        // A file change's grant root is broader than its files, and the words say so.
+        a.note_item(&json!({"type": "fileChange", "id": "f", "changes": [
+            {"path": "/w/a.txt", "kind": {"type": "add"}, "diff": "x\n"}]}));
+        let params = json!({"threadId": "t", "turnId": "u", "itemId": "f", "grantRoot": "/w"});
+        let req = a.request(json!(4), FILE_CHANGE, &params);
+        assert!(
+            req.session_rules[0].contains("any file under /w"),
+            "{:?}",
+            req.session_rules
+        );
     }
 
     #[test]

@@ -58,8 +58,20 @@ pub struct ApprovalRequest {
     /// The tool call it is about, when the harness names it (matches `RuntimeEvent::ToolCall`).
     pub tool_call_id: Option<String>,
     pub subject: ApprovalSubject,
+    /// Why the harness asks, when it says (Codex's `reason`).
+    pub reason: Option<String>,
+    /// What "approve for this session" makes the harness remember, in words, one line per
+    /// rule it will add (Claude's rules re-scoped to the session, Codex's grant root). Empty:
+    /// the harness cannot remember this approval, and only "approve once" is offered. Never
+    /// broader than these lines say ("a decision covers exactly what the card showed").
+    pub session_rules: Vec<String>,
+}
+
+impl ApprovalRequest {
     /// Whether the harness can remember an approval for the rest of the session.
-    pub can_approve_for_session: bool,
+    pub fn can_approve_for_session(&self) -> bool {
+        !self.session_rules.is_empty()
+    }
 }
 
 /// The user's answer.

@@ -84,7 +84,8 @@ impl Dialog {
             subject: ApprovalSubject::Question {
                 questions: vec![self.question.clone()],
             },
-            can_approve_for_session: false,
+            reason: None,
+            session_rules: Vec::new(),
         }
     }
 

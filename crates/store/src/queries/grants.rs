@@ -1,38 +1,64 @@
-//! Session grants: the rules a user approved "for this session" in a thread.
+//! Session grants: what a user approved "for this session" in a thread, each with the scope
+//! its card showed (opaque JSON here; the core gives it meaning). Never copied: a fork asks
+//! again (docs/architecture.md "Approvals and permission modes").
 
 use sqlx::SqliteConnection;
 
+use crate::model::GrantRow;
 use crate::Result;
 
-/// Records a rule (once).
-pub async fn add(conn: &mut SqliteConnection, thread_id: &str, rule: &str) -> Result<()> {
-    sqlx::query("INSERT OR IGNORE INTO session_grants (thread_id, rule) VALUES (?, ?)")
-        .bind(thread_id)
-        .bind(rule)
-        .execute(&mut *conn)
-        .await?;
-    Ok(())
-}
-
-/// A thread's rules, in a stable order.
-pub async fn of(conn: &mut SqliteConnection, thread_id: &str) -> Result<Vec<String>> {
-    Ok(
-        sqlx::query_scalar("SELECT rule FROM session_grants WHERE thread_id = ? ORDER BY rule")
-            .bind(thread_id)
-            .fetch_all(&mut *conn)
-            .await?,
-    )
-}
-
-/// Gives `to` every rule of `from` (a fork starts with its source's grants).
-pub async fn copy(conn: &mut SqliteConnection, from: &str, to: &str) -> Result<()> {
+/// Records a grant; the same scope granted twice keeps the first one (and its id).
+pub async fn add(conn: &mut SqliteConnection, row: &GrantRow) -> Result<GrantRow> {
     sqlx::query(
-        "INSERT OR IGNORE INTO session_grants (thread_id, rule) \
-         SELECT ?, rule FROM session_grants WHERE thread_id = ?",
+        "INSERT OR IGNORE INTO session_grants (id, thread_id, scope, granted_at) \
+         VALUES (?, ?, ?, ?)",
     )
-    .bind(to)
-    .bind(from)
+    .bind(&row.id)
+    .bind(&row.thread_id)
+    .bind(&row.scope)
+    .bind(row.granted_at)
     .execute(&mut *conn)
     .await?;
-    Ok(())
+    let found: Columns = sqlx::query_as(
+        "SELECT id, thread_id, scope, granted_at FROM session_grants \
+         WHERE thread_id = ? AND scope = ?",
+    )
+    .bind(&row.thread_id)
+    .bind(&row.scope)
+    .fetch_one(&mut *conn)
+    .await?;
+    Ok(grant(found))
+}
+
+/// A thread's grants, oldest first.
+pub async fn of(conn: &mut SqliteConnection, thread_id: &str) -> Result<Vec<GrantRow>> {
+    let rows: Vec<Columns> = sqlx::query_as(
+        "SELECT id, thread_id, scope, granted_at FROM session_grants WHERE thread_id = ? \
+         ORDER BY granted_at, id",
+    )
+    .bind(thread_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(rows.into_iter().map(grant).collect())
+}
+
+type Columns = (String, String, String, i64);
+
+fn grant((id, thread_id, scope, granted_at): Columns) -> GrantRow {
+    GrantRow {
+        id,
+        thread_id,
+        scope,
+        granted_at,
+    }
+}
+
+/// Removes one grant of the thread; whether it was there.
+pub async fn revoke(conn: &mut SqliteConnection, thread_id: &str, id: &str) -> Result<bool> {
+    let done = sqlx::query("DELETE FROM session_grants WHERE thread_id = ? AND id = ?")
+        .bind(thread_id)
+        .bind(id)
+        .execute(&mut *conn)
+        .await?;
+    Ok(done.rows_affected() > 0)
 }
