@@ -292,3 +292,82 @@ fn pi_cli_asks_once_whether_to_trust_a_folder() {
         cli.ok(&new);
     });
 }
+
+/// H1 through the CLI, as the review reproduced it: "always" on one in-project write covers
+/// that file only; `--approve none` wins over the grant; a write to `~/.bashrc` in a new
+/// process and to `~/.ssh/authorized_keys` in a fork before turn 1 are declined and not
+/// written; `forkhost grants` lists the grant and revokes it.
+#[cfg(target_os = "linux")]
+#[test]
+fn claude_cli_always_covers_exactly_the_file_shown() {
+    with_cli(Harness::Claude, |cli| {
+        let thread = new_thread(cli, Harness::Claude, &[]);
+        let inside = cli.env.work_dir().join("inside.txt");
+        let write = |path: &std::path::Path| format!("WRITE_FILE `{}`", path.display());
+        let shown = in_terminal(cli, &["send", &thread, &write(&inside)], "a\n");
+        assert!(
+            shown.contains("[a]lways adds, for this session:"),
+            "{shown}"
+        );
+        assert!(inside.exists(), "{shown}");
+
+        let listed = cli.ok(&["grants", &thread]);
+        let grants = listed["grants"].as_array().unwrap();
+        assert_eq!(grants.len(), 1, "{listed}");
+        assert_eq!(grants[0]["scope"]["kind"], "file_change", "{listed}");
+        assert_eq!(
+            grants[0]["scope"]["paths"],
+            serde_json::json!([inside.display().to_string()])
+        );
+
+        let bashrc = cli.env.home().join(".bashrc");
+        let sent = cli.ok(&["send", &thread, &write(&bashrc), "--approve", "none"]);
+        assert_eq!(only_approval(&sent).1, "decline", "{sent}");
+        assert!(!bashrc.exists(), "~/.bashrc written after one 'always'");
+
+        // `--approve none` asks nobody and uses no grant, even for the granted file.
+        std::fs::remove_file(&inside).unwrap();
+        let sent = cli.ok(&["send", &thread, &write(&inside), "--approve", "none"]);
+        assert_eq!(only_approval(&sent).1, "decline", "{sent}");
+        assert!(!inside.exists());
+
+        let fork = id(&cli.ok(&["fork", &thread, "--before", "1", "--same-folder"]));
+        let keys = cli.env.home().join(".ssh/authorized_keys");
+        std::fs::create_dir_all(keys.parent().unwrap()).unwrap();
+        let sent = cli.ok(&["send", &fork, &write(&keys), "--approve", "none"]);
+        assert_eq!(only_approval(&sent).1, "decline", "{sent}");
+        assert!(!keys.exists(), "authorized_keys written in a fork");
+        assert_eq!(cli.ok(&["grants", &fork])["grants"], serde_json::json!([]));
+
+        let grant_id = grants[0]["id"].as_str().unwrap();
+        let revoked = cli.ok(&["grants", &thread, "--revoke", grant_id]);
+        assert_eq!(revoked["grants"], serde_json::json!([]), "{revoked}");
+        let again = cli.err(&["grants", &thread, "--revoke", grant_id]);
+        assert_eq!(again["code"], "invalid_input", "{again}");
+    });
+}
+
+/// M8: a command holding an escape sequence reaches the terminal escaped, never raw, so it
+/// cannot rewrite the line that says what is approved.
+#[test]
+fn codex_cli_shows_escape_sequences_escaped() {
+    with_cli(Harness::Codex, |cli| {
+        let thread = new_thread(
+            cli,
+            Harness::Codex,
+            &["--mode", "untrusted", "--sandbox", "danger-full-access"],
+        );
+        let (sent, stderr) = cli.ok_logged(&[
+            "send",
+            &thread,
+            "RUN_COMMAND `touch pwned #\u{1b}[2K\u{1b}[1Gls`",
+        ]);
+        assert_eq!(only_approval(&sent).1, "decline", "{sent}");
+        assert!(
+            !stderr.contains('\u{1b}'),
+            "a raw escape reached stderr: {stderr:?}"
+        );
+        assert!(stderr.contains("\\x1b[2K"), "{stderr}");
+        assert!(!cli.env.work_dir().join("pwned").exists());
+    });
+}

@@ -330,32 +330,39 @@ mod codex_approvals {
         live.close().await;
     }
 
+    /// The request lists its `availableDecisions`; 0.171.0 lists no `acceptForSession` for a
+    /// shell command, so "for the session" is refused before it reaches Codex (Codex would
+    /// take it, but the user would approve what Codex did not offer), the request stays
+    /// pending, and approving once runs it. The next identical command is asked again.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn approve_for_session_is_not_asked_again() {
+    async fn approve_for_session_only_where_codex_offers_it() {
         let Some(s) = Asking::start().await else {
             return;
         };
         let mut live = s.open("untrusted", "danger-full-access").await;
         let (before, request) = ask(&mut live, "CALL_TOOL first").await;
-        answer(&mut live, &request.id, ApprovalDecision::ApproveForSession).await;
-        live.finish_turn(before).await.expect_completed();
-        std::fs::remove_file(s.file()).unwrap();
-        let second = live.turn("CALL_TOOL second").await;
-        assert_no_request(&second);
+        assert!(!request.can_approve_for_session(), "{request:?}");
+        let refused = live
+            .runtime
+            .answer(&request.id, ApprovalDecision::ApproveForSession)
+            .await;
         assert!(
-            s.file().exists(),
-            "the second identical command ran unasked"
+            matches!(
+                refused,
+                Err(forkhost_harness::HarnessError::InvalidInput(_))
+            ),
+            "{refused:?}"
         );
-        // The grant lives in the process: the thread resumed in a new one asks again.
-        let session = live.session();
-        live.close().await;
-        let mut spec = s.spec("untrusted", "danger-full-access");
-        spec.target = SessionTarget::Resume(session);
-        let mut live = Live::open::<Codex>(spec).await.unwrap();
-        let (before, request) = ask(&mut live, "CALL_TOOL third").await;
+        assert!(!s.file().exists());
+        answer(&mut live, &request.id, ApprovalDecision::Approve).await;
+        live.finish_turn(before).await.expect_completed();
+        assert!(s.file().exists());
+        std::fs::remove_file(s.file()).unwrap();
+        let (before, request) = ask(&mut live, "CALL_TOOL second").await;
         check_command(&request, s.env.work_dir());
         answer(&mut live, &request.id, ApprovalDecision::Decline).await;
         live.finish_turn(before).await.expect_completed();
+        assert!(!s.file().exists());
         live.close().await;
     }
 

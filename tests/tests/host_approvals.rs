@@ -9,8 +9,8 @@ mod host_kit;
 use std::collections::HashMap;
 
 use forkhost_core::{
-    ApprovalDecision, ApprovalView, ForkAt, HarnessKind, HostEvent, NewThreadSpec, PermissionMode,
-    SubjectView, TurnOutcome,
+    ApprovalDecision, ApprovalView, ForkAt, GrantScope, HarnessKind, HostEvent, NewThreadSpec,
+    PermissionMode, SubjectView, TurnOutcome,
 };
 use forkhost_tests::harness_env::Harness;
 use tokio::sync::broadcast;
@@ -304,9 +304,12 @@ async fn claude_a_crash_while_asking_clears_the_request() {
     assert!(!s.env.work_dir().join("crashed.txt").exists());
 }
 
-/// "Always this session" outlives the harness process (the Host re-applies it when the thread's
-/// process starts again) and goes to the thread's forks; a thread without the grant is asked.
-async fn session_grants_outlive_the_process_and_go_to_forks(harness: Harness) {
+/// "Always this session" covers exactly the command it was given for, in its folder: a new
+/// process of the same thread is not asked again; a fork is (grants are not copied); another
+/// thread and another command are asked; `--approve none` (no grants) and a revoked grant ask
+/// again.
+async fn session_grants_cover_exactly_what_was_shown(harness: Harness) {
+    // Codex offers no "for the session" on these requests (the test below).
     let Some(s) = setup(harness).await else {
         return;
     };
@@ -334,6 +337,13 @@ async fn session_grants_outlive_the_process_and_go_to_forks(harness: Harness) {
     let first = turn_answering(&host, &a, prompt, ApprovalDecision::ApproveForSession).await;
     assert_eq!(first, (1, TurnOutcome::Completed));
     assert!(file.exists());
+    let grants = host.session_grants(&a).await.unwrap();
+    assert_eq!(grants.len(), 1, "{grants:?}");
+    let GrantScope::Command { command, cwd } = &grants[0].scope else {
+        panic!("{grants:?}")
+    };
+    assert!(command.contains("touch granted.txt"), "{command}");
+    assert!(cwd.is_some(), "a command grant names its folder");
 
     // A new process for the same thread: not asked again.
     host.close(&a).await.unwrap();
@@ -346,7 +356,7 @@ async fn session_grants_outlive_the_process_and_go_to_forks(harness: Harness) {
     );
     assert!(file.exists(), "the granted command ran");
 
-    // Its fork starts with the grant.
+    // Its fork does not inherit the grant: "this session" was the source's.
     let fork = host
         .fork(&a, ForkAt::Latest)
         .await
@@ -354,37 +364,162 @@ async fn session_grants_outlive_the_process_and_go_to_forks(harness: Harness) {
         .thread
         .thread
         .id;
+    assert!(host.session_grants(&fork).await.unwrap().is_empty());
     std::fs::remove_file(&file).unwrap();
     let forked = turn_answering(&host, &fork, prompt, ApprovalDecision::Decline).await;
-    assert_eq!(forked, (0, TurnOutcome::Completed), "the fork asked again");
-    assert!(file.exists(), "the granted command ran in the fork");
+    assert_eq!(forked.0, 1, "the fork is asked");
+    assert!(!file.exists(), "declined in the fork");
 
-    // A thread without the grant is asked (the check above can fail), and a different
-    // command is not covered by the grant.
+    // Another thread is asked; another command in the granted thread is asked.
     let other = host.create(spec()).await.unwrap().thread.id;
-    std::fs::remove_file(&file).unwrap();
     let asked = turn_answering(&host, &other, prompt, ApprovalDecision::Decline).await;
     assert_eq!(asked.0, 1);
     assert!(!file.exists());
+    host.close(&a).await.unwrap();
     let different = turn_answering(
         &host,
-        &fork,
+        &a,
         "RUN_COMMAND `touch other.txt`",
         ApprovalDecision::Decline,
     )
     .await;
     assert_eq!(different.0, 1, "a grant covers exactly its command");
     assert!(!s.env.work_dir().join("other.txt").exists());
+
+    // A Host told not to use grants (`--approve none`) asks.
+    host.close(&a).await.unwrap();
+    host.use_session_grants(false);
+    let unused = turn_answering(&host, &a, prompt, ApprovalDecision::Decline).await;
+    assert_eq!(unused.0, 1, "grants used although turned off");
+    assert!(!file.exists());
+    host.use_session_grants(true);
+
+    // Revoked: asked again, and the idle process that may remember it is gone.
+    let mut events = host.subscribe();
+    host.revoke_grant(&a, &grants[0].id).await.unwrap();
+    assert!(host.session_grants(&a).await.unwrap().is_empty());
+    assert!(
+        std::iter::from_fn(|| events.try_recv().ok())
+            .any(|e| matches!(e, HostEvent::GrantsChanged { ref thread_id } if *thread_id == a)),
+        "the revocation is announced"
+    );
+    let revoked = turn_answering(&host, &a, prompt, ApprovalDecision::Decline).await;
+    assert_eq!(revoked.0, 1, "a revoked grant still answered");
+    assert!(!file.exists());
+    assert!(matches!(
+        host.revoke_grant(&a, &grants[0].id).await,
+        Err(forkhost_core::HostError::InvalidInput(_))
+    ));
 }
 
 #[tokio::test]
-async fn claude_session_grants_outlive_the_process_and_go_to_forks() {
-    session_grants_outlive_the_process_and_go_to_forks(Harness::Claude).await;
+async fn claude_session_grants_cover_exactly_what_was_shown() {
+    session_grants_cover_exactly_what_was_shown(Harness::Claude).await;
 }
 
+/// Codex lists the decisions a request takes (`availableDecisions`); 0.171.0 offers no
+/// `acceptForSession` for a shell command under `untrusted`, so neither does the card, and the
+/// answer is refused before it reaches Codex; approving once still runs it.
 #[tokio::test]
-async fn codex_session_grants_outlive_the_process_and_go_to_forks() {
-    session_grants_outlive_the_process_and_go_to_forks(Harness::Codex).await;
+async fn codex_always_is_offered_only_where_codex_lists_it() {
+    let Some(s) = setup(Harness::Codex).await else {
+        return;
+    };
+    let host = s.host().await;
+    let a = s
+        .thread(&host, mode(Some("untrusted"), Some("danger-full-access")))
+        .await;
+    let mut events = host.subscribe();
+    let done = host
+        .start_turn(&a, "RUN_COMMAND `touch granted.txt`")
+        .await
+        .unwrap();
+    let asked = requests_of(&mut events, &[&a]).await;
+    let request = &asked[&a];
+    assert!(!request.can_approve_for_session, "{request:?}");
+    assert!(request.session_rules.is_empty());
+    assert!(matches!(
+        host.answer_approval(&a, &request.id, ApprovalDecision::ApproveForSession)
+            .await,
+        Err(forkhost_core::HostError::InvalidInput(_))
+    ));
+    assert!(!s.env.work_dir().join("granted.txt").exists());
+    host.answer_approval(&a, &request.id, ApprovalDecision::Approve)
+        .await
+        .unwrap();
+    let outcome = tokio::time::timeout(host_kit::TURN, done).await.unwrap();
+    assert_eq!(outcome.unwrap(), TurnOutcome::Completed);
+    assert!(s.env.work_dir().join("granted.txt").exists());
+    assert!(host.session_grants(&a).await.unwrap().is_empty());
+}
+
+/// H1 of the security review: one "Always" on an in-project write never approves a write to
+/// `~/.bashrc`, not in the process that raised it (where Claude, in `acceptEdits`, asks again
+/// on purpose), not in a new process, not in a fork made before turn 1. Judged on disk.
+#[tokio::test]
+async fn claude_always_on_one_write_never_approves_another_file() {
+    let Some(s) = setup(Harness::Claude).await else {
+        return;
+    };
+    let host = s.host().await;
+    let a = s.thread(&host, Default::default()).await;
+    let inside = s.env.work_dir().join("inside.txt");
+    let first = turn_answering(
+        &host,
+        &a,
+        &format!("WRITE_FILE `{}`", inside.display()),
+        ApprovalDecision::ApproveForSession,
+    )
+    .await;
+    assert_eq!(first, (1, TurnOutcome::Completed));
+    assert!(inside.exists());
+
+    let bashrc = s.env.home().join(".bashrc");
+    let outside = format!("WRITE_FILE `{}`", bashrc.display());
+    // The same process: asked, and declined.
+    let same = turn_answering(&host, &a, &outside, ApprovalDecision::Decline).await;
+    assert_eq!(same.0, 1, "the same process wrote outside unasked");
+    assert!(!bashrc.exists(), "~/.bashrc written");
+    // A new process.
+    host.close(&a).await.unwrap();
+    let restarted = turn_answering(&host, &a, &outside, ApprovalDecision::Decline).await;
+    assert_eq!(restarted.0, 1, "a new process wrote outside unasked");
+    assert!(!bashrc.exists(), "~/.bashrc written after a restart");
+    // A fork before turn 1.
+    let fork = host
+        .fork(&a, ForkAt::Before(forkhost_core::TurnRef::Number(1)))
+        .await
+        .unwrap()
+        .thread
+        .thread
+        .id;
+    let keys = s.env.home().join(".ssh/authorized_keys");
+    std::fs::create_dir_all(keys.parent().unwrap()).unwrap();
+    let forked = turn_answering(
+        &host,
+        &fork,
+        &format!("WRITE_FILE `{}`", keys.display()),
+        ApprovalDecision::Decline,
+    )
+    .await;
+    assert_eq!(forked.0, 1, "the fork wrote unasked");
+    assert!(!keys.exists(), "authorized_keys written");
+    // And in a new process, the in-project grant covers its own file only once more.
+    host.close(&a).await.unwrap();
+    std::fs::remove_file(&inside).unwrap();
+    let covered = turn_answering(
+        &host,
+        &a,
+        &format!("WRITE_FILE `{}`", inside.display()),
+        ApprovalDecision::Decline,
+    )
+    .await;
+    assert_eq!(
+        covered,
+        (0, TurnOutcome::Completed),
+        "its own file is covered"
+    );
+    assert!(inside.exists());
 }
 
 /// A mode changed between turns applies without restarting the harness: Claude through

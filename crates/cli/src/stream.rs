@@ -125,12 +125,14 @@ fn record_resolution(event: &HostEvent, approvals: &mut [Answered]) {
 }
 
 fn echo(event: &HostEvent, json: bool) {
-    let text = match event {
+    // Model text on a terminal: its control characters are shown, never obeyed, so a reply
+    // cannot rewrite the lines around an approval prompt.
+    let text = approve::visible(&match event {
         HostEvent::TextDelta { text, .. } => text.clone(),
         HostEvent::ToolCall { name, .. } => format!("\n[tool {name}]\n"),
         HostEvent::Error { message, .. } => format!("\n[error: {message}]\n"),
         _ => return,
-    };
+    });
     if json {
         eprint!("{text}");
         let _ = std::io::stderr().flush();
