@@ -2,7 +2,7 @@
 //! approval requests and questions, listing what is pending, and its permission mode.
 
 use forkhost_core::view::ThreadView;
-use forkhost_core::{ApprovalDecision, ApprovalView, PermissionMode};
+use forkhost_core::{ApprovalDecision, ApprovalView, GrantView, PermissionMode};
 use tauri::State;
 
 use crate::error::{CmdResult, CommandError};
@@ -108,6 +108,29 @@ pub async fn pending_approvals(
     thread_id: String,
 ) -> CmdResult<Vec<ApprovalView>> {
     Ok(state.host.pending_approvals(&thread_id).await?)
+}
+
+/// The thread's session grants ("Always this session"), oldest first.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn session_grants(
+    state: State<'_, AppState>,
+    thread_id: String,
+) -> CmdResult<Vec<GrantView>> {
+    Ok(state.host.session_grants(&thread_id).await?)
+}
+
+/// Revokes one of the thread's session grants.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn revoke_grant(
+    state: State<'_, AppState>,
+    thread_id: String,
+    grant_id: String,
+) -> CmdResult<()> {
+    let grant_id = grant_id.trim();
+    if grant_id.is_empty() {
+        return Err(CommandError::new("invalid_input", "a grant id is needed"));
+    }
+    Ok(state.host.revoke_grant(&thread_id, grant_id).await?)
 }
 
 #[cfg(test)]

@@ -10,7 +10,8 @@ use crate::{approvals, cli_tool, commands, files, settings, update};
 use forkhost_core::discovery::DiscoveredSession;
 use forkhost_core::view::{ThreadDetail, ThreadView};
 use forkhost_core::{
-    ApprovalView, ChangesView, FilesView, ForkAt, ForkFiles, HarnessReport, TrustView, WorktreeLoss,
+    ApprovalView, ChangesView, FilesView, ForkAt, ForkFiles, GrantView, HarnessReport, TrustView,
+    WorktreeLoss,
 };
 
 use crate::cli_tool::CliToolStatus;
@@ -58,6 +59,8 @@ command_list! {
     approvals::answer_approval(thread_id: String, request_id: String, decision: String) -> ();
     approvals::answer_question(thread_id: String, request_id: String, answers: Option<Vec<String>>) -> ();
     approvals::pending_approvals(thread_id: String) -> Vec<ApprovalView>;
+    approvals::session_grants(thread_id: String) -> Vec<GrantView>;
+    approvals::revoke_grant(thread_id: String, grant_id: String) -> ();
     approvals::set_mode(thread_id: String, mode: Option<String>, sandbox: Option<String>) -> ThreadView;
     commands::rename(thread_id: String, title: String) -> ThreadView;
     commands::archive(thread_id: String, archived: bool) -> ThreadView;

@@ -202,6 +202,8 @@ async fn approvals(client: &Client, work: &Path, shots: &mut Shots) -> Result<()
     )
     .await?;
     composer.click().await?;
+    // Enter approves only a card seen for half a second (ENTER_SETTLE_MS in the UI).
+    tokio::time::sleep(Duration::from_millis(700)).await;
     composer.send_keys("\u{E007}").await?;
     wait_turn_done(client, 2).await?;
     unmarked(client, &thread).await?;
@@ -327,6 +329,34 @@ async fn app_claude_always_this_session_and_stop_turn() -> Result<()> {
             ensure!(seen == 0, "the same call was asked again ({seen} cards) after Always this session");
             ensure!(touched.exists(), "the granted call ran again: {} should exist", touched.display());
 
+            // The header says what "Always" allowed, exactly, and revokes it.
+            wait_js(
+                client,
+                r#"document.querySelector('[data-grants-control]')?.dataset.grants === '1'"#,
+                Duration::from_secs(10),
+                "the header's session rules",
+            )
+            .await?;
+            click(client, r#"[data-action="show-grants"]"#).await?;
+            let listed = js(
+                client,
+                r#"return document.querySelector('[data-grant-id]')?.innerText ?? ''"#,
+            )
+            .await?;
+            ensure!(
+                listed.as_str().unwrap_or_default().contains("touch always.txt"),
+                "the rule names its command: {listed}"
+            );
+            shots.take(client, "session-rules").await;
+            click(client, r#"[data-action="revoke-grant"]"#).await?;
+            wait_js(
+                client,
+                r#"document.querySelector('[data-grants-control]') === null"#,
+                Duration::from_secs(10),
+                "the revoked rule gone from the header",
+            )
+            .await?;
+
             // Turn 4: another tool (Write, not granted) is asked; Stop turn ends the turn
             // interrupted and nothing is written.
             let stopped = work.join("stopped.txt");
@@ -416,6 +446,8 @@ async fn app_codex_mode_chosen_in_new_thread() -> Result<()> {
             )
             .await?;
             composer.click().await?;
+            // Enter approves only a card seen for half a second (ENTER_SETTLE_MS in the UI).
+            tokio::time::sleep(Duration::from_millis(700)).await;
             composer.send_keys("\u{E007}").await?;
             wait_turn_done(client, 2).await?;
             unmarked(client, &thread).await?;

@@ -65,7 +65,9 @@ describe("a thread waiting on the user", () => {
       kind === "command"
         ? { kind: "command" as const, command: "rm -rf /tmp/x", cwd: null }
         : ({ kind: "question", prompt: "Which?", options: [] } as never),
+    reason: null,
     can_approve_for_session: true,
+    session_rules: ["run exactly this again"],
   });
 
   it("marks the window title while one of its threads waits, and only then", () => {

@@ -132,6 +132,11 @@ export const answerQuestion = (threadId: string, requestId: string, answers: str
   call("answer_question", { thread_id: threadId, request_id: requestId, answers });
 export const pendingApprovals = (threadId: string) =>
   call("pending_approvals", { thread_id: threadId });
+/** The thread's session grants ("Always this session"), oldest first. */
+export const sessionGrants = (threadId: string) => call("session_grants", { thread_id: threadId });
+/** Revokes one session grant; the harness process that may remember it ends (at once when idle). */
+export const revokeGrant = (threadId: string, grantId: string) =>
+  call("revoke_grant", { thread_id: threadId, grant_id: grantId });
 /**
  * Changes the thread's permission mode (from its runtime's next start); null words are the
  * harness's default. Rejects `busy` while a turn runs, `invalid_input` for a word it lacks.

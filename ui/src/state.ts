@@ -2,6 +2,7 @@
 // notices. One store per window (each window is its own web view).
 import type { AppInfo } from "./bindings/AppInfo";
 import type { ApprovalView } from "./bindings/ApprovalView";
+import type { GrantView } from "./bindings/GrantView";
 import type { DiscoveredSession } from "./bindings/DiscoveredSession";
 import type { FilesView } from "./bindings/FilesView";
 import type { TrustView } from "./bindings/TrustView";
@@ -121,6 +122,8 @@ export interface AppState {
   streaming: Record<string, boolean>;
   /** Per thread: the approval requests its runtime waits on, oldest first (threads/approvals.ts). */
   approvals: Record<string, ApprovalView[]>;
+  /** Per thread: its session grants, once read (threads/grants.ts). */
+  grants: Record<string, GrantView[]>;
   drafts: Record<string, string>;
   /** Per thread: the selected row's key (keyboard fork, arrows). */
   selected: Record<string, string>;
@@ -169,6 +172,7 @@ export function initialState(): AppState {
     slots: {},
     streaming: {},
     approvals: {},
+    grants: {},
     drafts: {},
     selected: {},
     highlight: null,

@@ -8,6 +8,7 @@ import type { FilesView } from "./FilesView";
 import type { ForkAt } from "./ForkAt";
 import type { ForkFiles } from "./ForkFiles";
 import type { ForkReply } from "./ForkReply";
+import type { GrantView } from "./GrantView";
 import type { HarnessReport } from "./HarnessReport";
 import type { NewTab } from "./NewTab";
 import type { NewThreadArgs } from "./NewThreadArgs";
@@ -37,6 +38,8 @@ export type Commands = {
   answer_approval: { args: [{ thread_id: string; request_id: string; decision: string }]; reply: void };
   answer_question: { args: [{ thread_id: string; request_id: string; answers: Array<string> | null }]; reply: void };
   pending_approvals: { args: [{ thread_id: string }]; reply: Array<ApprovalView> };
+  session_grants: { args: [{ thread_id: string }]; reply: Array<GrantView> };
+  revoke_grant: { args: [{ thread_id: string; grant_id: string }]; reply: void };
   set_mode: { args: [{ thread_id: string; mode: string | null; sandbox: string | null }]; reply: ThreadView };
   rename: { args: [{ thread_id: string; title: string }]; reply: ThreadView };
   archive: { args: [{ thread_id: string; archived: boolean }]; reply: ThreadView };

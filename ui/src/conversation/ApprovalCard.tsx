@@ -5,8 +5,9 @@ import { useEffect, useState } from "react";
 import type { ApprovalDecision, ApprovalView } from "../ipc";
 import type { SubjectView } from "../bindings/SubjectView";
 import { useApp } from "../state";
-import { answerApproval } from "../threads/approvals";
+import { answerApproval, enterMayApprove, markShown } from "../threads/approvals";
 import { QuestionCard } from "./QuestionCard";
+import { SHOWN_LINES, textSize, visibleText } from "./visible";
 
 const NONE: ApprovalView[] = [];
 
@@ -18,6 +19,27 @@ function inputText(input: unknown): string {
   }
 }
 
+/**
+ * A request's text as it is (controls and bidi characters shown as escapes), and, when it is
+ * longer than the card shows at once, how much there is: a command of `ls`, sixty blank lines
+ * and `curl … | sh` must not pass for `ls`.
+ */
+function Body({ text, part }: { text: string; part: string }) {
+  const { lines, chars } = textSize(text);
+  const shown = visibleText(text);
+  return (
+    <>
+      <pre className="approval__body" data-approval-part={part}>{shown}</pre>
+      {(lines > SHOWN_LINES || chars > 2000 || shown !== text) && (
+        <div className="approval__more" data-approval-part="more" role="note">
+          {lines > SHOWN_LINES ? `${lines} lines, ${chars} characters: scroll to read it all` : `${chars} characters`}
+          {shown !== text ? " · holds control or direction characters, shown as \\x… / \\u{…}" : ""}
+        </div>
+      )}
+    </>
+  );
+}
+
 /** What the request wants, in words and a `<pre>` of its text. */
 function Subject({ subject }: { subject: SubjectView }) {
   switch (subject.kind) {
@@ -25,9 +47,9 @@ function Subject({ subject }: { subject: SubjectView }) {
       return (
         <>
           <div className="approval__what">
-            Run a command{subject.cwd ? <> in <code className="approval__cwd">{subject.cwd}</code></> : null}
+            Run a command{subject.cwd ? <> in <code className="approval__cwd">{visibleText(subject.cwd)}</code></> : null}
           </div>
-          <pre className="approval__body" data-approval-part="command">{subject.command}</pre>
+          <Body text={subject.command} part="command" />
         </>
       );
     case "file_change":
@@ -39,22 +61,20 @@ function Subject({ subject }: { subject: SubjectView }) {
           <ul className="approval__paths" data-approval-part="paths">
             {subject.paths.map((p) => (
               <li key={p}>
-                <code>{p}</code>
+                <code>{visibleText(p)}</code>
               </li>
             ))}
           </ul>
-          {subject.diff && (
-            <pre className="approval__body" data-approval-part="diff">{subject.diff}</pre>
-          )}
+          {subject.diff && <Body text={subject.diff} part="diff" />}
         </>
       );
     case "tool":
       return (
         <>
           <div className="approval__what">
-            Use the tool <code>{subject.name}</code>
+            Use the tool <code>{visibleText(subject.name)}</code>
           </div>
-          <pre className="approval__body" data-approval-part="input">{inputText(subject.input)}</pre>
+          <Body text={inputText(subject.input)} part="input" />
         </>
       );
     case "question":
@@ -70,6 +90,7 @@ function Card({ threadId, request }: { threadId: string; request: ApprovalView }
     setBusy(true);
     void answerApproval(threadId, request.id, decision).then(() => setBusy(false));
   };
+  useEffect(() => markShown(request.id), [request.id]);
   return (
     <div
       className="approval"
@@ -81,7 +102,7 @@ function Card({ threadId, request }: { threadId: string; request: ApprovalView }
       onKeyDown={(e) => {
         if (e.key === "Enter" && e.target === e.currentTarget && !e.shiftKey) {
           e.preventDefault();
-          answer("approve");
+          if (enterMayApprove(request.id)) answer("approve");
         }
       }}
     >
@@ -90,6 +111,21 @@ function Card({ threadId, request }: { threadId: string; request: ApprovalView }
         <span className="approval__title">Waiting for your approval</span>
       </div>
       <Subject subject={request.subject} />
+      {request.reason && (
+        <div className="approval__reason" data-approval-part="reason">
+          The harness says why: {visibleText(request.reason)}
+        </div>
+      )}
+      {request.can_approve_for_session && request.session_rules.length > 0 && (
+        <div className="approval__rules" data-approval-part="rules">
+          <span>“Always this session” allows, until this thread’s session ends or you revoke it:</span>
+          <ul>
+            {request.session_rules.map((rule) => (
+              <li key={rule}>{visibleText(rule)}</li>
+            ))}
+          </ul>
+        </div>
+      )}
       <div className="approval__actions">
         <button
           type="button"
@@ -107,7 +143,7 @@ function Card({ threadId, request }: { threadId: string; request: ApprovalView }
             className="button button--small"
             data-action="approve-for-session"
             disabled={busy}
-            title="Approve this and the same kind of call for the rest of the session"
+            title="Approve, and allow what is listed above for the rest of this session (revocable in the header)"
             onClick={() => answer("approve_for_session")}
           >
             Always this session
@@ -146,7 +182,7 @@ function typing(target: EventTarget | null): boolean {
 
 /**
  * The thread's pending requests; Enter anywhere not taking text approves the oldest (unless it is
- * a question).
+ * a question, or its card appeared less than ENTER_SETTLE_MS ago).
  */
 export function Approvals({ threadId }: { threadId: string }) {
   const pending = useApp((s) => s.approvals[threadId] ?? NONE);
@@ -159,7 +195,8 @@ export function Approvals({ threadId }: { threadId: string }) {
       if (e.key !== "Enter" || e.shiftKey || e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
       if (typing(e.target) || (e.target instanceof HTMLElement && e.target.closest(".approval"))) return;
       e.preventDefault();
-      void answerApproval(threadId, first, "approve");
+      // A card that has only just appeared is not approved by a keypress meant for something else.
+      if (enterMayApprove(first)) void answerApproval(threadId, first, "approve");
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);

@@ -4,7 +4,7 @@ import { SendIcon, Spinner, StopIcon } from "../icons";
 import type { LiveTurn } from "../threads/live";
 import { harnessName } from "../harnesses";
 import { useApp } from "../state";
-import { answerApproval } from "../threads/approvals";
+import { answerApproval, enterMayApprove } from "../threads/approvals";
 
 export interface ComposerProps {
   threadId: string;
@@ -107,7 +107,10 @@ export function Composer(props: ComposerProps) {
             if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
               e.preventDefault();
               // An empty composer's Enter approves the oldest waiting request.
-              if (approvable && draft.trim().length === 0) void answerApproval(threadId, waitingOn, "approve");
+              if (approvable && draft.trim().length === 0) {
+                // Not a card that appeared a moment ago (a double Enter after Send).
+                if (waitingOn !== undefined && enterMayApprove(waitingOn)) void answerApproval(threadId, waitingOn, "approve");
+              }
               else submit();
             } else if (e.key === "Escape" && running) {
               e.preventDefault();

@@ -15,6 +15,7 @@ import type { ThreadView } from "../bindings/ThreadView";
 import { Approvals } from "./ApprovalCard";
 import type { ForkFiles } from "../ipc";
 import { FolderBar, FolderChip, forkFileItems } from "../files/FolderChip";
+import { GrantsControl } from "./GrantsControl";
 import { ModeControl } from "./ModeControl";
 import { Composer } from "./Composer";
 import { AlertIcon, ArrowUpRightIcon, ForkIcon, Spinner, TerminalIcon } from "../icons";
@@ -430,6 +431,7 @@ function ConversationHeader({ thread, terminalOpen }: { thread: ThreadView; term
         </span>
         <FolderChip thread={thread} />
         <span className="conv-head__spacer" />
+        <GrantsControl threadId={thread.id} />
         <ModeControl thread={thread} />
         <button
           type="button"

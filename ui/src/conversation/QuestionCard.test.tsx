@@ -19,7 +19,7 @@ function q(prompt: string, options: string[], free_text = false, header: string 
 }
 
 function asking(id: string, questions: QuestionView[]): ApprovalView {
-  return { id, turn: 1, tool_call_id: null, subject: { kind: "question", questions }, can_approve_for_session: false };
+  return { id, turn: 1, tool_call_id: null, subject: { kind: "question", questions }, reason: null, can_approve_for_session: false, session_rules: [] };
 }
 
 function waiting(...requests: ApprovalView[]) {

@@ -14,7 +14,9 @@ function request(id: string): ApprovalView {
     turn: 1,
     tool_call_id: null,
     subject: { kind: "file_change", paths: [`${id}.txt`], diff: null },
+    reason: null,
     can_approve_for_session: true,
+    session_rules: ["change it again"],
   };
 }
 

@@ -64,6 +64,25 @@ export async function refreshApprovals(threadId: string): Promise<void> {
   }
 }
 
+/**
+ * How long a card must have been on screen before Enter approves it: a card that appears as the
+ * user presses Enter (a double Enter after Send, key repeat) is never approved unseen. Buttons
+ * are not held back: a click is aimed.
+ */
+export const ENTER_SETTLE_MS = 500;
+const shownAt = new Map<string, number>();
+
+/** Records when a request's card first showed in this window. */
+export function markShown(requestId: string, now = performance.now()) {
+  if (!shownAt.has(requestId)) shownAt.set(requestId, now);
+}
+
+/** Whether Enter may approve the request now: its card has been seen long enough. */
+export function enterMayApprove(requestId: string, now = performance.now()): boolean {
+  const at = shownAt.get(requestId);
+  return at !== undefined && now - at >= ENTER_SETTLE_MS;
+}
+
 /** Answers a request; on failure a toast says why and the list is re-read from the Host. */
 export async function answerApproval(
   threadId: string,

@@ -6,6 +6,7 @@ import { type AppState, store, threadById, updateSlot } from "../state";
 import { notify } from "../toasts";
 import { applySetupEvent } from "../files/files";
 import { applyApprovalEvent } from "./approvals";
+import { refreshGrants } from "./grants";
 import { scheduleThreads } from "./cache";
 import { scheduleThread } from "./heldReads";
 import { FrameCoalescer, nextFrame, spaced } from "../markdown/frame";
@@ -65,6 +66,10 @@ export function handleHostEvent(event: HostEvent) {
   applyApprovalEvent(event);
   // A fork's setup output comes before its window shows it: kept whatever this window shows.
   if (applySetupEvent(event)) return;
+  if (event.type === "grants_changed") {
+    if (isShown(state, id)) void refreshGrants(id);
+    return;
+  }
   if (event.type === "thread_changed") {
     scheduleThreads("all");
     if (isShown(state, id)) scheduleThread(id);
