@@ -372,6 +372,83 @@ mod tests {
         assert!(GrantScope::of(&SubjectView::Question { questions: vec![] }).is_none());
     }
 
+    /// A stand-in runtime that records what it is answered.
+    struct Recording(Arc<std::sync::Mutex<Vec<String>>>);
+
+    #[async_trait::async_trait]
+    impl forkhost_harness::LiveRuntime for Recording {
+        async fn send(&mut self, _: &str) -> forkhost_harness::HarnessResult<()> {
+            Ok(())
+        }
+        async fn interrupt(&mut self) -> forkhost_harness::HarnessResult<()> {
+            Ok(())
+        }
+        async fn answer(
+            &mut self,
+            id: &str,
+            _: ApprovalDecision,
+        ) -> forkhost_harness::HarnessResult<()> {
+            self.0.lock().unwrap().push(id.to_owned());
+            Ok(())
+        }
+        async fn close(self: Box<Self>) -> forkhost_harness::HarnessResult<()> {
+            Ok(())
+        }
+        fn pid(&self) -> Option<u32> {
+            None
+        }
+    }
+
+    fn raised(id: &str, turn: &TurnState) -> ApprovalView {
+        ApprovalView::new(
+            forkhost_harness::ApprovalRequest {
+                id: id.into(),
+                tool_call_id: None,
+                subject: forkhost_harness::ApprovalSubject::Command {
+                    command: "touch x".into(),
+                    cwd: None,
+                },
+                reason: None,
+                session_rules: vec![],
+            },
+            1,
+            turn.generation(),
+        )
+    }
+
+    #[tokio::test]
+    async fn a_grant_answers_only_the_runtime_that_raised_the_request() {
+        // L4: runtime A raised "0"; by the time the grant's task runs, runtime B (whose own
+        // requests are numbered from "0" too) has taken A's place.
+        let dir = tempfile::tempdir().unwrap();
+        let (host, _) = Host::open(dir.path()).await.unwrap();
+        let answered = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (_tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let b = host.live(
+            "t",
+            forkhost_harness::Runtime::from_live(Box::new(Recording(answered.clone()))),
+            rx,
+        );
+        let b_turn = b.turn.clone();
+        *host.slot("t").live.lock().await = Some(b);
+        let a_turn = Arc::new(TurnState::started());
+        assert_ne!(a_turn.generation(), b_turn.generation());
+
+        let from_a = raised("0", &a_turn);
+        assert_ne!(from_a.id, raised("0", &b_turn).id, "ids name their runtime");
+        host.answer_by_grant("t", from_a, a_turn).await;
+        assert!(
+            answered.lock().unwrap().is_empty(),
+            "B's \"0\" was answered"
+        );
+
+        // The control: B's own request is answered.
+        host.answer_by_grant("t", raised("0", &b_turn), b_turn)
+            .await;
+        assert_eq!(*answered.lock().unwrap(), ["0"]);
+        host.shutdown().await;
+    }
+
     #[test]
     fn scopes_round_trip_and_say_what_they_allow() {
         let scope = GrantScope::of(&command("touch x", "/w")).unwrap();

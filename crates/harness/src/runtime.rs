@@ -22,8 +22,9 @@ impl Runtime {
         Ok(Runtime(harness.open(spec, events).await?))
     }
 
-    /// A runtime from a process that already runs (a warm spare that became a fork's).
-    pub(crate) fn from_live(live: Box<dyn LiveRuntime>) -> Runtime {
+    /// A runtime from a process that already runs (a warm spare that became a fork's; the
+    /// Host's own tests drive it with a stand-in).
+    pub fn from_live(live: Box<dyn LiveRuntime>) -> Runtime {
         Runtime(live)
     }
 
