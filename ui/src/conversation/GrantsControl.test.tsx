@@ -46,9 +46,9 @@ describe("the header's session rules", () => {
     fireEvent.click(container.querySelector('[data-action="show-grants"]')!);
     const items = container.querySelectorAll("[data-grant-id]");
     expect(items.length).toBe(2);
-    expect(items[1].textContent).toContain("\\x1b[2K");
+    expect(items[1]!.textContent).toContain("\\x1b[2K");
     m.sessionGrants.mockResolvedValue([grant("g1", "run `a`")]);
-    fireEvent.click(items[1].querySelector('[data-action="revoke-grant"]')!);
+    fireEvent.click(items[1]!.querySelector('[data-action="revoke-grant"]')!);
     expect(m.revokeGrant).toHaveBeenCalledWith("t1", "g2");
     await waitFor(() => expect(container.textContent).toContain("1 rule for this session"));
   });
