@@ -76,3 +76,87 @@ impl From<sqlx::Error> for StoreError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sqlx::sqlite::SqliteConnectOptions;
+    use sqlx::{ConnectOptions, Connection, SqliteConnection};
+
+    async fn connect(path: &std::path::Path) -> SqliteConnection {
+        SqliteConnectOptions::new()
+            .filename(path)
+            .create_if_missing(true)
+            .busy_timeout(std::time::Duration::ZERO)
+            .connect()
+            .await
+            .unwrap()
+    }
+
+    /// Another writer holding the file is `Busy` (try again), never a database error that
+    /// would read as damage.
+    #[tokio::test]
+    async fn a_held_write_lock_is_busy() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.sqlite");
+        let mut holder = connect(&path).await;
+        sqlx::query("CREATE TABLE t (x)")
+            .execute(&mut holder)
+            .await
+            .unwrap();
+        sqlx::query("BEGIN IMMEDIATE")
+            .execute(&mut holder)
+            .await
+            .unwrap();
+        let mut other = connect(&path).await;
+        let err = sqlx::query("BEGIN IMMEDIATE")
+            .execute(&mut other)
+            .await
+            .unwrap_err();
+        assert_eq!(sqlite_code(&err), Some(SQLITE_BUSY));
+        assert!(!is_corruption(&err));
+        assert!(matches!(StoreError::from(err), StoreError::Busy));
+        holder.close().await.unwrap();
+        other.close().await.unwrap();
+    }
+
+    /// A file that is not a database is corruption (moved aside at open), not busy.
+    #[tokio::test]
+    async fn a_file_that_is_not_a_database_is_corruption() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.sqlite");
+        std::fs::write(&path, vec![0x5au8; 8192]).unwrap();
+        let mut conn = connect(&path).await;
+        let err = sqlx::query("SELECT * FROM sqlite_master")
+            .execute(&mut conn)
+            .await
+            .unwrap_err();
+        assert_eq!(sqlite_code(&err), Some(SQLITE_NOTADB));
+        assert!(is_corruption(&err));
+        assert!(matches!(StoreError::from(err), StoreError::Database(_)));
+    }
+
+    /// A unique index refusing a row is `Duplicate`, with SQLite's words.
+    #[tokio::test]
+    async fn a_unique_violation_is_duplicate() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = connect(&dir.path().join("s.sqlite")).await;
+        sqlx::query("CREATE TABLE t (x UNIQUE)")
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        sqlx::query("INSERT INTO t VALUES (1)")
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        let err = sqlx::query("INSERT INTO t VALUES (1)")
+            .execute(&mut conn)
+            .await
+            .unwrap_err();
+        assert!(!is_corruption(&err));
+        let StoreError::Duplicate(words) = StoreError::from(err) else {
+            panic!("not a duplicate")
+        };
+        assert!(words.contains("UNIQUE"), "{words}");
+    }
+}

@@ -124,6 +124,81 @@ async fn a_store_truncated_to_half_is_moved_aside_and_replaced() {
     opened.store.insert_thread(&thread("new")).await.unwrap();
 }
 
+/// Folds the WAL into the main file and removes its companions, so the file alone is the store.
+async fn fold_wal(path: &Path) {
+    use sqlx::sqlite::SqliteConnectOptions;
+    use sqlx::{ConnectOptions, Connection};
+    let mut conn = SqliteConnectOptions::new()
+        .filename(path)
+        .connect()
+        .await
+        .unwrap();
+    sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    conn.close().await.unwrap();
+    for companion in ["sqlite-wal", "sqlite-shm"] {
+        let _ = std::fs::remove_file(path.with_extension(companion));
+    }
+}
+
+/// A store whose pages are all well formed but whose index no longer matches its table (one
+/// byte of an index entry changed, as a bad disk sector or a torn write leaves it) opens, and
+/// every query the Host makes at start succeeds: only `PRAGMA integrity_check` tells. It is
+/// moved aside, never used.
+#[tokio::test]
+async fn an_index_that_disagrees_with_its_table_is_moved_aside() {
+    use sqlx::sqlite::SqliteConnectOptions;
+    use sqlx::{ConnectOptions, Connection};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("forkhost.sqlite");
+    seeded(&path).await;
+    fold_wal(&path).await;
+    let (root, page_size): (i64, i64) = {
+        let mut conn = SqliteConnectOptions::new()
+            .filename(&path)
+            .connect()
+            .await
+            .unwrap();
+        let root = sqlx::query_scalar(
+            "SELECT rootpage FROM sqlite_master WHERE type = 'index' AND tbl_name = 'threads' \
+             ORDER BY name LIMIT 1",
+        )
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+        let size = sqlx::query_scalar("PRAGMA page_size")
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+        conn.close().await.unwrap();
+        (root, size)
+    };
+    let mut bytes = std::fs::read(&path).unwrap();
+    // The last byte of the index's (single, leaf) page ends its last entry: the rowid it
+    // points at. Changed, the entry points at a row that does not hold its key.
+    let last = (root * page_size - 1) as usize;
+    bytes[last] ^= 0x01;
+    std::fs::write(&path, &bytes).unwrap();
+
+    let opened = Store::open(&path).await.unwrap();
+    let recovery = opened
+        .recovered
+        .expect("a store failing its integrity check must be moved aside, not used");
+    assert!(recovery.reason.contains("integrity"), "{}", recovery.reason);
+    assert_eq!(
+        std::fs::read(&recovery.moved_to).unwrap(),
+        bytes,
+        "kept as it was"
+    );
+    assert!(
+        opened.store.threads().await.unwrap().is_empty(),
+        "a fresh store"
+    );
+    opened.store.insert_thread(&thread("new")).await.unwrap();
+}
+
 #[tokio::test]
 async fn a_file_full_of_garbage_is_moved_aside_and_replaced() {
     let dir = tempfile::tempdir().unwrap();

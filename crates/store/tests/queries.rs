@@ -4,7 +4,8 @@ mod common;
 
 use common::{fork_of, fresh, thread, turn};
 use forkhost_store::{
-    Boundary, GrantRow, Layout, StoreError, TabKind, TabRow, ThreadState, WindowRow,
+    Boundary, CheckpointRow, Edge, GrantRow, Layout, StoreError, TabKind, TabRow, ThreadState,
+    WindowRow,
 };
 
 #[tokio::test]
@@ -543,4 +544,33 @@ async fn sync_turns_repoints_anchors_and_appends_under_one_revision() {
         store.sync_turns(&b, &[turns[0].clone()], &[]).await,
         Err(StoreError::InvalidInput(_))
     ));
+}
+
+#[tokio::test]
+async fn forgetting_checkpoints_removes_the_threads_own_only() {
+    let (_dir, store) = fresh().await;
+    store.insert_thread(&thread("a")).await.unwrap();
+    store.insert_thread(&thread("b")).await.unwrap();
+    for (id, ordinal) in [("a", 1), ("a", 2), ("b", 1)] {
+        store
+            .put_checkpoint(&CheckpointRow {
+                thread_id: id.into(),
+                turn_ordinal: ordinal,
+                edge: Edge::End,
+                commit_id: format!("{id}{ordinal}"),
+            })
+            .await
+            .unwrap();
+    }
+    assert_eq!(store.checkpoints("a").await.unwrap().len(), 2);
+    store.forget_checkpoints("a").await.unwrap();
+    assert!(
+        store.checkpoints("a").await.unwrap().is_empty(),
+        "still there"
+    );
+    assert_eq!(
+        store.checkpoints("b").await.unwrap().len(),
+        1,
+        "another thread's went too"
+    );
 }
