@@ -40,6 +40,12 @@ pub enum WorktreeError {
     NotAWorktree(PathBuf),
     #[error("the worktree folder {0} already exists and is not empty")]
     PathTaken(PathBuf),
+    /// A git call ran past its deadline ([`crate::Git::timeout`]) and was killed.
+    #[error("`{command}` did not finish within {} s and was stopped", after.as_secs())]
+    GitTimedOut {
+        command: String,
+        after: std::time::Duration,
+    },
     #[error("the git program was not found ({0})")]
     GitMissing(PathBuf),
     #[error("`{command}` failed: {stderr_tail}")]

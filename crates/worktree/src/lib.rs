@@ -26,6 +26,14 @@
 //! Checkpoint commits carry the fixed identity `Forkhost <forkhost@localhost>`, so no user
 //! configuration is needed. The cost is about 1.5–2× one `git status` (`benches/checkpoint.rs`).
 //!
+//! # The scope
+//! A checkpoint given its thread's folder ([`CheckpointSpec::within`]) walks only that folder:
+//! untracked files and unsaved edits elsewhere in the repository are not recorded (tracked
+//! files elsewhere keep their staged contents, which the repository holds already). A
+//! repository with `status.showUntrackedFiles=no` (how dotfiles repositories are usually set
+//! up) has no untracked file recorded at all. Which repositories get checkpoints at all is the
+//! caller's decision (the Host skips one rooted at the home folder).
+//!
 //! # The size limit
 //! Untracked files larger than [`DEFAULT_SIZE_LIMIT`] (20 MiB, per checkpoint configurable) are
 //! left out and listed in [`Checkpoint::skipped`]: an unignored dataset or build output would
@@ -67,7 +75,7 @@ pub use apply::Applied;
 pub use checkpoint::{Checkpoint, CheckpointSpec, REF_PREFIX};
 pub use diff::{FileDiff, FileStatus};
 pub use error::{Loss, Result, WorktreeError};
-pub use git::Git;
+pub use git::{Git, DEFAULT_TIMEOUT};
 pub use include::INCLUDE_FILE;
 pub use oid::Oid;
 pub use removal::{Confirm, WorktreeState};
