@@ -367,3 +367,130 @@ async fn archived_threads_checkpoints_are_pruned_unless_a_fork_uses_them() {
         "the user's branch stays"
     );
 }
+
+/// Every path in a commit's tree.
+fn tree_of(repo: &Path, commit: &str) -> Vec<String> {
+    git(repo, &["ls-tree", "-r", "--name-only", commit])
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A dotfiles repository in the home folder (review M5): a thread in `~/proj` gets no
+/// checkpoint, its files view says why, and nothing of the home folder reaches git. Opted in
+/// (`git config forkhost.checkpoints true`), its checkpoints hold nothing outside `proj/`.
+#[tokio::test]
+async fn a_dotfiles_repository_in_home_gets_no_checkpoint_of_the_home_folder() {
+    let Some(s) = setup(Harness::Pi).await else {
+        return;
+    };
+    let home = s.env.home().to_path_buf();
+    git(&home, &["init", "-q", "-b", "main"]);
+    std::fs::write(home.join("secret.txt"), "hunter2\n").unwrap();
+    let proj = home.join("proj");
+    std::fs::create_dir_all(&proj).unwrap();
+    let host = s.host().await;
+    // Pi's own config folder is in this HOME: a decision the user would be asked for.
+    host.set_folder_trust(&proj, false).await.unwrap();
+    let thread = host
+        .create(NewThreadSpec {
+            harness: HarnessKind::Pi,
+            cwd: proj.clone(),
+            title: None,
+            permissions: Default::default(),
+        })
+        .await
+        .unwrap()
+        .thread
+        .id;
+    turn(&host, &thread, &writes("one")).await;
+    assert!(proj.join("one.txt").exists(), "the turn ran in proj");
+    let files = host.files(&thread).await.unwrap();
+    assert!(files.checkpoints.is_empty(), "{files:?}");
+    let note = files.checkpoints_note.expect("the files view says why");
+    assert!(note.contains("home folder"), "{note}");
+    assert_eq!(git(&home, &["for-each-ref", "refs/forkhost/"]), "");
+    let refused = host
+        .fork_with(&thread, ForkAt::Latest, ForkFiles::Worktree)
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), "unsupported");
+    assert!(refused.to_string().contains("home folder"), "{refused}");
+
+    git(&home, &["config", "forkhost.checkpoints", "true"]);
+    turn(&host, &thread, &writes("two")).await;
+    let files = host.files(&thread).await.unwrap();
+    assert_eq!(files.checkpoints_note, None);
+    assert_eq!(files.checkpoints.len(), 2, "{files:?}");
+    for checkpoint in &files.checkpoints {
+        let paths = tree_of(&home, &checkpoint.commit);
+        assert!(paths.contains(&"proj/one.txt".to_owned()), "{paths:?}");
+        assert!(
+            paths.iter().all(|p| p.starts_with("proj/")),
+            "a checkpoint holds files outside the thread's folder: {paths:?}"
+        );
+    }
+}
+
+/// Stop never waits on a checkpoint (review M5): while the start checkpoint's `git status`
+/// hangs in a slow clean filter, `interrupt` returns, and the turn still runs afterwards.
+#[cfg(unix)]
+#[tokio::test]
+async fn interrupt_returns_while_a_slow_git_status_runs() {
+    let Some(s) = setup(Harness::Pi).await else {
+        return;
+    };
+    let repo = s.env.work_dir().to_path_buf();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    std::fs::write(repo.join("a.txt"), "a\n").unwrap();
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "start"]);
+    let host = s.host().await;
+    let thread = host
+        .create(s.spec(Default::default()))
+        .await
+        .unwrap()
+        .thread
+        .id;
+    turn(&host, &thread, "hello").await;
+
+    // From now on the first content read of a `*.txt` file (the checkpoint's `status`) takes
+    // 6 s; a changed mtime with the same size makes git read `a.txt` again.
+    let marks = tempfile::tempdir().unwrap();
+    let (started, done) = (marks.path().join("started"), marks.path().join("done"));
+    std::fs::write(repo.join(".git/info/attributes"), "*.txt filter=slow\n").unwrap();
+    let filter = format!(
+        "sh -c '[ -e {d} ] || {{ touch {s}; sleep 6; touch {d}; }}; cat'",
+        s = started.display(),
+        d = done.display()
+    );
+    git(&repo, &["config", "filter.slow.clean", &filter]);
+    let touched = std::process::Command::new("touch")
+        .args(["-d", "2030-01-01 00:00"])
+        .arg(repo.join("a.txt"))
+        .status()
+        .unwrap();
+    assert!(touched.success());
+
+    let sending = tokio::spawn({
+        let (host, thread) = (host.clone(), thread.clone());
+        async move { host.send(&thread, "second").await }
+    });
+    tokio::time::timeout(std::time::Duration::from_secs(60), async {
+        while !started.exists() {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the checkpoint's git status never reached the filter");
+    host.interrupt(&thread).await.unwrap();
+    assert!(
+        !done.exists(),
+        "interrupt waited for the checkpoint's git status to finish"
+    );
+    sending
+        .await
+        .unwrap()
+        .expect("the turn runs after the checkpoint");
+    assert!(done.exists());
+}

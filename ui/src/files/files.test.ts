@@ -12,6 +12,7 @@ const m = vi.mocked(ipc);
 const files = (over: Partial<ipc.FilesView> = {}): ipc.FilesView => ({
   folder_kind: "folder",
   in_git: true,
+  checkpoints_note: null,
   folder_exists: true,
   branch: null,
   base_commit: null,
@@ -32,6 +33,9 @@ describe("the folder's words", () => {
     expect(folderWords(files({ in_git: false })).label).toBe("not a git repository (no checkpoints)");
     expect(folderWords(files({ folder_exists: false, folder_kind: "worktree" })).kind).toBe("gone");
     expect(folderWords(files({ checkpoints: [{ turn: 1, edge: "end", commit: "c" }] })).label).toBe("git · 1 checkpoint");
+    const home = folderWords(files({ checkpoints_note: "no file checkpoints: the repository /home/me is your home folder" }));
+    expect(home.label).toBe("git · no checkpoints");
+    expect(home.title).toContain("home folder");
   });
 });
 

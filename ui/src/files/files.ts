@@ -49,6 +49,11 @@ export function folderWords(view: FilesView): { kind: string; label: string; tit
       title: "Forks of this thread share its folder: its files are not recorded per turn",
     };
   }
+  if (view.checkpoints_note) {
+    // In git, but the repository is the home folder or far above the thread's folder: its
+    // files are not recorded, and the note says how to opt in.
+    return { kind: "no-checkpoints", label: "git · no checkpoints", title: view.checkpoints_note };
+  }
   const n = view.checkpoints.length;
   return {
     kind: "folder",

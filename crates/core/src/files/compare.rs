@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use forkhost_worktree::{CheckpointSpec, FileDiff, FileStatus, Oid, Repo};
 use serde::Serialize;
 
-use super::checkpoints::repo_of;
 use super::error::blocking;
+use super::scope::NoCheckpoints;
 use crate::error::{HostError, HostResult};
 use crate::host::Host;
 
@@ -68,21 +68,22 @@ impl Host {
                 folder.display()
             )));
         }
-        match repo_of(&folder).await {
-            Some(repo) => Ok((repo, folder)),
-            None => Err(HostError::Unsupported(format!(
+        match self.checkpoint_repo(&folder).await {
+            Ok(repo) => Ok((repo, folder)),
+            Err(NoCheckpoints::NotInGit) => Err(HostError::Unsupported(format!(
                 "{} is not in a git repository: it has no checkpoints to compare",
                 folder.display()
             ))),
+            Err(NoCheckpoints::TooWide(why)) => Err(HostError::Unsupported(why)),
         }
     }
 
     /// The thread's files as they are now, recorded as its `current` checkpoint (a hidden ref
     /// that moves with every call; pruned with the thread).
     async fn current_files(&self, thread_id: &str) -> HostResult<(Repo, Oid)> {
-        let (repo, _) = self.repo_of_thread(thread_id).await?;
+        let (repo, folder) = self.repo_of_thread(thread_id).await?;
         let snapshot = repo.clone();
-        let spec = CheckpointSpec::new(thread_id, "current");
+        let spec = CheckpointSpec::new(thread_id, "current").within(folder);
         let taken = blocking(move || snapshot.checkpoint(&spec)).await?;
         Ok((repo, taken.commit))
     }

@@ -8,6 +8,7 @@ mod compare;
 mod error;
 mod lifecycle;
 mod prune;
+mod scope;
 mod setup;
 pub(crate) mod worktree_fork;
 
