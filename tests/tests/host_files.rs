@@ -494,3 +494,123 @@ async fn interrupt_returns_while_a_slow_git_status_runs() {
         .expect("the turn runs after the checkpoint");
     assert!(done.exists());
 }
+
+/// A fork with its worktree (review M6, L7): an ignored `local.db` the agent made there is part
+/// of the loss and blocks a silent removal; a same-folder fork of that fork is named, and a
+/// confirmation that did not name it is refused; accepting the whole loss removes the folder.
+#[tokio::test]
+async fn a_worktrees_ignored_files_and_other_threads_are_part_of_its_loss() {
+    let Some(s) = setup(Harness::Pi).await else {
+        return;
+    };
+    let repo = s.env.work_dir().to_path_buf();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    std::fs::write(repo.join(".gitignore"), "*.db\n").unwrap();
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "start"]);
+    let host = s.host().await;
+    let source = host
+        .create(s.spec(Default::default()))
+        .await
+        .unwrap()
+        .thread
+        .id;
+    turn(&host, &source, &writes("one")).await;
+    let a = host
+        .fork_with(&source, ForkAt::Latest, ForkFiles::Worktree)
+        .await
+        .unwrap();
+    let (a, a_dir) = (a.thread.thread.id, PathBuf::from(&a.thread.thread.cwd));
+    turn(&host, &a, "RUN_COMMAND `printf rows > local.db`").await;
+    assert!(a_dir.join("local.db").exists());
+
+    let loss = host.worktree_loss(&a).await.unwrap();
+    assert_eq!(loss.ignored, vec!["local.db"], "{loss:?}");
+    assert!(
+        loss.files.is_empty() && loss.other_threads.is_empty(),
+        "{loss:?}"
+    );
+    let kept = host.remove_worktree(&a, None).await.unwrap_err();
+    assert_eq!(kept.code(), "conflict");
+    assert!(kept.to_string().contains("1 ignored file"), "{kept}");
+    assert!(a_dir.join("local.db").exists(), "nothing deleted");
+
+    let b = host
+        .fork_with(&a, ForkAt::Latest, ForkFiles::SameFolder)
+        .await
+        .unwrap()
+        .thread
+        .thread
+        .id;
+    let seen_before_b = loss;
+    let loss = host.worktree_loss(&a).await.unwrap();
+    assert_eq!(
+        loss.other_threads
+            .iter()
+            .map(|t| t.id.as_str())
+            .collect::<Vec<_>>(),
+        vec![b.as_str()]
+    );
+    let refused = host
+        .remove_worktree(&a, Some(seen_before_b))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), "conflict");
+    assert!(refused.to_string().contains(&b), "{refused}");
+    assert!(a_dir.exists());
+    host.remove_worktree(&a, Some(loss)).await.unwrap();
+    assert!(!a_dir.exists());
+    assert!(!host.files(&b).await.unwrap().folder_exists);
+}
+
+/// `bring_back` into a thread of another repository is refused before anything is applied
+/// (review L6).
+#[tokio::test]
+async fn bring_back_refuses_a_thread_of_another_repository() {
+    let Some(s) = setup(Harness::Pi).await else {
+        return;
+    };
+    let repo = s.env.work_dir().to_path_buf();
+    let other = tempfile::tempdir().unwrap();
+    for dir in [repo.as_path(), other.path()] {
+        git(dir, &["init", "-q", "-b", "main"]);
+        std::fs::write(dir.join("notes.txt"), "start\n").unwrap();
+        git(dir, &["add", "-A"]);
+        git(dir, &["commit", "-q", "-m", "start"]);
+    }
+    let host = s.host().await;
+    let source = host
+        .create(s.spec(Default::default()))
+        .await
+        .unwrap()
+        .thread
+        .id;
+    turn(&host, &source, &writes("one")).await;
+    let fork = host
+        .fork_with(&source, ForkAt::Latest, ForkFiles::Worktree)
+        .await
+        .unwrap()
+        .thread
+        .thread
+        .id;
+    turn(&host, &fork, &writes("forked")).await;
+    let elsewhere = host
+        .create(NewThreadSpec {
+            harness: HarnessKind::Pi,
+            cwd: other.path().to_owned(),
+            title: None,
+            permissions: Default::default(),
+        })
+        .await
+        .unwrap()
+        .thread
+        .id;
+    let refused = host.bring_back(&fork, &elsewhere).await.unwrap_err();
+    assert_eq!(refused.code(), "invalid_input", "{refused}");
+    assert!(
+        refused.to_string().contains("different repositories"),
+        "{refused}"
+    );
+    assert_eq!(read(&other.path().join("notes.txt")), "start\n");
+    assert!(!other.path().join("forked.txt").exists());
+}

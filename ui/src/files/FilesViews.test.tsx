@@ -149,8 +149,11 @@ describe("the folder in the header", () => {
 
 describe("the archive dialog", () => {
   it("names exactly what removing would lose", () => {
-    store.set({ dialog: { kind: "archive", threadId: "fork", loss: { exists: true, files: ["a.txt", "b.txt"], commits: 1 } } });
-    const view = render(<ArchiveDialog threadId="fork" loss={{ exists: true, files: ["a.txt", "b.txt"], commits: 1 }} />);
+    const loss = { exists: true, files: ["a.txt", "b.txt"], commits: 1, ignored: ["local.db"], other_threads: [{ id: "b", title: "Fork B" }] };
+    store.set({ dialog: { kind: "archive", threadId: "fork", loss } });
+    const view = render(<ArchiveDialog threadId="fork" loss={loss} />);
+    expect(view.container.querySelector('[data-loss-ignored="local.db"]')).not.toBeNull();
+    expect(view.container.querySelector('[data-loss-thread="b"]')?.textContent).toBe("Fork B");
     expect(view.container.querySelector('[data-loss-file="a.txt"]')).not.toBeNull();
     expect(view.container.querySelector('[data-loss-file="b.txt"]')).not.toBeNull();
     expect(view.container.querySelector('[data-loss-commits="1"]')).not.toBeNull();

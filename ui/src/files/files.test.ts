@@ -82,7 +82,7 @@ describe("folder trust", () => {
 });
 
 describe("archiving a thread with a worktree", () => {
-  const loss = { exists: true, files: ["notes.txt"], commits: 2 };
+  const loss = { exists: true, files: ["notes.txt"], commits: 2, ignored: [], other_threads: [] };
 
   it("asks first, naming the loss, and removes nothing", async () => {
     m.files.mockResolvedValue(files({ folder_kind: "worktree", branch: "forkhost/f" }));
@@ -92,6 +92,10 @@ describe("archiving a thread with a worktree", () => {
     expect(m.archive).not.toHaveBeenCalled();
     expect(m.removeWorktree).not.toHaveBeenCalled();
     expect(lossWords(loss)).toBe("1 file with uncommitted changes and 2 commits no other branch has");
+    const ignoredOnly = { exists: true, files: [], commits: 0, ignored: ["local.db"], other_threads: [] };
+    expect(lossWords(ignoredOnly)).toBe("1 ignored file made there");
+    const shared = { ...ignoredOnly, other_threads: [{ id: "b", title: "B" }] };
+    expect(lossWords(shared)).toBe("1 ignored file made there and the folder of 1 other thread");
   });
 
   it("a thread without a worktree is archived at once", async () => {
@@ -105,7 +109,7 @@ describe("archiving a thread with a worktree", () => {
     m.removeWorktree.mockResolvedValue(undefined);
     expect(await archiveWithWorktree("f", true, loss)).toBeNull();
     expect(m.removeWorktree).toHaveBeenCalledWith("f", loss);
-    expect(await archiveWithWorktree("f", true, { exists: true, files: [], commits: 0 })).toBeNull();
+    expect(await archiveWithWorktree("f", true, { exists: true, files: [], commits: 0, ignored: [], other_threads: [] })).toBeNull();
     expect(m.removeWorktree).toHaveBeenLastCalledWith("f", null);
   });
 

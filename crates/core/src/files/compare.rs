@@ -122,9 +122,17 @@ impl Host {
     /// changes. Refused (`conflict`, nothing changed) when the target has uncommitted changes
     /// in a file the fork touched, or the changes do not apply cleanly.
     pub async fn bring_back(&self, fork_id: &str, target: &str) -> HostResult<ChangesView> {
-        let changes = self.changes(fork_id, None).await?;
-        let (_, folder) = self.repo_of_thread(target).await?;
+        let (target_repo, folder) = self.repo_of_thread(target).await?;
         let (repo, _) = self.repo_of_thread(fork_id).await?;
+        // A patch of one repository applied to another would be guesswork against unrelated
+        // files (review L6); `changes` with two threads refuses the same way.
+        if target_repo.common_dir() != repo.common_dir() {
+            return Err(HostError::InvalidInput(format!(
+                "threads {fork_id} and {target} work in different repositories: the fork's \
+                 changes can only be brought back into its own repository"
+            )));
+        }
+        let changes = self.changes(fork_id, None).await?;
         let from: Oid = changes.from.parse()?;
         let to: Oid = changes.to.parse()?;
         let applied = blocking(move || repo.apply_changes(&from, &to, &folder)).await?;

@@ -14,7 +14,7 @@ pub(crate) mod worktree_fork;
 
 pub use checkpoints::{CheckpointView, FilesView};
 pub use compare::{ChangesView, FileChangeView};
-pub use lifecycle::WorktreeLoss;
+pub use lifecycle::{ThreadInFolder, WorktreeLoss};
 pub use worktree_fork::ForkFiles;
 
 pub(crate) use checkpoints::{main_root, TurnEdge};
