@@ -614,3 +614,82 @@ async fn bring_back_refuses_a_thread_of_another_repository() {
     assert_eq!(read(&other.path().join("notes.txt")), "start\n");
     assert!(!other.path().join("forked.txt").exists());
 }
+
+/// Whether process `pid` still runs (a zombie waiting for its reaper does not).
+#[cfg(unix)]
+fn running(pid: &str) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+/// A worktree's setup command (review L5): what it starts in the background (`sleep 60 &`)
+/// ends when the app does, here the Host's runtime shutting down mid-command, as on quit.
+#[cfg(unix)]
+#[test]
+fn a_setup_commands_processes_end_with_the_app() {
+    let app = tokio::runtime::Runtime::new().unwrap();
+    let marks = tempfile::tempdir().unwrap();
+    let pid_file = marks.path().join("sleep.pid");
+    let world = app.block_on(async {
+        let s = setup(Harness::Pi).await?;
+        let repo = s.env.work_dir().to_path_buf();
+        git(&repo, &["init", "-q", "-b", "main"]);
+        std::fs::write(repo.join("a.txt"), "a\n").unwrap();
+        git(&repo, &["add", "-A"]);
+        git(&repo, &["commit", "-q", "-m", "start"]);
+        let host = s.host().await;
+        let command = format!("sleep 60 & echo $! > '{}'; wait", pid_file.display());
+        host.set_setup_command(&repo, Some(&command)).await.unwrap();
+        let thread = host
+            .create(s.spec(Default::default()))
+            .await
+            .unwrap()
+            .thread
+            .id;
+        turn(&host, &thread, &writes("one")).await;
+        host.fork_with(&thread, ForkAt::Latest, ForkFiles::Worktree)
+            .await
+            .unwrap();
+        tokio::time::timeout(std::time::Duration::from_secs(30), async {
+            while std::fs::read_to_string(&pid_file).map_or(true, |p| p.trim().is_empty()) {
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+        })
+        .await
+        .expect("the setup command never started");
+        Some((s, host))
+    });
+    let Some((s, host)) = world else {
+        return;
+    };
+    let pid = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .to_owned();
+    assert!(running(&pid), "the setup command's sleep runs");
+    drop(host);
+    drop(app);
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while running(&pid) && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let survived = running(&pid);
+    if survived {
+        // Leave no sleeper behind for the next test, whatever this one says.
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &pid])
+            .status();
+    }
+    assert!(
+        !survived,
+        "the setup command's background process outlived the app"
+    );
+    // The fake model's tasks died with their runtime; its folders go in a fresh one.
+    tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(async move { drop(s) });
+}
