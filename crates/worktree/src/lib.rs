@@ -48,7 +48,9 @@
 //! # What is never deleted
 //! [`Repo::prune`] deletes only `refs/forkhost/<thread>/*`. [`Repo::remove_worktree`] removes a
 //! worktree this repository lists (never the main checkout) only when nothing would be lost or
-//! the user accepted exactly the loss [`Repo::worktree_state`] reported; it then deletes the
+//! the user accepted exactly the loss [`Repo::worktree_state`] reported (uncommitted files,
+//! unpushed commits, and the ignored files made there, which `git worktree remove` deletes
+//! too); it then deletes the
 //! worktree's branch only if it is a `forkhost/` branch. A worktree folder the user deleted
 //! themselves only has git's record pruned. [`Repo::apply_changes`] refuses rather than overwrite
 //! uncommitted work in the target. No call here touches the user's branches, tags, stash, or
