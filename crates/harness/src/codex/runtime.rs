@@ -487,9 +487,17 @@ async fn start_thread(
         // `thread/resume` without a word keeps the thread's last one (an override from an
         // earlier mode), not config.toml's: the default is sent as config's value when it
         // names one (review M7).
-        let configured = configured_in(server, cwd).await?;
-        approval_policy = approval_policy.or(configured.mode);
-        sandbox = sandbox.or(configured.sandbox);
+        // Best effort: a Codex without `config/read` still resumes, as before.
+        match configured_in(server, cwd).await {
+            Ok(configured) => {
+                approval_policy = approval_policy.or(configured.mode);
+                sandbox = sandbox.or(configured.sandbox);
+            }
+            // Its words may carry the server's stderr: not for the log.
+            Err(_) => {
+                tracing::warn!("codex config/read failed; resuming with the thread's last mode")
+            }
+        }
     }
     let (method, request) = match resume {
         None => (
