@@ -6,8 +6,9 @@
 //! gains focus while the thread still waits, it is told to activate the thread's tab
 //! (`activate-thread`). One notification per request, never for a focused window.
 //!
-//! Test hook: with `FORKHOST_TEST_NOTIFICATIONS=<file>`, each notification is also appended to
-//! that file as one JSON line `{thread_id, title, body}`. Logs hold thread and request ids only.
+//! Test hook, debug builds only: with `FORKHOST_TEST_NOTIFICATIONS=<file>`, each notification
+//! is also appended to that file as one JSON line `{thread_id, title, body}`. Logs hold thread
+//! and request ids only.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -145,8 +146,13 @@ pub async fn requested(app: &AppHandle, host: &Host, thread_id: &str, request: &
     record(&note);
 }
 
-/// Appends the notification to the test hook's file, when set.
+/// Appends the notification to the test hook's file, when set. Debug builds only (the app's
+/// WebDriver tests run one): a release build never appends to a file some environment variable
+/// names (review L9).
 fn record(note: &Note) {
+    if !cfg!(debug_assertions) {
+        return;
+    }
     let Some(path) = std::env::var_os(TEST_FILE_VAR) else {
         return;
     };

@@ -367,3 +367,329 @@ async fn archived_threads_checkpoints_are_pruned_unless_a_fork_uses_them() {
         "the user's branch stays"
     );
 }
+
+/// Every path in a commit's tree.
+fn tree_of(repo: &Path, commit: &str) -> Vec<String> {
+    git(repo, &["ls-tree", "-r", "--name-only", commit])
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A dotfiles repository in the home folder (review M5): a thread in `~/proj` gets no
+/// checkpoint, its files view says why, and nothing of the home folder reaches git. Opted in
+/// (`git config forkhost.checkpoints true`), its checkpoints hold nothing outside `proj/`.
+#[tokio::test]
+async fn a_dotfiles_repository_in_home_gets_no_checkpoint_of_the_home_folder() {
+    let Some(s) = setup(Harness::Pi).await else {
+        return;
+    };
+    let home = s.env.home().to_path_buf();
+    git(&home, &["init", "-q", "-b", "main"]);
+    std::fs::write(home.join("secret.txt"), "hunter2\n").unwrap();
+    let proj = home.join("proj");
+    std::fs::create_dir_all(&proj).unwrap();
+    let host = s.host().await;
+    // Pi's own config folder is in this HOME: a decision the user would be asked for.
+    host.set_folder_trust(&proj, false).await.unwrap();
+    let thread = host
+        .create(NewThreadSpec {
+            harness: HarnessKind::Pi,
+            cwd: proj.clone(),
+            title: None,
+            permissions: Default::default(),
+        })
+        .await
+        .unwrap()
+        .thread
+        .id;
+    turn(&host, &thread, &writes("one")).await;
+    assert!(proj.join("one.txt").exists(), "the turn ran in proj");
+    let files = host.files(&thread).await.unwrap();
+    assert!(files.checkpoints.is_empty(), "{files:?}");
+    let note = files.checkpoints_note.expect("the files view says why");
+    assert!(note.contains("home folder"), "{note}");
+    assert_eq!(git(&home, &["for-each-ref", "refs/forkhost/"]), "");
+    let refused = host
+        .fork_with(&thread, ForkAt::Latest, ForkFiles::Worktree)
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), "unsupported");
+    assert!(refused.to_string().contains("home folder"), "{refused}");
+
+    git(&home, &["config", "forkhost.checkpoints", "true"]);
+    turn(&host, &thread, &writes("two")).await;
+    let files = host.files(&thread).await.unwrap();
+    assert_eq!(files.checkpoints_note, None);
+    assert_eq!(files.checkpoints.len(), 2, "{files:?}");
+    for checkpoint in &files.checkpoints {
+        let paths = tree_of(&home, &checkpoint.commit);
+        assert!(paths.contains(&"proj/one.txt".to_owned()), "{paths:?}");
+        assert!(
+            paths.iter().all(|p| p.starts_with("proj/")),
+            "a checkpoint holds files outside the thread's folder: {paths:?}"
+        );
+    }
+}
+
+/// Stop never waits on a checkpoint (review M5): while the start checkpoint's `git status`
+/// hangs in a slow clean filter, `interrupt` returns, and the turn still runs afterwards.
+#[cfg(unix)]
+#[tokio::test]
+async fn interrupt_returns_while_a_slow_git_status_runs() {
+    let Some(s) = setup(Harness::Pi).await else {
+        return;
+    };
+    let repo = s.env.work_dir().to_path_buf();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    std::fs::write(repo.join("a.txt"), "a\n").unwrap();
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "start"]);
+    let host = s.host().await;
+    let thread = host
+        .create(s.spec(Default::default()))
+        .await
+        .unwrap()
+        .thread
+        .id;
+    turn(&host, &thread, "hello").await;
+
+    // From now on the first content read of a `*.txt` file (the checkpoint's `status`) takes
+    // 6 s; a changed mtime with the same size makes git read `a.txt` again.
+    let marks = tempfile::tempdir().unwrap();
+    let (started, done) = (marks.path().join("started"), marks.path().join("done"));
+    std::fs::write(repo.join(".git/info/attributes"), "*.txt filter=slow\n").unwrap();
+    let filter = format!(
+        "sh -c '[ -e {d} ] || {{ touch {s}; sleep 6; touch {d}; }}; cat'",
+        s = started.display(),
+        d = done.display()
+    );
+    git(&repo, &["config", "filter.slow.clean", &filter]);
+    let touched = std::process::Command::new("touch")
+        .args(["-d", "2030-01-01 00:00"])
+        .arg(repo.join("a.txt"))
+        .status()
+        .unwrap();
+    assert!(touched.success());
+
+    let sending = tokio::spawn({
+        let (host, thread) = (host.clone(), thread.clone());
+        async move { host.send(&thread, "second").await }
+    });
+    tokio::time::timeout(std::time::Duration::from_secs(60), async {
+        while !started.exists() {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the checkpoint's git status never reached the filter");
+    host.interrupt(&thread).await.unwrap();
+    assert!(
+        !done.exists(),
+        "interrupt waited for the checkpoint's git status to finish"
+    );
+    sending
+        .await
+        .unwrap()
+        .expect("the turn runs after the checkpoint");
+    assert!(done.exists());
+}
+
+/// A fork with its worktree (review M6, L7): an ignored `local.db` the agent made there is part
+/// of the loss and blocks a silent removal; a same-folder fork of that fork is named, and a
+/// confirmation that did not name it is refused; accepting the whole loss removes the folder.
+#[tokio::test]
+async fn a_worktrees_ignored_files_and_other_threads_are_part_of_its_loss() {
+    let Some(s) = setup(Harness::Pi).await else {
+        return;
+    };
+    let repo = s.env.work_dir().to_path_buf();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    std::fs::write(repo.join(".gitignore"), "*.db\n").unwrap();
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "start"]);
+    let host = s.host().await;
+    let source = host
+        .create(s.spec(Default::default()))
+        .await
+        .unwrap()
+        .thread
+        .id;
+    turn(&host, &source, &writes("one")).await;
+    let a = host
+        .fork_with(&source, ForkAt::Latest, ForkFiles::Worktree)
+        .await
+        .unwrap();
+    let (a, a_dir) = (a.thread.thread.id, PathBuf::from(&a.thread.thread.cwd));
+    turn(&host, &a, "RUN_COMMAND `printf rows > local.db`").await;
+    assert!(a_dir.join("local.db").exists());
+
+    let loss = host.worktree_loss(&a).await.unwrap();
+    assert_eq!(loss.ignored, vec!["local.db"], "{loss:?}");
+    assert!(
+        loss.files.is_empty() && loss.other_threads.is_empty(),
+        "{loss:?}"
+    );
+    let kept = host.remove_worktree(&a, None).await.unwrap_err();
+    assert_eq!(kept.code(), "conflict");
+    assert!(kept.to_string().contains("1 ignored file"), "{kept}");
+    assert!(a_dir.join("local.db").exists(), "nothing deleted");
+
+    let b = host
+        .fork_with(&a, ForkAt::Latest, ForkFiles::SameFolder)
+        .await
+        .unwrap()
+        .thread
+        .thread
+        .id;
+    let seen_before_b = loss;
+    let loss = host.worktree_loss(&a).await.unwrap();
+    assert_eq!(
+        loss.other_threads
+            .iter()
+            .map(|t| t.id.as_str())
+            .collect::<Vec<_>>(),
+        vec![b.as_str()]
+    );
+    let refused = host
+        .remove_worktree(&a, Some(seen_before_b))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), "conflict");
+    assert!(refused.to_string().contains(&b), "{refused}");
+    assert!(a_dir.exists());
+    host.remove_worktree(&a, Some(loss)).await.unwrap();
+    assert!(!a_dir.exists());
+    assert!(!host.files(&b).await.unwrap().folder_exists);
+}
+
+/// `bring_back` into a thread of another repository is refused before anything is applied
+/// (review L6).
+#[tokio::test]
+async fn bring_back_refuses_a_thread_of_another_repository() {
+    let Some(s) = setup(Harness::Pi).await else {
+        return;
+    };
+    let repo = s.env.work_dir().to_path_buf();
+    let other = tempfile::tempdir().unwrap();
+    for dir in [repo.as_path(), other.path()] {
+        git(dir, &["init", "-q", "-b", "main"]);
+        std::fs::write(dir.join("notes.txt"), "start\n").unwrap();
+        git(dir, &["add", "-A"]);
+        git(dir, &["commit", "-q", "-m", "start"]);
+    }
+    let host = s.host().await;
+    let source = host
+        .create(s.spec(Default::default()))
+        .await
+        .unwrap()
+        .thread
+        .id;
+    turn(&host, &source, &writes("one")).await;
+    let fork = host
+        .fork_with(&source, ForkAt::Latest, ForkFiles::Worktree)
+        .await
+        .unwrap()
+        .thread
+        .thread
+        .id;
+    turn(&host, &fork, &writes("forked")).await;
+    let elsewhere = host
+        .create(NewThreadSpec {
+            harness: HarnessKind::Pi,
+            cwd: other.path().to_owned(),
+            title: None,
+            permissions: Default::default(),
+        })
+        .await
+        .unwrap()
+        .thread
+        .id;
+    let refused = host.bring_back(&fork, &elsewhere).await.unwrap_err();
+    assert_eq!(refused.code(), "invalid_input", "{refused}");
+    assert!(
+        refused.to_string().contains("different repositories"),
+        "{refused}"
+    );
+    assert_eq!(read(&other.path().join("notes.txt")), "start\n");
+    assert!(!other.path().join("forked.txt").exists());
+}
+
+/// Whether process `pid` still runs (a zombie waiting for its reaper does not).
+#[cfg(unix)]
+fn running(pid: &str) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+/// A worktree's setup command (review L5): what it starts in the background (`sleep 60 &`)
+/// ends when the app does, here the Host's runtime shutting down mid-command, as on quit.
+#[cfg(unix)]
+#[test]
+fn a_setup_commands_processes_end_with_the_app() {
+    let app = tokio::runtime::Runtime::new().unwrap();
+    let marks = tempfile::tempdir().unwrap();
+    let pid_file = marks.path().join("sleep.pid");
+    let world = app.block_on(async {
+        let s = setup(Harness::Pi).await?;
+        let repo = s.env.work_dir().to_path_buf();
+        git(&repo, &["init", "-q", "-b", "main"]);
+        std::fs::write(repo.join("a.txt"), "a\n").unwrap();
+        git(&repo, &["add", "-A"]);
+        git(&repo, &["commit", "-q", "-m", "start"]);
+        let host = s.host().await;
+        let command = format!("sleep 60 & echo $! > '{}'; wait", pid_file.display());
+        host.set_setup_command(&repo, Some(&command)).await.unwrap();
+        let thread = host
+            .create(s.spec(Default::default()))
+            .await
+            .unwrap()
+            .thread
+            .id;
+        turn(&host, &thread, &writes("one")).await;
+        host.fork_with(&thread, ForkAt::Latest, ForkFiles::Worktree)
+            .await
+            .unwrap();
+        tokio::time::timeout(std::time::Duration::from_secs(30), async {
+            while std::fs::read_to_string(&pid_file).map_or(true, |p| p.trim().is_empty()) {
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+        })
+        .await
+        .expect("the setup command never started");
+        Some((s, host))
+    });
+    let Some((s, host)) = world else {
+        return;
+    };
+    let pid = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .to_owned();
+    assert!(running(&pid), "the setup command's sleep runs");
+    drop(host);
+    drop(app);
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while running(&pid) && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let survived = running(&pid);
+    if survived {
+        // Leave no sleeper behind for the next test, whatever this one says.
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &pid])
+            .status();
+    }
+    assert!(
+        !survived,
+        "the setup command's background process outlived the app"
+    );
+    // The fake model's tasks died with their runtime; its folders go in a fresh one.
+    tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(async move { drop(s) });
+}

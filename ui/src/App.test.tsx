@@ -32,7 +32,7 @@ vi.mock("./ipc", async () => {
     files: vi.fn(() =>
       Promise.resolve({
         folder_kind: "folder",
-        in_git: true,
+        in_git: true, checkpoints_note: null,
         folder_exists: true,
         branch: null,
         base_commit: null,

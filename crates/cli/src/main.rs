@@ -82,8 +82,10 @@ enum Command {
         #[arg(long, value_enum)]
         approve: Option<Approve>,
     },
-    /// Set a thread's permission mode (from its next harness start); a sandbox word alone
-    /// (read-only, …) sets Codex's sandbox.
+    /// Set a thread's permission mode: a running harness takes it at once (Claude even
+    /// mid-turn, Codex from its next turn), else it applies from the next start. MODE and
+    /// --sandbox replace both words: a word left out goes back to the harness's default
+    /// (Codex: config.toml's). A sandbox word alone (read-only, …) sets Codex's sandbox.
     Mode {
         thread: String,
         mode: String,

@@ -62,26 +62,34 @@ impl Host {
                 "thread {thread_id} is open in a terminal tab; close it to send from here"
             )));
         }
+        // The files as the turn starts, recorded while the harness starts (never after the
+        // prompt is sent: by then the agent may be changing them). Never under the `live`
+        // lock: Stop (`interrupt`) takes it, and a checkpoint can take seconds in a large
+        // repository (review M5); `ops`, held throughout, keeps other turns out meanwhile.
+        if slot
+            .live
+            .lock()
+            .await
+            .as_ref()
+            .is_some_and(|l| l.turn.is_streaming())
+        {
+            return Err(HostError::Busy(format!(
+                "a turn is already running in thread {thread_id}"
+            )));
+        }
+        let ordinal = self.store().turns(thread_id).await?.len() as i64 + 1;
+        let checkpoint = self.checkpoint_turn(thread_id, &thread.folder, ordinal, TurnEdge::Start);
+        let (ready, _) = tokio::join!(self.ready_runtime(&slot, &thread), checkpoint);
+        ready?;
         let mut live = slot.live.lock().await;
+        // Stopped or dead while the checkpoint ran (idle, a crash): start it again.
         if live.as_ref().is_some_and(|l| l.turn.is_dead()) {
             if let Some(dead) = live.take() {
                 dead.close().await;
             }
         }
-        if live.as_ref().is_some_and(|l| l.turn.is_streaming()) {
-            return Err(HostError::Busy(format!(
-                "a turn is already running in thread {thread_id}"
-            )));
-        }
-        // The files as the turn starts, recorded while the harness starts (never after the
-        // prompt is sent: by then the agent may be changing them).
-        let ordinal = self.store().turns(thread_id).await?.len() as i64 + 1;
-        let checkpoint = self.checkpoint_turn(thread_id, &thread.folder, ordinal, TurnEdge::Start);
         if live.is_none() {
-            let (opened, _) = tokio::join!(self.open_runtime(&thread), checkpoint);
-            *live = Some(opened?);
-        } else {
-            checkpoint.await;
+            *live = Some(self.open_runtime(&thread).await?);
         }
         let Some(current) = live.as_mut() else {
             return Err(HostError::Internal("no runtime".into()));
@@ -111,6 +119,27 @@ impl Host {
             return Err(err.into());
         }
         Ok(rx)
+    }
+
+    /// A live, idle runtime for the thread's next turn: a dead one is closed, none is started;
+    /// a running turn is `busy`. Takes the `live` lock only for that, not for a checkpoint.
+    async fn ready_runtime(&self, slot: &Slot, thread: &Thread) -> HostResult<()> {
+        let thread_id = thread.id();
+        let mut live = slot.live.lock().await;
+        if live.as_ref().is_some_and(|l| l.turn.is_dead()) {
+            if let Some(dead) = live.take() {
+                dead.close().await;
+            }
+        }
+        if live.as_ref().is_some_and(|l| l.turn.is_streaming()) {
+            return Err(HostError::Busy(format!(
+                "a turn is already running in thread {thread_id}"
+            )));
+        }
+        if live.is_none() {
+            *live = Some(self.open_runtime(thread).await?);
+        }
+        Ok(())
     }
 
     /// Starts the thread's harness process ahead of its first Send (a lazy fork's), unless

@@ -27,6 +27,9 @@ pub struct CheckpointSpec {
     pub parent: Option<Oid>,
     /// Untracked files larger than this many bytes are skipped and listed.
     pub size_limit: u64,
+    /// The thread's folder: only it is walked for changed and untracked files (see the crate
+    /// docs, "The scope"); `None` records the whole checkout.
+    pub within: Option<std::path::PathBuf>,
 }
 
 impl CheckpointSpec {
@@ -36,7 +39,13 @@ impl CheckpointSpec {
             label: label.into(),
             parent: None,
             size_limit: DEFAULT_SIZE_LIMIT,
+            within: None,
         }
+    }
+
+    pub fn within(mut self, folder: impl Into<std::path::PathBuf>) -> Self {
+        self.within = Some(folder.into());
+        self
     }
 
     pub fn parent(mut self, parent: Oid) -> Self {
@@ -72,7 +81,7 @@ impl Repo {
             None => None,
         };
 
-        let snapshot = self.snapshot(spec.size_limit)?;
+        let snapshot = self.snapshot(spec.size_limit, spec.within.as_deref())?;
         // Without a previous checkpoint the parent is HEAD, as the status pass saw it.
         let parent = given.or_else(|| snapshot.head.clone());
         let message = format!("forkhost checkpoint {thread}/{label}");

@@ -12,11 +12,15 @@ pub struct Loss {
     /// Commits on the worktree's branch that exist nowhere else (no other branch, no remote,
     /// not the checkpoint it started from).
     pub commits: usize,
+    /// Gitignored files made in the worktree (`.env.local`, a local database, `node_modules/`
+    /// as one `dir/` entry), which removing the folder deletes too; the `.worktreeinclude`
+    /// copies still as they came from the source are not among them.
+    pub ignored: Vec<String>,
 }
 
 impl Loss {
     pub fn is_empty(&self) -> bool {
-        self.files.is_empty() && self.commits == 0
+        self.files.is_empty() && self.commits == 0 && self.ignored.is_empty()
     }
 }
 
@@ -29,8 +33,9 @@ pub enum WorktreeError {
     #[error("the changes touch files that differ in the target: {}", paths.join(", "))]
     Conflict { paths: Vec<String> },
     #[error(
-        "removing would lose {} file(s) with changes and {} commit(s)",
+        "removing would lose {} file(s) with changes, {} ignored file(s) and {} commit(s)",
         what_would_be_lost.files.len(),
+        what_would_be_lost.ignored.len(),
         what_would_be_lost.commits
     )]
     Dirty { what_would_be_lost: Loss },
@@ -40,6 +45,12 @@ pub enum WorktreeError {
     NotAWorktree(PathBuf),
     #[error("the worktree folder {0} already exists and is not empty")]
     PathTaken(PathBuf),
+    /// A git call ran past its deadline ([`crate::Git::timeout`]) and was killed.
+    #[error("`{command}` did not finish within {} s and was stopped", after.as_secs())]
+    GitTimedOut {
+        command: String,
+        after: std::time::Duration,
+    },
     #[error("the git program was not found ({0})")]
     GitMissing(PathBuf),
     #[error("`{command}` failed: {stderr_tail}")]

@@ -1,13 +1,17 @@
 //! Running the `git` program. Every call goes through here so that every call gets the same
 //! protections: no terminal prompts, no user hooks, no fsmonitor hook, C locale, no optional
 //! locks (a read such as `status` must never rewrite the user's index), and none of the
-//! repository-selecting variables a parent process may have exported.
+//! repository-selecting variables a parent process may have exported. And every call has a
+//! deadline: a git that hangs (a slow network filesystem, a smudge or clean filter waiting on
+//! the network, a lock held by a stuck process) is killed with its process group and reported
+//! as [`WorktreeError::GitTimedOut`], never waited on forever.
 
 use std::ffi::{OsStr, OsString};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::Arc;
+use std::process::{Child, Command, Stdio};
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
 
 use crate::error::{Result, WorktreeError};
 
@@ -33,6 +37,11 @@ const INHERITED_REPO_VARS: &[&str] = &[
 /// How much of a failed command's stderr an error keeps: enough to explain, never a whole dump.
 const STDERR_TAIL: usize = 2000;
 
+/// How long one git call may run by default. Generous: the slowest legitimate call is a
+/// `worktree add` checking out a large repository (42 s for 1 GB in the benchmark); a call
+/// past this is stuck, not slow.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
+
 /// The git program and the environment every call runs with. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct Git {
@@ -41,6 +50,8 @@ pub struct Git {
     /// An empty folder given as `core.hooksPath`, so no hook of the user's runs (update-ref runs
     /// `reference-transaction`, worktree add runs `post-checkout`). Lives as long as any clone.
     no_hooks: Arc<tempfile::TempDir>,
+    /// The deadline of each call (see [`DEFAULT_TIMEOUT`]).
+    timeout: Duration,
 }
 
 impl Git {
@@ -58,7 +69,15 @@ impl Git {
             program: program.into(),
             extra_env: Vec::new(),
             no_hooks: Arc::new(no_hooks),
+            timeout: DEFAULT_TIMEOUT,
         })
+    }
+
+    /// The deadline of each call from now on; a call still running then is killed and is
+    /// [`WorktreeError::GitTimedOut`].
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
     }
 
     /// An extra variable for every call (for example `HOME` or `GIT_CONFIG_GLOBAL`).
@@ -110,20 +129,66 @@ impl Git {
         cmd.stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        no_console_window(&mut cmd);
+        own_group(&mut cmd);
         cmd
     }
 }
 
 #[cfg(windows)]
-fn no_console_window(cmd: &mut Command) {
+fn own_group(cmd: &mut Command) {
     use std::os::windows::process::CommandExt;
     // CREATE_NO_WINDOW: a GUI app must not flash a console per git call.
     cmd.creation_flags(0x0800_0000);
 }
 
-#[cfg(not(windows))]
-fn no_console_window(_cmd: &mut Command) {}
+/// Git leads a process group of its own, so that a timeout kills what it started too (a
+/// filter, `git-lfs`, an ssh transport), not git alone with its children left holding the pipes.
+#[cfg(unix)]
+fn own_group(cmd: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    cmd.process_group(0);
+}
+
+#[cfg(not(any(unix, windows)))]
+fn own_group(_cmd: &mut Command) {}
+
+/// Kills a timed-out call: its whole process group on Unix, its process tree on Windows.
+fn kill_tree(child: &mut Child) {
+    #[cfg(unix)]
+    {
+        // SAFETY: kill(2) with a negative pid signals the group git leads (`process_group(0)`
+        // made its pid the group id); the child is not reaped yet, so the id is still ours.
+        let pid = child.id() as libc::pid_t;
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+    #[cfg(windows)]
+    {
+        let _ = Command::new("taskkill")
+            .args(["/F", "/T", "/PID", &child.id().to_string()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+    let _ = child.kill();
+}
+
+/// Reads a pipe to its end on a thread of its own; the bytes arrive on the channel.
+fn drain(pipe: Option<impl Read + Send + 'static>) -> mpsc::Receiver<Vec<u8>> {
+    let (tx, rx) = mpsc::channel();
+    if let Some(mut pipe) = pipe {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            let _ = tx.send(bytes);
+        });
+    } else {
+        let _ = tx.send(Vec::new());
+    }
+    rx
+}
 
 /// What a finished call printed.
 pub(crate) struct Output {
@@ -196,6 +261,7 @@ impl Call<'_> {
         })?;
         // Feed stdin from its own thread: a large patch or path list must not deadlock against a
         // child that is already filling its stdout pipe.
+        let command = self.describe();
         let writer = match (self.stdin, child.stdin.take()) {
             (Some(bytes), Some(mut pipe)) => Some(std::thread::spawn(move || {
                 // A child that exits early closes the pipe; its exit status tells the story.
@@ -203,14 +269,42 @@ impl Call<'_> {
             })),
             _ => None,
         };
-        let out = child.wait_with_output()?;
+        let stdout = drain(child.stdout.take());
+        let stderr = drain(child.stderr.take());
+        // The end of stdout (git closed it: it exited or was killed) or the deadline, whichever
+        // comes first; then the exit status.
+        let deadline = std::time::Instant::now() + self.git.timeout;
+        let out = match stdout.recv_timeout(self.git.timeout) {
+            Ok(bytes) => Some(bytes),
+            Err(mpsc::RecvTimeoutError::Disconnected) => Some(Vec::new()),
+            Err(mpsc::RecvTimeoutError::Timeout) => None,
+        };
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let finished = match out {
+            Some(bytes) => wait_until(&mut child, left)?.map(|status| (status, bytes)),
+            None => None,
+        };
+        let Some((status, stdout)) = finished else {
+            kill_tree(&mut child);
+            let _ = child.wait();
+            tracing::warn!(%command, secs = self.git.timeout.as_secs(), "git timed out and was killed");
+            return Err(WorktreeError::GitTimedOut {
+                command,
+                after: self.git.timeout,
+            });
+        };
+        // Git has exited; what it wrote to stderr is all there (a grandchild that kept the pipe
+        // is not waited on for long).
+        let stderr = stderr
+            .recv_timeout(Duration::from_secs(2))
+            .unwrap_or_default();
         if let Some(writer) = writer {
             let _ = writer.join();
         }
         Ok(Output {
-            success: out.status.success(),
-            stdout: out.stdout,
-            stderr: out.stderr,
+            success: status.success(),
+            stdout,
+            stderr,
         })
     }
 
@@ -224,6 +318,23 @@ impl Call<'_> {
             text.push_str(" …");
         }
         text
+    }
+}
+
+/// The child's exit status once it exits within `left`, else `None` (still running).
+fn wait_until(child: &mut Child, left: Duration) -> Result<Option<std::process::ExitStatus>> {
+    // Stdout is closed, so git is exiting; a short poll, not a busy loop, covers the rest.
+    let deadline = std::time::Instant::now() + left;
+    let mut pause = Duration::from_micros(100);
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(Some(status));
+        }
+        if std::time::Instant::now() >= deadline {
+            return Ok(None);
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(20));
     }
 }
 

@@ -26,6 +26,14 @@
 //! Checkpoint commits carry the fixed identity `Forkhost <forkhost@localhost>`, so no user
 //! configuration is needed. The cost is about 1.5–2× one `git status` (`benches/checkpoint.rs`).
 //!
+//! # The scope
+//! A checkpoint given its thread's folder ([`CheckpointSpec::within`]) walks only that folder:
+//! untracked files and unsaved edits elsewhere in the repository are not recorded (tracked
+//! files elsewhere keep their staged contents, which the repository holds already). A
+//! repository with `status.showUntrackedFiles=no` (how dotfiles repositories are usually set
+//! up) has no untracked file recorded at all. Which repositories get checkpoints at all is the
+//! caller's decision (the Host skips one rooted at the home folder).
+//!
 //! # The size limit
 //! Untracked files larger than [`DEFAULT_SIZE_LIMIT`] (20 MiB, per checkpoint configurable) are
 //! left out and listed in [`Checkpoint::skipped`]: an unignored dataset or build output would
@@ -40,7 +48,9 @@
 //! # What is never deleted
 //! [`Repo::prune`] deletes only `refs/forkhost/<thread>/*`. [`Repo::remove_worktree`] removes a
 //! worktree this repository lists (never the main checkout) only when nothing would be lost or
-//! the user accepted exactly the loss [`Repo::worktree_state`] reported; it then deletes the
+//! the user accepted exactly the loss [`Repo::worktree_state`] reported (uncommitted files,
+//! unpushed commits, and the ignored files made there, which `git worktree remove` deletes
+//! too); it then deletes the
 //! worktree's branch only if it is a `forkhost/` branch. A worktree folder the user deleted
 //! themselves only has git's record pruned. [`Repo::apply_changes`] refuses rather than overwrite
 //! uncommitted work in the target. No call here touches the user's branches, tags, stash, or
@@ -67,7 +77,7 @@ pub use apply::Applied;
 pub use checkpoint::{Checkpoint, CheckpointSpec, REF_PREFIX};
 pub use diff::{FileDiff, FileStatus};
 pub use error::{Loss, Result, WorktreeError};
-pub use git::Git;
+pub use git::{Git, DEFAULT_TIMEOUT};
 pub use include::INCLUDE_FILE;
 pub use oid::Oid;
 pub use removal::{Confirm, WorktreeState};

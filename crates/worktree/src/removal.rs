@@ -18,6 +18,9 @@ pub struct WorktreeState {
     pub exists: bool,
     /// Files with uncommitted changes, untracked ones included (ignored ones not).
     pub uncommitted: Vec<String>,
+    /// Gitignored files made in the worktree, which removing its folder deletes (see
+    /// [`Loss::ignored`]).
+    pub ignored: Vec<String>,
     /// Commits on its branch not on any other branch or remote, beyond the checkpoint it
     /// started from.
     pub unpushed_commits: usize,
@@ -30,6 +33,7 @@ impl WorktreeState {
         Loss {
             files: self.uncommitted.clone(),
             commits: self.unpushed_commits,
+            ignored: self.ignored.clone(),
         }
     }
 }
@@ -87,12 +91,14 @@ impl Repo {
             return Ok(WorktreeState {
                 exists: false,
                 uncommitted: Vec::new(),
+                ignored: Vec::new(),
                 unpushed_commits: 0,
                 branch: None,
             });
         };
         let tree = self.sibling(path)?;
         let uncommitted = tree.uncommitted()?;
+        let ignored = tree.ignored_made_here(&self.root)?;
 
         let mut rev_list = tree
             .git
@@ -117,6 +123,7 @@ impl Repo {
         Ok(WorktreeState {
             exists: true,
             uncommitted,
+            ignored,
             unpushed_commits,
             branch: listed.branch,
         })

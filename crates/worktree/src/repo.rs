@@ -91,6 +91,21 @@ impl Repo {
         &self.common_dir
     }
 
+    /// A boolean setting of this repository as git reads it (any config file), `None` when
+    /// unset or not a boolean.
+    pub fn config_bool(&self, key: &str) -> Result<Option<bool>> {
+        let out = self
+            .git
+            .call(&self.root)
+            .args(["config", "--type=bool", "--get", "--end-of-options", key])
+            .output()?;
+        Ok(match String::from_utf8_lossy(&out.stdout).trim() {
+            "true" if out.success => Some(true),
+            "false" if out.success => Some(false),
+            _ => None,
+        })
+    }
+
     /// The commit HEAD points at, or `None` in a repository with no commits yet.
     pub fn head(&self) -> Result<Option<Oid>> {
         self.resolve_commit("HEAD")

@@ -6,8 +6,17 @@
 //! to the copy (`GIT_INDEX_FILE`), so the user's index, staged changes included, is never
 //! touched; the copy is deleted when the snapshot is done. Staged changes are in the copy
 //! already, so only the working-file side of `status` needs staging.
+//!
+//! Why a scope: the repository holding a thread's folder may be far larger than the folder (a
+//! dotfiles repository in the home folder holds every secret the user has). Only the thread's
+//! folder is walked and re-read: working-file changes and untracked files elsewhere are left
+//! out, and tracked files elsewhere keep their index contents (already in the repository).
+//! A repository configured `status.showUntrackedFiles=no` (the dotfiles convention: "only what
+//! I added") gets no untracked files at all.
 
-use crate::error::Result;
+use std::path::Path;
+
+use crate::error::{Result, WorktreeError};
 use crate::git::nul_joined;
 use crate::oid::Oid;
 use crate::repo::Repo;
@@ -57,7 +66,19 @@ impl Repo {
     ///
     /// Three git passes: one `status` (the stat refresh and untracked walk `git status` itself
     /// does, on the copy), one `update-index` fed exactly the paths that differ, one `write-tree`.
-    pub(crate) fn snapshot(&self, size_limit: u64) -> Result<Snapshot> {
+    ///
+    /// `within` (a folder inside the checkout) limits the walk to that folder; `None` is the
+    /// whole checkout.
+    pub(crate) fn snapshot(&self, size_limit: u64, within: Option<&Path>) -> Result<Snapshot> {
+        let scope = match within {
+            Some(folder) => self.pathspec_of(folder)?,
+            None => None,
+        };
+        let untracked = if self.shows_untracked()? {
+            "--untracked-files=all"
+        } else {
+            "--untracked-files=no"
+        };
         let temp = tempfile::Builder::new()
             .prefix("forkhost-index-")
             .tempdir()?;
@@ -71,7 +92,7 @@ impl Repo {
             Err(e) => return Err(e.into()),
         }
 
-        let status = self
+        let mut status = self
             .git
             .call(&self.root)
             .env("GIT_INDEX_FILE", &index)
@@ -80,10 +101,13 @@ impl Repo {
                 "--porcelain=v2",
                 "--branch",
                 "-z",
-                "--untracked-files=all",
+                untracked,
                 "--no-renames",
-            ])
-            .run()?;
+            ]);
+        if let Some(scope) = &scope {
+            status = status.arg("--").arg(scope);
+        }
+        let status = status.run()?;
         let pending = parse_status(&status);
 
         let mut skipped: Vec<Skipped> = pending
@@ -142,6 +166,42 @@ impl Repo {
             skipped,
             head: pending.head,
         })
+    }
+}
+
+impl Repo {
+    /// `folder` as a literal pathspec relative to the checkout's top, `None` for the top
+    /// itself. A folder outside the checkout is [`WorktreeError::NotARepository`].
+    fn pathspec_of(&self, folder: &Path) -> Result<Option<String>> {
+        let real = folder.canonicalize()?;
+        let root = self.root.canonicalize()?;
+        let Ok(rel) = real.strip_prefix(&root) else {
+            return Err(WorktreeError::NotARepository(folder.to_owned()));
+        };
+        let parts: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if parts.is_empty() {
+            return Ok(None);
+        }
+        // `literal`: a folder named `*` or `:x` means itself, not a pattern.
+        Ok(Some(format!(":(literal){}", parts.join("/"))))
+    }
+
+    /// Whether the repository wants untracked files seen (`status.showUntrackedFiles` is not
+    /// `no`/false). One `git config` call: its value may come from any config file.
+    fn shows_untracked(&self) -> Result<bool> {
+        let out = self
+            .git
+            .call(&self.root)
+            .args(["config", "--get", "status.showUntrackedFiles"])
+            .output()?;
+        // Exit 1: not set, git's default (`normal`).
+        let value = String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .to_ascii_lowercase();
+        Ok(!matches!(value.as_str(), "no" | "false" | "off" | "0"))
     }
 }
 

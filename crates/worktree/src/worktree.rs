@@ -17,6 +17,10 @@ use crate::repo::Repo;
 /// deletes it with the worktree.
 pub(crate) const BASE_FILE: &str = "forkhost-base";
 
+/// Beside it, the `.worktreeinclude` files copied in (one path a line): those still as in the
+/// source are no loss when the worktree is removed.
+pub(crate) const INCLUDED_FILE: &str = "forkhost-included";
+
 #[derive(Debug, Clone)]
 pub struct WorktreeSpec {
     /// The commit (usually a checkpoint) the worktree starts at.
@@ -57,6 +61,11 @@ impl Repo {
         let created = self.sibling(&spec.path)?;
         std::fs::write(created.git_dir.join(BASE_FILE), format!("{base}\n"))?;
         let included = self.copy_included(&created.root)?;
+        if !included.is_empty() {
+            let mut list = included.join("\n");
+            list.push('\n');
+            std::fs::write(created.git_dir.join(INCLUDED_FILE), list)?;
+        }
         tracing::info!(branch, included = included.len(), "worktree created");
         Ok(Worktree {
             path: created.root,

@@ -248,3 +248,121 @@ fn checkpoint_records_deletions_a_file_turned_folder_and_a_merge_conflict() {
     );
     assert_eq!(repo.index_bytes(), index, "still mid-merge for the user");
 }
+
+/// A repository far larger than the thread's folder (a dotfiles repository in the home folder):
+/// a checkpoint given the folder records no untracked file and no unsaved edit outside it.
+#[test]
+fn a_checkpoint_within_a_folder_records_nothing_outside_it() {
+    let sb = Sandbox::new();
+    let home = sb.repo();
+    home.write(".bashrc", "committed\n");
+    home.commit_all("dotfiles");
+    home.write(".bashrc", "edited, with a token\n");
+    home.write("secret.txt", "hunter2\n");
+    home.write(".ssh/id_ed25519", "PRIVATE KEY\n");
+    home.write("proj/main.rs", "fn main() {}\n");
+    home.write("proj/src/lib.rs", "// lib\n");
+    let proj = home.path.join("proj");
+
+    let cp = home
+        .open()
+        .checkpoint(&CheckpointSpec::new("t1", "t1-start").within(&proj))
+        .expect("checkpoint");
+    let paths = tree_paths(&home, cp.commit.as_str());
+    assert_eq!(paths, vec![".bashrc", "proj/main.rs", "proj/src/lib.rs"]);
+    let c = cp.commit.as_str();
+    assert_eq!(
+        home.git(&["show", &format!("{c}:.bashrc")]),
+        "committed\n",
+        "a tracked file outside keeps its committed contents, not the edit"
+    );
+    // Without the scope the whole home folder would be recorded (the finding).
+    let all = home
+        .open()
+        .checkpoint(&CheckpointSpec::new("t1", "whole"))
+        .expect("checkpoint");
+    assert!(tree_paths(&home, all.commit.as_str()).contains(&"secret.txt".to_owned()));
+}
+
+/// `status.showUntrackedFiles=no` (the dotfiles convention) means no untracked file is
+/// recorded; edits to tracked files still are.
+#[test]
+fn show_untracked_files_no_is_respected() {
+    let sb = Sandbox::new();
+    let repo = sb.repo();
+    repo.write("a.txt", "one\n");
+    repo.commit_all("first");
+    repo.git(&["config", "status.showUntrackedFiles", "no"]);
+    repo.write("a.txt", "two\n");
+    repo.write("untracked.txt", "not asked for\n");
+    let cp = repo
+        .open()
+        .checkpoint(&CheckpointSpec::new("t1", "t1-start").within(&repo.path))
+        .expect("checkpoint");
+    assert_eq!(tree_paths(&repo, cp.commit.as_str()), vec!["a.txt"]);
+    assert_eq!(
+        repo.git(&["show", &format!("{}:a.txt", cp.commit.as_str())]),
+        "two\n"
+    );
+}
+
+/// A git that hangs is killed at its deadline with what it started, and the call is a typed
+/// error rather than a wait without end.
+#[cfg(unix)]
+#[test]
+fn a_hung_git_is_killed_at_its_deadline() {
+    use forkhost_worktree::{Git, WorktreeError};
+    use std::os::unix::fs::PermissionsExt;
+    use std::time::{Duration, Instant};
+
+    let sb = Sandbox::new();
+    let repo = sb.repo();
+    repo.write("a.txt", "one\n");
+    repo.commit_all("first");
+    // A `git` whose `status` hangs in a child process (as a stuck filter or lock would).
+    let bin = tempfile::tempdir().unwrap();
+    let pid_file = bin.path().join("sleep.pid");
+    let real = String::from_utf8(
+        std::process::Command::new("sh")
+            .args(["-c", "command -v git"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let wrapper = bin.path().join("git");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nfor a in \"$@\"; do if [ \"$a\" = status ]; then sleep 60 & echo $! > '{}'; wait; fi; done\nexec '{}' \"$@\"\n",
+            pid_file.display(),
+            real.trim()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let git = Git::with_program(&wrapper)
+        .unwrap()
+        .env("HOME", sb.home.path())
+        .env("GIT_CONFIG_GLOBAL", sb.home.path().join("gitconfig"))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .timeout(Duration::from_secs(2));
+    let r = Repo::discover(&git, &repo.path).unwrap().unwrap();
+    let started = Instant::now();
+    let err = r
+        .checkpoint(&CheckpointSpec::new("t1", "t1-start"))
+        .unwrap_err();
+    assert!(
+        matches!(err, WorktreeError::GitTimedOut { .. }),
+        "expected a timeout, got {err:?}"
+    );
+    assert!(err.to_string().contains("git status"), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(30));
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    let alive = || std::path::Path::new(&format!("/proc/{}", pid.trim())).exists();
+    let until = Instant::now() + Duration::from_secs(5);
+    while alive() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!alive(), "the hung git's child was killed too");
+}

@@ -1,7 +1,9 @@
 mod common;
 
 use common::{files_in, outside_folder, write_in, Sandbox};
-use forkhost_worktree::{CheckpointSpec, Confirm, Loss, Repo, WorktreeError, WorktreeSpec};
+use forkhost_worktree::{
+    CheckpointSpec, Confirm, Loss, Repo, WorktreeError, WorktreeSpec, INCLUDE_FILE,
+};
 
 #[test]
 fn a_worktree_from_the_first_of_three_checkpoints_has_turn_one_files() {
@@ -175,6 +177,7 @@ fn a_dirty_worktree_is_removed_only_with_the_exact_loss_confirmed() {
     let partial = Loss {
         files: vec!["a.txt".into()],
         commits: 1,
+        ignored: Vec::new(),
     };
     assert!(matches!(
         r.remove_worktree(&path, Confirm::Accept(partial)),
@@ -297,4 +300,59 @@ fn fork_commits_kept_on_another_branch_are_not_counted_as_lost() {
     r.remove_worktree(&path, Confirm::NothingToLose)
         .expect("nothing to lose");
     assert!(repo.git_ok(&["rev-parse", "--verify", "-q", "refs/heads/saved"]));
+}
+
+/// Ignored files made in a fork's worktree (review M6): a local database and a whole ignored
+/// folder are part of the loss, so a silent removal is refused and nothing is deleted; an
+/// unchanged `.worktreeinclude` copy is no loss, an edited one is.
+#[test]
+fn ignored_files_made_in_a_worktree_block_a_silent_removal() {
+    let sb = Sandbox::new();
+    let repo = sb.repo();
+    repo.write(".gitignore", "*.db\n.env\n.venv/\n");
+    repo.write(INCLUDE_FILE, ".env\n");
+    repo.write("a.txt", "a");
+    repo.commit_all("first");
+    repo.write(".env", "KEY=source\n");
+    let r = repo.open();
+    let cp = r
+        .checkpoint(&CheckpointSpec::new("t", "t1-end"))
+        .expect("checkpoint");
+    let (_keep, path) = outside_folder("ignored");
+    let wt = r
+        .create_worktree(&WorktreeSpec {
+            at: cp.commit,
+            path: path.clone(),
+            branch: "forkhost/ignored".into(),
+        })
+        .expect("worktree");
+    assert_eq!(wt.included, vec![".env"]);
+    assert!(
+        r.worktree_state(&path).expect("state").loss().is_empty(),
+        "the copy is no loss"
+    );
+
+    write_in(&path, "local.db", "rows");
+    write_in(&path, ".venv/lib/site.py", "x");
+    write_in(&path, ".venv/bin/python", "x");
+    let state = r.worktree_state(&path).expect("state");
+    assert!(state.uncommitted.is_empty(), "{state:?}");
+    assert_eq!(state.ignored, vec![".venv/", "local.db"]);
+    match r.remove_worktree(&path, Confirm::NothingToLose) {
+        Err(WorktreeError::Dirty { what_would_be_lost }) => {
+            assert_eq!(what_would_be_lost.ignored, vec![".venv/", "local.db"]);
+        }
+        other => panic!("expected Dirty, got {other:?}"),
+    }
+    assert!(
+        path.join("local.db").exists(),
+        "the refusal deleted nothing"
+    );
+
+    write_in(&path, ".env", "KEY=edited in the fork\n");
+    let state = r.worktree_state(&path).expect("state");
+    assert_eq!(state.ignored, vec![".env", ".venv/", "local.db"]);
+    r.remove_worktree(&path, Confirm::Accept(state.loss()))
+        .expect("removed once the loss is accepted");
+    assert!(!path.exists());
 }

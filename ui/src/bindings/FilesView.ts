@@ -14,6 +14,11 @@ folder_kind: string,
  */
 in_git: boolean, 
 /**
+ * Why a folder inside git gets no checkpoints (its repository is the home folder, or far
+ * above the folder), in words with how to opt in; `None` when it gets them.
+ */
+checkpoints_note: string | null, 
+/**
  * Whether the thread's folder still exists.
  */
 folder_exists: boolean, 

@@ -1,5 +1,6 @@
 // Archiving a thread that has a worktree: keep it, or remove it too. With something to lose the
-// dialog names exactly what (the files, the commits) and removal passes that loss back.
+// dialog names exactly what (the files, the ignored files made there such as a local database,
+// the commits, the other threads working in that folder) and removal passes that loss back.
 import { useState } from "react";
 import { Modal } from "../dialogs/Modal";
 import { closeDialog } from "../dialogs/open";
@@ -41,6 +42,30 @@ export function ArchiveDialog({ threadId, loss }: { threadId: string; loss: Work
                 ))}
               </ul>
             )}
+            {loss.ignored.length > 0 && (
+              <>
+                <p>Ignored by git, made in the worktree (not in any checkpoint):</p>
+                <ul>
+                  {loss.ignored.map((f) => (
+                    <li key={f} data-loss-ignored={f}>
+                      {f}
+                    </li>
+                  ))}
+                </ul>
+              </>
+            )}
+            {loss.other_threads.length > 0 && (
+              <>
+                <p>Other threads work in this folder and would lose it:</p>
+                <ul>
+                  {loss.other_threads.map((t) => (
+                    <li key={t.id} data-loss-thread={t.id}>
+                      {t.title}
+                    </li>
+                  ))}
+                </ul>
+              </>
+            )}
             {loss.commits > 0 && (
               <p data-loss-commits={loss.commits}>
                 {loss.commits === 1 ? "1 commit" : `${loss.commits} commits`} on its branch that no other branch or
@@ -50,7 +75,8 @@ export function ArchiveDialog({ threadId, loss }: { threadId: string; loss: Work
           </div>
         ) : (
           <p className="muted" data-loss="false">
-            Nothing would be lost: it has no uncommitted changes and no commits of its own.
+            Nothing would be lost: it has no uncommitted changes, no ignored files made there, no commits of its
+            own, and no other thread works in it.
           </p>
         )}
         {error && (

@@ -100,7 +100,7 @@ describe("Compare", () => {
 
 describe("the folder in the header", () => {
   it("shows a worktree with its branch, and Changes", async () => {
-    m.files.mockResolvedValue({ folder_kind: "worktree", in_git: true, folder_exists: true, branch: "forkhost/fork-1", base_commit: "c", checkpoints: [] });
+    m.files.mockResolvedValue({ folder_kind: "worktree", in_git: true, checkpoints_note: null, folder_exists: true, branch: "forkhost/fork-1", base_commit: "c", checkpoints: [] });
     const view = render(<FolderChip thread={fork} />);
     const chip = await view.findByText("worktree · forkhost/fork-1");
     expect(chip.dataset.folderKind).toBe("worktree");
@@ -109,14 +109,14 @@ describe("the folder in the header", () => {
   });
 
   it("says a folder outside git has no checkpoints (and offers no setup command)", async () => {
-    m.files.mockResolvedValue({ folder_kind: "folder", in_git: false, folder_exists: true, branch: null, base_commit: null, checkpoints: [] });
+    m.files.mockResolvedValue({ folder_kind: "folder", in_git: false, checkpoints_note: null, folder_exists: true, branch: null, base_commit: null, checkpoints: [] });
     const view = render(<FolderChip thread={source} />);
     await view.findByText("not a git repository (no checkpoints)");
     expect(view.container.querySelector('[data-action="setup-command"]')).toBeNull();
   });
 
   it("opens the repository's setup command from a folder in git", async () => {
-    m.files.mockResolvedValue({ folder_kind: "folder", in_git: true, folder_exists: true, branch: null, base_commit: null, checkpoints: [] });
+    m.files.mockResolvedValue({ folder_kind: "folder", in_git: true, checkpoints_note: null, folder_exists: true, branch: null, base_commit: null, checkpoints: [] });
     const view = render(<FolderChip thread={source} />);
     fireEvent.click(await view.findByText("Setup…"));
     expect(store.get().dialog).toEqual({ kind: "setup", threadId: "src" });
@@ -124,7 +124,7 @@ describe("the folder in the header", () => {
 
   it("a folder that is gone is a clear state with Remove worktree and Archive", async () => {
     m.files.mockReset();
-    store.set({ files: { fork: { folder_kind: "worktree", in_git: true, folder_exists: false, branch: "b", base_commit: null, checkpoints: [] } } });
+    store.set({ files: { fork: { folder_kind: "worktree", in_git: true, checkpoints_note: null, folder_exists: false, branch: "b", base_commit: null, checkpoints: [] } } });
     const view = render(<FolderBar thread={fork} />);
     expect(view.container.textContent).toContain("Its folder is gone");
     m.removeWorktree.mockResolvedValue(undefined);
@@ -149,8 +149,11 @@ describe("the folder in the header", () => {
 
 describe("the archive dialog", () => {
   it("names exactly what removing would lose", () => {
-    store.set({ dialog: { kind: "archive", threadId: "fork", loss: { exists: true, files: ["a.txt", "b.txt"], commits: 1 } } });
-    const view = render(<ArchiveDialog threadId="fork" loss={{ exists: true, files: ["a.txt", "b.txt"], commits: 1 }} />);
+    const loss = { exists: true, files: ["a.txt", "b.txt"], commits: 1, ignored: ["local.db"], other_threads: [{ id: "b", title: "Fork B" }] };
+    store.set({ dialog: { kind: "archive", threadId: "fork", loss } });
+    const view = render(<ArchiveDialog threadId="fork" loss={loss} />);
+    expect(view.container.querySelector('[data-loss-ignored="local.db"]')).not.toBeNull();
+    expect(view.container.querySelector('[data-loss-thread="b"]')?.textContent).toBe("Fork B");
     expect(view.container.querySelector('[data-loss-file="a.txt"]')).not.toBeNull();
     expect(view.container.querySelector('[data-loss-file="b.txt"]')).not.toBeNull();
     expect(view.container.querySelector('[data-loss-commits="1"]')).not.toBeNull();

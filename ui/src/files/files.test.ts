@@ -12,6 +12,7 @@ const m = vi.mocked(ipc);
 const files = (over: Partial<ipc.FilesView> = {}): ipc.FilesView => ({
   folder_kind: "folder",
   in_git: true,
+  checkpoints_note: null,
   folder_exists: true,
   branch: null,
   base_commit: null,
@@ -32,6 +33,9 @@ describe("the folder's words", () => {
     expect(folderWords(files({ in_git: false })).label).toBe("not a git repository (no checkpoints)");
     expect(folderWords(files({ folder_exists: false, folder_kind: "worktree" })).kind).toBe("gone");
     expect(folderWords(files({ checkpoints: [{ turn: 1, edge: "end", commit: "c" }] })).label).toBe("git · 1 checkpoint");
+    const home = folderWords(files({ checkpoints_note: "no file checkpoints: the repository /home/me is your home folder" }));
+    expect(home.label).toBe("git · no checkpoints");
+    expect(home.title).toContain("home folder");
   });
 });
 
@@ -78,7 +82,7 @@ describe("folder trust", () => {
 });
 
 describe("archiving a thread with a worktree", () => {
-  const loss = { exists: true, files: ["notes.txt"], commits: 2 };
+  const loss = { exists: true, files: ["notes.txt"], commits: 2, ignored: [], other_threads: [] };
 
   it("asks first, naming the loss, and removes nothing", async () => {
     m.files.mockResolvedValue(files({ folder_kind: "worktree", branch: "forkhost/f" }));
@@ -88,6 +92,10 @@ describe("archiving a thread with a worktree", () => {
     expect(m.archive).not.toHaveBeenCalled();
     expect(m.removeWorktree).not.toHaveBeenCalled();
     expect(lossWords(loss)).toBe("1 file with uncommitted changes and 2 commits no other branch has");
+    const ignoredOnly = { exists: true, files: [], commits: 0, ignored: ["local.db"], other_threads: [] };
+    expect(lossWords(ignoredOnly)).toBe("1 ignored file made there");
+    const shared = { ...ignoredOnly, other_threads: [{ id: "b", title: "B" }] };
+    expect(lossWords(shared)).toBe("1 ignored file made there and the folder of 1 other thread");
   });
 
   it("a thread without a worktree is archived at once", async () => {
@@ -101,7 +109,7 @@ describe("archiving a thread with a worktree", () => {
     m.removeWorktree.mockResolvedValue(undefined);
     expect(await archiveWithWorktree("f", true, loss)).toBeNull();
     expect(m.removeWorktree).toHaveBeenCalledWith("f", loss);
-    expect(await archiveWithWorktree("f", true, { exists: true, files: [], commits: 0 })).toBeNull();
+    expect(await archiveWithWorktree("f", true, { exists: true, files: [], commits: 0, ignored: [], other_threads: [] })).toBeNull();
     expect(m.removeWorktree).toHaveBeenLastCalledWith("f", null);
   });
 

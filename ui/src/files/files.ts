@@ -49,6 +49,11 @@ export function folderWords(view: FilesView): { kind: string; label: string; tit
       title: "Forks of this thread share its folder: its files are not recorded per turn",
     };
   }
+  if (view.checkpoints_note) {
+    // In git, but the repository is the home folder or far above the thread's folder: its
+    // files are not recorded, and the note says how to opt in.
+    return { kind: "no-checkpoints", label: "git · no checkpoints", title: view.checkpoints_note };
+  }
   const n = view.checkpoints.length;
   return {
     kind: "folder",
@@ -137,9 +142,9 @@ export async function ensureTrust(
 
 // ---- archive and the worktree ---------------------------------------------------------------------
 
-/** Whether a loss holds anything (files or commits). */
+/** Whether a loss holds anything (files, ignored files, commits, other threads' folder). */
 export function losesSomething(loss: WorktreeLoss): boolean {
-  return loss.files.length > 0 || loss.commits > 0;
+  return loss.files.length > 0 || loss.commits > 0 || loss.ignored.length > 0 || loss.other_threads.length > 0;
 }
 
 /** What removing would lose, in words. */
@@ -148,10 +153,21 @@ export function lossWords(loss: WorktreeLoss): string {
   if (loss.files.length > 0) {
     parts.push(loss.files.length === 1 ? "1 file with uncommitted changes" : `${loss.files.length} files with uncommitted changes`);
   }
+  if (loss.ignored.length > 0) {
+    parts.push(loss.ignored.length === 1 ? "1 ignored file made there" : `${loss.ignored.length} ignored files made there`);
+  }
   if (loss.commits > 0) {
     parts.push(loss.commits === 1 ? "1 commit no other branch has" : `${loss.commits} commits no other branch has`);
   }
-  return parts.length === 0 ? "nothing" : parts.join(" and ");
+  if (loss.other_threads.length > 0) {
+    parts.push(
+      loss.other_threads.length === 1
+        ? "the folder of 1 other thread"
+        : `the folder of ${loss.other_threads.length} other threads`,
+    );
+  }
+  if (parts.length <= 1) return parts[0] ?? "nothing";
+  return `${parts.slice(0, -1).join(", ")} and ${parts[parts.length - 1]}`;
 }
 
 async function archiveOnly(threadId: string) {

@@ -1,7 +1,9 @@
 //! Checkpoints: at the start and the end of every turn the Host records the thread's working
 //! tree (tracked and untracked files, `.gitignore` respected, large files skipped) as a commit
 //! on a hidden ref of the user's repository, without touching their index, branch, stash or
-//! files (`Repo::checkpoint`). A folder outside git gets none, and says so.
+//! files (`Repo::checkpoint`), walking only the thread's folder. A folder outside git gets
+//! none, and so does one in a repository much wider than the folder ([`super::scope`]); both
+//! say so.
 
 use std::path::{Path, PathBuf};
 
@@ -10,6 +12,7 @@ use forkhost_worktree::{CheckpointSpec, Git, Oid, Repo};
 use serde::Serialize;
 
 use super::error::blocking;
+use super::scope::NoCheckpoints;
 use crate::error::HostResult;
 use crate::host::Host;
 
@@ -50,6 +53,9 @@ pub struct FilesView {
     pub folder_kind: String,
     /// Whether the folder is inside a git repository (else: no checkpoints).
     pub in_git: bool,
+    /// Why a folder inside git gets no checkpoints (its repository is the home folder, or far
+    /// above the folder), in words with how to opt in; `None` when it gets them.
+    pub checkpoints_note: Option<String>,
     /// Whether the thread's folder still exists.
     pub folder_exists: bool,
     /// The worktree's branch, for a worktree.
@@ -98,13 +104,23 @@ impl Host {
         ordinal: i64,
         edge: TurnEdge,
     ) -> Option<Oid> {
-        let repo = repo_of(folder).await?;
+        let repo = match self.checkpoint_repo(folder).await {
+            Ok(repo) => repo,
+            Err(NoCheckpoints::NotInGit) => return None,
+            Err(NoCheckpoints::TooWide(why)) => {
+                // The path is the user's repository, not a prompt; the words are shown in the
+                // thread's files view too.
+                tracing::info!(thread = %thread_id, reason = %why, "checkpoint skipped");
+                return None;
+            }
+        };
         let parent = self.latest_checkpoint(thread_id).await;
         let label = format!("t{ordinal}-{}", edge.edge().as_str());
         let spec = match parent {
             Some(parent) => CheckpointSpec::new(thread_id, label).parent(parent),
             None => CheckpointSpec::new(thread_id, label),
-        };
+        }
+        .within(folder);
         let started = std::time::Instant::now();
         let taken = blocking(move || repo.checkpoint(&spec)).await;
         let checkpoint = match taken {
@@ -161,7 +177,14 @@ impl Host {
         let folder = PathBuf::from(&row.cwd);
         let worktree = self.store().worktree(thread_id).await?;
         let folder_exists = folder.is_dir();
-        let in_git = folder_exists && repo_of(&folder).await.is_some();
+        let (in_git, checkpoints_note) = match folder_exists {
+            false => (false, None),
+            true => match self.checkpoint_repo(&folder).await {
+                Ok(_) => (true, None),
+                Err(NoCheckpoints::NotInGit) => (false, None),
+                Err(why) => (true, why.note()),
+            },
+        };
         let checkpoints = self
             .store()
             .checkpoints(thread_id)
@@ -180,6 +203,7 @@ impl Host {
             }
             .to_owned(),
             in_git,
+            checkpoints_note,
             folder_exists,
             branch: worktree.as_ref().map(|w| w.branch.clone()),
             base_commit: worktree.map(|w| w.base_commit),

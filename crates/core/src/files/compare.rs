@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use forkhost_worktree::{CheckpointSpec, FileDiff, FileStatus, Oid, Repo};
 use serde::Serialize;
 
-use super::checkpoints::repo_of;
 use super::error::blocking;
+use super::scope::NoCheckpoints;
 use crate::error::{HostError, HostResult};
 use crate::host::Host;
 
@@ -68,21 +68,22 @@ impl Host {
                 folder.display()
             )));
         }
-        match repo_of(&folder).await {
-            Some(repo) => Ok((repo, folder)),
-            None => Err(HostError::Unsupported(format!(
+        match self.checkpoint_repo(&folder).await {
+            Ok(repo) => Ok((repo, folder)),
+            Err(NoCheckpoints::NotInGit) => Err(HostError::Unsupported(format!(
                 "{} is not in a git repository: it has no checkpoints to compare",
                 folder.display()
             ))),
+            Err(NoCheckpoints::TooWide(why)) => Err(HostError::Unsupported(why)),
         }
     }
 
     /// The thread's files as they are now, recorded as its `current` checkpoint (a hidden ref
     /// that moves with every call; pruned with the thread).
     async fn current_files(&self, thread_id: &str) -> HostResult<(Repo, Oid)> {
-        let (repo, _) = self.repo_of_thread(thread_id).await?;
+        let (repo, folder) = self.repo_of_thread(thread_id).await?;
         let snapshot = repo.clone();
-        let spec = CheckpointSpec::new(thread_id, "current");
+        let spec = CheckpointSpec::new(thread_id, "current").within(folder);
         let taken = blocking(move || snapshot.checkpoint(&spec)).await?;
         Ok((repo, taken.commit))
     }
@@ -121,9 +122,17 @@ impl Host {
     /// changes. Refused (`conflict`, nothing changed) when the target has uncommitted changes
     /// in a file the fork touched, or the changes do not apply cleanly.
     pub async fn bring_back(&self, fork_id: &str, target: &str) -> HostResult<ChangesView> {
-        let changes = self.changes(fork_id, None).await?;
-        let (_, folder) = self.repo_of_thread(target).await?;
+        let (target_repo, folder) = self.repo_of_thread(target).await?;
         let (repo, _) = self.repo_of_thread(fork_id).await?;
+        // A patch of one repository applied to another would be guesswork against unrelated
+        // files (review L6); `changes` with two threads refuses the same way.
+        if target_repo.common_dir() != repo.common_dir() {
+            return Err(HostError::InvalidInput(format!(
+                "threads {fork_id} and {target} work in different repositories: the fork's \
+                 changes can only be brought back into its own repository"
+            )));
+        }
+        let changes = self.changes(fork_id, None).await?;
         let from: Oid = changes.from.parse()?;
         let to: Oid = changes.to.parse()?;
         let applied = blocking(move || repo.apply_changes(&from, &to, &folder)).await?;

@@ -19,7 +19,9 @@ impl From<WorktreeError> for HostError {
             WorktreeError::GitMissing(_) => {
                 HostError::Unsupported(format!("{text}: install git to fork with files"))
             }
-            WorktreeError::GitFailed { .. } => HostError::HarnessFailed(text),
+            WorktreeError::GitFailed { .. } | WorktreeError::GitTimedOut { .. } => {
+                HostError::HarnessFailed(text)
+            }
             WorktreeError::Io(_) => HostError::InvalidInput(text),
         }
     }

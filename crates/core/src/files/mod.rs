@@ -8,12 +8,13 @@ mod compare;
 mod error;
 mod lifecycle;
 mod prune;
+mod scope;
 mod setup;
 pub(crate) mod worktree_fork;
 
 pub use checkpoints::{CheckpointView, FilesView};
 pub use compare::{ChangesView, FileChangeView};
-pub use lifecycle::WorktreeLoss;
+pub use lifecycle::{ThreadInFolder, WorktreeLoss};
 pub use worktree_fork::ForkFiles;
 
 pub(crate) use checkpoints::{main_root, TurnEdge};

@@ -2,6 +2,13 @@
 //! caches: what a fresh checkout lacks), in the background, its output streamed as
 //! `worktree_setup` events and its end as `worktree_setup_ended`. The fork is usable at once;
 //! the command's output is the user's to read, never logged.
+//!
+//! Its processes never outlive the app, nor the command (review L5): on Unix the shell leads a
+//! process group of its own, watched like a harness's (`forkhost_harness::process::Tree`), so
+//! an app that quits or is killed takes `npm` and its children along; when the shell ends,
+//! whatever it left running in the background is killed too (it would hold the output pipes
+//! open and the command would never be seen to end). On Windows the shell dies with the app's
+//! handle (`kill_on_drop`) only.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -87,12 +94,32 @@ impl Host {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
+        #[cfg(unix)]
+        shell.process_group(0);
         let mut child = shell
             .spawn()
             .map_err(|e| format!("could not start the setup command: {e}"))?;
+        let tree = watch_tree(&child);
         let (out, err) = (child.stdout.take(), child.stderr.take());
-        let (a, b) = tokio::join!(self.stream(thread, out), self.stream(thread, err));
-        let _ = (a, b);
+        let pid = child.id();
+        let ended = async {
+            #[cfg(unix)]
+            if let (Some(tree), Some(pid)) = (&tree, pid) {
+                // Exited but not reaped yet, so its group id is still its own to signal.
+                let waited = tokio::task::spawn_blocking(move || {
+                    forkhost_harness::process::wait_exited(pid)
+                })
+                .await;
+                if !matches!(waited, Ok(Ok(()))) {
+                    tracing::warn!("could not wait for the setup command's shell");
+                }
+                tree.kill();
+                tree.release();
+            }
+            #[cfg(not(unix))]
+            let _ = (&tree, pid);
+        };
+        tokio::join!(self.stream(thread, out), self.stream(thread, err), ended);
         let status = child.wait().await.map_err(|e| e.to_string())?;
         match status.success() {
             true => Ok(()),
@@ -113,6 +140,25 @@ impl Host {
             });
         }
     }
+}
+
+/// The shell's process group under the harness crate's watchdog (Unix), so the app's end ends
+/// it; `None` where that is not available (the shell then dies with the app's handle only).
+#[cfg(unix)]
+fn watch_tree(child: &tokio::process::Child) -> Option<forkhost_harness::process::Tree> {
+    let pid = child.id()?;
+    match forkhost_harness::process::Tree::adopt(pid, None) {
+        Ok(tree) => Some(tree),
+        Err(err) => {
+            tracing::warn!(error = %err, "no watchdog for the setup command");
+            None
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn watch_tree(_child: &tokio::process::Child) -> Option<()> {
+    None
 }
 
 #[cfg(unix)]

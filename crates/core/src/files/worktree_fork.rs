@@ -11,8 +11,9 @@ use forkhost_store::{Boundary, ThreadRow, WorktreeRow};
 use forkhost_worktree::{CheckpointSpec, Confirm, Oid, Repo, WorktreeSpec};
 use serde::Deserialize;
 
-use super::checkpoints::{repo_of, TurnEdge};
+use super::checkpoints::TurnEdge;
 use super::error::blocking;
+use super::scope::NoCheckpoints;
 use crate::error::{HostError, HostResult};
 use crate::host::Host;
 
@@ -77,18 +78,9 @@ impl Host {
             return Ok(Decided::SameFolder { note: None });
         }
         let folder = PathBuf::from(&source.cwd);
-        let Some(repo) = repo_of(&folder).await else {
-            let why = format!(
-                "{} is not in a git repository, so the fork uses the same folder",
-                folder.display()
-            );
-            // Asked for a worktree, it is refused in words; by default the fork just uses the
-            // folder, whose `FilesView` (`in_git: false`) says why, rather than a note on
-            // every fork there.
-            return match files {
-                ForkFiles::Worktree => Err(HostError::Unsupported(why)),
-                _ => Ok(Decided::SameFolder { note: None }),
-            };
+        let repo = match self.checkpoint_repo(&folder).await {
+            Ok(repo) => repo,
+            Err(refused) => return decide_without(&folder, refused, files),
         };
         let has_checkpoints = !self.store().checkpoints(&source.id).await?.is_empty();
         if files == ForkFiles::Auto && !has_checkpoints {
@@ -104,9 +96,8 @@ impl Host {
                 let label = format!("fork-{child_id}");
                 let snapshot = repo.clone();
                 let source_id = source.id.clone();
-                let taken =
-                    blocking(move || snapshot.checkpoint(&CheckpointSpec::new(source_id, label)))
-                        .await?;
+                let spec = CheckpointSpec::new(source_id, label).within(&folder);
+                let taken = blocking(move || snapshot.checkpoint(&spec)).await?;
                 let note = "no checkpoint of the files at that point (the turn is from before \
                             Forkhost hosted the thread): the fork starts from the current files";
                 (taken.commit, Some(note.to_owned()))
@@ -160,6 +151,24 @@ impl Host {
             .join("worktrees")
             .join(format!("{}-{:08x}", clean(&name), hasher.finish() as u32))
             .join(child_id)
+    }
+}
+
+/// The files decision where the source's folder gets no checkpoints: outside git, or in a
+/// repository too wide to checkpoint ([`super::scope`]). Asked for a worktree, it is refused
+/// in words; by default the fork just uses the folder, whose `FilesView` says why, rather than
+/// a note on every fork there.
+fn decide_without(folder: &Path, refused: NoCheckpoints, files: ForkFiles) -> HostResult<Decided> {
+    let why = match refused {
+        NoCheckpoints::NotInGit => format!(
+            "{} is not in a git repository, so the fork uses the same folder",
+            folder.display()
+        ),
+        NoCheckpoints::TooWide(why) => format!("{why}; the fork uses the same folder"),
+    };
+    match files {
+        ForkFiles::Worktree => Err(HostError::Unsupported(why)),
+        _ => Ok(Decided::SameFolder { note: None }),
     }
 }
 

@@ -75,6 +75,27 @@ pub struct CodexRuntime {
     approvals: Arc<Mutex<Approvals>>,
     /// A mode chosen since the thread started: sent with the next turns.
     mode_change: Option<PermissionMode>,
+    /// Which words the process holds an explicit value for (from `thread/start`, `resume`,
+    /// `fork` or a `turn/start` override) rather than `config.toml`'s. Such a word going back
+    /// to the default must be sent as config's value: `turn/start` overrides stick "for this
+    /// turn and subsequent turns", and omitting a word keeps the last one (review M7).
+    explicit: Explicit,
+}
+
+/// See [`CodexRuntime::explicit`].
+#[derive(Debug, Clone, Copy, Default)]
+struct Explicit {
+    policy: bool,
+    sandbox: bool,
+}
+
+impl Explicit {
+    fn of(mode: &PermissionMode) -> Explicit {
+        Explicit {
+            policy: mode.mode.is_some(),
+            sandbox: mode.sandbox.is_some(),
+        }
+    }
 }
 
 pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -124,6 +145,7 @@ impl CodexRuntime {
             state,
             approvals,
             mode_change: None,
+            explicit: Explicit::of(&spec.permissions),
         })
     }
 
@@ -154,15 +176,54 @@ impl CodexRuntime {
             state,
             approvals,
             mode_change: None,
+            // The spare forked with the source's words, which this runtime is not told: as if
+            // both were set, so a change back to the default sends config.toml's explicitly.
+            explicit: Explicit {
+                policy: true,
+                sandbox: true,
+            },
         }
     }
 
     /// Takes a new approval policy and sandbox from the next turn on (`turn/start`'s
     /// overrides), with no restart; a turn already running keeps its own.
+    ///
+    /// A word going back to the harness default (`None`) while the process holds an explicit
+    /// value for it is sent as `config.toml`'s value (`config/read` for the thread's folder):
+    /// an override sticks "for this turn and subsequent turns", so leaving the word out would
+    /// keep the old one, and a restart would not help either (`thread/resume` without the word
+    /// keeps the thread's last one; `host_modes` shows both). A config that names no value
+    /// gets the strictest word (`untrusted`, `read-only`): never looser than what the user
+    /// left (review M7).
     pub async fn set_mode(&mut self, mode: &PermissionMode) -> HarnessResult<bool> {
         check_permissions(mode)?;
-        self.mode_change = Some(mode.clone());
+        let mut change = mode.clone();
+        let policy_back = self.explicit.policy && mode.mode.is_none();
+        let sandbox_back = self.explicit.sandbox && mode.sandbox.is_none();
+        if policy_back || sandbox_back {
+            let configured = self.configured().await?;
+            if policy_back {
+                change.mode = Some(configured.mode.unwrap_or_else(|| "untrusted".into()));
+            }
+            if sandbox_back {
+                change.sandbox = Some(configured.sandbox.unwrap_or_else(|| "read-only".into()));
+            }
+            tracing::info!(
+                thread = %self.session.session_id,
+                policy = ?change.mode,
+                sandbox = ?change.sandbox,
+                "codex mode back to the configured default"
+            );
+        }
+        let now = Explicit::of(&change);
+        self.explicit.policy |= now.policy;
+        self.explicit.sandbox |= now.sandbox;
+        self.mode_change = Some(change);
         Ok(true)
+    }
+
+    async fn configured(&self) -> HarnessResult<PermissionMode> {
+        configured_in(self.live()?, &self.session.cwd).await
     }
 
     /// Answers the server's pending request `id`: `accept`, `acceptForSession`, `decline`, or
@@ -390,6 +451,28 @@ fn check_permissions(mode: &PermissionMode) -> HarnessResult<()> {
     )))
 }
 
+/// `config.toml`'s approval policy and sandbox as the server resolves them for `cwd` (project
+/// layers included); a word Forkhost does not offer (a granular policy object, a retired word)
+/// or none at all is `None`.
+async fn configured_in(server: &AppServer, cwd: &Path) -> HarnessResult<PermissionMode> {
+    let request = serde_json::json!({ "cwd": cwd.to_string_lossy() });
+    let result = server
+        .request("config/read", request, REQUEST_TIMEOUT)
+        .await
+        .map_err(|f| to_harness_error(f, &server.stderr_tail()))?;
+    let word = |key: &str, choices: &[&str]| {
+        result
+            .pointer(&format!("/config/{key}"))
+            .and_then(|v| v.as_str())
+            .filter(|w| choices.contains(w))
+            .map(str::to_owned)
+    };
+    Ok(PermissionMode {
+        mode: word("approval_policy", approvals::CHOICES.modes),
+        sandbox: word("sandbox_mode", approvals::CHOICES.sandboxes),
+    })
+}
+
 /// Handshake, then `thread/start` or `thread/resume`, with the approval policy and sandbox.
 async fn start_thread(
     server: &AppServer,
@@ -398,8 +481,24 @@ async fn start_thread(
     permissions: &PermissionMode,
 ) -> HarnessResult<NativeSession> {
     let codex_home = protocol::initialize(server, false).await?;
-    let approval_policy = permissions.mode.clone();
-    let sandbox = permissions.sandbox.clone();
+    let mut approval_policy = permissions.mode.clone();
+    let mut sandbox = permissions.sandbox.clone();
+    if resume.is_some() && (approval_policy.is_none() || sandbox.is_none()) {
+        // `thread/resume` without a word keeps the thread's last one (an override from an
+        // earlier mode), not config.toml's: the default is sent as config's value when it
+        // names one (review M7).
+        // Best effort: a Codex without `config/read` still resumes, as before.
+        match configured_in(server, cwd).await {
+            Ok(configured) => {
+                approval_policy = approval_policy.or(configured.mode);
+                sandbox = sandbox.or(configured.sandbox);
+            }
+            // Its words may carry the server's stderr: not for the log.
+            Err(_) => {
+                tracing::warn!("codex config/read failed; resuming with the thread's last mode")
+            }
+        }
+    }
     let (method, request) = match resume {
         None => (
             "thread/start",

@@ -3,8 +3,10 @@
 //! Only complete lines are consumed. A last line without its `\n` is one the harness is still
 //! writing: it is left for the next read, and the reader reports the offset up to the last
 //! complete line. Large ranges are cut into chunks that are read and indexed in parallel
-//! (rayon); each chunk owns the lines that *start* in it, so a line crossing a chunk border,
-//! however long, is read whole by one task.
+//! (rayon); each chunk owns the lines that *start* in it, so a line crossing a chunk border is
+//! read whole by one task. A line longer than [`MAX_LINE`] is skipped, never held in memory
+//! (a crafted multi-GB line must not take the app's memory; review L9): it is read past in
+//! blocks, dropped with a warning, and the lines after it are indexed as usual.
 
 pub(crate) mod follow;
 
@@ -27,6 +29,9 @@ pub struct Span {
 const CHUNK: u64 = 4 << 20;
 /// Bytes read at a time within a chunk: copied from the page cache and scanned while in cache.
 const BLOCK: usize = 256 << 10;
+/// The longest line indexed. Harness records carry whole tool outputs and pasted images
+/// (single-digit MB seen), so this is far above any real record and far below a memory risk.
+pub(crate) const MAX_LINE: usize = 64 << 20;
 
 pub(crate) struct Scanned<T> {
     pub items: Vec<T>,
@@ -120,6 +125,20 @@ where
     T: Send,
     F: Fn(&[u8], Span) -> Option<T> + Sync,
 {
+    scan_bounded(file, range, MAX_LINE, index)
+}
+
+/// [`scan`] with the longest line given (tests use a small one).
+fn scan_bounded<T, F>(
+    file: &File,
+    range: Range<u64>,
+    max_line: usize,
+    index: F,
+) -> io::Result<Scanned<T>>
+where
+    T: Send,
+    F: Fn(&[u8], Span) -> Option<T> + Sync,
+{
     let len = range.end.saturating_sub(range.start);
     let chunks = len.div_ceil(CHUNK).max(1);
     let part = |c: u64| {
@@ -127,7 +146,7 @@ where
         let end = (start + CHUNK).min(range.end);
         BUF.with(|buf| {
             let mut buf = buf.borrow_mut();
-            let out = scan_chunk(file, &mut buf, start, end, range.clone(), &index);
+            let out = scan_chunk(file, &mut buf, start, end, range.clone(), max_line, &index);
             buf.reset();
             out
         })
@@ -158,6 +177,7 @@ fn scan_chunk<T, F>(
     start: u64,
     end: u64,
     all: Range<u64>,
+    max_line: usize,
     index: &F,
 ) -> io::Result<(Vec<T>, Option<u64>)>
 where
@@ -183,6 +203,30 @@ where
             }
             if !seek_line && base + pos as u64 >= end {
                 break;
+            }
+            if seek_line {
+                // Only the `\n` that ends the line is wanted, not its bytes.
+                pos = buf.len;
+            } else if buf.len - pos > max_line {
+                // Too long to index: read past it, keeping nothing.
+                let line_start = base + pos as u64;
+                match skip_line(file, read_to, all.end)? {
+                    Some(next) => {
+                        tracing::warn!(
+                            offset = line_start,
+                            bytes = next - line_start,
+                            "a transcript line longer than the limit was skipped"
+                        );
+                        buf.len = 0;
+                        base = next;
+                        pos = 0;
+                        searched = 0;
+                        last_end = Some(next);
+                        continue;
+                    }
+                    // Not finished yet: left for a later read, as any unfinished line.
+                    None => break,
+                }
             }
             // Keep the unfinished line, drop what was scanned.
             if pos > 0 {
@@ -227,6 +271,24 @@ where
         last_end = Some(base + pos as u64);
     }
     Ok((items, last_end))
+}
+
+/// The offset just past the next `\n` at or after `from` (before `until`), read in blocks
+/// that are dropped at once; `None` when there is none yet.
+fn skip_line(file: &File, mut from: u64, until: u64) -> io::Result<Option<u64>> {
+    let mut block = Vec::with_capacity(BLOCK);
+    while from < until {
+        block.clear();
+        append_at(file, &mut block, from, BLOCK.min((until - from) as usize))?;
+        if block.is_empty() {
+            break;
+        }
+        if let Some(off) = memchr(b'\n', &block) {
+            return Ok(Some(from + off as u64 + 1));
+        }
+        from += block.len() as u64;
+    }
+    Ok(None)
 }
 
 /// Read many lines back by their spans, merging neighbours into one read: the records of a
@@ -325,6 +387,37 @@ mod tests {
         })
         .unwrap();
         (s.items, s.end)
+    }
+
+    #[test]
+    fn a_line_over_the_limit_is_skipped_and_the_rest_indexed() {
+        // Lines around a 3-block line, with a limit of one block; in one chunk and across two.
+        let long = vec![b'x'; 3 * BLOCK + 11];
+        let mut content = b"first\n".to_vec();
+        content.extend_from_slice(&long);
+        content.extend_from_slice(b"\nafter\n");
+        content.extend_from_slice(&long);
+        content.extend_from_slice(b"\nlast\n");
+        content.extend_from_slice(&long);
+        let mut f = tempfile::tempfile().unwrap();
+        f.write_all(&content).unwrap();
+        let s = scan_bounded(&f, 0..content.len() as u64, BLOCK, |line, span| {
+            assert_eq!(&content[span.start as usize..span.end as usize], line);
+            Some(line.to_vec())
+        })
+        .unwrap();
+        assert_eq!(
+            s.items,
+            [b"first".to_vec(), b"after".to_vec(), b"last".to_vec()]
+        );
+        // The unfinished long line at the end is left for a later read.
+        assert_eq!(s.end as usize, content.len() - long.len());
+        // A line under the limit is still read whole.
+        let s = scan_bounded(&f, 0..content.len() as u64, 4 * BLOCK, |line, _| {
+            Some(line.len())
+        })
+        .unwrap();
+        assert_eq!(s.items, [5, long.len(), 5, long.len(), 4]);
     }
 
     #[test]
