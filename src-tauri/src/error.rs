@@ -59,6 +59,7 @@ mod tests {
             root: "/p".into(),
             config: vec![".pi".into()],
             trusted: None,
+            changed: Vec::new(),
         };
         let err = CommandError::from(forkhost_core::HostError::TrustUndecided(view.clone()));
         assert_eq!(err.code, "invalid_input");

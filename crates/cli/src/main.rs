@@ -163,6 +163,16 @@ enum Command {
         #[arg(long)]
         undo: bool,
     },
+    // Folder trust (trust.rs).
+    /// List the folders whose project agent config you decided on; `trust FOLDER yes|no`
+    /// records an answer (over any earlier one); `trust --revoke FOLDER` forgets it.
+    Trust {
+        folder: Option<PathBuf>,
+        #[arg(value_enum, requires = "folder")]
+        answer: Option<TrustAnswer>,
+        #[arg(long, requires = "folder", conflicts_with = "answer")]
+        revoke: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -387,6 +397,11 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
                 output::thread_line(&view),
             )
         }
+        Command::Trust {
+            folder,
+            answer,
+            revoke,
+        } => trust::command(host, folder.as_deref(), answer, revoke).await?,
         Command::Archive { thread, undo } => {
             let view = host.archive(&thread, !undo).await?;
             Printed::new(
