@@ -65,7 +65,8 @@ enum Command {
         #[arg(long, value_enum)]
         approve: Option<Approve>,
         /// Whether to trust the folder's project agent config (.claude, .mcp.json, .codex,
-        /// .pi), when it has some and you have not decided yet (asked on a terminal).
+        /// .pi, .agents, here or in a folder above); recorded over any earlier answer.
+        /// Without it an undecided folder is asked about on a terminal.
         #[arg(long, value_enum)]
         trust: Option<TrustAnswer>,
         /// A first prompt to send (runs one turn to its end).
@@ -142,8 +143,8 @@ enum Command {
     Import {
         harness: HarnessKind,
         session: String,
-        /// Whether to trust the session folder's project agent config, when it has some and
-        /// you have not decided yet.
+        /// Whether to trust the session folder's project agent config; recorded over any
+        /// earlier answer.
         #[arg(long, value_enum)]
         trust: Option<TrustAnswer>,
     },
