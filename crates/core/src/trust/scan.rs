@@ -60,17 +60,24 @@ pub(crate) fn scan(folder: &Path, home: Option<&Path>) -> Scan {
                 continue;
             }
             let shown = shown(dir, name, &base);
+            // Config inside the repository is keyed by its place in it (a worktree's copy is
+            // the main checkout's); config above it by where it is (a worktree elsewhere has
+            // other folders above it, and the same file above both is the same file).
+            let key = match dir.starts_with(&base) {
+                true => shown.clone(),
+                false => path.display().to_string(),
+            };
             let hash = match *name == ".mcp.json" {
                 true => hash_of(&path),
                 false => "-".to_owned(),
             };
-            lines.push(format!("{shown}\t{hash}"));
+            lines.push(format!("{key}\t{hash}"));
             for (folder_name, files) in COMMAND_FILES {
                 if name == folder_name {
                     for file in *files {
                         let inner = path.join(file);
                         if present(&inner) {
-                            lines.push(format!("{shown}/{file}\t{}", hash_of(&inner)));
+                            lines.push(format!("{key}/{file}\t{}", hash_of(&inner)));
                         }
                     }
                 }
@@ -262,6 +269,23 @@ mod tests {
         assert!(changed(&grown, &scan(&root, None).fingerprint).is_empty());
         // A decision older than fingerprints covers nothing.
         assert_eq!(changed("", &edited).len(), 2);
+    }
+
+    #[test]
+    fn config_above_two_checkouts_at_other_depths_fingerprints_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = canonical(&dir);
+        write(&top.join(".mcp.json"), "{}");
+        let near = top.join("main");
+        let far = top.join("data/worktrees/fork");
+        for checkout in [&near, &far] {
+            fs::create_dir_all(checkout.join(".git")).unwrap();
+            write(&checkout.join(".claude/settings.json"), "{}");
+        }
+        let (near, far) = (scan(&near, None), scan(&far, None));
+        assert_eq!(near.config, [".claude", "../.mcp.json"]);
+        assert_eq!(far.config, [".claude", "../../../.mcp.json"]);
+        assert_eq!(near.fingerprint, far.fingerprint);
     }
 
     #[test]
