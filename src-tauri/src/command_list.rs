@@ -6,12 +6,12 @@
 //! an argument or a field breaks the UI's type check. A test holds each entry to its function's
 //! real signature.
 
-use crate::{approvals, cli_tool, commands, files, settings, update};
+use crate::{approvals, cli_tool, commands, files, settings, trust, update};
 use forkhost_core::discovery::DiscoveredSession;
 use forkhost_core::view::{ThreadDetail, ThreadView};
 use forkhost_core::{
-    ApprovalView, ChangesView, FilesView, ForkAt, ForkFiles, GrantView, HarnessReport, TrustView,
-    WorktreeLoss,
+    ApprovalView, ChangesView, FilesView, ForkAt, ForkFiles, GrantView, HarnessReport,
+    TrustDecision, TrustView, WorktreeLoss,
 };
 
 use crate::cli_tool::CliToolStatus;
@@ -72,6 +72,8 @@ command_list! {
     files::remove_worktree(thread_id: String, accepted: Option<WorktreeLoss>) -> ();
     files::folder_trust(folder: String) -> TrustView;
     files::set_folder_trust(folder: String, trusted: bool) -> TrustView;
+    trust::trusted_folders() -> Vec<TrustDecision>;
+    trust::revoke_folder_trust(folder: String) -> ();
     files::setup_command(folder: String) -> Option<String>;
     files::set_setup_command(folder: String, command: Option<String>) -> Option<String>;
     commands::discover() -> Vec<DiscoveredSession>;

@@ -11,9 +11,10 @@ pub struct CommandError {
     pub code: String,
     pub message: String,
     /// With `invalid_input` for a folder whose trust is undecided: that folder, to ask about.
+    // Boxed: every command's `Err` carries this type, and the view is large next to the rest.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
-    pub trust: Option<forkhost_core::TrustView>,
+    pub trust: Option<Box<forkhost_core::TrustView>>,
 }
 
 impl CommandError {
@@ -29,7 +30,7 @@ impl CommandError {
 impl From<forkhost_core::HostError> for CommandError {
     fn from(err: forkhost_core::HostError) -> Self {
         CommandError {
-            trust: err.undecided_trust().cloned(),
+            trust: err.undecided_trust().cloned().map(Box::new),
             ..CommandError::new(err.code(), err.to_string())
         }
     }
@@ -59,10 +60,11 @@ mod tests {
             root: "/p".into(),
             config: vec![".pi".into()],
             trusted: None,
+            changed: Vec::new(),
         };
         let err = CommandError::from(forkhost_core::HostError::TrustUndecided(view.clone()));
         assert_eq!(err.code, "invalid_input");
-        assert_eq!(err.trust, Some(view));
+        assert_eq!(err.trust, Some(Box::new(view)));
         let json = serde_json::to_value(&err).unwrap();
         assert_eq!(json["trust"]["root"], "/p");
 

@@ -26,6 +26,7 @@ pub mod settings;
 pub mod spare;
 pub mod state;
 pub mod terminal;
+pub mod trust;
 pub mod update;
 pub mod windows;
 

@@ -181,6 +181,10 @@ export const removeWorktree = (threadId: string, accepted: WorktreeLoss | null) 
 export const folderTrust = (folder: string) => call("folder_trust", { folder });
 export const setFolderTrust = (folder: string, trusted: boolean) =>
   call("set_folder_trust", { folder, trusted });
+/** Every folder-trust answer (Settings ▸ Trusted folders). */
+export const trustedFolders = () => call("trusted_folders");
+/** Forgets the answer kept for `folder`: the next thread there asks again. */
+export const revokeFolderTrust = (folder: string) => call("revoke_folder_trust", { folder });
 /** The command new worktrees of the repository holding `folder` run once (null: none). */
 export const setupCommand = (folder: string) => call("setup_command", { folder });
 /** Sets it (null or blank: none); resolves to what is set now. */

@@ -66,7 +66,8 @@ enum Command {
         #[arg(long, value_enum)]
         approve: Option<Approve>,
         /// Whether to trust the folder's project agent config (.claude, .mcp.json, .codex,
-        /// .pi), when it has some and you have not decided yet (asked on a terminal).
+        /// .pi, .agents, here or in a folder above); recorded over any earlier answer.
+        /// Without it an undecided folder is asked about on a terminal.
         #[arg(long, value_enum)]
         trust: Option<TrustAnswer>,
         /// A first prompt to send (runs one turn to its end).
@@ -152,8 +153,8 @@ enum Command {
     Import {
         harness: HarnessKind,
         session: String,
-        /// Whether to trust the session folder's project agent config, when it has some and
-        /// you have not decided yet.
+        /// Whether to trust the session folder's project agent config; recorded over any
+        /// earlier answer.
         #[arg(long, value_enum)]
         trust: Option<TrustAnswer>,
     },
@@ -172,6 +173,16 @@ enum Command {
         thread: String,
         #[arg(long)]
         undo: bool,
+    },
+    // Folder trust (trust.rs).
+    /// List the folders whose project agent config you decided on; `trust FOLDER yes|no`
+    /// records an answer (over any earlier one); `trust --revoke FOLDER` forgets it.
+    Trust {
+        folder: Option<PathBuf>,
+        #[arg(value_enum, requires = "folder")]
+        answer: Option<TrustAnswer>,
+        #[arg(long, requires = "folder", conflicts_with = "answer")]
+        revoke: bool,
     },
 }
 
@@ -400,6 +411,11 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
                 output::thread_line(&view),
             )
         }
+        Command::Trust {
+            folder,
+            answer,
+            revoke,
+        } => trust::command(host, folder.as_deref(), answer, revoke).await?,
         Command::Archive { thread, undo } => {
             let view = host.archive(&thread, !undo).await?;
             Printed::new(

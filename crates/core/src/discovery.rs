@@ -72,8 +72,8 @@ impl Host {
         self.import_trusting(kind, session, None).await
     }
 
-    /// [`Host::import`], recording `trust` for the session's folder first when the user has
-    /// not decided on it yet (`forkhost import --trust yes|no`).
+    /// [`Host::import`], recording `trust` for the session's folder first, over any earlier
+    /// decision (`forkhost import --trust yes|no`).
     pub async fn import_trusting(
         &self,
         kind: HarnessKind,
@@ -118,7 +118,7 @@ impl Host {
 
     /// Records a native file as a `ready` thread with anchors for its complete turns.
     /// `trust`: `None` skips the folder-trust check (rebuilding threads that existed);
-    /// `Some(given)` requires a decision, recording `given` first when there is none.
+    /// `Some(given)` requires a decision, recording `given` first (over any earlier one).
     async fn import_path(
         &self,
         kind: HarnessKind,
@@ -139,6 +139,13 @@ impl Host {
             .ok_or_else(|| {
                 HostError::InvalidInput(format!("{} has no session id", path.display()))
             })?;
+        // An explicit answer is recorded even over an earlier one and for a session imported
+        // before (`--trust no` on a trusted folder must hold back its config).
+        if let (Some(Some(trusted)), Some(folder)) = (trust, cwd.as_deref().map(Path::new)) {
+            if folder.is_dir() {
+                self.set_folder_trust(folder, trusted).await?;
+            }
+        }
         if let Some(existing) = self
             .store()
             .thread_by_native(kind.as_str(), &session_id)
@@ -147,14 +154,8 @@ impl Host {
             return Ok(existing);
         }
         let cwd = cwd.unwrap_or_else(|| "/".to_owned());
-        if let (Some(given), true) = (trust, Path::new(&cwd).is_dir()) {
-            let folder = Path::new(&cwd);
-            if let Some(trusted) = given {
-                if self.folder_trust(folder).await?.undecided() {
-                    self.set_folder_trust(folder, trusted).await?;
-                }
-            }
-            self.require_trust_decision(folder).await?;
+        if let (Some(_), true) = (trust, Path::new(&cwd).is_dir()) {
+            self.require_trust_decision(Path::new(&cwd)).await?;
         }
         let title = history
             .turns

@@ -44,7 +44,7 @@ pub use forkhost_harness::{
 pub use grants::{GrantScope, GrantView};
 pub use harnesses::HarnessReport;
 pub use host::{Host, HostOptions, NewThreadSpec, OpenReport};
-pub use trust::TrustView;
+pub use trust::{TrustDecision, TrustView};
 
 /// The app's bundle identifier. The CLI derives its default data folder from it so that the app
 /// and the CLI open the same store without being told.

@@ -1,9 +1,12 @@
-//! Folder trust: a folder whose repository carries project agent config (Claude's `.claude/`
-//! and `.mcp.json`, `.codex/`, `.pi/`) can make a harness run commands of the project's
-//! choosing (hooks, MCP servers, extensions) as soon as it starts. Headless runs skip the
-//! CLIs' own trust prompts, so Forkhost asks once per folder (its repository root) and
-//! remembers the answer: trusted, the harness loads the project's config; not trusted, it is
-//! started without it (docs/architecture.md "Folder trust").
+//! Folder trust: a folder with project agent config (Claude's `.claude/` and `.mcp.json`,
+//! `.codex/`, `.pi/`, `.agents/`, in the folder or any folder above it) can make a harness run
+//! commands of the project's choosing (hooks, MCP servers, extensions) as soon as it starts.
+//! Headless runs skip the CLIs' own trust prompts, so Forkhost asks once per trust root (the
+//! repository's main checkout) and remembers the answer with the config it covered: trusted,
+//! the harness loads the project's config; not trusted, it is started without it; config that
+//! is new since a "trust" is asked about again (docs/architecture.md "Folder trust").
+
+mod scan;
 
 use std::path::{Path, PathBuf};
 
@@ -12,97 +15,149 @@ use serde::Serialize;
 use crate::error::{HostError, HostResult};
 use crate::host::Host;
 
-/// The project config files and folders that can run commands, relative to the root.
-const AGENT_CONFIG: &[&str] = &[".claude", ".mcp.json", ".codex", ".pi"];
-
 /// A folder's trust, as the app and the CLI see it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[ts(export)]
 pub struct TrustView {
-    /// Where the decision is kept: the repository root holding the folder, or the folder.
+    /// Where the decision is kept: the repository root holding the folder (a linked
+    /// worktree's main checkout), or the folder.
     pub root: String,
-    /// The project agent config found there (`.claude`, `.mcp.json`, …); empty: nothing to
-    /// trust, nothing asked.
+    /// The project agent config found (`.claude`, `.mcp.json`, `../.mcp.json`,
+    /// `pkg/.mcp.json`, shown from the repository root); empty: nothing to trust, nothing
+    /// asked.
     pub config: Vec<String>,
     /// The user's decision; `null` while undecided.
     pub trusted: Option<bool>,
+    /// Config found now that a "trust" did not cover (new, or a command file edited since);
+    /// while not empty the folder is undecided again.
+    pub changed: Vec<String>,
 }
 
 impl TrustView {
     /// Whether the user must decide before a thread can start there.
     pub fn undecided(&self) -> bool {
-        !self.config.is_empty() && self.trusted.is_none()
+        !self.config.is_empty() && (self.trusted.is_none() || !self.changed.is_empty())
     }
 
     /// What the harness is told: `Some(true)` load the project's config, `Some(false)` leave
-    /// it out, `None` nothing to decide (no project config).
+    /// it out, `None` nothing to decide (no project config). Config changed since a "trust"
+    /// is left out until the user decides again.
     pub fn for_harness(&self) -> Option<bool> {
         match self.config.is_empty() {
             true => None,
-            false => Some(self.trusted == Some(true)),
+            false => Some(self.trusted == Some(true) && self.changed.is_empty()),
         }
     }
 }
 
-/// The repository root above `folder` (the nearest folder holding `.git`), else `folder`.
-fn root_of(folder: &Path) -> PathBuf {
-    folder
-        .ancestors()
-        .find(|dir| dir.join(".git").exists())
-        .unwrap_or(folder)
-        .to_path_buf()
+/// One recorded decision, as Settings and `forkhost trust` list it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct TrustDecision {
+    /// The trust root the decision is kept for.
+    pub folder: String,
+    pub trusted: bool,
+    /// When the user decided (ms since the epoch).
+    #[ts(type = "number")]
+    pub decided_at: i64,
 }
 
-/// The agent config in `folder` and, inside a repository, in its root. The home folder's
-/// `.claude`, `.codex` and `.pi` are the user's own settings, not a project's.
-fn config_in(folder: &Path, root: &Path) -> Vec<String> {
-    let home = dirs::home_dir();
-    let mut found: Vec<String> = Vec::new();
-    for dir in [folder, root] {
-        if home.as_deref() == Some(dir) {
-            continue;
-        }
-        for name in AGENT_CONFIG {
-            let shown = match dir == root {
-                true => (*name).to_owned(),
-                false => dir
-                    .strip_prefix(root)
-                    .map(|rel| rel.join(name).display().to_string())
-                    .unwrap_or_else(|_| (*name).to_owned()),
-            };
-            if dir.join(name).exists() && !found.contains(&shown) {
-                found.push(shown);
-            }
+/// What an unreadable decision is taken as, wherever a harness is about to start: not trusted
+/// (L1 of the 2026-12-03 review: an error must never load config the user may have declined).
+pub(crate) fn fail_closed(found: HostResult<TrustView>) -> Option<bool> {
+    match found {
+        Ok(view) => view.for_harness(),
+        Err(err) => {
+            tracing::warn!(error = %err, "folder trust unreadable; starting without project config");
+            Some(false)
         }
     }
-    found
+}
+
+/// The user's home folder, canonical (its own `.claude` and the like are not a project's).
+fn home() -> Option<PathBuf> {
+    dirs::home_dir().and_then(|home| dunce::canonicalize(home).ok())
 }
 
 impl Host {
     /// The trust of `folder`: where it is kept, what config is there, what the user decided.
     pub async fn folder_trust(&self, folder: &Path) -> HostResult<TrustView> {
-        let folder = dunce::canonicalize(folder)
-            .map_err(|e| HostError::InvalidInput(format!("folder {}: {e}", folder.display())))?;
-        let root = root_of(&folder);
-        let config = config_in(&folder, &root);
-        let root = root.display().to_string();
-        let trusted = self.store().folder_trust(&root).await?;
-        Ok(TrustView {
-            root,
-            config,
-            trusted,
-        })
+        Ok(self.folder_scan(folder).await?.0)
     }
 
-    /// Records the user's decision for `folder` (kept for its repository root).
+    /// The view and the fingerprint a decision made now would cover.
+    async fn folder_scan(&self, folder: &Path) -> HostResult<(TrustView, String)> {
+        let folder = dunce::canonicalize(folder)
+            .map_err(|e| HostError::InvalidInput(format!("folder {}: {e}", folder.display())))?;
+        let found = tokio::task::spawn_blocking(move || scan::scan(&folder, home().as_deref()))
+            .await
+            .map_err(|e| HostError::Internal(format!("trust scan: {e}")))?;
+        let root = found.root.display().to_string();
+        let row = self.store().folder_trust(&root).await?;
+        let changed = match &row {
+            Some(row) if row.trusted => {
+                scan::changed(row.fingerprint.as_deref().unwrap_or(""), &found.fingerprint)
+            }
+            // A "don't trust" holds whatever appears later: nothing to ask.
+            _ => Vec::new(),
+        };
+        let view = TrustView {
+            root,
+            config: found.config,
+            trusted: row.map(|row| row.trusted),
+            changed,
+        };
+        Ok((view, found.fingerprint))
+    }
+
+    /// Records the user's decision for `folder` (kept for its trust root), covering the
+    /// config found there now; replaces an earlier decision.
     pub async fn set_folder_trust(&self, folder: &Path, trusted: bool) -> HostResult<TrustView> {
-        let view = self.folder_trust(folder).await?;
-        self.store().set_folder_trust(&view.root, trusted).await?;
+        let (view, fingerprint) = self.folder_scan(folder).await?;
+        self.store()
+            .set_folder_trust(&view.root, trusted, &fingerprint)
+            .await?;
         tracing::info!(trusted, "folder trust decided");
         Ok(TrustView {
             trusted: Some(trusted),
+            changed: Vec::new(),
             ..view
         })
+    }
+
+    /// Every recorded decision, by folder.
+    pub async fn trusted_folders(&self) -> HostResult<Vec<TrustDecision>> {
+        let rows = self.store().folder_trusts().await?;
+        Ok(rows
+            .into_iter()
+            .map(|row| TrustDecision {
+                folder: row.folder,
+                trusted: row.trusted,
+                decided_at: row.decided_at,
+            })
+            .collect())
+    }
+
+    /// Forgets the decision kept for `folder`: a trust root as listed, or any folder below
+    /// one; the next thread there asks again. Refused in words when none is recorded.
+    pub async fn revoke_folder_trust(&self, folder: &str) -> HostResult<()> {
+        if self.store().revoke_folder_trust(folder).await? {
+            tracing::info!("folder trust revoked");
+            return Ok(());
+        }
+        let root = match Path::new(folder).is_dir() {
+            true => Some(self.folder_trust(Path::new(folder)).await?.root),
+            false => None,
+        };
+        match root {
+            Some(root) if self.store().revoke_folder_trust(&root).await? => {
+                tracing::info!("folder trust revoked");
+                Ok(())
+            }
+            _ => Err(HostError::InvalidInput(format!(
+                "no trust decision is recorded for {folder}"
+            ))),
+        }
     }
 
     /// Refuses to start a thread in a folder whose project config the user has not decided
@@ -120,32 +175,42 @@ impl Host {
 mod tests {
     use super::*;
 
-    #[test]
-    fn config_is_found_in_the_folder_and_its_repository_root() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        std::fs::create_dir(root.join(".git")).unwrap();
-        std::fs::create_dir_all(root.join("app/.pi")).unwrap();
-        std::fs::write(root.join(".mcp.json"), "{}").unwrap();
-        let app = root.join("app");
-        assert_eq!(root_of(&app), root);
-        assert_eq!(config_in(&app, root), ["app/.pi", ".mcp.json"]);
-        let plain = tempfile::tempdir().unwrap();
-        assert_eq!(root_of(plain.path()), plain.path());
-        assert!(config_in(plain.path(), plain.path()).is_empty());
+    fn view(config: &[&str], trusted: Option<bool>, changed: &[&str]) -> TrustView {
+        TrustView {
+            root: "/r".into(),
+            config: config.iter().map(|s| s.to_string()).collect(),
+            trusted,
+            changed: changed.iter().map(|s| s.to_string()).collect(),
+        }
     }
 
     #[test]
     fn only_config_needs_a_decision() {
-        let view = |config: &[&str], trusted| TrustView {
-            root: "/r".into(),
-            config: config.iter().map(|s| s.to_string()).collect(),
-            trusted,
-        };
-        assert!(!view(&[], None).undecided());
-        assert_eq!(view(&[], None).for_harness(), None);
-        assert!(view(&[".claude"], None).undecided());
-        assert_eq!(view(&[".claude"], Some(false)).for_harness(), Some(false));
-        assert_eq!(view(&[".claude"], Some(true)).for_harness(), Some(true));
+        assert!(!view(&[], None, &[]).undecided());
+        assert_eq!(view(&[], None, &[]).for_harness(), None);
+        assert!(view(&[".claude"], None, &[]).undecided());
+        assert_eq!(
+            view(&[".claude"], Some(false), &[]).for_harness(),
+            Some(false)
+        );
+        assert_eq!(
+            view(&[".claude"], Some(true), &[]).for_harness(),
+            Some(true)
+        );
+    }
+
+    #[test]
+    fn config_new_since_a_trust_is_undecided_and_left_out() {
+        let grown = view(&[".claude", ".mcp.json"], Some(true), &[".mcp.json"]);
+        assert!(grown.undecided());
+        assert_eq!(grown.for_harness(), Some(false));
+    }
+
+    #[test]
+    fn an_unreadable_decision_starts_the_harness_untrusted() {
+        let err = Err(HostError::Internal("database is locked".into()));
+        assert_eq!(fail_closed(err), Some(false));
+        assert_eq!(fail_closed(Ok(view(&[], None, &[]))), None);
+        assert_eq!(fail_closed(Ok(view(&[".pi"], Some(true), &[]))), Some(true));
     }
 }

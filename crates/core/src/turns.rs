@@ -219,11 +219,8 @@ impl Host {
         let kind = thread.kind;
         let binary = self.inner.harnesses.binary(kind).await?;
         let target = thread.session_target()?;
-        let trusted = match self.folder_trust(&thread.folder).await {
-            Ok(view) => view.for_harness(),
-            // A folder that is gone has no config to load; the harness says what is wrong.
-            Err(_) => None,
-        };
+        // Any lookup error (a store read timing out, a folder gone) starts it untrusted.
+        let trusted = crate::trust::fail_closed(self.folder_trust(&thread.folder).await);
         let (tx, rx) = mpsc::unbounded_channel();
         let runtime = Runtime::open(
             OpenSpec {

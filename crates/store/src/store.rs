@@ -258,16 +258,35 @@ impl Store {
 
     // Folder trust.
 
-    pub async fn folder_trust(&self, folder: &str) -> Result<Option<bool>> {
+    pub async fn folder_trust(&self, folder: &str) -> Result<Option<trust::TrustRow>> {
         let mut conn = self.pool.acquire().await?;
         trust::of(&mut conn, folder).await
     }
 
-    pub async fn set_folder_trust(&self, folder: &str, trusted: bool) -> Result<()> {
+    /// Every folder-trust decision, by folder.
+    pub async fn folder_trusts(&self) -> Result<Vec<trust::TrustRow>> {
+        let mut conn = self.pool.acquire().await?;
+        trust::all(&mut conn).await
+    }
+
+    pub async fn set_folder_trust(
+        &self,
+        folder: &str,
+        trusted: bool,
+        fingerprint: &str,
+    ) -> Result<()> {
         let mut tx = self.write().await?;
-        trust::set(&mut tx, folder, trusted).await?;
+        trust::set(&mut tx, folder, trusted, fingerprint).await?;
         tx.commit().await?;
         Ok(())
+    }
+
+    /// Forgets the decision for `folder` (asked again next time); whether there was one.
+    pub async fn revoke_folder_trust(&self, folder: &str) -> Result<bool> {
+        let mut tx = self.write().await?;
+        let gone = trust::delete(&mut tx, folder).await?;
+        tx.commit().await?;
+        Ok(gone)
     }
 
     // Layout.

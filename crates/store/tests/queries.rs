@@ -116,14 +116,36 @@ async fn session_grants_are_kept_once_revocable_and_go_with_their_thread() {
 }
 
 #[tokio::test]
-async fn folder_trust_is_undecided_until_set_and_can_change() {
+async fn folder_trust_is_undecided_until_set_can_change_be_listed_and_revoked() {
     let (_dir, store) = fresh().await;
-    assert_eq!(store.folder_trust("/r").await.unwrap(), None);
-    store.set_folder_trust("/r", false).await.unwrap();
-    assert_eq!(store.folder_trust("/r").await.unwrap(), Some(false));
-    store.set_folder_trust("/r", true).await.unwrap();
-    assert_eq!(store.folder_trust("/r").await.unwrap(), Some(true));
-    assert_eq!(store.folder_trust("/other").await.unwrap(), None);
+    let decided = |folder: &str| {
+        let store = store.clone();
+        let folder = folder.to_owned();
+        async move {
+            store
+                .folder_trust(&folder)
+                .await
+                .unwrap()
+                .map(|row| (row.trusted, row.fingerprint))
+        }
+    };
+    assert_eq!(decided("/r").await, None);
+    store.set_folder_trust("/r", false, "a").await.unwrap();
+    assert_eq!(decided("/r").await, Some((false, Some("a".into()))));
+    store.set_folder_trust("/r", true, "b").await.unwrap();
+    assert_eq!(decided("/r").await, Some((true, Some("b".into()))));
+    assert_eq!(decided("/other").await, None);
+    store.set_folder_trust("/other", false, "").await.unwrap();
+    let listed: Vec<_> = store.folder_trusts().await.unwrap();
+    let listed: Vec<_> = listed
+        .iter()
+        .map(|r| (r.folder.as_str(), r.trusted))
+        .collect();
+    assert_eq!(listed, [("/other", false), ("/r", true)]);
+    assert!(store.revoke_folder_trust("/r").await.unwrap());
+    assert!(!store.revoke_folder_trust("/r").await.unwrap());
+    assert_eq!(decided("/r").await, None);
+    assert_eq!(store.folder_trusts().await.unwrap().len(), 1);
 }
 
 #[tokio::test]

@@ -5,15 +5,22 @@
  */
 export type TrustView = { 
 /**
- * Where the decision is kept: the repository root holding the folder, or the folder.
+ * Where the decision is kept: the repository root holding the folder (a linked
+ * worktree's main checkout), or the folder.
  */
 root: string, 
 /**
- * The project agent config found there (`.claude`, `.mcp.json`, …); empty: nothing to
- * trust, nothing asked.
+ * The project agent config found (`.claude`, `.mcp.json`, `../.mcp.json`,
+ * `pkg/.mcp.json`, shown from the repository root); empty: nothing to trust, nothing
+ * asked.
  */
 config: Array<string>, 
 /**
  * The user's decision; `null` while undecided.
  */
-trusted: boolean | null, };
+trusted: boolean | null, 
+/**
+ * Config found now that a "trust" did not cover (new, or a command file edited since);
+ * while not empty the folder is undecided again.
+ */
+changed: Array<string>, };

@@ -17,6 +17,7 @@ import type { Settings } from "./Settings";
 import type { TabView } from "./TabView";
 import type { ThreadDetail } from "./ThreadDetail";
 import type { ThreadView } from "./ThreadView";
+import type { TrustDecision } from "./TrustDecision";
 import type { TrustView } from "./TrustView";
 import type { UpdateInfo } from "./UpdateInfo";
 import type { WindowInit } from "./WindowInit";
@@ -51,6 +52,8 @@ export type Commands = {
   remove_worktree: { args: [{ thread_id: string; accepted: WorktreeLoss | null }]; reply: void };
   folder_trust: { args: [{ folder: string }]; reply: TrustView };
   set_folder_trust: { args: [{ folder: string; trusted: boolean }]; reply: TrustView };
+  trusted_folders: { args: []; reply: Array<TrustDecision> };
+  revoke_folder_trust: { args: [{ folder: string }]; reply: void };
   setup_command: { args: [{ folder: string }]; reply: string | null };
   set_setup_command: { args: [{ folder: string; command: string | null }]; reply: string | null };
   discover: { args: []; reply: Array<DiscoveredSession> };

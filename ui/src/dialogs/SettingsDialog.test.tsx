@@ -16,6 +16,7 @@ vi.mock("../ipc", async () => {
     pickFolder: vi.fn(),
     // The other Settings sections ask once on mount; they stay loading here.
     cliToolStatus: vi.fn(() => new Promise(() => {})),
+    trustedFolders: vi.fn(() => new Promise(() => {})),
     updateCheck: vi.fn(() => Promise.resolve(null)),
   };
 });

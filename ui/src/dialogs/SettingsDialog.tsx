@@ -13,6 +13,7 @@ import { useApp } from "../state";
 import { UpdateSettings } from "../update/Update";
 import { Modal } from "./Modal";
 import { ModePicker } from "./ModePicker";
+import { TrustedFoldersSection } from "./TrustedFolders";
 import { closeDialog, loadDoctor, saveSettings } from "./open";
 
 type HarnessName = "claude" | "codex" | "pi";
@@ -345,6 +346,7 @@ export function SettingsDialog() {
             <p className="settings-hint settings-hint--warn">Binary paths take effect when Forkhost next starts.</p>
           )}
         </section>
+        <TrustedFoldersSection />
         <CliToolSection />
         <UpdateSettings
           checkAtStart={draft.check_for_updates}

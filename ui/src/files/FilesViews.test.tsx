@@ -164,7 +164,7 @@ describe("the archive dialog", () => {
 describe("the trust dialog", () => {
   it("asks in words and answers Trust, Don't trust or Cancel", () => {
     const answer = vi.fn();
-    const ask = { view: { root: "/p", config: [".pi"], trusted: null }, answer };
+    const ask = { view: { root: "/p", config: [".pi"], trusted: null, changed: [] }, answer };
     const view = render(<TrustDialog ask={ask} />);
     expect(view.container.querySelector("[data-trust-question]")?.textContent).toBe(
       "/p has project agent config (.pi). Its hooks, MCP servers and extensions run commands when an agent starts there. Trust this folder?",

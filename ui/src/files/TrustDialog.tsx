@@ -10,9 +10,22 @@ export function TrustDialog({ ask }: { ask: TrustAsk }) {
     <Modal title="Trust this folder?" label="trust" onClose={cancel}>
       <div className="form" data-trust-root={ask.view.root}>
         <p data-trust-question="true">{trustQuestion(ask.view)}</p>
+        <ul className="muted" data-trust-choices="true">
+          <li>
+            <strong>Trusted</strong>: the agent loads the project's settings, hooks, MCP servers and extensions,
+            here and in the folders above it.
+          </li>
+          <li>
+            <strong>Not trusted</strong>: Claude Code starts without the project's settings, hooks and MCP
+            servers, but keeps its permission deny and ask rules (its sandbox settings and guard hooks are
+            dropped too). Pi starts without its project files. Codex starts with the project's MCP servers
+            off; Codex cannot be held back from its other project settings (sandbox, approvals, hooks,
+            rules), so where a project sets those Codex is not started untrusted and says why.
+          </li>
+        </ul>
         <p className="muted">
-          Not trusted, the agent starts without the project's settings, hooks, MCP servers and extensions.
-          Forkhost remembers the answer for this folder.
+          Forkhost remembers the answer for this folder and asks again when new config appears. Settings →
+          Trusted folders lists and revokes answers.
         </p>
         <footer className="form__actions">
           <button type="button" className="button" data-action="trust-cancel" onClick={cancel}>

@@ -40,10 +40,10 @@ describe("the folder's words", () => {
 });
 
 describe("folder trust", () => {
-  const undecided = { root: "/p", config: [".claude", ".mcp.json"], trusted: null };
+  const undecided = { root: "/p", config: [".claude", ".mcp.json"], trusted: null, changed: [] };
 
   it("asks only when there is config and no decision, and records the answer", async () => {
-    m.folderTrust.mockResolvedValueOnce({ root: "/p", config: [], trusted: null });
+    m.folderTrust.mockResolvedValueOnce({ root: "/p", config: [], trusted: null, changed: [] });
     const ask = vi.fn();
     expect(await ensureTrust("/p", ask)).toBe(true);
     expect(ask).not.toHaveBeenCalled();
@@ -56,6 +56,13 @@ describe("folder trust", () => {
     m.setFolderTrust.mockResolvedValueOnce({ ...undecided, trusted: true });
     expect(await ensureTrust("/p", async () => true)).toBe(true);
     expect(m.setFolderTrust).toHaveBeenCalledWith("/p", true);
+
+    // Config new since a trust is asked about again.
+    m.folderTrust.mockResolvedValueOnce({ ...undecided, trusted: true, changed: [".mcp.json"] });
+    const again = vi.fn(async () => false);
+    expect(await ensureTrust("/p", again)).toBe(true);
+    expect(again).toHaveBeenCalled();
+    expect(m.setFolderTrust).toHaveBeenLastCalledWith("/p", false);
   });
 
   it("cancelled: nothing is recorded and the caller stops", async () => {
@@ -68,10 +75,12 @@ describe("folder trust", () => {
     expect(trustQuestion(undecided)).toBe(
       "/p has project agent config (.claude, .mcp.json). Its hooks, MCP servers and extensions run commands when an agent starts there. Trust this folder?",
     );
+    const grown = { ...undecided, trusted: true, changed: [".mcp.json"] };
+    expect(trustQuestion(grown)).toContain("New or changed since you trusted it: .mcp.json.");
   });
 
   it("takes the folder an import's refusal carries into the question", () => {
-    const view = { root: "/home/me/p (copy)", config: [".pi", ".codex"], trusted: null };
+    const view = { root: "/home/me/p (copy)", config: [".pi", ".codex"], trusted: null, changed: [] };
     const err = new ipc.IpcError("invalid_input", "invalid input: … has project agent config …", view);
     expect(trustFromRefusal(err)).toEqual(view);
     // Words alone are not a trust refusal.

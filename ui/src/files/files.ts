@@ -107,10 +107,19 @@ export function trustFromRefusal(err: unknown): TrustView | null {
 
 /** The trust question's sentence (text only). */
 export function trustQuestion(view: TrustView): string {
+  const changed =
+    view.trusted === true && view.changed.length > 0
+      ? ` New or changed since you trusted it: ${view.changed.join(", ")}.`
+      : "";
   return (
-    `${view.root} has project agent config (${view.config.join(", ")}). Its hooks, MCP servers ` +
-    `and extensions run commands when an agent starts there. Trust this folder?`
+    `${view.root} has project agent config (${view.config.join(", ")}).${changed} Its hooks, MCP ` +
+    `servers and extensions run commands when an agent starts there. Trust this folder?`
   );
+}
+
+/** Whether `view` needs the user's decision: config nobody decided on, or new since a trust. */
+export function trustUndecided(view: TrustView): boolean {
+  return view.config.length > 0 && (view.trusted === null || view.changed.length > 0);
 }
 
 /**
@@ -128,7 +137,7 @@ export async function ensureTrust(
     // A folder that can't be read: the create itself says why.
     return true;
   }
-  if (view.config.length === 0 || view.trusted !== null) return true;
+  if (!trustUndecided(view)) return true;
   const trusted = await ask(view);
   if (trusted === null) return false;
   try {

@@ -21,7 +21,7 @@ const args = { harness: "codex", cwd: "/home/me/other", title: "  ", prompt: "" 
 
 describe("creating a thread", () => {
   it("in a folder with undecided agent config asks first: Cancel creates nothing, Trust records it and creates", async () => {
-    m.folderTrust.mockResolvedValue({ root: "/home/me/other", config: [".pi"], trusted: null });
+    m.folderTrust.mockResolvedValue({ root: "/home/me/other", config: [".pi"], trusted: null, changed: [] });
     const cancelled = createThread(args);
     await vi.waitFor(() => expect(store.get().trustAsk).not.toBeNull());
     store.get().trustAsk?.answer(null);
@@ -30,7 +30,7 @@ describe("creating a thread", () => {
     expect(m.setFolderTrust).not.toHaveBeenCalled();
 
     m.create.mockResolvedValue(threadDetail("new", 0));
-    m.setFolderTrust.mockResolvedValue({ root: "/home/me/other", config: [".pi"], trusted: true });
+    m.setFolderTrust.mockResolvedValue({ root: "/home/me/other", config: [".pi"], trusted: true, changed: [] });
     const trusted = createThread(args);
     await vi.waitFor(() => expect(store.get().trustAsk).not.toBeNull());
     store.get().trustAsk?.answer(true);
@@ -38,7 +38,7 @@ describe("creating a thread", () => {
     expect(m.setFolderTrust).toHaveBeenCalledWith("/home/me/other", true);
     expect(m.create).toHaveBeenCalledTimes(1);
     expect(store.get().trustAsk).toBeNull();
-    m.folderTrust.mockResolvedValue({ root: "/", config: [], trusted: null });
+    m.folderTrust.mockResolvedValue({ root: "/", config: [], trusted: null, changed: [] });
   });
 
   it("lists it, opens its tab, puts the keyboard in its composer and remembers the folder", async () => {

@@ -46,18 +46,6 @@ pub(crate) fn permission_args(mode: &PermissionMode) -> HarnessResult<Vec<String
     Ok(args)
 }
 
-/// The flags for a folder whose project config the user does not trust: only the user's own
-/// settings (no project hooks or permission rules) and no project `.mcp.json` servers.
-/// Trusted (or nothing to trust): the CLI's defaults, which load the project's config.
-pub(crate) fn trust_args(trusted: Option<bool>) -> Vec<String> {
-    match trusted {
-        Some(false) => ["--setting-sources", "user", "--strict-mcp-config"]
-            .map(str::to_owned)
-            .to_vec(),
-        _ => Vec::new(),
-    }
-}
-
 /// The largest existing file a `Write` request is diffed against.
 const MAX_DIFFED_FILE: u64 = 256 * 1024;
 

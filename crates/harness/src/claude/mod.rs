@@ -15,6 +15,7 @@ mod launch;
 mod paths;
 mod process;
 mod protocol;
+mod trust;
 mod version;
 
 pub use fork::fork;

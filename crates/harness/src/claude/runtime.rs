@@ -76,7 +76,7 @@ impl ClaudeRuntime {
         let launch = plan(&spec).await?;
         let mut args: Vec<String> = BASE_ARGS.iter().map(|a| a.to_string()).collect();
         args.extend(permission);
-        args.extend(super::approvals::trust_args(spec.trusted));
+        args.extend(super::trust::trust_args(spec.trusted, &launch.real_cwd));
         args.extend(launch.args);
         let Spawned {
             mut child,

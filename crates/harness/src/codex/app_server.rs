@@ -54,6 +54,8 @@ pub(crate) struct Launch<'a> {
     /// The working directory; `None` inherits ours.
     pub cwd: Option<&'a Path>,
     pub env: &'a [(String, String)],
+    /// Arguments after `app-server` (folder trust's `-c` overrides, codex/trust.rs).
+    pub args: Vec<String>,
 }
 
 /// A running `codex app-server`.
@@ -70,7 +72,7 @@ impl AppServer {
     ) -> Result<AppServer, HarnessError> {
         let program = &launch.binary.path;
         let mut cmd = HarnessCommand::new(program);
-        cmd.arg("app-server").envs(launch.env);
+        cmd.arg("app-server").args(&launch.args).envs(launch.env);
         if let Some(cwd) = launch.cwd {
             cmd.cwd(cwd);
         }
@@ -253,6 +255,7 @@ exit 3
             binary: &binary,
             cwd: Some(dir.path()),
             env: &[],
+            args: Vec::new(),
         };
         let server = AppServer::spawn(launch, move |i| lock(&log).push(i)).unwrap();
         let limit = Duration::from_secs(10);

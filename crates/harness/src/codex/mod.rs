@@ -12,6 +12,7 @@ mod native_fork;
 mod protocol;
 pub mod runtime;
 mod spare;
+mod trust;
 
 pub use harness::Codex;
 pub use runtime::{capabilities, fork, CodexRuntime};

@@ -49,6 +49,9 @@ pub async fn fork(request: ForkRequest<'_>) -> HarnessResult<Forked> {
         binary: request.binary,
         cwd: source.cwd.is_dir().then_some(source.cwd.as_path()),
         env: request.env,
+        // This process only derives the thread and runs no turn: it needs no MCP server, so
+        // none of the project's starts, whatever the folder's trust (it is not known here).
+        args: super::trust::no_project_servers(request.fork_cwd()),
     };
     let server = AppServer::spawn(launch, |_| {})?;
     // `beforeTurnId` is experimental; `lastTurnId` is not, but one handshake serves both.

@@ -118,6 +118,7 @@ impl CodexRuntime {
             binary: &spec.binary,
             cwd: cwd.is_dir().then_some(cwd.as_path()),
             env: &spec.env,
+            args: super::trust::trust_args(spec.trusted, &cwd)?,
         };
         let server = AppServer::spawn(launch, handler)?;
         let opened = start_thread(&server, &cwd, resume.as_ref(), &spec.permissions).await;

@@ -39,6 +39,9 @@ impl CodexSpare {
             binary,
             cwd: None,
             env,
+            // Started in no project folder; the Host forks into a spare only where the
+            // folder has no project config to trust (core fork.rs `native_fork`).
+            args: Vec::new(),
         };
         let server = AppServer::spawn(launch, move |message| {
             let _ = tx.send(message);

@@ -1,0 +1,330 @@
+//! Finding a folder's project agent config, the way the harnesses find it: in the folder and
+//! in **every** ancestor up to the filesystem root (Claude Code collects `.mcp.json` from each
+//! ancestor of its cwd; Codex and Pi walk up for `.codex`, `.pi` and `.agents`), so a parent
+//! or intermediate folder's config is seen too (docs/architecture.md "Folder trust"). The home
+//! folder's own `.claude`, `.codex`, `.pi` and `.agents` are the user's settings, not a
+//! project's; its `.mcp.json`, though, Claude loads as a project file, so that one counts.
+//!
+//! Every function here is plain filesystem reads with no subprocess: it runs before each
+//! runtime start, and whatever it cannot read counts as found (failing closed).
+
+use std::fs;
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+/// The project config files and folders that can make a harness run commands.
+const PROJECT_CONFIG: &[&str] = &[".mcp.json", ".claude", ".codex", ".pi", ".agents"];
+/// What counts in the home folder itself (the rest there is the user's own config).
+const HOME_CONFIG: &[&str] = &[".mcp.json"];
+/// The files inside those folders that define commands (hooks, MCP servers, packages); each
+/// is fingerprinted by content, so that editing one in a trusted folder asks again.
+const COMMAND_FILES: &[(&str, &[&str])] = &[
+    (".claude", &["settings.json", "settings.local.json"]),
+    (".codex", &["config.toml", "hooks.json"]),
+    (".pi", &["settings.json"]),
+];
+/// A file's fingerprint covers at most this much of it (config files are small; a huge one is
+/// still told apart by its size).
+const MAX_HASHED: u64 = 4 * 1024 * 1024;
+
+/// What was found for one folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Scan {
+    /// Where the decision is kept: the repository root holding the folder, the main checkout
+    /// for a linked worktree, else the folder.
+    pub root: PathBuf,
+    /// The config entries, shown relative to the repository root (`.mcp.json`,
+    /// `../.mcp.json`, `pkg/.mcp.json`), nearest folder first.
+    pub config: Vec<String>,
+    /// One `name<TAB>hash` line per entry and per command file in it, sorted: what a decision
+    /// covers.
+    pub fingerprint: String,
+}
+
+/// Scans the canonical `folder` (the caller canonicalizes); `home` is the user's home folder,
+/// canonical too.
+pub(crate) fn scan(folder: &Path, home: Option<&Path>) -> Scan {
+    let base = repo_base(folder);
+    let mut config = Vec::new();
+    let mut lines = Vec::new();
+    for dir in folder.ancestors() {
+        let names = match Some(dir) == home {
+            true => HOME_CONFIG,
+            false => PROJECT_CONFIG,
+        };
+        for name in names {
+            let path = dir.join(name);
+            if !present(&path) {
+                continue;
+            }
+            let shown = shown(dir, name, &base);
+            // Config inside the repository is keyed by its place in it (a worktree's copy is
+            // the main checkout's); config above it by where it is (a worktree elsewhere has
+            // other folders above it, and the same file above both is the same file).
+            let key = match dir.starts_with(&base) {
+                true => shown.clone(),
+                false => path.display().to_string(),
+            };
+            let hash = match *name == ".mcp.json" {
+                true => hash_of(&path),
+                false => "-".to_owned(),
+            };
+            lines.push(format!("{key}\t{hash}"));
+            for (folder_name, files) in COMMAND_FILES {
+                if name == folder_name {
+                    for file in *files {
+                        let inner = path.join(file);
+                        if present(&inner) {
+                            lines.push(format!("{key}/{file}\t{}", hash_of(&inner)));
+                        }
+                    }
+                }
+            }
+            config.push(shown);
+        }
+    }
+    lines.sort();
+    let root = main_checkout(&base).unwrap_or(base);
+    Scan {
+        root,
+        config,
+        fingerprint: lines.join("\n"),
+    }
+}
+
+/// The entries of `now` that `before` (a recorded fingerprint) did not cover: new config, or
+/// a command file whose content changed. Entries that went away need no new decision.
+pub(crate) fn changed(before: &str, now: &str) -> Vec<String> {
+    let covered: Vec<&str> = before.lines().collect();
+    now.lines()
+        .filter(|line| !covered.contains(line))
+        .filter_map(|line| line.split('\t').next())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Whether `path` exists; an error other than "not found" counts as present (fail closed).
+fn present(path: &Path) -> bool {
+    match fs::symlink_metadata(path) {
+        Ok(_) => true,
+        Err(err) => err.kind() != std::io::ErrorKind::NotFound,
+    }
+}
+
+/// The SHA-256 of a file's first [`MAX_HASHED`] bytes plus its size; `unreadable` when it
+/// cannot be read (a later readable version then differs, and asks).
+fn hash_of(path: &Path) -> String {
+    let Ok(file) = fs::File::open(path) else {
+        return "unreadable".to_owned();
+    };
+    let mut bytes = Vec::new();
+    if file.take(MAX_HASHED).read_to_end(&mut bytes).is_err() {
+        return "unreadable".to_owned();
+    }
+    let size = fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let mut hasher = Sha256::new();
+    hasher.update(&bytes);
+    hasher.update(size.to_le_bytes());
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// `dir/name` shown relative to `base`: `name` in it, `sub/name` below it, `../name` above.
+fn shown(dir: &Path, name: &str, base: &Path) -> String {
+    if let Ok(rel) = dir.strip_prefix(base) {
+        let mut parts: Vec<String> = rel
+            .components()
+            .filter_map(|c| match c {
+                Component::Normal(part) => Some(part.to_string_lossy().into_owned()),
+                _ => None,
+            })
+            .collect();
+        parts.push(name.to_owned());
+        return parts.join("/");
+    }
+    let up = base
+        .components()
+        .count()
+        .saturating_sub(dir.components().count());
+    format!("{}{name}", "../".repeat(up))
+}
+
+/// The repository root above `folder` (the nearest folder holding `.git`), else `folder`.
+fn repo_base(folder: &Path) -> PathBuf {
+    folder
+        .ancestors()
+        .find(|dir| present(&dir.join(".git")))
+        .unwrap_or(folder)
+        .to_path_buf()
+}
+
+/// For a linked worktree (its `.git` a file `gitdir: <main>/.git/worktrees/<name>`), its main
+/// checkout, so that a worktree fork keeps its repository's decision (the setup command is
+/// keyed the same way). Only a worktree that the main repository itself registered counts:
+/// the worktree's folder in `<common>/worktrees/` must name this checkout back (git's own
+/// `gitdir` file there). A `.git` file written by a project (an archive claiming to be a
+/// worktree of a trusted repository) names a folder it cannot write into, so it gets no
+/// trust of another repository's.
+fn main_checkout(base: &Path) -> Option<PathBuf> {
+    let dot_git = base.join(".git");
+    if !fs::symlink_metadata(&dot_git).ok()?.is_file() {
+        return None;
+    }
+    let text = fs::read_to_string(&dot_git).ok()?;
+    let git_dir = dunce::canonicalize(base.join(text.strip_prefix("gitdir:")?.trim())).ok()?;
+    let common = fs::read_to_string(git_dir.join("commondir")).ok()?;
+    let common = dunce::canonicalize(git_dir.join(common.trim())).ok()?;
+    if git_dir.parent()? != common.join("worktrees") {
+        return None;
+    }
+    let back = fs::read_to_string(git_dir.join("gitdir")).ok()?;
+    let back = dunce::canonicalize(git_dir.join(back.trim())).ok()?;
+    if back != dunce::canonicalize(&dot_git).ok()? {
+        return None;
+    }
+    // A bare repository's worktrees have no main checkout: each keeps its own decision.
+    if common.file_name()? != ".git" {
+        return None;
+    }
+    Some(common.parent()?.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn canonical(dir: &tempfile::TempDir) -> PathBuf {
+        dunce::canonicalize(dir.path()).unwrap()
+    }
+
+    fn write(path: &Path, text: &str) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn config_is_found_in_every_ancestor_shown_from_the_repository_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = canonical(&dir);
+        write(&top.join(".mcp.json"), "{}");
+        let repo = top.join("repo");
+        fs::create_dir_all(repo.join(".git")).unwrap();
+        write(&repo.join("pkg/.mcp.json"), "{}");
+        fs::create_dir_all(repo.join("pkg/app/.agents")).unwrap();
+        fs::create_dir_all(repo.join(".claude")).unwrap();
+        let found = scan(&repo.join("pkg/app"), None);
+        assert_eq!(found.root, repo);
+        assert_eq!(
+            found.config,
+            [
+                "pkg/app/.agents",
+                "pkg/.mcp.json",
+                ".claude",
+                "../.mcp.json"
+            ]
+        );
+        // Outside a repository the folder is the root.
+        let plain = top.join("plain/deeper");
+        fs::create_dir_all(&plain).unwrap();
+        let found = scan(&plain, None);
+        assert_eq!(
+            (found.root.as_path(), found.config.as_slice()),
+            (plain.as_path(), ["../../.mcp.json".to_owned()].as_slice())
+        );
+    }
+
+    #[test]
+    fn the_home_folder_counts_only_its_mcp_json() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = canonical(&dir);
+        for own in [".claude", ".codex", ".pi", ".agents"] {
+            fs::create_dir_all(home.join(own)).unwrap();
+        }
+        let project = home.join("proj");
+        fs::create_dir_all(&project).unwrap();
+        assert!(scan(&project, Some(&home)).config.is_empty());
+        write(&home.join(".mcp.json"), "{}");
+        assert_eq!(scan(&project, Some(&home)).config, ["../.mcp.json"]);
+    }
+
+    #[test]
+    fn new_or_edited_command_files_are_changes_and_removals_are_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = canonical(&dir);
+        write(&root.join(".claude/settings.json"), "{}");
+        let before = scan(&root, None).fingerprint;
+        assert!(changed(&before, &before).is_empty());
+        write(&root.join(".claude/settings.json"), r#"{"hooks":{}}"#);
+        let edited = scan(&root, None).fingerprint;
+        assert_eq!(changed(&before, &edited), [".claude/settings.json"]);
+        write(&root.join(".mcp.json"), "{}");
+        let grown = scan(&root, None).fingerprint;
+        assert_eq!(changed(&edited, &grown), [".mcp.json"]);
+        fs::remove_file(root.join(".mcp.json")).unwrap();
+        assert!(changed(&grown, &scan(&root, None).fingerprint).is_empty());
+        // A decision older than fingerprints covers nothing.
+        assert_eq!(changed("", &edited).len(), 2);
+    }
+
+    #[test]
+    fn config_above_two_checkouts_at_other_depths_fingerprints_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = canonical(&dir);
+        write(&top.join(".mcp.json"), "{}");
+        let near = top.join("main");
+        let far = top.join("data/worktrees/fork");
+        for checkout in [&near, &far] {
+            fs::create_dir_all(checkout.join(".git")).unwrap();
+            write(&checkout.join(".claude/settings.json"), "{}");
+        }
+        let (near, far) = (scan(&near, None), scan(&far, None));
+        assert_eq!(near.config, [".claude", "../.mcp.json"]);
+        assert_eq!(far.config, [".claude", "../../../.mcp.json"]);
+        assert_eq!(near.fingerprint, far.fingerprint);
+    }
+
+    #[test]
+    fn a_registered_worktree_is_keyed_by_its_main_checkout_and_a_forged_one_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = canonical(&dir);
+        let main = top.join("main");
+        let admin = main.join(".git/worktrees/wt");
+        fs::create_dir_all(&admin).unwrap();
+        let wt = top.join("wt");
+        write(&wt.join(".git"), &format!("gitdir: {}\n", admin.display()));
+        write(&admin.join("commondir"), "../..\n");
+        write(
+            &admin.join("gitdir"),
+            &format!("{}\n", wt.join(".git").display()),
+        );
+        assert_eq!(scan(&wt, None).root, main);
+        // A checkout whose `.git` names the same admin folder is not the one registered there.
+        let forged = top.join("forged");
+        write(
+            &forged.join(".git"),
+            &format!("gitdir: {}\n", admin.display()),
+        );
+        assert_eq!(scan(&forged, None).root, forged);
+        // Nor is one whose admin folder is its own, pointing at the trusted common dir.
+        let own = top.join("own");
+        let own_admin = own.join("admin");
+        write(
+            &own.join(".git"),
+            &format!("gitdir: {}\n", own_admin.display()),
+        );
+        write(
+            &own_admin.join("commondir"),
+            &format!("{}\n", main.join(".git").display()),
+        );
+        write(
+            &own_admin.join("gitdir"),
+            &format!("{}\n", own.join(".git").display()),
+        );
+        assert_eq!(scan(&own, None).root, own);
+    }
+}

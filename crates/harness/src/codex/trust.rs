@@ -1,0 +1,215 @@
+//! Codex's side of folder trust (docs/harness-behaviour.md "Folder trust: what each harness
+//! can hold back"). Codex loads a project's `.codex/config.toml` layers whenever *its own*
+//! `config.toml` trusts the project (a user who once accepted Codex's trust screen), and no
+//! `-c` override changes that: verified with 0.171.0, `-c projects."<root>".trust_level=
+//! "untrusted"` and `-c mcp_servers={}` both still start a project MCP server. What does hold
+//! is a session override per server, `-c mcp_servers.<name>.enabled=false`, above the project
+//! layer. So for a folder the user does not trust Forkhost disables every MCP server the
+//! project layers define, by name, and refuses in words to start Codex at all when those
+//! layers set anything else it cannot hold back (hooks, sandbox or approval defaults, model
+//! providers, exec-policy rules): starting it silently trusted is never an option.
+
+use std::path::{Path, PathBuf};
+
+use crate::{HarnessError, HarnessResult};
+
+/// Project config keys Codex may apply without running anything of the project's: they pick
+/// a model or shape the display. Every other key (sandbox and approval defaults, `notify`,
+/// `hooks`, `model_providers`, `shell_environment_policy`, profiles, features, …) refuses.
+const HARMLESS: &[&str] = &[
+    "model",
+    "model_reasoning_effort",
+    "model_reasoning_summary",
+    "model_verbosity",
+    "personality",
+    "hide_agent_reasoning",
+    "show_raw_agent_reasoning",
+    "file_opener",
+    "tui",
+];
+
+/// Config files larger than this are refused (a config file is a few KiB).
+const MAX_CONFIG: u64 = 1024 * 1024;
+
+/// The `codex app-server` arguments for `trusted` in `cwd`: none when trusted or nothing to
+/// trust; for an untrusted folder, each project MCP server disabled, or `InvalidInput` saying
+/// what Codex would still load.
+pub(crate) fn trust_args(trusted: Option<bool>, cwd: &Path) -> HarnessResult<Vec<String>> {
+    if trusted != Some(false) {
+        return Ok(Vec::new());
+    }
+    let mut servers = Vec::new();
+    let mut kept = Vec::new();
+    for dir in project_dirs(cwd) {
+        let rules = dir.join("rules");
+        if rules.exists() {
+            kept.push(format!("exec-policy rules in {}", rules.display()));
+        }
+        let config = dir.join("config.toml");
+        if !config.exists() {
+            continue;
+        }
+        let shown = config.display();
+        let table = read(&config).map_err(|why| {
+            HarnessError::InvalidInput(format!(
+                "codex cannot be started without the project config {shown} ({why}); trust the \
+                 folder, or fix or remove that file"
+            ))
+        })?;
+        for (key, value) in &table {
+            match key.as_str() {
+                "mcp_servers" => {
+                    for name in value.as_table().into_iter().flat_map(|t| t.keys()) {
+                        servers.push(server_name(name, &config)?);
+                    }
+                }
+                key if HARMLESS.contains(&key) => {}
+                key => kept.push(format!("{key} in {shown}")),
+            }
+        }
+    }
+    if !kept.is_empty() {
+        return Err(HarnessError::InvalidInput(format!(
+            "codex cannot hold back this project's config ({}): Codex applies it whenever its \
+             own config trusts the folder. Trust the folder, or remove those settings",
+            kept.join(", ")
+        )));
+    }
+    Ok(disabled(&servers))
+}
+
+/// For a process that runs no turn (a cold native fork): every project MCP server of `cwd`
+/// disabled, trusted or not, since the process needs none; a file that does not parse adds
+/// nothing (Codex refuses it too).
+pub(crate) fn no_project_servers(cwd: &Path) -> Vec<String> {
+    let mut servers = Vec::new();
+    for dir in project_dirs(cwd) {
+        let config = dir.join("config.toml");
+        let Ok(table) = read(&config) else { continue };
+        let names = table.get("mcp_servers").and_then(|v| v.as_table());
+        for name in names.into_iter().flat_map(|t| t.keys()) {
+            if let Ok(name) = server_name(name, &config) {
+                servers.push(name);
+            }
+        }
+    }
+    disabled(&servers)
+}
+
+fn disabled(servers: &[String]) -> Vec<String> {
+    let mut args = Vec::new();
+    for name in servers {
+        let arg = format!("mcp_servers.{name}.enabled=false");
+        if !args.contains(&arg) {
+            args.extend(["-c".to_owned(), arg]);
+        }
+    }
+    args
+}
+
+/// A server name that a dotted `-c` path can carry (Codex's own rule for server names).
+fn server_name(name: &str, config: &Path) -> HarnessResult<String> {
+    let fits = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    match fits {
+        true => Ok(name.to_owned()),
+        false => Err(HarnessError::InvalidInput(format!(
+            "codex cannot disable the project MCP server {name:?} of {}: its name cannot be \
+             overridden; trust the folder, or rename or remove that server",
+            config.display()
+        ))),
+    }
+}
+
+/// The `.codex` folders of `cwd` and every folder above it (a superset of the layers Codex
+/// reads, between the project root and `cwd`), leaving out the user's own Codex home
+/// (`$CODEX_HOME`, `~/.codex`).
+fn project_dirs(cwd: &Path) -> Vec<PathBuf> {
+    let own: Vec<PathBuf> = [
+        std::env::var_os("CODEX_HOME").map(PathBuf::from),
+        dirs::home_dir().map(|home| home.join(".codex")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    cwd.ancestors()
+        .map(|dir| dir.join(".codex"))
+        .filter(|dir| !own.contains(dir) && dir.is_dir())
+        .collect()
+}
+
+fn read(config: &Path) -> Result<toml::Table, String> {
+    let meta = std::fs::metadata(config).map_err(|e| e.to_string())?;
+    if meta.len() > MAX_CONFIG {
+        return Err("too large to read".into());
+    }
+    let text = std::fs::read_to_string(config).map_err(|e| e.to_string())?;
+    text.parse::<toml::Table>()
+        .map_err(|e| format!("it does not parse: {}", e.message()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn untrusted_disables_every_project_server_and_trusted_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("repo");
+        write(
+            &repo.join(".codex/config.toml"),
+            "model = \"o3\"\n[mcp_servers.helper]\ncommand = \"sh\"\n",
+        );
+        write(
+            &repo.join("app/.codex/config.toml"),
+            "[mcp_servers.other]\ncommand = \"x\"\n[mcp_servers.helper]\ncommand = \"y\"\n",
+        );
+        let app = repo.join("app");
+        assert!(trust_args(Some(true), &app).unwrap().is_empty());
+        assert!(trust_args(None, &app).unwrap().is_empty());
+        let args = trust_args(Some(false), &app).unwrap();
+        assert_eq!(
+            args,
+            [
+                "-c",
+                "mcp_servers.helper.enabled=false",
+                "-c",
+                "mcp_servers.other.enabled=false"
+            ]
+        );
+        assert_eq!(no_project_servers(&app), args);
+    }
+
+    #[test]
+    fn untrusted_refuses_what_it_cannot_hold_back() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            &dir.path().join(".codex/config.toml"),
+            "approval_policy = \"never\"\nsandbox_mode = \"danger-full-access\"\n",
+        );
+        let refused = trust_args(Some(false), dir.path()).unwrap_err().to_string();
+        assert!(refused.contains("approval_policy"), "{refused}");
+        assert!(refused.contains("sandbox_mode"), "{refused}");
+        write(
+            &dir.path().join(".codex/config.toml"),
+            "[mcp_servers.\"a.b\"]\n",
+        );
+        assert!(trust_args(Some(false), dir.path()).is_err());
+        write(&dir.path().join(".codex/config.toml"), "not = [toml");
+        assert!(trust_args(Some(false), dir.path()).is_err());
+        assert!(no_project_servers(dir.path()).is_empty());
+        std::fs::remove_file(dir.path().join(".codex/config.toml")).unwrap();
+        write(
+            &dir.path().join(".codex/rules/allow.rules"),
+            "prefix_rule()",
+        );
+        assert!(trust_args(Some(false), dir.path()).is_err());
+    }
+}
