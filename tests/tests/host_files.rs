@@ -693,3 +693,88 @@ fn a_setup_commands_processes_end_with_the_app() {
         .unwrap()
         .block_on(async move { drop(s) });
 }
+
+/// How the setup command of `fork` ended: (success, message).
+async fn setup_end(
+    events: &mut tokio::sync::broadcast::Receiver<forkhost_core::HostEvent>,
+    fork: &str,
+) -> (bool, Option<String>) {
+    tokio::time::timeout(std::time::Duration::from_secs(60), async {
+        loop {
+            if let Ok(forkhost_core::HostEvent::WorktreeSetupEnded {
+                thread_id,
+                success,
+                message,
+            }) = events.recv().await
+            {
+                if thread_id == fork {
+                    return (success, message);
+                }
+            }
+        }
+    })
+    .await
+    .expect("no word on the setup command")
+}
+
+/// A setup command runs only in the repository it was saved for (review L5): another
+/// repository cloned later at the same path does not run it, and says so; saved again, it runs.
+#[tokio::test]
+async fn a_setup_command_saved_for_another_repository_is_not_run() {
+    let Some(s) = setup(Harness::Pi).await else {
+        return;
+    };
+    let repo = s.env.work_dir().to_path_buf();
+    let commit = |file: &str| {
+        std::fs::write(repo.join(file), "x\n").unwrap();
+        git(&repo, &["add", "-A"]);
+        git(&repo, &["commit", "-q", "-m", file]);
+    };
+    git(&repo, &["init", "-q", "-b", "main"]);
+    commit("first.txt");
+    let host = s.host().await;
+    host.set_setup_command(&repo, Some("touch setup-ran.txt"))
+        .await
+        .unwrap();
+    // Another repository at the same path.
+    std::fs::remove_dir_all(repo.join(".git")).unwrap();
+    std::fs::remove_file(repo.join("first.txt")).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    commit("other.txt");
+    let thread = host
+        .create(s.spec(Default::default()))
+        .await
+        .unwrap()
+        .thread
+        .id;
+    turn(&host, &thread, &writes("one")).await;
+
+    let mut events = host.subscribe();
+    let fork = host
+        .fork_with(&thread, ForkAt::Latest, ForkFiles::Worktree)
+        .await
+        .unwrap()
+        .thread;
+    let (success, message) = setup_end(&mut events, &fork.thread.id).await;
+    assert!(!success, "{message:?}");
+    let message = message.unwrap_or_default();
+    assert!(message.contains("was not run"), "{message}");
+    assert!(
+        message.contains("touch setup-ran.txt"),
+        "names the command: {message}"
+    );
+    assert!(!Path::new(&fork.thread.cwd).join("setup-ran.txt").exists());
+
+    // Saved again for this repository, it runs.
+    host.set_setup_command(&repo, Some("touch setup-ran.txt"))
+        .await
+        .unwrap();
+    let again = host
+        .fork_with(&thread, ForkAt::Latest, ForkFiles::Worktree)
+        .await
+        .unwrap()
+        .thread;
+    let (success, message) = setup_end(&mut events, &again.thread.id).await;
+    assert!(success, "{message:?}");
+    assert!(Path::new(&again.thread.cwd).join("setup-ran.txt").exists());
+}

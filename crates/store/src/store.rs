@@ -251,9 +251,24 @@ impl Store {
         setup::of(&mut conn, repo_root).await
     }
 
-    pub async fn set_setup_command(&self, repo_root: &str, command: Option<&str>) -> Result<()> {
+    /// The command and the identity of the repository it was saved for.
+    pub async fn setup_with_identity(
+        &self,
+        repo_root: &str,
+    ) -> Result<Option<(String, Option<String>)>> {
         let mut conn = self.pool.acquire().await?;
-        setup::set(&mut conn, repo_root, command).await
+        setup::with_identity(&mut conn, repo_root).await
+    }
+
+    /// Saves (or with `None`, removes) the command, for the repository `repo_id` names.
+    pub async fn set_setup_command(
+        &self,
+        repo_root: &str,
+        command: Option<&str>,
+        repo_id: Option<&str>,
+    ) -> Result<()> {
+        let mut conn = self.pool.acquire().await?;
+        setup::set(&mut conn, repo_root, command, repo_id).await
     }
 
     // Folder trust.

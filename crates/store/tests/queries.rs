@@ -206,16 +206,27 @@ async fn checkpoints_and_worktrees_are_kept_per_thread() {
 async fn a_repositorys_setup_command_is_set_changed_and_removed() {
     let (_dir, store) = fresh().await;
     assert_eq!(store.setup_command("/r").await.unwrap(), None);
-    store.set_setup_command("/r", Some("npm ci")).await.unwrap();
     store
-        .set_setup_command("/r", Some(" make setup "))
+        .set_setup_command("/r", Some("npm ci"), Some("aaa"))
+        .await
+        .unwrap();
+    store
+        .set_setup_command("/r", Some(" make setup "), Some("bbb"))
         .await
         .unwrap();
     assert_eq!(
         store.setup_command("/r").await.unwrap().as_deref(),
         Some("make setup")
     );
-    store.set_setup_command("/r", Some("  ")).await.unwrap();
+    assert_eq!(
+        store.setup_with_identity("/r").await.unwrap(),
+        Some(("make setup".into(), Some("bbb".into()))),
+        "saved with the repository it is for"
+    );
+    store
+        .set_setup_command("/r", Some("  "), None)
+        .await
+        .unwrap();
     assert_eq!(store.setup_command("/r").await.unwrap(), None);
 }
 

@@ -106,6 +106,25 @@ impl Repo {
         })
     }
 
+    /// What tells this repository from another one at the same path: its root commits
+    /// (sorted, comma-joined), the same in every clone of it; `None` without commits.
+    pub fn identity(&self) -> Result<Option<String>> {
+        let out = self
+            .git
+            .call(&self.root)
+            .args(["rev-list", "--max-parents=0", "HEAD", "--"])
+            .output()?;
+        if !out.success {
+            return Ok(None);
+        }
+        let mut roots: Vec<&str> = std::str::from_utf8(&out.stdout)
+            .unwrap_or_default()
+            .split_whitespace()
+            .collect();
+        roots.sort_unstable();
+        Ok((!roots.is_empty()).then(|| roots.join(",")))
+    }
+
     /// The commit HEAD points at, or `None` in a repository with no commits yet.
     pub fn head(&self) -> Result<Option<Oid>> {
         self.resolve_commit("HEAD")

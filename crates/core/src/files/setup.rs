@@ -16,6 +16,7 @@ use std::process::Stdio;
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
 use super::checkpoints::{main_root, repo_of};
+use super::error::blocking;
 use crate::error::{HostError, HostResult};
 use crate::events::HostEvent;
 use crate::host::Host;
@@ -40,7 +41,10 @@ impl Host {
             ));
         }
         let root = self.repository_root(folder).await?;
-        self.store().set_setup_command(&root, command).await?;
+        let identity = identity_of(folder).await;
+        self.store()
+            .set_setup_command(&root, command, identity.as_deref())
+            .await?;
         Ok(self.store().setup_command(&root).await?)
     }
 
@@ -62,14 +66,34 @@ impl Host {
 
     /// Starts the repository's setup command in a new worktree, if it has one.
     pub(crate) async fn run_setup(&self, thread_id: &str, repo_root: &Path, worktree: PathBuf) {
-        let command = match self
+        let (command, saved_for) = match self
             .store()
-            .setup_command(&repo_root.display().to_string())
+            .setup_with_identity(&repo_root.display().to_string())
             .await
         {
-            Ok(Some(command)) => command,
+            Ok(Some(found)) => found,
             _ => return,
         };
+        // Only in the repository it was saved for: another one cloned at the same path later
+        // (or one saved before Forkhost recorded which) does not run it unasked (review L5).
+        let current = identity_of(repo_root).await;
+        if saved_for.is_none() || saved_for != current {
+            tracing::warn!(thread = %thread_id, "setup command not run: saved for another repository");
+            self.emit(HostEvent::WorktreeSetupEnded {
+                thread_id: thread_id.to_owned(),
+                success: false,
+                message: Some(format!(
+                    "the setup command `{command}` was not run: it was saved for {} at this \
+                     path, and this may be another repository. Save it again (Setup…, or \
+                     `forkhost setup-command`) to run it in new forks.",
+                    match saved_for {
+                        Some(_) => "a different repository",
+                        None => "a repository Forkhost did not record",
+                    }
+                )),
+            });
+            return;
+        }
         let (host, thread) = (self.clone(), thread_id.to_owned());
         tokio::spawn(async move {
             let ended = host.setup_in(&thread, &command, &worktree).await;
@@ -175,4 +199,11 @@ fn shell(command: &str) -> tokio::process::Command {
     // No console window flashing up for a GUI app.
     shell.creation_flags(0x0800_0000);
     shell
+}
+
+/// The identity of the repository holding `folder` (its root commits), `None` when it has no
+/// commits or git cannot tell.
+async fn identity_of(folder: &Path) -> Option<String> {
+    let repo = repo_of(folder).await?;
+    blocking(move || repo.identity()).await.ok().flatten()
 }

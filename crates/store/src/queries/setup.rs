@@ -5,8 +5,18 @@ use sqlx::SqliteConnection;
 use crate::Result;
 
 pub async fn of(conn: &mut SqliteConnection, repo_root: &str) -> Result<Option<String>> {
+    Ok(with_identity(conn, repo_root)
+        .await?
+        .map(|(command, _)| command))
+}
+
+/// The command and the identity of the repository it was saved for (`None`: unknown).
+pub async fn with_identity(
+    conn: &mut SqliteConnection,
+    repo_root: &str,
+) -> Result<Option<(String, Option<String>)>> {
     Ok(
-        sqlx::query_scalar("SELECT command FROM repository_setup WHERE repo_root = ?")
+        sqlx::query_as("SELECT command, repo_id FROM repository_setup WHERE repo_root = ?")
             .bind(repo_root)
             .fetch_optional(&mut *conn)
             .await?,
@@ -18,15 +28,18 @@ pub async fn set(
     conn: &mut SqliteConnection,
     repo_root: &str,
     command: Option<&str>,
+    repo_id: Option<&str>,
 ) -> Result<()> {
     match command.map(str::trim).filter(|c| !c.is_empty()) {
         Some(command) => {
             sqlx::query(
-                "INSERT INTO repository_setup (repo_root, command) VALUES (?, ?) \
-                 ON CONFLICT(repo_root) DO UPDATE SET command = excluded.command",
+                "INSERT INTO repository_setup (repo_root, command, repo_id) VALUES (?, ?, ?) \
+                 ON CONFLICT(repo_root) DO UPDATE SET command = excluded.command, \
+                 repo_id = excluded.repo_id",
             )
             .bind(repo_root)
             .bind(command)
+            .bind(repo_id)
             .execute(&mut *conn)
             .await?;
         }
