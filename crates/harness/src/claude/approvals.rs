@@ -10,6 +10,7 @@ use std::sync::Mutex;
 
 use serde_json::{json, Value};
 
+use super::write_diff;
 use crate::contract::{
     ApprovalDecision, ApprovalRequest, ApprovalSubject, PermissionChoices, PermissionMode, Question,
 };
@@ -45,9 +46,6 @@ pub(crate) fn permission_args(mode: &PermissionMode) -> HarnessResult<Vec<String
     }
     Ok(args)
 }
-
-/// The largest existing file a `Write` request is diffed against.
-const MAX_DIFFED_FILE: u64 = 256 * 1024;
 
 /// What a model is told when the user declines a call.
 const DECLINED: &str = "The user declined this tool call.";
@@ -280,7 +278,7 @@ fn subject(tool: &str, input: &Value, cwd: &Path, read_files: bool) -> ApprovalS
         "Write" | "Edit" | "MultiEdit" => match str_of(input, "file_path") {
             Some(path) => ApprovalSubject::FileChange {
                 paths: vec![path.to_owned()],
-                diff: diff(tool, path, input, read_files),
+                diff: write_diff::diff(tool, path, input, read_files),
             },
             None => other(),
         },
@@ -310,80 +308,6 @@ fn questions(input: &Value) -> Vec<Question> {
             free_text: true,
         })
         .collect()
-}
-
-/// A unified-style diff of what the call would write: `Write` against the file as it is now
-/// (new lines only for a new file), `Edit`/`MultiEdit` from their old and new strings.
-fn diff(tool: &str, path: &str, input: &Value, read_files: bool) -> Option<String> {
-    let mut out = format!("--- {path}\n+++ {path}\n");
-    let mut hunk = |old: &str, new: &str| {
-        out.push_str("@@\n");
-        for line in old.lines() {
-            out.push_str(&format!("-{line}\n"));
-        }
-        for line in new.lines() {
-            out.push_str(&format!("+{line}\n"));
-        }
-    };
-    match tool {
-        "Write" => {
-            let new = str_of(input, "content")?;
-            if !read_files {
-                return None;
-            }
-            let old = match current_text(Path::new(path)) {
-                Current::Text(old) => old,
-                Current::Missing => String::new(),
-                Current::Unshown => return None,
-            };
-            hunk(&old, new);
-        }
-        "Edit" => hunk(str_of(input, "old_string")?, str_of(input, "new_string")?),
-        "MultiEdit" => {
-            for edit in input.get("edits")?.as_array()? {
-                hunk(str_of(edit, "old_string")?, str_of(edit, "new_string")?);
-            }
-        }
-        _ => return None,
-    }
-    Some(out)
-}
-
-/// What a `Write` would replace.
-enum Current {
-    Text(String),
-    /// No file there: the write creates it.
-    Missing,
-    /// Not a regular file, too large, or not text: no diff is shown rather than a wrong one.
-    Unshown,
-}
-
-/// The file at `path` as text, read only when it is a regular file (a FIFO, a device or a
-/// procfs file reports a length of 0 and would block or never end) and at most
-/// [`MAX_DIFFED_FILE`] bytes, whatever its size says.
-fn current_text(path: &Path) -> Current {
-    use std::io::Read;
-    let meta = match std::fs::metadata(path) {
-        Ok(meta) => meta,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Current::Missing,
-        Err(_) => return Current::Unshown,
-    };
-    if !meta.is_file() || meta.len() > MAX_DIFFED_FILE {
-        return Current::Unshown;
-    }
-    let Ok(file) = std::fs::File::open(path) else {
-        return Current::Unshown;
-    };
-    let mut bytes = Vec::new();
-    if file
-        .take(MAX_DIFFED_FILE + 1)
-        .read_to_end(&mut bytes)
-        .is_err()
-        || bytes.len() as u64 > MAX_DIFFED_FILE
-    {
-        return Current::Unshown;
-    }
-    String::from_utf8(bytes).map_or(Current::Unshown, Current::Text)
 }
 
 /// The requests of one process that wait for an answer.
@@ -569,52 +493,6 @@ mod tests {
             "{rules:?}"
         );
         assert!(rules[1].contains("any input"), "{rules:?}");
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn a_write_over_a_fifo_is_not_read() {
-        // L3: a FIFO has a length of 0; reading it would block until a writer comes.
-        let dir = tempfile::tempdir().unwrap();
-        let fifo = dir.path().join("pipe");
-        let made = std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap();
-        assert!(made.success());
-        let input = json!({"file_path": fifo.display().to_string(), "content": "x\n"});
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let _ = tx.send(subject("Write", &input, Path::new("/w"), true));
-        });
-        let got = rx
-            .recv_timeout(std::time::Duration::from_secs(5))
-            .expect("describing a write over a FIFO must not block");
-        assert!(
-            matches!(got, ApprovalSubject::FileChange { diff: None, .. }),
-            "{got:?}"
-        );
-    }
-
-    #[test]
-    fn a_write_over_a_large_or_binary_file_is_not_diffed() {
-        let dir = tempfile::tempdir().unwrap();
-        let big = dir.path().join("big");
-        std::fs::write(&big, vec![b'a'; MAX_DIFFED_FILE as usize + 1]).unwrap();
-        let binary = dir.path().join("bin");
-        std::fs::write(&binary, [0xff, 0xfe, 0x00]).unwrap();
-        let small = dir.path().join("small");
-        std::fs::write(&small, "old\n").unwrap();
-        let diff_of = |p: &Path| {
-            let input = json!({"file_path": p.display().to_string(), "content": "new\n"});
-            match subject("Write", &input, Path::new("/w"), true) {
-                ApprovalSubject::FileChange { diff, .. } => diff,
-                other => panic!("{other:?}"),
-            }
-        };
-        assert_eq!(diff_of(&big), None);
-        assert_eq!(diff_of(&binary), None);
-        assert!(diff_of(&small).unwrap().ends_with("@@\n-old\n+new\n"));
     }
 
     #[test]

@@ -17,6 +17,7 @@ mod process;
 mod protocol;
 mod trust;
 mod version;
+mod write_diff;
 
 pub use fork::fork;
 pub use git_bash::git_bash_for_claude;
