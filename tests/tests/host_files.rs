@@ -40,6 +40,14 @@ fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// Makes `repo` a git repository with one commit (of `a.txt`).
+fn committed_repo(repo: &Path) {
+    git(repo, &["init", "-q", "-b", "main"]);
+    std::fs::write(repo.join("a.txt"), "a\n").unwrap();
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-q", "-m", "start"]);
+}
+
 fn writes(n: &str) -> String {
     format!("RUN_COMMAND `printf '{n}' > notes.txt && touch {n}.txt`")
 }
@@ -319,10 +327,7 @@ async fn archived_threads_checkpoints_are_pruned_unless_a_fork_uses_them() {
     };
     let env = &s.env;
     let repo = env.work_dir().to_path_buf();
-    git(&repo, &["init", "-q", "-b", "main"]);
-    std::fs::write(repo.join("a.txt"), "a\n").unwrap();
-    git(&repo, &["add", "-A"]);
-    git(&repo, &["commit", "-q", "-m", "start"]);
+    committed_repo(&repo);
     let data = tempfile::tempdir().unwrap();
     let options = HostOptions {
         harness_env: env.vars().to_vec(),
@@ -441,10 +446,7 @@ async fn interrupt_returns_while_a_slow_git_status_runs() {
         return;
     };
     let repo = s.env.work_dir().to_path_buf();
-    git(&repo, &["init", "-q", "-b", "main"]);
-    std::fs::write(repo.join("a.txt"), "a\n").unwrap();
-    git(&repo, &["add", "-A"]);
-    git(&repo, &["commit", "-q", "-m", "start"]);
+    committed_repo(&repo);
     let host = s.host().await;
     let thread = host
         .create(s.spec(Default::default()))
@@ -637,10 +639,7 @@ fn a_setup_commands_processes_end_with_the_app() {
     let world = app.block_on(async {
         let s = setup(Harness::Pi).await?;
         let repo = s.env.work_dir().to_path_buf();
-        git(&repo, &["init", "-q", "-b", "main"]);
-        std::fs::write(repo.join("a.txt"), "a\n").unwrap();
-        git(&repo, &["add", "-A"]);
-        git(&repo, &["commit", "-q", "-m", "start"]);
+        committed_repo(&repo);
         let host = s.host().await;
         let command = format!("sleep 60 & echo $! > '{}'; wait", pid_file.display());
         host.set_setup_command(&repo, Some(&command)).await.unwrap();

@@ -84,25 +84,8 @@ async fn a_store_truncated_to_half_is_moved_aside_and_replaced() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("forkhost.sqlite");
     seeded(&path).await;
-    // Fold the WAL into the main file, which we then cut; the emptied WAL goes. A connection
-    // of the test's own: the store has no use for a checkpoint on demand.
-    {
-        use sqlx::sqlite::SqliteConnectOptions;
-        use sqlx::{ConnectOptions, Connection};
-        let mut conn = SqliteConnectOptions::new()
-            .filename(&path)
-            .connect()
-            .await
-            .unwrap();
-        sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
-            .execute(&mut conn)
-            .await
-            .unwrap();
-        conn.close().await.unwrap();
-    }
-    for companion in ["sqlite-wal", "sqlite-shm"] {
-        let _ = std::fs::remove_file(path.with_extension(companion));
-    }
+    // Fold the WAL into the main file, which we then cut; the emptied WAL goes.
+    fold_wal(&path).await;
     let bytes = std::fs::read(&path).unwrap();
     assert!(
         bytes.len() >= 4096 * 2,
@@ -124,7 +107,8 @@ async fn a_store_truncated_to_half_is_moved_aside_and_replaced() {
     opened.store.insert_thread(&thread("new")).await.unwrap();
 }
 
-/// Folds the WAL into the main file and removes its companions, so the file alone is the store.
+/// Folds the WAL into the main file and removes its companions, so the file alone is the store
+/// (a connection of the test's own: the store has no use for a checkpoint on demand).
 async fn fold_wal(path: &Path) {
     use sqlx::sqlite::SqliteConnectOptions;
     use sqlx::{ConnectOptions, Connection};
