@@ -10,6 +10,7 @@ fn source(module: &str) -> &'static str {
         "cli_tool" => include_str!("../cli_tool/mod.rs"),
         "update" => include_str!("../update.rs"),
         "files" => include_str!("../files.rs"),
+        "first_run" => include_str!("../first_run.rs"),
         other => panic!("command_list names a module this test does not read: {other}"),
     }
 }

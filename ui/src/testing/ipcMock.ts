@@ -44,3 +44,8 @@ export const folderTrust = vi.fn(async () => ({ root: "/", config: [], trusted: 
 export const setFolderTrust = vi.fn();
 export const setupCommand = vi.fn(async (): Promise<string | null> => null);
 export const setSetupCommand = vi.fn(async (_folder: string, command: string | null) => command);
+export const doctorAgain = vi.fn();
+export const chooseHarnessPath = vi.fn();
+export const pickFile = vi.fn(async (): Promise<string | null> => null);
+export const pickFolder = vi.fn(async (): Promise<string | null> => null);
+export const openExternal = vi.fn(async () => {});
