@@ -98,3 +98,56 @@ fn doctor_says_how_to_sign_in_a_codex_that_is_not_logged_in() {
     );
     assert!(text.contains("[not signed in]"), "{text}");
 }
+
+/// The real Pi with no provider set up (an empty agent folder): `doctor` calls it not signed in,
+/// and a prompt it refuses for want of a key says how to sign in, in the same words.
+#[test]
+fn pi_without_a_key_is_not_signed_in_and_its_refused_prompt_says_so() {
+    let Some(pi) =
+        forkhost_tests::need::need(forkhost_tests::need::Group::Harness, "FORKHOST_PI_BIN")
+    else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let empty = home.path().join("bin");
+    let work = home.path().join("work");
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::create_dir_all(&work).unwrap();
+    let run = |args: &[&str]| {
+        let mut cmd = Command::new(forkhost_bin());
+        cmd.env_clear()
+            .env("HOME", home.path())
+            .env("PATH", &empty)
+            .env("PI_OFFLINE", "1")
+            .env("FORKHOST_PI_BIN", &pi)
+            .arg("--json")
+            .arg("--data-dir")
+            .arg(home.path().join("data"))
+            .args(args);
+        let out = run_with_timeout(cmd, Duration::from_secs(120));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let doctor = run(&["doctor"]);
+    let pi_report = doctor["harnesses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["name"] == "pi")
+        .unwrap();
+    assert_eq!(pi_report["sign_in"], "signed_out", "{pi_report}");
+    let refused = run(&[
+        "new",
+        "--harness",
+        "pi",
+        "--cwd",
+        work.to_str().unwrap(),
+        "hello",
+    ]);
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains(
+            "Pi is not signed in or has no API key: run `pi` in a terminal and type `/login`"
+        ),
+        "{refused}"
+    );
+}

@@ -305,10 +305,15 @@ impl From<HarnessError> for crate::HostError {
                 stderr_tail,
             } => {
                 let tail = stderr_tail.trim();
-                H::HarnessFailed(if tail.is_empty() {
+                let text = if tail.is_empty() {
                     format!("{harness}: {message}")
                 } else {
                     format!("{harness}: {message}\n{tail}")
+                };
+                // A prompt refused for want of a login or key says so first, in words.
+                H::HarnessFailed(match setup::sign_in_hint(harness, &text) {
+                    Some(hint) => format!("{hint}\n{text}"),
+                    None => text,
                 })
             }
             HarnessError::History(h) => h.into(),
@@ -334,6 +339,30 @@ impl From<forkhost_harness::HistoryError> for crate::HostError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_prompt_refused_for_want_of_a_key_says_how_to_sign_in() {
+        let err: crate::HostError = HarnessError::HarnessFailed {
+            harness: HarnessKind::Pi,
+            message: "pi refused the prompt: No API key found for the selected model.".into(),
+            stderr_tail: String::new(),
+        }
+        .into();
+        let text = err.to_string();
+        assert!(
+            text.contains(
+                "Pi is not signed in or has no API key: run `pi` in a terminal and type `/login`"
+            ),
+            "{text}"
+        );
+        let err: crate::HostError = HarnessError::HarnessFailed {
+            harness: HarnessKind::Codex,
+            message: "app-server exited".into(),
+            stderr_tail: String::new(),
+        }
+        .into();
+        assert!(!err.to_string().contains("signed in"), "{err}");
+    }
 
     #[test]
     fn reports_carry_each_harness_s_permission_words() {
