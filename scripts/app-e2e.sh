@@ -5,7 +5,8 @@
 # (app_shell), installing the bundled CLI from Settings (app_cli_tool), the fork flows with the
 # real harness CLIs against the fake model (app_fork), approvals, questions, permission modes and
 # notifications (app_approvals), a thread's files: fork into a worktree, Changes, Compare, Bring
-# back, archive with the worktree, folder trust (app_files), and the benchmarks (app_bench: a
+# back, archive with the worktree, folder trust (app_files), a newcomer's first run with no agent
+# installed (app_first_run), and the benchmarks (app_bench: a
 # 10,000-message thread, 10 tabs' memory; figures are printed).
 #
 # Needs: node/npm, the Debian packages libwebkit2gtk-4.1-dev, webkit2gtk-driver, xvfb, xauth, and

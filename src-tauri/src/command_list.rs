@@ -6,7 +6,7 @@
 //! an argument or a field breaks the UI's type check. A test holds each entry to its function's
 //! real signature.
 
-use crate::{approvals, cli_tool, commands, files, settings, trust, update};
+use crate::{approvals, cli_tool, commands, files, first_run, settings, trust, update};
 use forkhost_core::discovery::DiscoveredSession;
 use forkhost_core::view::{ThreadDetail, ThreadView};
 use forkhost_core::{
@@ -98,4 +98,7 @@ command_list! {
     cli_tool::cli_tool_uninstall() -> CliToolStatus;
     update::update_check(manual: bool) -> Option<UpdateInfo>;
     update::update_install(version: String) -> ();
+    // The first-run view.
+    first_run::doctor_again() -> Vec<HarnessReport>;
+    first_run::choose_harness_path(harness: String, path: String) -> HarnessReport;
 }

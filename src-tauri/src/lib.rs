@@ -17,6 +17,7 @@ pub mod commands;
 pub mod error;
 pub mod event_bridge;
 pub mod files;
+pub mod first_run;
 pub mod layout;
 pub mod menu;
 pub mod open_window;

@@ -77,7 +77,11 @@ const THREAD: &[Item] = &[
     (Some("refresh"), "Reload Thread", Some("CmdOrCtrl+R")),
 ];
 
-const HELP: &[Item] = &[(Some("check_updates"), "Check for Updates…", None)];
+const HELP: &[Item] = &[
+    // The first-run view: which agents are installed and how to get the others.
+    (Some("get_started"), "Set Up Agents…", None),
+    (Some("check_updates"), "Check for Updates…", None),
+];
 
 fn submenu(app: &AppHandle, title: &str, items: &[Item]) -> tauri::Result<Submenu<Wry>> {
     let menu = Submenu::new(app, title, true)?;

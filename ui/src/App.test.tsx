@@ -8,6 +8,7 @@ import type { HostEvent } from "./bindings/HostEvent";
 import type { WindowInit } from "./bindings/WindowInit";
 import { threadDetail } from "./testing/threads";
 import { windowInit } from "./testing/windowInit";
+import { harnessReport, missingReport } from "./testing/harnessReport";
 
 let hostEvent: ((e: HostEvent) => void) | null = null;
 let windowAssign: (() => void) | null = null;
@@ -78,7 +79,7 @@ beforeEach(() => {
     fork_files: "worktree" as const,
     prune_checkpoints_days: 30,
   });
-  m.doctor.mockResolvedValue([]);
+  m.doctor.mockResolvedValue([harnessReport("claude"), missingReport("codex"), missingReport("pi")]);
   m.threads.mockResolvedValue([]);
   m.windowInit.mockResolvedValue(windowInit());
 });
@@ -104,6 +105,16 @@ describe("App shell", () => {
     const version = container.querySelector("[data-app-version]");
     expect(version?.textContent).toBe("Forkhost v1.2.3");
     expect(version?.getAttribute("title")).toContain("/tmp/forkhost-data");
+  });
+
+  it("is the first-run view when no agent can start a thread", async () => {
+    m.doctor.mockResolvedValue([missingReport("claude"), missingReport("codex"), harnessReport("pi", { sign_in: "signed_out" })]);
+    const { container } = render(<App />);
+    await waitFor(() => expect(screen.getByRole("heading", { name: "Welcome to Forkhost" })).toBeTruthy());
+    const empty = container.querySelector<HTMLElement>('[data-empty="workspace"]')!;
+    expect(empty.dataset.firstRun).toBe("true");
+    expect(empty.querySelectorAll(".setup-card")).toHaveLength(3);
+    expect(empty.textContent).toContain("npm install -g @openai/codex");
   });
 
   it("is not ready before the window's state settles", () => {

@@ -3,6 +3,7 @@ import { boot } from "./boot";
 import { hideMenu } from "./menu";
 import { NewThreadDialog } from "./dialogs/NewThreadDialog";
 import { SettingsDialog } from "./dialogs/SettingsDialog";
+import { FirstRunDialog } from "./firstRun/FirstRunDialog";
 import { ArchiveDialog } from "./files/ArchiveDialog";
 import { SetupDialog } from "./files/SetupDialog";
 import { ChangesDialog } from "./files/ChangesDialog";
@@ -88,6 +89,7 @@ export function App() {
       <Workspace />
       {dialog?.kind === "new-thread" && <NewThreadDialog />}
       {dialog?.kind === "settings" && <SettingsDialog />}
+      {dialog?.kind === "first-run" && <FirstRunDialog />}
       {dialog?.kind === "update" && <UpdateDialog />}
       {dialog?.kind === "changes" && <ChangesDialog threadId={dialog.threadId} />}
       {dialog?.kind === "compare" && (

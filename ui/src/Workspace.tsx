@@ -1,10 +1,11 @@
 import { Suspense, lazy, useRef } from "react";
 import { openDialog } from "./dialogs/open";
+import { EmptyWorkspace } from "./firstRun/EmptyWorkspace";
 import { showMenu } from "./menu";
 import { activateTab, closeOtherTabs, closeTab, moveTab, moveTabToNewWindow, openTab } from "./tabs/tabs";
 import type { TabView } from "./bindings/TabView";
 import { Conversation } from "./conversation/Conversation";
-import { ChatIcon, CloseIcon, PlusIcon, SidebarIcon, Spinner, TerminalIcon } from "./icons";
+import { CloseIcon, PlusIcon, SidebarIcon, Spinner, TerminalIcon } from "./icons";
 import { harnessName } from "./harnesses";
 import { store, threadById, useApp } from "./state";
 // xterm.js is loaded with the first terminal tab, not with every window.
@@ -18,21 +19,7 @@ export function Workspace() {
     <main className="workspace">
       <TabBar />
       {tabs.length === 0 ? (
-        <section className="workspace__empty" data-empty="workspace" aria-labelledby="empty-title">
-          <div className="workspace__empty-badge">
-            <ChatIcon width={28} height={28} strokeWidth={1.6} />
-          </div>
-          <h1 id="empty-title" className="workspace__empty-title">
-            No thread open
-          </h1>
-          <p className="workspace__empty-text">
-            Start one with <strong>New thread</strong>, or pick a thread from the sidebar.
-          </p>
-          <p className="workspace__empty-keys">
-            <kbd>Ctrl</kbd>+<kbd>T</kbd> new thread · <kbd>Ctrl</kbd>+<kbd>B</kbd> sidebar ·{" "}
-            <kbd>Ctrl</kbd>+<kbd>,</kbd> settings
-          </p>
-        </section>
+        <EmptyWorkspace />
       ) : (
         tabs.map((tab) =>
           tab.kind === "terminal" ? (

@@ -162,6 +162,14 @@ export const importSession = (harness: string, session: string, trust: boolean |
 export const follow = (threadId: string) => call("follow", { thread_id: threadId });
 export const unfollow = (threadId: string) => call("unfollow", { thread_id: threadId });
 export const doctor = () => call("doctor");
+/** Every harness looked for again (one installed or signed in since); the first-run view's Check again. */
+export const doctorAgain = () => call("doctor_again");
+/**
+ * Uses the binary at `path` for `harness` from now on and saves it as its path (checked like a
+ * Settings path first; rejects `harness_not_found` or `invalid_input` with a sentence).
+ */
+export const chooseHarnessPath = (harness: string, path: string) =>
+  call("choose_harness_path", { harness, path });
 
 // ---- a thread's files, folder trust ----------------------------------------------------------
 
@@ -317,6 +325,18 @@ export const onTerminalExit = (handler: (exit: TerminalExit) => void) =>
 export async function pickFolder(defaultPath?: string): Promise<string | null> {
   if (!inApp()) return null;
   const chosen = await openDialog({ directory: true, multiple: false, defaultPath });
+  return typeof chosen === "string" ? chosen : null;
+}
+
+/**
+ * The OS file picker for a program; null when cancelled. WebDriver cannot drive the OS dialog,
+ * so an app test sets `window.__forkhostPickFile` to the path it would choose.
+ */
+export async function pickFile(title: string): Promise<string | null> {
+  const stand_in = (window as { __forkhostPickFile?: string }).__forkhostPickFile;
+  if (typeof stand_in === "string") return stand_in;
+  if (!inApp()) return null;
+  const chosen = await openDialog({ directory: false, multiple: false, title });
   return typeof chosen === "string" ? chosen : null;
 }
 

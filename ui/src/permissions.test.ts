@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { HarnessReport } from "./bindings/HarnessReport";
 import { choiceLabel, defaultModeFor, explain, modeSummary, validChoice, withDefaultMode } from "./permissions";
+import { setupFields } from "./testing/harnessReport";
 
 function report(name: string, permission_modes: string[], sandboxes: string[] = []): HarnessReport {
   return {
@@ -14,6 +15,7 @@ function report(name: string, permission_modes: string[], sandboxes: string[] = 
     support: null,
     permission_modes,
     sandboxes,
+    ...setupFields("claude"),
   };
 }
 

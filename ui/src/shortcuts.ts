@@ -29,6 +29,7 @@ export type MenuAction =
   | "stop"
   | "refresh"
   | "check_updates"
+  | "get_started"
   | "install_cli";
 
 export function runAction(id: string) {
@@ -60,6 +61,9 @@ export function runAction(id: string) {
       break;
     case "check_updates":
       void checkForUpdates(true);
+      break;
+    case "get_started":
+      openDialog({ kind: "first-run" });
       break;
     case "toggle_sidebar":
       store.set({ sidebarOpen: !state.sidebarOpen });

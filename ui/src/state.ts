@@ -48,6 +48,8 @@ export type Dialog =
   | null
   | { kind: "new-thread" }
   | { kind: "settings" }
+  /** The first-run view: which agents are installed and signed in, and how to get the others. */
+  | { kind: "first-run" }
   | { kind: "update" }
   /** "Changes in this fork": a worktree fork's files since its fork point, and Bring back. */
   | { kind: "changes"; threadId: string }

@@ -58,8 +58,13 @@ pub fn doctor_text(harnesses: &[HarnessReport]) -> String {
                     Some(s) if s != VersionSupport::Verified => format!("  [{}]", s.describe()),
                     _ => String::new(),
                 };
+                let sign_in = if h.sign_in.as_deref() == Some("signed_out") {
+                    "  [not signed in]"
+                } else {
+                    ""
+                };
                 out.push(format!(
-                    "{:<7} {v:<10} forks: {}{support}",
+                    "{:<7} {v:<10} forks: {}{support}{sign_in}",
                     h.name,
                     c.boundaries.join(", ")
                 ));
@@ -75,7 +80,23 @@ pub fn doctor_text(harnesses: &[HarnessReport]) -> String {
         }
         out.extend(h.notes.iter().map(|n| format!("        note: {n}")));
     }
+    out.extend(next_steps(harnesses));
     out.join("\n")
+}
+
+/// The closing lines of `doctor`: for each missing or signed-out harness what to do, in the
+/// words the app's first-run view uses.
+fn next_steps(harnesses: &[HarnessReport]) -> Vec<String> {
+    let steps: Vec<&str> = harnesses
+        .iter()
+        .filter_map(|h| h.next_step.as_deref())
+        .collect();
+    if steps.is_empty() {
+        return Vec::new();
+    }
+    let mut out = vec![String::new(), "Next steps:".to_owned()];
+    out.extend(steps.iter().map(|s| format!("  - {s}")));
+    out
 }
 
 fn found_by_text(found_by: Option<&str>) -> &'static str {
@@ -138,6 +159,13 @@ mod tests {
             support: None,
             permission_modes: Vec::new(),
             sandboxes: Vec::new(),
+            sign_in: None,
+            next_step: None,
+            install: forkhost_core::harnesses::InstallView {
+                commands: Vec::new(),
+                page: "https://example.org".into(),
+                sign_in_command: "x".into(),
+            },
         }
     }
 
@@ -170,5 +198,37 @@ mod tests {
             ]
             .join("\n")
         );
+    }
+
+    #[test]
+    fn doctor_ends_with_the_next_step_of_each_missing_or_signed_out_harness() {
+        let mut codex = report("codex");
+        codex.path = Some("/opt/codex".into());
+        codex.version = Some("0.171.0".into());
+        codex.capabilities = Some(forkhost_harness::Capabilities {
+            boundaries: vec!["after"],
+            granularity: "turn",
+            eager_fork: true,
+            note: None,
+        });
+        codex.sign_in = Some("signed_out".into());
+        codex.next_step =
+            Some("Codex is installed but not signed in: run `codex login` in a terminal.".into());
+        let mut pi = report("pi");
+        pi.error = Some("not found".into());
+        pi.next_step = Some("Pi is not installed: install it with `npm install -g @earendil-works/pi-coding-agent` in a terminal (or see https://example.org).".into());
+        let ready = report("claude");
+        let text = doctor_text(&[ready.clone(), codex, pi]);
+        let tail: Vec<&str> = text.lines().skip_while(|l| *l != "Next steps:").collect();
+        assert_eq!(
+            tail,
+            [
+                "Next steps:",
+                "  - Codex is installed but not signed in: run `codex login` in a terminal.",
+                "  - Pi is not installed: install it with `npm install -g @earendil-works/pi-coding-agent` in a terminal (or see https://example.org).",
+            ]
+        );
+        assert!(text.contains("forks: after  [not signed in]"), "{text}");
+        assert!(!doctor_text(&[ready]).contains("Next steps"));
     }
 }

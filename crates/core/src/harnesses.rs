@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::ffi::OsString;
 
+use forkhost_harness::setup::{self, Os, SignIn};
 use forkhost_harness::{
     binary, Capabilities, HarnessBinary, HarnessError, HarnessKind, VersionSupport,
 };
@@ -41,6 +42,56 @@ pub struct HarnessReport {
     pub permission_modes: Vec<String>,
     /// Its sandboxes (Codex); empty elsewhere.
     pub sandboxes: Vec<String>,
+    /// Whether the CLI says it is signed in (its own status command; never a prompt); `null`
+    /// when it was not found.
+    #[ts(type = "\"signed_in\" | \"signed_out\" | \"unknown\" | null")]
+    pub sign_in: Option<String>,
+    /// What to do next, in words, when it is missing or signed out (the app and `doctor` say
+    /// the same); `null` when it is ready.
+    pub next_step: Option<String>,
+    /// How to install and sign it in on this OS.
+    pub install: InstallView,
+}
+
+/// How to install one harness on this OS (`forkhost_harness::setup`).
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct InstallView {
+    /// The commands that install it, the recommended first.
+    pub commands: Vec<InstallCommandView>,
+    /// The CLI's own install page.
+    pub page: String,
+    /// The command that signs it in, to run in a terminal.
+    pub sign_in_command: String,
+}
+
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct InstallCommandView {
+    /// "npm", "Native installer", "Homebrew".
+    pub label: String,
+    pub command: String,
+    /// What it needs first, in words.
+    pub needs: Option<String>,
+}
+
+impl InstallView {
+    fn of(kind: HarnessKind) -> Self {
+        let help = setup::install_help(kind, Os::current());
+        InstallView {
+            commands: help
+                .commands
+                .into_iter()
+                .map(|c| InstallCommandView {
+                    label: c.label.to_owned(),
+                    command: c.command.to_owned(),
+                    needs: c.needs.map(str::to_owned),
+                })
+                .collect(),
+            page: help.page.to_owned(),
+            sign_in_command: help.sign_in_command.to_owned(),
+        }
+    }
 }
 
 /// `(modes, sandboxes)` of a harness, as owned words for the report.
@@ -65,13 +116,48 @@ impl HarnessReport {
             support: Some(forkhost_harness::verified::support(bin.kind, &bin.version)),
             found_by: Some(found_by.as_str().to_owned()),
             notes,
+            sign_in: None,
+            next_step: None,
+            install: InstallView::of(bin.kind),
         }
+    }
+
+    /// The report of a harness that could not be used, and why (`err`, for `doctor`'s details).
+    fn missing(kind: HarnessKind, err: String) -> Self {
+        let (permission_modes, sandboxes) = choices(kind);
+        HarnessReport {
+            permission_modes,
+            sandboxes,
+            name: kind.to_string(),
+            path: None,
+            version: None,
+            capabilities: None,
+            error: Some(err),
+            support: None,
+            found_by: None,
+            notes: binary::doctor_notes(kind),
+            sign_in: None,
+            next_step: Some(setup::install_step(kind, Os::current())),
+            install: InstallView::of(kind),
+        }
+    }
+
+    /// Adds what the CLI said about its sign-in, and the step that follows from it.
+    fn with_sign_in(mut self, kind: HarnessKind, state: SignIn) -> Self {
+        self.sign_in = Some(state.as_str().to_owned());
+        if state == SignIn::SignedOut {
+            self.next_step = Some(setup::sign_in_step(kind));
+        }
+        self
     }
 }
 
 #[derive(Debug, Default)]
 pub(crate) struct Harnesses {
     found: Mutex<HashMap<HarnessKind, (HarnessBinary, binary::FoundBy)>>,
+    /// Paths chosen while the app runs (the first-run view's Choose its file…, Settings): they
+    /// win over `FORKHOST_*_BIN`, which holds the path saved when the app started.
+    chosen: std::sync::Mutex<HashMap<HarnessKind, String>>,
 }
 
 impl Harnesses {
@@ -85,10 +171,14 @@ impl Harnesses {
         if let Some(found) = self.found.lock().await.get(&kind) {
             return Ok(found.clone());
         }
+        let chosen = self.chosen_path(kind);
         // The first lookup may wait for the login shell (search_path::global).
-        let located = tokio::task::spawn_blocking(move || binary::locate_detailed(kind))
-            .await
-            .map_err(|e| crate::HostError::Internal(e.to_string()))??;
+        let located = tokio::task::spawn_blocking(move || match chosen {
+            Some(path) => binary::locate_chosen(kind, &path),
+            None => binary::locate_detailed(kind),
+        })
+        .await
+        .map_err(|e| crate::HostError::Internal(e.to_string()))??;
         let probed = binary::probe_at(kind, located.path).await?;
         tracing::info!(
             harness = %kind,
@@ -101,27 +191,48 @@ impl Harnesses {
         Ok(entry)
     }
 
+    fn chosen_path(&self, kind: HarnessKind) -> Option<String> {
+        self.chosen
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&kind)
+            .cloned()
+    }
+
+    /// Uses `path` for `kind` from now on (checked first: see [`check_path`]); threads already
+    /// running keep their binary.
+    pub async fn choose(&self, kind: HarnessKind, path: &str) -> HostResult<HarnessReport> {
+        check_path(kind, path).await?;
+        self.chosen
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(kind, path.trim().to_owned());
+        self.found.lock().await.remove(&kind);
+        Ok(self.report_one(kind).await)
+    }
+
+    /// Forgets what was found, so the next lookup sees a harness installed (or removed) since.
+    pub async fn forget(&self) {
+        self.found.lock().await.clear();
+    }
+
+    /// Every harness, found or not, each with its sign-in checked; the checks run side by side.
     pub async fn report(&self) -> Vec<HarnessReport> {
-        let mut out = Vec::new();
-        for kind in HarnessKind::ALL {
-            let notes = binary::doctor_notes(kind);
-            out.push(match self.located(kind).await {
-                Ok((bin, found_by)) => HarnessReport::found(&bin, found_by, notes),
-                Err(err) => HarnessReport {
-                    permission_modes: choices(kind).0,
-                    sandboxes: choices(kind).1,
-                    name: kind.to_string(),
-                    path: None,
-                    version: None,
-                    capabilities: None,
-                    error: Some(err.to_string()),
-                    support: None,
-                    found_by: None,
-                    notes,
-                },
-            });
+        let reports = HarnessKind::ALL.map(|kind| self.report_one(kind));
+        let [a, b, c] = reports;
+        let (a, b, c) = tokio::join!(a, b, c);
+        vec![a, b, c]
+    }
+
+    async fn report_one(&self, kind: HarnessKind) -> HarnessReport {
+        match self.located(kind).await {
+            Ok((bin, found_by)) => {
+                let state = setup::check_sign_in(&bin).await;
+                HarnessReport::found(&bin, found_by, binary::doctor_notes(kind))
+                    .with_sign_in(kind, state)
+            }
+            Err(err) => HarnessReport::missing(kind, err.to_string()),
         }
-        out
     }
 }
 
@@ -130,11 +241,30 @@ impl Harnesses {
 /// startable is there, `invalid_input` when it is another program or no path was given.
 pub async fn check_path(kind: HarnessKind, path: &str) -> HostResult<HarnessReport> {
     let bin = binary::check_path(kind, path).await?;
-    Ok(HarnessReport::found(
-        &bin,
-        binary::FoundBy::Override,
-        binary::doctor_notes(kind),
-    ))
+    let state = setup::check_sign_in(&bin).await;
+    Ok(
+        HarnessReport::found(&bin, binary::FoundBy::Override, binary::doctor_notes(kind))
+            .with_sign_in(kind, state),
+    )
+}
+
+/// A failed turn's message, followed, when its words say the harness lacks a login or an API
+/// key, by what to do ("Codex is not signed in …: run `codex login` in a terminal").
+pub(crate) async fn explain_failure(
+    host: &crate::host::Host,
+    thread_id: &str,
+    message: String,
+) -> String {
+    let Ok(row) = host.store().thread(thread_id).await else {
+        return message;
+    };
+    let Ok(kind) = row.harness.parse::<HarnessKind>() else {
+        return message;
+    };
+    match setup::sign_in_hint(kind, &message) {
+        Some(hint) => format!("{hint}\n{message}"),
+        None => message,
+    }
 }
 
 /// The `PATH` every harness child and terminal tab should get: the folders harnesses are
@@ -175,10 +305,15 @@ impl From<HarnessError> for crate::HostError {
                 stderr_tail,
             } => {
                 let tail = stderr_tail.trim();
-                H::HarnessFailed(if tail.is_empty() {
+                let text = if tail.is_empty() {
                     format!("{harness}: {message}")
                 } else {
                     format!("{harness}: {message}\n{tail}")
+                };
+                // A prompt refused for want of a login or key says so first, in words.
+                H::HarnessFailed(match setup::sign_in_hint(harness, &text) {
+                    Some(hint) => format!("{hint}\n{text}"),
+                    None => text,
                 })
             }
             HarnessError::History(h) => h.into(),
@@ -204,6 +339,30 @@ impl From<forkhost_harness::HistoryError> for crate::HostError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_prompt_refused_for_want_of_a_key_says_how_to_sign_in() {
+        let err: crate::HostError = HarnessError::HarnessFailed {
+            harness: HarnessKind::Pi,
+            message: "pi refused the prompt: No API key found for the selected model.".into(),
+            stderr_tail: String::new(),
+        }
+        .into();
+        let text = err.to_string();
+        assert!(
+            text.contains(
+                "Pi is not signed in or has no API key: run `pi` in a terminal and type `/login`"
+            ),
+            "{text}"
+        );
+        let err: crate::HostError = HarnessError::HarnessFailed {
+            harness: HarnessKind::Codex,
+            message: "app-server exited".into(),
+            stderr_tail: String::new(),
+        }
+        .into();
+        assert!(!err.to_string().contains("signed in"), "{err}");
+    }
 
     #[test]
     fn reports_carry_each_harness_s_permission_words() {

@@ -167,6 +167,23 @@ impl Host {
         self.inner.harnesses.report().await
     }
 
+    /// [`Host::doctor`] after forgetting what was found: a harness installed or signed in
+    /// since is seen (the first-run view's Check again).
+    pub async fn doctor_again(&self) -> Vec<HarnessReport> {
+        self.inner.harnesses.forget().await;
+        self.inner.harnesses.report().await
+    }
+
+    /// Uses the binary at `path` for `kind` from now on, checked first like a Settings path;
+    /// answers its report (sign-in included).
+    pub async fn choose_harness_path(
+        &self,
+        kind: forkhost_harness::HarnessKind,
+        path: &str,
+    ) -> HostResult<HarnessReport> {
+        self.inner.harnesses.choose(kind, path).await
+    }
+
     /// All threads, oldest first, without their turns.
     pub async fn threads(&self) -> HostResult<Vec<ThreadView>> {
         Ok(self

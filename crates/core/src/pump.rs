@@ -76,6 +76,13 @@ pub(crate) async fn pump(
                         message: err.to_string(),
                     });
                 }
+                let outcome = match outcome {
+                    TurnOutcome::Failed { message } => TurnOutcome::Failed {
+                        message: crate::harnesses::explain_failure(&host, &thread_id, message)
+                            .await,
+                    },
+                    other => other,
+                };
                 let (name, message) = outcome_words(&outcome);
                 tracing::info!(thread = %thread_id, outcome = name, "turn ended");
                 host.emit(HostEvent::TurnEnded {
@@ -126,6 +133,8 @@ pub(crate) async fn pump(
                 host.drop_pending(&thread_id, &turn);
                 if let Some(message) = error {
                     tracing::warn!(thread = %thread_id, "harness exited unexpectedly");
+                    let message =
+                        crate::harnesses::explain_failure(&host, &thread_id, message).await;
                     host.emit(HostEvent::Error {
                         thread_id: id(),
                         code: "harness_failed".into(),

@@ -21,6 +21,7 @@ pub mod process;
 mod registry;
 pub mod runtime;
 pub mod search_path;
+pub mod setup;
 pub mod verified;
 
 mod jsonl;

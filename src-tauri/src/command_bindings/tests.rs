@@ -11,6 +11,7 @@ fn source(module: &str) -> &'static str {
         "update" => include_str!("../update.rs"),
         "files" => include_str!("../files.rs"),
         "trust" => include_str!("../trust.rs"),
+        "first_run" => include_str!("../first_run.rs"),
         other => panic!("command_list names a module this test does not read: {other}"),
     }
 }

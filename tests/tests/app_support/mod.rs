@@ -684,12 +684,17 @@ pub async fn start_session(webdriver_url: &str, launcher: &Path) -> Result<Clien
 const SESSION_START: Duration = Duration::from_secs(60);
 
 /// A launcher script (in `dir`) that runs `app` with `FORKHOST_DATA_DIR` set to `data_dir`
-/// and nothing else changed (tauri-driver cannot set an app's environment per session).
+/// and a fresh HOME in `dir` (tauri-driver cannot set an app's environment per session). The
+/// empty window asks the harnesses whether they are signed in, which must never read or write
+/// the real `~/.claude`, `~/.codex` or `~/.pi`.
 pub fn write_launcher(dir: &Path, app: &Path, data_dir: &Path) -> Result<PathBuf> {
     let path = dir.join("forkhost-app-launcher");
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home)?;
     let script = format!(
-        "#!/bin/sh\nFORKHOST_DATA_DIR={}\nexport FORKHOST_DATA_DIR\nexec {} \"$@\"\n",
+        "#!/bin/sh\nFORKHOST_DATA_DIR={}\nexport FORKHOST_DATA_DIR\nHOME={}\nexport HOME\nexec {} \"$@\"\n",
         sh_quote(&data_dir.to_string_lossy()),
+        sh_quote(&home.to_string_lossy()),
         sh_quote(&std::fs::canonicalize(app)?.to_string_lossy()),
     );
     std::fs::write(&path, script)?;

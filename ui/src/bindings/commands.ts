@@ -78,4 +78,6 @@ export type Commands = {
   cli_tool_uninstall: { args: []; reply: CliToolStatus };
   update_check: { args: [{ manual: boolean }]; reply: UpdateInfo | null };
   update_install: { args: [{ version: string }]; reply: void };
+  doctor_again: { args: []; reply: Array<HarnessReport> };
+  choose_harness_path: { args: [{ harness: string; path: string }]; reply: HarnessReport };
 };

@@ -8,6 +8,7 @@ import { freshWindow } from "../testing/freshWindow";
 import { threadDetail } from "../testing/threads";
 import { stripTurns } from "../threads/cache";
 import { ModeControl } from "./ModeControl";
+import { setupFields } from "../testing/harnessReport";
 
 vi.mock("../ipc", () => import("../testing/ipcMock"));
 const m = vi.mocked(ipc);
@@ -23,6 +24,7 @@ const codex = {
   support: null,
   permission_modes: ["untrusted", "on-request", "never"],
   sandboxes: ["read-only", "workspace-write", "danger-full-access"],
+  ...setupFields("codex"),
 };
 
 function thread() {

@@ -3,6 +3,7 @@ import type { HarnessReport } from "../bindings/HarnessReport";
 import type { ThreadDetail } from "../bindings/ThreadDetail";
 import { startLive } from "../threads/live";
 import { buildRows, forkAbility, rowIndexOf } from "./rows";
+import { setupFields } from "../testing/harnessReport";
 
 export function detail(turns: number, extra: Partial<ThreadDetail> = {}): ThreadDetail {
   return {
@@ -43,6 +44,7 @@ const claude: HarnessReport = {
   support: "verified",
   permission_modes: ["default", "acceptEdits"],
   sandboxes: [],
+  ...setupFields("claude"),
 };
 
 describe("rows", () => {

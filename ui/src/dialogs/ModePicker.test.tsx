@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { cleanup, fireEvent, render } from "@testing-library/react";
 import type { HarnessReport } from "../bindings/HarnessReport";
 import { ModePicker } from "./ModePicker";
+import { setupFields } from "../testing/harnessReport";
 
 afterEach(cleanup);
 
@@ -18,6 +19,7 @@ function report(name: string, permission_modes: string[], sandboxes: string[] = 
     support: null,
     permission_modes,
     sandboxes,
+    ...setupFields("claude"),
   };
 }
 

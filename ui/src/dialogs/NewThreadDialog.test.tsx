@@ -7,6 +7,7 @@ import { store } from "../state";
 import { freshWindow } from "../testing/freshWindow";
 import { threadDetail } from "../testing/threads";
 import { NewThreadDialog } from "./NewThreadDialog";
+import { harnessReport, missingReport, setupFields } from "../testing/harnessReport";
 
 vi.mock("../ipc", () => import("../testing/ipcMock"));
 const m = vi.mocked(ipc);
@@ -23,6 +24,7 @@ function report(name: string, permission_modes: string[], sandboxes: string[] = 
     support: null,
     permission_modes,
     sandboxes,
+    ...setupFields(name),
   };
 }
 
@@ -82,5 +84,35 @@ describe("New thread's permission mode", () => {
     fireEvent.click(container.querySelector('[data-action="create-thread"]')!);
     await waitFor(() => expect(m.create).toHaveBeenCalled());
     expect(m.create.mock.calls[0]![0]).toMatchObject({ harness: "pi", mode: null, sandbox: null });
+  });
+});
+
+describe("New thread for a newcomer", () => {
+  it("preselects the only usable harness and says why the others can't start", () => {
+    localStorage.setItem("forkhost.lastHarness", "claude");
+    store.set({ doctor: [missingReport("claude"), harnessReport("codex", { sign_in: "signed_out" }), harnessReport("pi")] });
+    const { container } = render(<NewThreadDialog />);
+    expect(container.querySelector<HTMLInputElement>('input[data-harness="pi"]')!.checked).toBe(true);
+    expect(container.querySelector('[data-harness-why="claude"]')?.textContent).toContain("Claude Code is not installed");
+    expect(container.querySelector('[data-harness-why="codex"]')?.textContent).toContain("Run codex login in a terminal");
+    expect(container.querySelector<HTMLButtonElement>('[data-action="create-thread"]')!.disabled).toBe(false);
+  });
+
+  it("shows the first-run list instead of a form when no harness can start", () => {
+    store.set({ doctor: [missingReport("claude"), missingReport("codex"), missingReport("pi")] });
+    const { container } = render(<NewThreadDialog />);
+    expect(container.querySelector("[data-first-run-list]")).not.toBeNull();
+    expect(container.querySelector('[data-action="create-thread"]')).toBeNull();
+  });
+
+  it("says what Start thread is waiting for", () => {
+    localStorage.setItem("forkhost.lastFolder", "");
+    const { container } = render(<NewThreadDialog />);
+    const start = container.querySelector<HTMLButtonElement>('[data-action="create-thread"]')!;
+    expect(start.disabled).toBe(true);
+    expect(container.querySelector("[data-start-blocker]")?.textContent).toBe("Choose a project folder");
+    fireEvent.change(container.querySelector('input[data-field="cwd"]')!, { target: { value: "/work" } });
+    expect(container.querySelector("[data-start-blocker]")).toBeNull();
+    expect(start.disabled).toBe(false);
   });
 });

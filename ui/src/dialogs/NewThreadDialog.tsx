@@ -1,15 +1,19 @@
 // A new thread: harness, its permission mode (Settings' default for it preselected), folder
-// (remembered from the last one), title, and an optional first prompt.
+// (remembered from the last one), title, and an optional first prompt. A harness that cannot
+// start says why in the dialog; the only usable one is preselected; with none, the dialog is the
+// first-run list instead of a form that cannot start.
 import { useEffect, useRef, useState } from "react";
 import { FolderIcon, Spinner } from "../icons";
 import { inApp, pickFolder } from "../ipc";
 import { HARNESS_NAMES } from "../harnesses";
+import { HarnessSetupList } from "../firstRun/HarnessSetup";
+import { harnessState, noneUsable, startBlocker, unavailableLine, usableHarnesses } from "../firstRun/words";
 import { defaultModeFor, type ModeChoice, validChoice } from "../permissions";
 import { useApp } from "../state";
 import { createThread } from "../threads/threadActions";
 import { Modal } from "./Modal";
 import { ModePicker } from "./ModePicker";
-import { closeDialog } from "./open";
+import { closeDialog, openDialog } from "./open";
 
 const HARNESSES = ["claude", "codex", "pi"] as const;
 
@@ -26,7 +30,9 @@ export function NewThreadDialog() {
   const defaults = useApp((s) => s.settings.default_modes);
   // What the user picked per harness; until then, Settings' default for it.
   const [picked, setPicked] = useState<Record<string, ModeChoice>>({});
-  const [harness, setHarness] = useState(() => remembered("forkhost.lastHarness") || "claude");
+  // What the user clicked; until then the remembered harness, or the only usable one.
+  const [pickedHarness, setHarness] = useState<string | null>(null);
+  const [rememberedHarness] = useState(() => remembered("forkhost.lastHarness") || "claude");
   const [cwd, setCwd] = useState(() => remembered("forkhost.lastFolder"));
   const [title, setTitle] = useState("");
   const [prompt, setPrompt] = useState("");
@@ -42,11 +48,18 @@ export function NewThreadDialog() {
 
   const reportOf = (name: string) => doctor?.find((r) => r.name === name);
   const unavailable = (name: string) => {
-    const r = reportOf(name);
-    return r ? !r.path : false;
+    const state = harnessState(reportOf(name));
+    return state === "missing" || state === "signed_out";
   };
+  // The remembered harness, unless it can't start and exactly one other can: then that one (a
+  // newcomer with only Pi installed starts with Pi).
+  const usable = usableHarnesses(doctor);
+  const harness =
+    pickedHarness ?? (usable.length === 1 && unavailable(rememberedHarness) ? usable[0]! : rememberedHarness);
+  const blocker = doctor ? startBlocker({ harness, report: reportOf(harness), cwd }) : null;
   const canCreate = !busy && cwd.trim().length > 0 && !unavailable(harness);
   const choice = picked[harness] ?? validChoice(reportOf(harness), defaultModeFor(defaults, harness));
+  const why = unavailableLine(reportOf(harness), harness);
 
   const submit = async () => {
     if (!canCreate) return;
@@ -55,6 +68,24 @@ export function NewThreadDialog() {
     setBusy(false);
     if (ok) closeDialog();
   };
+
+  if (noneUsable(doctor)) {
+    return (
+      <Modal title="New thread" label="new-thread" wide>
+        <div className="first-run" data-new-thread-setup>
+          <p className="first-run__lead">
+            No agent can start a thread yet. Install or sign in one of these, and New thread is ready.
+          </p>
+          <HarnessSetupList />
+          <footer className="form__actions">
+            <button type="button" className="button" onClick={closeDialog}>
+              Close
+            </button>
+          </footer>
+        </div>
+      </Modal>
+    );
+  }
 
   return (
     <Modal title="New thread" label="new-thread">
@@ -77,7 +108,7 @@ export function NewThreadDialog() {
                   className="segmented__item"
                   data-checked={harness === name ? "true" : undefined}
                   data-disabled={off ? "true" : undefined}
-                  title={off ? (r?.error ?? "Not installed") : r?.version ? `${HARNESS_NAMES[name]} ${r.version}` : undefined}
+                  title={off ? (unavailableLine(r, name) ?? undefined) : r?.version ? `${HARNESS_NAMES[name]} ${r.version}` : undefined}
                 >
                   <input
                     type="radio"
@@ -95,6 +126,20 @@ export function NewThreadDialog() {
               );
             })}
           </div>
+          {why && (
+            <p className="field__why" role="status" data-harness-why={harness}>
+              {why}{" "}
+              <button type="button" className="link-button" data-action="open-first-run" onClick={() => openDialog({ kind: "first-run" })}>
+                How to set it up
+              </button>
+            </p>
+          )}
+          {!why &&
+            HARNESSES.filter((n) => n !== harness && unavailable(n)).map((n) => (
+              <p key={n} className="field__why field__why--quiet" data-harness-why={n}>
+                {unavailableLine(reportOf(n), n)}
+              </p>
+            ))}
         </fieldset>
         <fieldset className="field">
           <legend className="field__label">Permissions</legend>
@@ -166,6 +211,11 @@ export function NewThreadDialog() {
           />
         </label>
         <footer className="form__actions">
+          {blocker && (
+            <span className="form__blocker" data-start-blocker>
+              {blocker}
+            </span>
+          )}
           <button type="button" className="button" onClick={closeDialog}>
             Cancel
           </button>
@@ -174,6 +224,7 @@ export function NewThreadDialog() {
             className="button button--primary"
             data-action="create-thread"
             disabled={!canCreate}
+            title={blocker ?? undefined}
           >
             {busy && <Spinner size={12} />}
             Start thread

@@ -5,6 +5,7 @@ import { IpcError } from "../ipc";
 import type { HarnessReport } from "../bindings/HarnessReport";
 import { changedHarnessPaths, checkHarnessPaths, SettingsDialog } from "./SettingsDialog";
 import { resetStore, store } from "../state";
+import { setupFields } from "../testing/harnessReport";
 
 vi.mock("../ipc", async () => {
   const { IpcError } = await vi.importActual<typeof import("../ipc")>("../ipc");
@@ -35,6 +36,7 @@ function report(over: Partial<HarnessReport>): HarnessReport {
     support: null,
     permission_modes: [],
     sandboxes: [],
+    ...setupFields("claude"),
     ...over,
   };
 }

@@ -50,7 +50,7 @@ export async function checkHarnessPaths(
 }
 
 const FOUND_BY: Record<string, string> = {
-  override: "the path set here or in FORKHOST_*_BIN",
+  override: "the path set here",
   path: "PATH",
   login_shell: "your login shell's PATH",
   fallback: "a usual install folder (not on PATH)",
@@ -106,7 +106,8 @@ function HarnessCard(props: {
           Found through {FOUND_BY[report.found_by] ?? report.found_by}
         </div>
       )}
-      {report?.error && <div className="harness-card__error">{report.error}</div>}
+      {/* The next step in words (the first-run view's); the raw error, which names variables, stays in `forkhost doctor`. */}
+      {report?.error && <div className="harness-card__error">{report.next_step ?? report.error}</div>}
       {report?.notes.map((note) => (
         <div key={note} className="harness-card__note" data-harness-note>
           {note}
@@ -125,7 +126,7 @@ function HarnessCard(props: {
           <input
             className="input input--small"
             placeholder="Auto-detect"
-            title="Empty: FORKHOST_*_BIN, then PATH"
+            title="Empty: looked for on your PATH and in the usual install folders"
             value={props.path}
             spellCheck={false}
             data-field={`path-${name}`}

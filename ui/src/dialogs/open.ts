@@ -6,7 +6,7 @@ import { notifyError } from "../toasts";
 
 export function openDialog(dialog: Dialog) {
   store.set({ dialog, menu: null });
-  if (dialog?.kind === "settings" || dialog?.kind === "new-thread") void loadDoctor();
+  if (dialog?.kind === "settings" || dialog?.kind === "new-thread" || dialog?.kind === "first-run") void loadDoctor();
 }
 
 export function closeDialog() {

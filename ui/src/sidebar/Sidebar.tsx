@@ -301,7 +301,7 @@ function Sessions() {
   );
 }
 
-function sessionLabel(path: string, id: string): string {
+export function sessionLabel(path: string, id: string): string {
   const parts = path.split("/").filter(Boolean);
   const dir = parts[parts.length - 2] ?? "";
   // Claude keeps sessions per project folder, its path with / replaced by -.

@@ -48,3 +48,8 @@ export const trustedFolders = vi.fn(async () => []);
 export const revokeFolderTrust = vi.fn();
 export const setupCommand = vi.fn(async (): Promise<string | null> => null);
 export const setSetupCommand = vi.fn(async (_folder: string, command: string | null) => command);
+export const doctorAgain = vi.fn();
+export const chooseHarnessPath = vi.fn();
+export const pickFile = vi.fn(async (): Promise<string | null> => null);
+export const pickFolder = vi.fn(async (): Promise<string | null> => null);
+export const openExternal = vi.fn(async () => {});

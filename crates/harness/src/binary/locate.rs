@@ -69,6 +69,18 @@ pub fn locate_detailed(kind: HarnessKind) -> HarnessResult<Located> {
     )
 }
 
+/// The binary at a path the user chose while the app runs (it wins over the variable).
+pub fn locate_chosen(kind: HarnessKind, path: &str) -> HarnessResult<Located> {
+    locate_in(
+        kind,
+        Some(OsString::from(path)),
+        search_path::global(),
+        search_path::pathext().as_deref(),
+        cfg!(windows),
+        search_path::fs_entry,
+    )
+}
+
 /// [`locate_detailed`] over given inputs, so Windows lookups are tested anywhere.
 pub fn locate_in(
     kind: HarnessKind,

@@ -10,7 +10,7 @@ mod locate;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub use locate::{locate, locate_detailed, locate_in, FoundBy, Located};
+pub use locate::{locate, locate_chosen, locate_detailed, locate_in, FoundBy, Located};
 
 use crate::search_path;
 use crate::{HarnessError, HarnessKind, HarnessResult};

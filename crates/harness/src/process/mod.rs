@@ -120,6 +120,10 @@ pub(crate) struct Spawned {
 #[derive(Debug)]
 pub(crate) struct Output {
     pub stdout: Vec<u8>,
+    /// The exit code (`None` when a signal ended it).
+    pub code: Option<i32>,
+    /// The last lines it wrote to stderr (a sign-in check reads its words there).
+    pub stderr: String,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -210,7 +214,9 @@ impl HarnessCommand {
     pub async fn output(mut self, limit: Duration) -> Result<Output, OutputError> {
         self.stdin_null();
         let Spawned {
-            mut child, tree, ..
+            mut child,
+            tree,
+            stderr,
         } = self.spawn().map_err(OutputError::Spawn)?;
         let stdout = child.stdout.take();
         let read = async {
@@ -231,8 +237,13 @@ impl HarnessCommand {
                 tree.kill();
                 OutputError::Timeout(limit)
             })?;
-        status.map_err(OutputError::Wait)?;
-        Ok(Output { stdout })
+        let status = status.map_err(OutputError::Wait)?;
+        stderr.wait_closed(Duration::from_millis(500)).await;
+        Ok(Output {
+            stdout,
+            code: status.code(),
+            stderr: stderr.text(),
+        })
     }
 }
 
