@@ -1,7 +1,7 @@
 //! The commands about what a thread's harness may do and what it waits on: answering its
 //! approval requests and questions, listing what is pending, and its permission mode.
 
-use forkhost_core::view::ThreadView;
+use forkhost_core::ThreadView;
 use forkhost_core::{ApprovalDecision, ApprovalView, GrantView, PermissionMode};
 use tauri::State;
 

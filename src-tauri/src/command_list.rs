@@ -7,12 +7,12 @@
 //! real signature.
 
 use crate::{approvals, cli_tool, commands, files, first_run, settings, trust, update};
-use forkhost_core::discovery::DiscoveredSession;
-use forkhost_core::view::{ThreadDetail, ThreadView};
+use forkhost_core::DiscoveredSession;
 use forkhost_core::{
     ApprovalView, ChangesView, FilesView, ForkAt, ForkFiles, GrantView, HarnessReport,
     TrustDecision, TrustView, WorktreeLoss,
 };
+use forkhost_core::{ThreadDetail, ThreadView};
 
 use crate::cli_tool::CliToolStatus;
 use crate::commands::{AppInfo, ForkReply, NewThreadArgs};

@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
-use forkhost_core::discovery::DiscoveredSession;
-use forkhost_core::view::{ForkResult, ThreadDetail, ThreadView};
+use forkhost_core::DiscoveredSession;
 use forkhost_core::{ForkAt, ForkFiles, HarnessKind, HarnessReport, NewThreadSpec};
+use forkhost_core::{ForkResult, ThreadDetail, ThreadView};
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Emitter, Manager, State, WebviewWindow};
 

@@ -7,9 +7,7 @@ use std::collections::{BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-pub use forkhost_core::layout::{
-    LayoutView as Layout, TabView as TabLayout, WindowView as WindowLayout,
-};
+pub use forkhost_core::{LayoutView as Layout, TabView as TabLayout, WindowView as WindowLayout};
 
 /// Label of the main window (tauri.conf.json `app.windows[0].label`).
 pub const MAIN_WINDOW: &str = "main";

@@ -96,7 +96,7 @@ async fn parent_and_fork_stream_at_once(harness: Harness) {
     let child = host.show(&fork).await.unwrap();
     assert_eq!(parent.turns.len(), rounds + 1);
     assert_eq!(child.turns.len(), rounds + 1);
-    let texts = |d: &forkhost_core::view::ThreadDetail| -> Vec<String> {
+    let texts = |d: &forkhost_core::ThreadDetail| -> Vec<String> {
         d.turns
             .iter()
             .flat_map(|t| {

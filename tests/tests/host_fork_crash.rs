@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
-use forkhost_core::failpoint::FORK_STEPS;
+use forkhost_core::FORK_STEPS;
 use forkhost_core::{ForkAt, HarnessKind, Host, HostOptions, TurnRef};
 use forkhost_tests::fake_model::{FakeModel, FakeModelOptions};
 use forkhost_tests::harness_env::{Harness, HarnessEnv};

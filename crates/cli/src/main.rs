@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use forkhost_core::data_dir::{default_data_dir, DATA_DIR_ENV};
-use forkhost_core::view::ThreadDetail;
+use forkhost_core::ThreadDetail;
 use forkhost_core::{
     ForkAt, ForkFiles, HarnessKind, Host, HostError, NewThreadSpec, PermissionMode, TurnRef,
 };

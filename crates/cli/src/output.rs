@@ -110,7 +110,7 @@ fn found_by_text(found_by: Option<&str>) -> &'static str {
 }
 
 /// One line per thread: id, harness, state, title, lineage.
-pub fn thread_line(t: &forkhost_core::view::ThreadView) -> String {
+pub fn thread_line(t: &forkhost_core::ThreadView) -> String {
     let lineage = t
         .fork
         .as_ref()
@@ -123,7 +123,7 @@ pub fn thread_line(t: &forkhost_core::view::ThreadView) -> String {
 }
 
 /// A thread and its conversation, for reading in a terminal.
-pub fn thread_text(d: &forkhost_core::view::ThreadDetail) -> String {
+pub fn thread_text(d: &forkhost_core::ThreadDetail) -> String {
     let mut out = thread_line(&d.thread);
     let p = &d.thread.permissions;
     if p.mode.is_some() || p.sandbox.is_some() {

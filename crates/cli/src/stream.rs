@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use forkhost_core::view::ThreadDetail;
+use forkhost_core::ThreadDetail;
 use forkhost_core::{Host, HostError, HostEvent, TurnOutcome};
 
 use crate::approve::{self, Answered, Approve};

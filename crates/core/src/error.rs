@@ -33,7 +33,7 @@ pub enum HostError {
         .0.root,
         .0.config.join(", ")
     )]
-    TrustUndecided(crate::trust::TrustView),
+    TrustUndecided(crate::view::TrustView),
     /// The store itself failed (disk, permissions). Not the user's doing; details are logged.
     #[error("internal error: {0}")]
     Internal(String),
@@ -60,7 +60,7 @@ impl HostError {
 
 impl HostError {
     /// The folder whose trust must be decided first, when that is what this error says.
-    pub fn undecided_trust(&self) -> Option<&crate::trust::TrustView> {
+    pub fn undecided_trust(&self) -> Option<&crate::view::TrustView> {
         match self {
             HostError::TrustUndecided(view) => Some(view),
             _ => None,

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::approvals::ApprovalView;
+use crate::view::ApprovalView;
 
 /// One thing that happened to a thread.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]

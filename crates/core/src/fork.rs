@@ -274,7 +274,10 @@ impl Host {
             };
             let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
             match spare.fork_into_runtime(request, permissions, tx).await {
-                Ok((forked, runtime)) => return (Ok(forked), Some((runtime, rx))),
+                Ok((forked, live)) => {
+                    let runtime = forkhost_harness::Runtime::from_live(live);
+                    return (Ok(forked), Some((runtime, rx)));
+                }
                 Err(err @ forkhost_harness::HarnessError::HarnessFailed { .. }) => {
                     tracing::warn!(error = %err, "a warm spare failed to fork; forking cold");
                 }

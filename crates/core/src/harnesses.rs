@@ -250,17 +250,7 @@ pub async fn check_path(kind: HarnessKind, path: &str) -> HostResult<HarnessRepo
 
 /// A failed turn's message, followed, when its words say the harness lacks a login or an API
 /// key, by what to do ("Codex is not signed in …: run `codex login` in a terminal").
-pub(crate) async fn explain_failure(
-    host: &crate::host::Host,
-    thread_id: &str,
-    message: String,
-) -> String {
-    let Ok(row) = host.store().thread(thread_id).await else {
-        return message;
-    };
-    let Ok(kind) = row.harness.parse::<HarnessKind>() else {
-        return message;
-    };
+pub(crate) fn explain_failure(kind: HarnessKind, message: String) -> String {
     match setup::sign_in_hint(kind, &message) {
         Some(hint) => format!("{hint}\n{message}"),
         None => message,

@@ -40,7 +40,7 @@ pub(crate) struct Inner {
     pub warm_forks: bool,
     /// How long a harness process (a runtime, a warm spare) may sit unused.
     pub idle_timeout: std::time::Duration,
-    pub spares: crate::spares::Spares,
+    pub spares: crate::spare_pool::SparePool,
     /// Whether requests are answered by the user's session grants (crate::grants).
     pub session_grants: std::sync::atomic::AtomicBool,
     pub texts: crate::text::TextCache,
@@ -218,8 +218,8 @@ impl Host {
     pub async fn create(&self, spec: NewThreadSpec) -> HostResult<ThreadDetail> {
         let cwd = checked_cwd(&spec.cwd)?;
         self.require_trust_decision(&cwd).await?;
-        let permissions = crate::permissions::sorted(spec.harness, spec.permissions);
-        checked_permissions(spec.harness, &permissions)?;
+        let permissions = crate::modes::sorted(spec.harness, spec.permissions);
+        crate::modes::checked_permissions(spec.harness, &permissions)?;
         // Fail early and in words when the harness isn't installed.
         self.inner.harnesses.binary(spec.harness).await?;
         let title = match spec.title {
@@ -348,31 +348,6 @@ fn checked_cwd(cwd: &Path) -> HostResult<PathBuf> {
         )));
     }
     Ok(abs)
-}
-
-/// Refuses words the harness does not accept, naming the ones it does.
-pub(crate) fn checked_permissions(kind: HarnessKind, mode: &PermissionMode) -> HostResult<()> {
-    let choices = kind.harness().permission_choices();
-    if choices.accepts(mode) {
-        return Ok(());
-    }
-    if choices.modes.is_empty() && choices.sandboxes.is_empty() {
-        return Err(HostError::InvalidInput(format!(
-            "{kind} runs its tools without asking: it has no permission modes"
-        )));
-    }
-    let words = |list: &[&str]| {
-        if list.is_empty() {
-            "none".to_owned()
-        } else {
-            list.join(", ")
-        }
-    };
-    Err(HostError::InvalidInput(format!(
-        "{kind} does not accept that permission mode; modes: {}; sandboxes: {}",
-        words(choices.modes),
-        words(choices.sandboxes)
-    )))
 }
 
 fn clean_title(title: &str) -> HostResult<String> {

@@ -3,48 +3,64 @@
 //! The shells (src-tauri, crates/cli) parse input, call one Host method and format the result;
 //! everything that decides anything lives here or below (store, harness).
 
-pub mod approvals;
+// The shells see one list of names (below) and three namespaces of free functions used at
+// start-up; every other module is private, so a type has exactly one public path.
 pub mod data_dir;
-pub mod discovery;
-pub mod error;
-pub mod events;
-pub mod failpoint;
-pub mod files;
-pub mod fork;
-pub mod grants;
 pub mod harnesses;
-pub mod host;
-pub mod layout;
 pub mod logging;
-pub mod terminal;
-pub mod trust;
-pub mod view;
 
+mod approvals;
+mod discovery;
+mod error;
+mod events;
+mod failpoint;
+mod files;
 mod follow;
+mod fork;
+mod grant_scope;
+mod grants;
+mod host;
+mod layout;
+mod modes;
+mod pending;
 mod permissions;
 mod pump;
 mod runtimes;
 mod slot;
+mod spare_pool;
 mod spares;
 mod sync;
+mod terminal;
 mod text;
 mod thread;
+mod trust;
 mod turns;
+mod view;
 mod watch;
 
-pub use approvals::{ApprovalView, QuestionView, SubjectView};
 pub use discovery::DiscoveredSession;
 pub use error::{HostError, HostResult};
 pub use events::HostEvent;
-pub use files::{ChangesView, CheckpointView, FileChangeView, FilesView, ForkFiles, WorktreeLoss};
+/// The fork steps a crash can be injected after (`FORKHOST_FAILPOINT`), for the crash tests.
+#[doc(hidden)]
+pub use failpoint::FORK_STEPS;
+pub use files::{
+    ChangesView, CheckpointView, FileChangeView, FilesView, ForkFiles, ThreadInFolder, WorktreeLoss,
+};
 pub use fork::{ForkAt, TurnRef};
 pub use forkhost_harness::{
     ApprovalDecision, HarnessKind, PermissionMode, TurnOutcome, VersionSupport,
 };
-pub use grants::{GrantScope, GrantView};
-pub use harnesses::HarnessReport;
+pub use grant_scope::{GrantScope, GrantView};
+pub use harnesses::{HarnessReport, InstallCommandView, InstallView};
 pub use host::{Host, HostOptions, NewThreadSpec, OpenReport};
-pub use trust::{TrustDecision, TrustView};
+pub use layout::{LayoutView, TabView, WindowView};
+pub use terminal::TerminalCommand;
+pub use view::{
+    ApprovalView, ForkResult, ForkTiming, ForkView, MessageView, NativeView, PermissionsView,
+    QuestionView, SubjectView, ThreadDetail, ThreadView, ToolView, TrustDecision, TrustView,
+    TurnView,
+};
 
 /// The app's bundle identifier. The CLI derives its default data folder from it so that the app
 /// and the CLI open the same store without being told.

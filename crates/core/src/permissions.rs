@@ -1,11 +1,12 @@
 //! A thread's permission mode: how much its harness may do without asking, in the harness's
 //! own words. Stored with the thread, handed to the runtime when it starts, inherited by forks.
 
-use forkhost_harness::{HarnessKind, PermissionMode};
+use forkhost_harness::PermissionMode;
 
 use crate::error::{HostError, HostResult};
 use crate::events::HostEvent;
-use crate::host::{checked_permissions, Host};
+use crate::host::Host;
+use crate::modes::{checked_permissions, sorted};
 use crate::view::ThreadView;
 
 impl Host {
@@ -81,63 +82,5 @@ impl Host {
             thread_id: thread_id.to_owned(),
         });
         Ok((&row).into())
-    }
-}
-
-/// Lets a user name a sandbox where a mode is asked for (`forkhost mode T read-only` on a
-/// Codex thread): a word only the harness's sandboxes know moves to `sandbox` when none is
-/// given. Anything else is left for validation to accept or refuse.
-pub(crate) fn sorted(kind: HarnessKind, mut permissions: PermissionMode) -> PermissionMode {
-    let choices = kind.harness().permission_choices();
-    let sandbox_word = permissions
-        .mode
-        .as_deref()
-        .is_some_and(|m| choices.sandboxes.contains(&m) && !choices.modes.contains(&m));
-    if sandbox_word && permissions.sandbox.is_none() {
-        permissions.sandbox = permissions.mode.take();
-    }
-    permissions
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn mode(mode: Option<&str>, sandbox: Option<&str>) -> PermissionMode {
-        PermissionMode {
-            mode: mode.map(Into::into),
-            sandbox: sandbox.map(Into::into),
-        }
-    }
-
-    #[test]
-    fn a_sandbox_word_given_as_mode_is_a_sandbox() {
-        let codex = HarnessKind::Codex;
-        assert_eq!(
-            sorted(codex, mode(Some("read-only"), None)),
-            mode(None, Some("read-only"))
-        );
-        assert_eq!(
-            sorted(codex, mode(Some("never"), Some("read-only"))),
-            mode(Some("never"), Some("read-only"))
-        );
-        // A harness without sandboxes keeps its words where they are.
-        assert_eq!(
-            sorted(HarnessKind::Pi, mode(Some("read-only"), None)),
-            mode(Some("read-only"), None)
-        );
-    }
-
-    #[test]
-    fn unknown_words_are_refused_with_the_accepted_ones() {
-        let err = checked_permissions(HarnessKind::Codex, &mode(Some("yolo"), None)).unwrap_err();
-        assert_eq!(err.code(), "invalid_input");
-        assert!(
-            err.to_string().contains("untrusted, on-request, never"),
-            "{err}"
-        );
-        let err = checked_permissions(HarnessKind::Pi, &mode(Some("default"), None)).unwrap_err();
-        assert!(err.to_string().contains("without asking"), "{err}");
-        assert!(checked_permissions(HarnessKind::Pi, &PermissionMode::default()).is_ok());
     }
 }

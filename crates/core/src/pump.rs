@@ -7,10 +7,10 @@ use std::sync::Arc;
 use forkhost_harness::{RuntimeEvent, TurnOutcome};
 use tokio::sync::mpsc;
 
-use crate::approvals::{ApprovalView, Resolution};
 use crate::events::HostEvent;
 use crate::files::TurnEdge;
 use crate::host::Host;
+use crate::pending::{approval_view, Resolution};
 use crate::slot::TurnState;
 
 /// Forwards a runtime's events, records the session once known, and syncs anchors when a turn
@@ -78,8 +78,7 @@ pub(crate) async fn pump(
                 }
                 let outcome = match outcome {
                     TurnOutcome::Failed { message } => TurnOutcome::Failed {
-                        message: crate::harnesses::explain_failure(&host, &thread_id, message)
-                            .await,
+                        message: explained(&host, &thread_id, message).await,
                     },
                     other => other,
                 };
@@ -101,7 +100,7 @@ pub(crate) async fn pump(
             RuntimeEvent::ApprovalRequested { request } => {
                 // Ids only: a request's command or input is the user's, never the log's.
                 tracing::info!(thread = %thread_id, request = %request.id, "approval requested");
-                let view = ApprovalView::new(
+                let view = approval_view(
                     request,
                     turn.turns.load(Ordering::SeqCst),
                     turn.generation(),
@@ -133,8 +132,7 @@ pub(crate) async fn pump(
                 host.drop_pending(&thread_id, &turn);
                 if let Some(message) = error {
                     tracing::warn!(thread = %thread_id, "harness exited unexpectedly");
-                    let message =
-                        crate::harnesses::explain_failure(&host, &thread_id, message).await;
+                    let message = explained(&host, &thread_id, message).await;
                     host.emit(HostEvent::Error {
                         thread_id: id(),
                         code: "harness_failed".into(),
@@ -157,5 +155,13 @@ fn outcome_words(outcome: &TurnOutcome) -> (&'static str, Option<String>) {
         TurnOutcome::Completed => ("completed", None),
         TurnOutcome::Interrupted => ("interrupted", None),
         TurnOutcome::Failed { message } => ("failed", Some(message.clone())),
+    }
+}
+
+/// A failed turn's message with what to do when it says the harness lacks a login.
+async fn explained(host: &Host, thread_id: &str, message: String) -> String {
+    match host.thread(thread_id).await {
+        Ok(thread) => crate::harnesses::explain_failure(thread.kind, message),
+        Err(_) => message,
     }
 }

@@ -8,7 +8,7 @@ use forkhost_harness::{Runtime, SessionReader, TurnOutcome};
 use tokio::sync::{oneshot, Mutex};
 use tokio::task::JoinHandle;
 
-use crate::approvals::PendingApprovals;
+use crate::pending::PendingApprovals;
 use crate::watch::FileWatch;
 
 pub(crate) struct Slot {
@@ -100,7 +100,7 @@ impl TurnState {
     pub fn started() -> TurnState {
         TurnState {
             generation: RUNTIMES_STARTED.fetch_add(1, Ordering::SeqCst) + 1,
-            started_ms: crate::grants::now_ms(),
+            started_ms: crate::grant_scope::now_ms(),
             ..TurnState::default()
         }
     }

@@ -207,7 +207,7 @@ pub async fn fork_into_another_folder_runs_and_resumes_there<H: HarnessCase>() {
                 .unwrap_or_else(|e| panic!("warm fork into {}: {e:?}", warm_dir.display()));
             print.assert_unchanged("the warm fork into a folder");
             assert_eq!(forked.session.cwd, warm_dir);
-            let mut live = Live::adopted::<H>(runtime, rx).await;
+            let mut live = Live::adopted::<H>(Runtime::from_live(runtime), rx).await;
             let log = live.turn(PWD).await;
             assert!(log.text.starts_with(&reply(2, PWD)), "{}", log.text);
             assert_ran_in(&log.text, &warm_dir, "the warm fork");

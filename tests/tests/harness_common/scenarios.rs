@@ -622,7 +622,7 @@ pub async fn warm_spares_fork_like_the_cold_path<H: HarnessCase>() {
             .unwrap_or_else(|e| panic!("{name}: {e:?}"));
         print.assert_unchanged(name);
         H::check_forked(name, &forked, &source, &source_anchors, kept);
-        let mut live = Live::adopted::<H>(runtime, rx).await;
+        let mut live = Live::adopted::<H>(Runtime::from_live(runtime), rx).await;
         let prompt = format!("warm fork prompt {name}");
         let log = live.turn(&prompt).await;
         assert_eq!(log.text, reply(kept + 1, &prompt), "{name}");

@@ -10,7 +10,7 @@ use tokio::sync::watch;
 use super::app_server::Incoming;
 use super::approvals::Approvals;
 use super::protocol::{self, ItemEvent, Notice};
-use super::runtime::{lock, State};
+use super::state::{lock, State};
 use crate::contract::{EventSender, RuntimeEvent};
 
 /// Turns the server's notifications into runtime events and keeps [`State`] current. Runs on

@@ -12,6 +12,7 @@ mod native_fork;
 mod protocol;
 pub mod runtime;
 mod spare;
+mod state;
 mod trust;
 
 pub use harness::Codex;

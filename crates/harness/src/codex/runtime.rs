@@ -19,6 +19,7 @@ use super::protocol::{
     self, params, thread_of, to_harness_error, ThreadResumeParams, ThreadStartParams,
     TurnInterruptParams, TurnStartParams, UserInput, REQUEST_TIMEOUT,
 };
+use super::state::{lock, State};
 use crate::contract::{
     at_least, forks_at_turns, no_fork, ApprovalDecision, EventSender, NativeSession, OpenSpec,
     PermissionMode, RuntimeEvent, SessionTarget, Version,
@@ -54,18 +55,6 @@ pub fn capabilities(version: &str) -> Capabilities {
     )
 }
 
-/// The runtime's view of the server, shared with the reader task's notification handler.
-#[derive(Debug, Default, Clone)]
-pub(super) struct State {
-    /// Our thread; notifications of other threads (sub-agents) are ignored.
-    pub thread_id: Option<String>,
-    /// A turn was started and has not reported its end.
-    pub running: bool,
-    pub turn_id: Option<String>,
-    /// The process died unasked: (what happened, its stderr tail).
-    pub dead: Option<(String, String)>,
-}
-
 /// A live Codex thread in its own `codex app-server`.
 pub struct CodexRuntime {
     server: Option<AppServer>,
@@ -96,10 +85,6 @@ impl Explicit {
             sandbox: mode.sandbox.is_some(),
         }
     }
-}
-
-pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl CodexRuntime {

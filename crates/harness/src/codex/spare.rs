@@ -14,8 +14,9 @@ use super::app_server::{AppServer, Incoming, Launch};
 use super::native_fork::{checked, fork_in, ForkAt};
 use super::protocol;
 use super::runtime::CodexRuntime;
-use crate::contract::{EventSender, ForkRequest, Forked, HarnessBinary, PermissionMode, WarmSpare};
-use crate::runtime::Runtime;
+use crate::contract::{
+    EventSender, ForkRequest, Forked, HarnessBinary, LiveRuntime, PermissionMode, WarmSpare,
+};
 use crate::HarnessResult;
 
 const CLOSE_GRACE: Duration = Duration::from_secs(3);
@@ -73,7 +74,7 @@ impl WarmSpare for CodexSpare {
         request: ForkRequest<'_>,
         permissions: PermissionMode,
         events: EventSender,
-    ) -> HarnessResult<(Forked, Runtime)> {
+    ) -> HarnessResult<(Forked, Box<dyn LiveRuntime>)> {
         let started = Instant::now();
         let CodexSpare {
             server,
@@ -106,7 +107,7 @@ impl WarmSpare for CodexSpare {
             "codex fork in a warm spare"
         );
         let runtime = CodexRuntime::adopt(server, incoming, forked.session.clone(), events);
-        Ok((forked, Runtime::from_live(Box::new(runtime))))
+        Ok((forked, Box::new(runtime)))
     }
 
     fn alive(&self) -> bool {

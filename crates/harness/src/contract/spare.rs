@@ -6,9 +6,9 @@ use async_trait::async_trait;
 
 use super::approval::PermissionMode;
 use super::events::EventSender;
+use super::harness::LiveRuntime;
 use super::session::{ForkRequest, Forked};
 use crate::error::HarnessResult;
-use crate::runtime::Runtime;
 
 /// One ready process of a harness that forks in a process of its own.
 #[async_trait]
@@ -22,7 +22,7 @@ pub trait WarmSpare: Send {
         request: ForkRequest<'_>,
         permissions: PermissionMode,
         events: EventSender,
-    ) -> HarnessResult<(Forked, Runtime)>;
+    ) -> HarnessResult<(Forked, Box<dyn LiveRuntime>)>;
 
     /// Whether it can take this fork (e.g. Pi cannot fork into another folder in a running
     /// process); a spare that cannot is left for the next fork and the cold path runs.

