@@ -5,20 +5,21 @@ use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
 
-use super::approval::{ApprovalDecision, PermissionChoices, PermissionMode};
+use super::approval::PermissionChoices;
 use super::binary::HarnessBinary;
 use super::binary::{Capabilities, VersionPins};
 use super::events::EventSender;
 use super::session::{ForkRequest, Forked, NativeSession, OpenSpec};
 use super::sessions::SessionLayout;
+use super::live::LiveRuntime;
 use super::spare::WarmSpare;
-use crate::error::{HarnessError, HarnessResult};
+use crate::error::HarnessResult;
 use crate::history::{HistoryError, SessionReader};
 use crate::kind::HarnessKind;
 
 /// One harness CLI: who it is, which versions it supports, where its sessions live, and how to
 /// run, fork and read them. One implementation per harness module; `HarnessKind::harness`
-/// finds it. (The approval protocol joins here when it lands.)
+/// finds it.
 #[async_trait]
 pub trait Harness: Send + Sync {
     /// Its fixed facts (name, binary variable, version pins, session layout).
@@ -120,108 +121,3 @@ pub struct HarnessFacts {
     /// Where under its sessions root its session files sit.
     pub sessions: SessionLayout,
 }
-
-/// A live harness process attached to one thread.
-#[async_trait]
-pub trait LiveRuntime: Send {
-    /// Starts a turn with `prompt`; returns once the harness accepted it. The turn's events
-    /// follow on the channel, ending with `TurnEnded`. A turn already running is `Busy`.
-    async fn send(&mut self, prompt: &str) -> HarnessResult<()>;
-    /// Stops the running turn, if any; it ends with `TurnOutcome::Interrupted`.
-    async fn interrupt(&mut self) -> HarnessResult<()>;
-    /// Answers the pending request `id` (from `RuntimeEvent::ApprovalRequested`). A harness
-    /// that never asks has nothing pending, so any id is unknown to it.
-    async fn answer(&mut self, id: &str, decision: ApprovalDecision) -> HarnessResult<()> {
-        let _ = decision;
-        Err(HarnessError::InvalidInput(format!(
-            "no pending approval request {id:?}"
-        )))
-    }
-    /// Takes a new permission mode without a restart, where the harness can: `Ok(true)` when
-    /// it applies from now (or from the next turn); `Ok(false)` when the process must be
-    /// started again with it (the default).
-    async fn set_mode(&mut self, mode: &PermissionMode) -> HarnessResult<bool> {
-        let _ = mode;
-        Ok(false)
-    }
-    /// Answers the pending question request `id` with one text per question, or dismisses
-    /// it (`None`). A harness that never asks questions has none pending.
-    async fn answer_question(
-        &mut self,
-        id: &str,
-        answers: Option<Vec<String>>,
-    ) -> HarnessResult<()> {
-        let _ = answers;
-        Err(HarnessError::InvalidInput(format!(
-            "no pending question {id:?}"
-        )))
-    }
-    /// Ends the process cleanly (or kills it after a grace period).
-    async fn close(self: Box<Self>) -> HarnessResult<()>;
-    /// The harness's process id, while it runs.
-    fn pid(&self) -> Option<u32>;
-}
-
-/// Implements [`LiveRuntime`] for a harness's runtime type by its inherent `send`,
-/// `interrupt`, `close(self)` and `pid` (which its own tests call directly); with `answers`,
-/// also by its inherent `answer` and `answer_question` (a harness that asks before it acts);
-/// with `answers, modes`, also by its inherent `set_mode` (one that changes mode live).
-macro_rules! live_runtime {
-    ($runtime:ty, answers $(, { $($more:item)* })?) => {
-        $crate::contract::live_runtime!($runtime, {
-            async fn answer(
-                &mut self,
-                id: &str,
-                decision: $crate::contract::ApprovalDecision,
-            ) -> $crate::HarnessResult<()> {
-                <$runtime>::answer(self, id, decision).await
-            }
-
-            async fn answer_question(
-                &mut self,
-                id: &str,
-                answers: Option<Vec<String>>,
-            ) -> $crate::HarnessResult<()> {
-                <$runtime>::answer_question(self, id, answers).await
-            }
-
-            $($($more)*)?
-        });
-    };
-    ($runtime:ty, answers, modes) => {
-        $crate::contract::live_runtime!($runtime, answers, {
-            async fn set_mode(
-                &mut self,
-                mode: &$crate::contract::PermissionMode,
-            ) -> $crate::HarnessResult<bool> {
-                <$runtime>::set_mode(self, mode).await
-            }
-        });
-    };
-    ($runtime:ty) => {
-        $crate::contract::live_runtime!($runtime, {});
-    };
-    ($runtime:ty, { $($extra:item)* }) => {
-        #[async_trait::async_trait]
-        impl $crate::contract::LiveRuntime for $runtime {
-            async fn send(&mut self, prompt: &str) -> $crate::HarnessResult<()> {
-                <$runtime>::send(self, prompt).await
-            }
-
-            async fn interrupt(&mut self) -> $crate::HarnessResult<()> {
-                <$runtime>::interrupt(self).await
-            }
-
-            async fn close(self: Box<Self>) -> $crate::HarnessResult<()> {
-                <$runtime>::close(*self).await
-            }
-
-            fn pid(&self) -> Option<u32> {
-                <$runtime>::pid(self)
-            }
-
-            $($extra)*
-        }
-    };
-}
-pub(crate) use live_runtime;

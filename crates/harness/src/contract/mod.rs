@@ -5,6 +5,7 @@ mod approval;
 mod binary;
 mod events;
 mod harness;
+mod live;
 mod session;
 mod sessions;
 mod spare;
@@ -17,8 +18,9 @@ pub use binary::{
     Version, VersionPins,
 };
 pub use events::{EventSender, RuntimeEvent, TurnOutcome};
-pub(crate) use harness::live_runtime;
-pub use harness::{Harness, HarnessFacts, LiveRuntime};
+pub use harness::{Harness, HarnessFacts};
+pub(crate) use live::live_runtime;
+pub use live::LiveRuntime;
 pub use session::{Cut, ForkRequest, Forked, NativeSession, OpenSpec, PendingFork, SessionTarget};
 pub use sessions::{env_value, first_recorded, SessionLayout};
 pub use spare::WarmSpare;

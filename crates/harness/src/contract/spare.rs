@@ -6,7 +6,7 @@ use async_trait::async_trait;
 
 use super::approval::PermissionMode;
 use super::events::EventSender;
-use super::harness::LiveRuntime;
+use super::live::LiveRuntime;
 use super::session::{ForkRequest, Forked};
 use crate::error::HarnessResult;
 
