@@ -248,7 +248,7 @@ async fn asked(live: &mut Live, prompt: &str) -> (ApprovalRequest, Vec<RuntimeEv
 }
 
 async fn answer(live: &mut Live, id: &str, decision: ApprovalDecision) {
-    within(Claude::TIMEOUT, "answer", live.runtime.answer(id, decision))
+    within(Claude::TIMEOUT, "answer", live.answer(id, decision))
         .await
         .unwrap_or_else(|e| panic!("answer {decision:?}: {e:?}"));
 }
@@ -312,10 +312,7 @@ async fn claude_approve_runs_the_call() {
     );
     assert!(log.text.contains("(tool result: "), "{}", log.text);
     // Answered once: the id is spent.
-    let again = live
-        .runtime
-        .answer(&request.id, ApprovalDecision::Approve)
-        .await;
+    let again = live.answer(&request.id, ApprovalDecision::Approve).await;
     assert!(
         matches!(again, Err(HarnessError::InvalidInput(_))),
         "{again:?}"
@@ -400,10 +397,7 @@ async fn claude_interrupt_withdraws_the_pending_request() {
         "{:?}",
         log.events
     );
-    let late = live
-        .runtime
-        .answer(&request.id, ApprovalDecision::Approve)
-        .await;
+    let late = live.answer(&request.id, ApprovalDecision::Approve).await;
     assert!(
         matches!(late, Err(HarnessError::InvalidInput(_))),
         "{late:?}"
@@ -500,10 +494,7 @@ async fn claude_a_crash_while_asking_drops_the_request() {
         matches!(events.last(), Some(RuntimeEvent::Exited { error: Some(_) })),
         "{events:?}"
     );
-    let late = live
-        .runtime
-        .answer(&request.id, ApprovalDecision::Approve)
-        .await;
+    let late = live.answer(&request.id, ApprovalDecision::Approve).await;
     assert!(
         matches!(late, Err(HarnessError::InvalidInput(_))),
         "{late:?}"
@@ -528,18 +519,12 @@ async fn claude_question_is_answered_with_the_users_choice() {
     assert_eq!(questions[0].prompt, "Which colour shall it be?");
     assert_eq!(questions[0].options, ASK_OPTIONS);
     assert!(!request.can_approve_for_session());
-    let approve = live
-        .runtime
-        .answer(&request.id, ApprovalDecision::Approve)
-        .await;
+    let approve = live.answer(&request.id, ApprovalDecision::Approve).await;
     assert!(
         matches!(approve, Err(HarnessError::InvalidInput(_))),
         "{approve:?}"
     );
-    let wrong = live
-        .runtime
-        .answer_question(&request.id, Some(vec![]))
-        .await;
+    let wrong = live.answer_question(&request.id, Some(vec![])).await;
     assert!(
         matches!(wrong, Err(HarnessError::InvalidInput(_))),
         "{wrong:?}"
@@ -547,8 +532,7 @@ async fn claude_question_is_answered_with_the_users_choice() {
     within(
         Claude::TIMEOUT,
         "answer the question",
-        live.runtime
-            .answer_question(&request.id, Some(vec!["Blue".into()])),
+        live.answer_question(&request.id, Some(vec!["Blue".into()])),
     )
     .await
     .expect("answer");
@@ -579,7 +563,7 @@ async fn claude_dismissed_question_tells_the_model() {
     within(
         Claude::TIMEOUT,
         "dismiss the question",
-        live.runtime.answer_question(&request.id, None),
+        live.answer_question(&request.id, None),
     )
     .await
     .expect("dismiss");

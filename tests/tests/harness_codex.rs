@@ -163,11 +163,10 @@ async fn probe_of_a_missing_binary_in_a_child() {
 /// what happened to the file and what the model was told next.
 mod codex_approvals {
     use std::path::PathBuf;
-    use std::time::Duration;
 
     use forkhost_harness::{
-        ApprovalDecision, ApprovalRequest, ApprovalSubject, HarnessError, OpenSpec, PermissionMode,
-        RuntimeEvent, SessionTarget, TurnOutcome,
+        Answer, ApprovalDecision, ApprovalRequest, ApprovalSubject, HarnessError, OpenSpec,
+        PermissionMode, RuntimeEvent, SessionTarget, TurnOutcome,
     };
     use forkhost_tests::fake_model::{FakeModel, FakeModelOptions};
     use forkhost_tests::harness_env::HarnessEnv;
@@ -259,7 +258,7 @@ mod codex_approvals {
 
     /// Answers a pending request; the runtime must take it.
     async fn answer(live: &mut Live, id: &str, decision: ApprovalDecision) {
-        live.runtime.answer(id, decision).await.unwrap();
+        live.answer(id, decision).await.unwrap();
     }
 
     /// Sends a prompt that makes the model call the shell tool, and returns the request Codex
@@ -292,12 +291,10 @@ mod codex_approvals {
                 .any(|e| matches!(e, RuntimeEvent::ToolCall { .. })),
             "{before:?}"
         );
-        let unknown = live
-            .runtime
-            .answer("no-such-request", ApprovalDecision::Approve);
+        let unknown = live.answer("no-such-request", ApprovalDecision::Approve);
         assert!(matches!(unknown.await, Err(HarnessError::InvalidInput(_))));
         answer(&mut live, &request.id, ApprovalDecision::Approve).await;
-        let again = live.runtime.answer(&request.id, ApprovalDecision::Approve);
+        let again = live.answer(&request.id, ApprovalDecision::Approve);
         assert!(matches!(again.await, Err(HarnessError::InvalidInput(_))));
         let log = live.finish_turn(before).await;
         log.expect_completed();
@@ -343,7 +340,6 @@ mod codex_approvals {
         let (before, request) = ask(&mut live, "CALL_TOOL first").await;
         assert!(!request.can_approve_for_session(), "{request:?}");
         let refused = live
-            .runtime
             .answer(&request.id, ApprovalDecision::ApproveForSession)
             .await;
         assert!(
@@ -394,15 +390,22 @@ mod codex_approvals {
         let mut live = s.open("untrusted", "danger-full-access").await;
         let (_, request) = ask(&mut live, "CALL_TOOL please").await;
         live.interrupt().await.unwrap();
-        let mut withdrawn = false;
-        while let Ok(Some(e)) = tokio::time::timeout(Duration::from_secs(2), live.rx.recv()).await {
-            withdrawn |= e
-                == RuntimeEvent::ApprovalWithdrawn {
-                    id: request.id.clone(),
-                };
-        }
-        assert!(withdrawn, "the interrupted turn's request is withdrawn");
-        let late = live.runtime.answer(&request.id, ApprovalDecision::Approve);
+        // The turn ends interrupted; its request waits for nothing any more (the server
+        // resolves it, or the Host forgets it with the turn), so a late answer is refused.
+        let ended = live
+            .until(|e| matches!(e, RuntimeEvent::TurnEnded { .. }))
+            .await;
+        assert!(
+            matches!(
+                ended.last(),
+                Some(RuntimeEvent::TurnEnded {
+                    outcome: TurnOutcome::Interrupted,
+                    ..
+                })
+            ),
+            "{ended:?}"
+        );
+        let late = live.answer(&request.id, ApprovalDecision::Approve);
         assert!(matches!(late.await, Err(HarnessError::InvalidInput(_))));
         assert!(!s.file().exists());
         live.close().await;
@@ -415,26 +418,27 @@ mod codex_approvals {
             return;
         };
         let mut live = s.open("untrusted", "danger-full-access").await;
-        let (_, request) = ask(&mut live, "CALL_TOOL please").await;
+        let (asked, _) = ask(&mut live, "CALL_TOOL please").await;
+        let Some(RuntimeEvent::ApprovalRequested { reply, .. }) = asked.last().cloned() else {
+            panic!("no request: {asked:?}");
+        };
         let pid = live.pid().expect("a pid");
         // SAFETY: kill only sends a signal to the CLI this test started.
         assert_eq!(unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) }, 0);
         let events = live.until_exited().await;
-        let n = events.len();
         assert!(
-            n >= 2
-                && events[n - 2]
-                    == RuntimeEvent::ApprovalWithdrawn {
-                        id: request.id.clone()
-                    },
+            matches!(events.last(), Some(RuntimeEvent::Exited { error: Some(_) })),
             "{events:?}"
         );
-        assert!(matches!(
-            &events[n - 1],
-            RuntimeEvent::Exited { error: Some(_) }
-        ));
-        let late = live.runtime.answer(&request.id, ApprovalDecision::Approve);
-        assert!(late.await.is_err());
+        // The request's own reply can no longer reach a server: the answer fails in words,
+        // and nothing was approved.
+        let late = reply
+            .send(Answer::Decision(ApprovalDecision::Approve))
+            .await;
+        assert!(
+            matches!(late, Err(HarnessError::HarnessFailed { .. })),
+            "{late:?}"
+        );
         assert!(!s.file().exists());
         live.close_quietly().await;
     }

@@ -208,18 +208,14 @@ async fn pi_extension_dialog_is_a_question_answered_by_the_user() {
     assert_eq!(questions[0].prompt, "Run touch gated.txt?");
     assert_eq!(questions[0].options, ["Yes", "No"]);
     assert!(!s.cwd().join("gated.txt").exists(), "nothing runs unasked");
-    let approve = live
-        .runtime
-        .answer(&request.id, ApprovalDecision::Approve)
-        .await;
+    let approve = live.answer(&request.id, ApprovalDecision::Approve).await;
     assert!(
         matches!(approve, Err(HarnessError::InvalidInput(_))),
         "{approve:?}"
     );
     s.within(
         "answer",
-        live.runtime
-            .answer_question(&request.id, Some(vec!["Yes".into()])),
+        live.answer_question(&request.id, Some(vec!["Yes".into()])),
     )
     .await
     .expect("answer");
@@ -237,7 +233,7 @@ async fn pi_dismissed_extension_dialog_blocks_the_call() {
     };
     let mut live = s.open_new().await;
     let (request, before) = live.ask("RUN_COMMAND `touch gated.txt`").await;
-    s.within("dismiss", live.runtime.answer_question(&request.id, None))
+    s.within("dismiss", live.answer_question(&request.id, None))
         .await
         .expect("dismiss");
     let log = live.finish_turn(before).await;

@@ -2,19 +2,25 @@
 //! raised them, and how each one ended. A request stays pending until the user answers it
 //! ([`Host::answer_approval`](crate::Host::answer_approval)), the harness withdraws it, or the
 //! turn or process ends; nothing here answers for the user, and nothing times out on its own.
+//!
+//! The thread's [`Slot`] holds the only list, each request with its own reply: answering
+//! takes the request off the list and sends through its reply, never taking the runtime's
+//! lock, so an answer is never queued behind a send or a mode change.
 
-use forkhost_harness::ApprovalDecision;
+use forkhost_harness::{Answer, ApprovalDecision, Reply};
 
 use crate::error::{HostError, HostResult};
 use crate::events::HostEvent;
 use crate::host::Host;
-use crate::pending::Resolution;
-use crate::slot::{Live, TurnState};
+use crate::pending::{answers_fit, Resolution};
+use crate::slot::{Slot, TurnState};
 use crate::view::{ApprovalView, SubjectView};
 
 impl Host {
     /// Answers a pending request of the thread's runtime. An id that is not pending (answered,
-    /// withdrawn, its turn over) is `invalid_input`; the harness refusing is `harness_failed`.
+    /// withdrawn, its turn over) is `invalid_input`, as is approving a question or approving
+    /// "for this session" where that means nothing; the harness failing to take the answer
+    /// (its process gone) is `harness_failed`.
     pub async fn answer_approval(
         &self,
         thread_id: &str,
@@ -23,27 +29,40 @@ impl Host {
     ) -> HostResult<()> {
         self.store().thread(thread_id).await?;
         let slot = self.slot(thread_id);
-        let mut live = slot.live.lock().await;
-        let native = live
-            .as_ref()
-            .and_then(|l| l.turn.approvals().native_id(request_id));
-        let (Some(current), Some(native)) = (live.as_mut(), native) else {
+        let taken = {
+            let mut pending = slot.pending();
+            let request = pending.get(request_id).ok_or_else(|| {
+                HostError::InvalidInput(format!(
+                    "no pending approval request {request_id:?} in thread {thread_id}"
+                ))
+            })?;
+            if matches!(request.subject, SubjectView::Question { .. }) && decision.approves() {
+                return Err(HostError::InvalidInput(format!(
+                    "request {request_id:?} is a question: answer it, or decline it"
+                )));
+            }
+            if decision == ApprovalDecision::ApproveForSession && !request.can_approve_for_session {
+                return Err(HostError::InvalidInput(format!(
+                    "request {request_id:?} cannot be approved for this session: approve it once"
+                )));
+            }
+            pending.take(request_id)
+        };
+        let Some((request, reply)) = taken else {
             return Err(HostError::InvalidInput(format!(
                 "no pending approval request {request_id:?} in thread {thread_id}"
             )));
         };
-        current.runtime.answer(&native, decision).await?;
-        // A withdrawal that crossed the answer has already been reported.
-        let taken = current.turn.approvals().take(request_id);
-        drop(live);
-        let answered = taken.is_some();
-        if let (ApprovalDecision::ApproveForSession, Some(request)) = (decision, &taken) {
+        let written = reply.send(Answer::Decision(decision)).await;
+        tracing::info!(thread = %thread_id, request = %request_id, decision = decision.name(), written = written.is_ok(), "approval answered");
+        if let Err(err) = written {
+            self.answer_failed(&slot, request, reply, &err);
+            return Err(err.into());
+        }
+        if decision == ApprovalDecision::ApproveForSession {
             self.record_grant(thread_id, &request.subject).await;
         }
-        tracing::info!(thread = %thread_id, request = %request_id, decision = decision.name(), "approval answered");
-        if answered {
-            self.resolved(thread_id, request_id, Resolution::Answered(decision));
-        }
+        self.resolved(thread_id, request_id, Resolution::Answered(decision));
         Ok(())
     }
 
@@ -58,13 +77,28 @@ impl Host {
     ) -> HostResult<()> {
         self.store().thread(thread_id).await?;
         let slot = self.slot(thread_id);
-        let mut live = slot.live.lock().await;
-        let Some(current) = live.as_mut().filter(|l| {
-            l.turn
-                .approvals()
-                .get(request_id)
-                .is_some_and(|r| matches!(r.subject, SubjectView::Question { .. }))
-        }) else {
+        let taken = {
+            let mut pending = slot.pending();
+            let Some(SubjectView::Question { questions }) =
+                pending.get(request_id).map(|r| &r.subject)
+            else {
+                return Err(HostError::InvalidInput(format!(
+                    "no pending question {request_id:?} in thread {thread_id}"
+                )));
+            };
+            if let Some(answers) = &answers {
+                if !answers_fit(questions, answers) {
+                    return Err(HostError::InvalidInput(format!(
+                        "{} answers do not fit request {request_id:?}'s {} questions (one \
+                         each, an offered option where only those are taken)",
+                        answers.len(),
+                        questions.len()
+                    )));
+                }
+            }
+            pending.take(request_id)
+        };
+        let Some((request, reply)) = taken else {
             return Err(HostError::InvalidInput(format!(
                 "no pending question {request_id:?} in thread {thread_id}"
             )));
@@ -73,58 +107,116 @@ impl Host {
             Some(_) => Resolution::Replied,
             None => Resolution::Dismissed,
         };
-        let native = current
-            .turn
-            .approvals()
-            .native_id(request_id)
-            .unwrap_or_default();
-        current.runtime.answer_question(&native, answers).await?;
-        let answered = current.turn.approvals().take(request_id).is_some();
-        drop(live);
-        tracing::info!(thread = %thread_id, request = %request_id, how = how.name(), "question answered");
-        if answered {
-            self.resolved(thread_id, request_id, how);
+        let written = reply.send(Answer::Questions(answers)).await;
+        tracing::info!(thread = %thread_id, request = %request_id, how = how.name(), written = written.is_ok(), "question answered");
+        if let Err(err) = written {
+            self.answer_failed(&slot, request, reply, &err);
+            return Err(err.into());
         }
+        self.resolved(thread_id, request_id, how);
         Ok(())
+    }
+
+    /// An answer did not reach the harness: one it refused as not fitting leaves the request
+    /// pending (it can still be answered); otherwise its process is gone, and so is it.
+    fn answer_failed(
+        &self,
+        slot: &Slot,
+        request: ApprovalView,
+        reply: Reply,
+        err: &forkhost_harness::HarnessError,
+    ) {
+        if matches!(err, forkhost_harness::HarnessError::InvalidInput(_)) && reply.is_open() {
+            slot.add_pending(request, reply);
+        } else {
+            self.resolved(&slot.thread_id, &request.id, Resolution::Gone);
+        }
     }
 
     /// The requests the thread's runtime is waiting on, oldest first.
     pub async fn pending_approvals(&self, thread_id: &str) -> HostResult<Vec<ApprovalView>> {
         self.store().thread(thread_id).await?;
-        let slot = self.slot(thread_id);
-        let live = slot.live.lock().await;
-        Ok(live
-            .as_ref()
-            .map(|l| l.turn.approvals().list())
-            .unwrap_or_default())
+        Ok(self.slot(thread_id).pending().list())
     }
 
-    /// Declines every pending request of a runtime (a turn being stopped): the harness hears
-    /// a refusal rather than an answer that never comes.
-    pub(crate) async fn decline_pending(&self, thread_id: &str, live: &mut Live) {
-        let ids = live.turn.approvals().ids();
-        for id in ids {
-            let native = live.turn.approvals().native_id(&id).unwrap_or_default();
-            if let Err(err) = live
-                .runtime
-                .answer(&native, ApprovalDecision::Decline)
-                .await
-            {
-                tracing::warn!(thread = %thread_id, request = %id, code = HostError::from(err).code(), "could not decline a pending request");
-            }
-            if live.turn.approvals().take(&id).is_some() {
-                self.resolved(
-                    thread_id,
-                    &id,
-                    Resolution::Answered(ApprovalDecision::Decline),
-                );
-            }
+    /// A request the runtime raised: answered at once by a session grant that covers it, or
+    /// kept and shown. Its own task answers a granted one, so the pump never waits on the
+    /// harness; the reply reaches only the runtime that raised it.
+    pub(crate) async fn raised(
+        &self,
+        thread_id: &str,
+        view: ApprovalView,
+        reply: Reply,
+        turn: &TurnState,
+    ) {
+        if self.granted(thread_id, &view, turn).await {
+            let thread = thread_id.to_owned();
+            tokio::spawn(async move {
+                match reply
+                    .send(Answer::Decision(ApprovalDecision::Approve))
+                    .await
+                {
+                    Ok(()) => {
+                        tracing::info!(thread = %thread, request = %view.id, "approved by a session grant")
+                    }
+                    // Its process went before the answer; nothing was approved.
+                    Err(err) => {
+                        tracing::warn!(thread = %thread, request = %view.id, error = %err, "a session grant could not answer")
+                    }
+                }
+            });
+            return;
+        }
+        self.slot(thread_id).add_pending(view.clone(), reply);
+        self.emit(HostEvent::ApprovalRequested {
+            thread_id: thread_id.to_owned(),
+            request: view,
+        });
+    }
+
+    /// The harness no longer waits for request `native` of runtime `turn` (answered ones are
+    /// already off the list).
+    pub(crate) fn withdrawn(&self, thread_id: &str, turn: &TurnState, native: &str) {
+        let withdrawn = self
+            .slot(thread_id)
+            .pending()
+            .take_native(turn.generation(), native);
+        if let Some((request, _)) = withdrawn {
+            self.resolved(thread_id, &request.id, Resolution::Withdrawn);
         }
     }
 
-    /// Reports every pending request of a runtime as gone (its turn or process ended).
+    /// Declines every pending request of the thread (a turn being stopped): the harness hears
+    /// a refusal rather than an answer that never comes.
+    pub(crate) async fn decline_pending(&self, thread_id: &str, slot: &Slot) {
+        let all: Vec<_> = {
+            let mut pending = slot.pending();
+            let ids: Vec<String> = pending.list().into_iter().map(|r| r.id).collect();
+            ids.iter().filter_map(|id| pending.take(id)).collect()
+        };
+        for (request, reply) in all {
+            if let Err(err) = reply
+                .send(Answer::Decision(ApprovalDecision::Decline))
+                .await
+            {
+                tracing::warn!(thread = %thread_id, request = %request.id, code = HostError::from(err).code(), "could not decline a pending request");
+            }
+            self.resolved(
+                thread_id,
+                &request.id,
+                Resolution::Answered(ApprovalDecision::Decline),
+            );
+        }
+    }
+
+    /// Reports every pending request of a runtime as gone (its turn or process ended);
+    /// dropping their replies tells the harness nobody will answer.
     pub(crate) fn drop_pending(&self, thread_id: &str, turn: &TurnState) {
-        for request in turn.approvals().drain() {
+        let gone = self
+            .slot(thread_id)
+            .pending()
+            .drain_runtime(turn.generation());
+        for (request, _) in gone {
             self.resolved(thread_id, &request.id, Resolution::Gone);
         }
     }

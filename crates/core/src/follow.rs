@@ -5,7 +5,6 @@
 use tokio::sync::mpsc;
 
 use crate::error::{HostError, HostResult};
-use crate::events::HostEvent;
 use crate::host::Host;
 use crate::watch::FileWatch;
 
@@ -40,12 +39,7 @@ impl Host {
                 let Some(inner) = host.upgrade() else { break };
                 let host = Host { inner };
                 if let Err(err) = host.sync_thread(&id).await {
-                    tracing::warn!(thread = %id, code = err.code(), "live sync failed");
-                    host.emit(HostEvent::Error {
-                        thread_id: id.clone(),
-                        code: err.code().into(),
-                        message: err.to_string(),
-                    });
+                    host.report(&id, &err, "live sync failed");
                 }
             }
         });

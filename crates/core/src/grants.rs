@@ -21,7 +21,6 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use forkhost_harness::ApprovalDecision;
 use forkhost_store::GrantRow;
 
 use crate::error::{HostError, HostResult};
@@ -54,7 +53,7 @@ impl Host {
         let streaming = {
             let live = slot.live.lock().await;
             live.as_ref().map(|l| {
-                l.turn.retire.store(true, Ordering::SeqCst);
+                l.turn.retire();
                 l.turn.is_streaming()
             })
         };
@@ -118,41 +117,6 @@ impl Host {
             .any(|grant| grant.scope.covers(&request.subject))
     }
 
-    /// Approves, once, a request a session grant covers, on the runtime that raised it and
-    /// no other (a successor may reuse the harness's id). It was never shown, so nothing is
-    /// announced; if the runtime refuses, the request is shown after all.
-    pub(crate) async fn answer_by_grant(
-        &self,
-        thread_id: &str,
-        request: ApprovalView,
-        raised_by: Arc<TurnState>,
-    ) {
-        let slot = self.slot(thread_id);
-        let mut live = slot.live.lock().await;
-        let Some(current) = live.as_mut().filter(|l| Arc::ptr_eq(&l.turn, &raised_by)) else {
-            tracing::info!(thread = %thread_id, request = %request.id, "a granted request's runtime is gone; not answered");
-            return;
-        };
-        match current
-            .runtime
-            .answer(&request.native_id, ApprovalDecision::Approve)
-            .await
-        {
-            Ok(()) => {
-                tracing::info!(thread = %thread_id, request = %request.id, "approved by a session grant");
-            }
-            Err(err) => {
-                tracing::warn!(thread = %thread_id, request = %request.id, code = HostError::from(err).code(), "a session grant could not answer; asking");
-                current.turn.approvals().add(request.clone());
-                drop(live);
-                self.emit(HostEvent::ApprovalRequested {
-                    thread_id: thread_id.to_owned(),
-                    request,
-                });
-            }
-        }
-    }
-
     /// Ends a runtime whose grants were revoked while its turn ran, once that turn is over,
     /// unless it was already replaced or another turn started.
     pub(crate) async fn retire_runtime(&self, thread_id: &str, turn: &Arc<TurnState>) {
@@ -167,87 +131,5 @@ impl Host {
         if same {
             self.stop_runtime(&slot).await;
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A stand-in runtime that records what it is answered.
-    struct Recording(Arc<std::sync::Mutex<Vec<String>>>);
-
-    #[async_trait::async_trait]
-    impl forkhost_harness::LiveRuntime for Recording {
-        async fn send(&mut self, _: &str) -> forkhost_harness::HarnessResult<()> {
-            Ok(())
-        }
-        async fn interrupt(&mut self) -> forkhost_harness::HarnessResult<()> {
-            Ok(())
-        }
-        async fn answer(
-            &mut self,
-            id: &str,
-            _: ApprovalDecision,
-        ) -> forkhost_harness::HarnessResult<()> {
-            self.0.lock().unwrap().push(id.to_owned());
-            Ok(())
-        }
-        async fn close(self: Box<Self>) -> forkhost_harness::HarnessResult<()> {
-            Ok(())
-        }
-        fn pid(&self) -> Option<u32> {
-            None
-        }
-    }
-
-    fn raised(id: &str, turn: &TurnState) -> ApprovalView {
-        crate::pending::approval_view(
-            forkhost_harness::ApprovalRequest {
-                id: id.into(),
-                tool_call_id: None,
-                subject: forkhost_harness::ApprovalSubject::Command {
-                    command: "touch x".into(),
-                    cwd: None,
-                },
-                reason: None,
-                session_rules: vec![],
-            },
-            1,
-            turn.generation(),
-        )
-    }
-
-    #[tokio::test]
-    async fn a_grant_answers_only_the_runtime_that_raised_the_request() {
-        // L4: runtime A raised "0"; by the time the grant's task runs, runtime B (whose own
-        // requests are numbered from "0" too) has taken A's place.
-        let dir = tempfile::tempdir().unwrap();
-        let (host, _) = Host::open(dir.path()).await.unwrap();
-        let answered = Arc::new(std::sync::Mutex::new(Vec::new()));
-        let (_tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        let b = host.live(
-            "t",
-            forkhost_harness::Runtime::from_live(Box::new(Recording(answered.clone()))),
-            rx,
-        );
-        let b_turn = b.turn.clone();
-        *host.slot("t").live.lock().await = Some(b);
-        let a_turn = Arc::new(TurnState::started());
-        assert_ne!(a_turn.generation(), b_turn.generation());
-
-        let from_a = raised("0", &a_turn);
-        assert_ne!(from_a.id, raised("0", &b_turn).id, "ids name their runtime");
-        host.answer_by_grant("t", from_a, a_turn).await;
-        assert!(
-            answered.lock().unwrap().is_empty(),
-            "B's \"0\" was answered"
-        );
-
-        // The control: B's own request is answered.
-        host.answer_by_grant("t", raised("0", &b_turn), b_turn)
-            .await;
-        assert_eq!(*answered.lock().unwrap(), ["0"]);
-        host.shutdown().await;
     }
 }

@@ -153,6 +153,17 @@ impl Host {
         let _ = self.inner.events.send(event);
     }
 
+    /// Logs `err` (its code, never its words: they may quote the user) and tells the
+    /// thread's views, for a failure that no caller hears of (a background sync).
+    pub(crate) fn report(&self, thread_id: &str, err: &HostError, what: &'static str) {
+        tracing::warn!(thread = %thread_id, code = err.code(), "{what}");
+        self.emit(HostEvent::Error {
+            thread_id: thread_id.to_owned(),
+            code: err.code().into(),
+            message: err.to_string(),
+        });
+    }
+
     pub(crate) fn slot(&self, thread_id: &str) -> Arc<Slot> {
         self.inner.runtimes.slot(thread_id)
     }
@@ -203,12 +214,7 @@ impl Host {
         if thread.native_path().is_some() && !self.is_streaming(thread_id).await {
             if let Err(err) = self.sync_thread(thread_id).await {
                 // The conversation is still worth showing; the conflict is reported.
-                tracing::warn!(thread = %thread_id, code = err.code(), "sync before show failed");
-                self.emit(HostEvent::Error {
-                    thread_id: thread_id.to_owned(),
-                    code: err.code().into(),
-                    message: err.to_string(),
-                });
+                self.report(thread_id, &err, "sync before show failed");
             }
         }
         self.detail(&self.thread(thread_id).await?).await

@@ -1,9 +1,9 @@
 //! The requests a runtime is waiting on, and how each one stopped being pending.
 
-use forkhost_harness::{ApprovalDecision, ApprovalRequest};
+use forkhost_harness::{ApprovalDecision, ApprovalRequest, Reply};
 
 use crate::grant_scope::GrantScope;
-use crate::view::{ApprovalView, SubjectView};
+use crate::view::{ApprovalView, QuestionView, SubjectView};
 
 /// The view of `request`, raised in turn `turn` of the runtime numbered `runtime`, with
 /// the session rules "Always" would add.
@@ -59,52 +59,61 @@ impl Resolution {
     }
 }
 
-/// One runtime's pending requests, oldest first.
+/// A thread's pending requests, oldest first, each with the reply that answers it. The one
+/// list: a request's harness keeps none, and the UI's is a copy of this.
 #[derive(Debug, Default)]
 pub(crate) struct PendingApprovals {
-    requests: Vec<ApprovalView>,
+    requests: Vec<(ApprovalView, Reply)>,
 }
 
 impl PendingApprovals {
     /// Records a request; a harness that re-raises an id replaces the older one.
-    pub fn add(&mut self, request: ApprovalView) {
-        self.requests.retain(|r| r.id != request.id);
-        self.requests.push(request);
+    pub fn add(&mut self, request: ApprovalView, reply: Reply) {
+        self.requests.retain(|(r, _)| r.id != request.id);
+        self.requests.push((request, reply));
     }
 
     pub fn get(&self, id: &str) -> Option<&ApprovalView> {
-        self.requests.iter().find(|r| r.id == id)
+        self.requests.iter().map(|(r, _)| r).find(|r| r.id == id)
     }
 
-    /// Removes the one with the harness's own id `native` (which the harness withdrew).
-    pub fn take_native(&mut self, native: &str) -> Option<ApprovalView> {
-        let at = self.requests.iter().position(|r| r.native_id == native)?;
+    /// Removes the one runtime `runtime` raised with the harness's own id `native` (which the
+    /// harness withdrew).
+    pub fn take_native(&mut self, runtime: u64, native: &str) -> Option<(ApprovalView, Reply)> {
+        let id = format!("{runtime}-{native}");
+        self.take(&id)
+    }
+
+    /// Removes one to answer it; `None` when it was not (or no longer) pending.
+    pub fn take(&mut self, id: &str) -> Option<(ApprovalView, Reply)> {
+        let at = self.requests.iter().position(|(r, _)| r.id == id)?;
         Some(self.requests.remove(at))
     }
 
-    /// Removes one; `None` when it was not (or no longer) pending.
-    pub fn take(&mut self, id: &str) -> Option<ApprovalView> {
-        let at = self.requests.iter().position(|r| r.id == id)?;
-        Some(self.requests.remove(at))
-    }
-
-    /// Removes every request, oldest first.
-    pub fn drain(&mut self) -> Vec<ApprovalView> {
-        std::mem::take(&mut self.requests)
+    /// Removes every request runtime `runtime` raised (its turn or process ended), oldest
+    /// first.
+    pub fn drain_runtime(&mut self, runtime: u64) -> Vec<(ApprovalView, Reply)> {
+        let prefix = format!("{runtime}-");
+        let (theirs, others) = std::mem::take(&mut self.requests)
+            .into_iter()
+            .partition(|(r, _)| r.id.starts_with(&prefix));
+        self.requests = others;
+        theirs
     }
 
     pub fn list(&self) -> Vec<ApprovalView> {
-        self.requests.clone()
+        self.requests.iter().map(|(r, _)| r.clone()).collect()
     }
+}
 
-    pub fn ids(&self) -> Vec<String> {
-        self.requests.iter().map(|r| r.id.clone()).collect()
-    }
-
-    /// The harness's own id of a pending request.
-    pub fn native_id(&self, id: &str) -> Option<String> {
-        self.get(id).map(|r| r.native_id.clone())
-    }
+/// Whether `answers` fit `questions`: one per question, each an offered option or any text
+/// where the question takes it.
+pub(crate) fn answers_fit(questions: &[QuestionView], answers: &[String]) -> bool {
+    answers.len() == questions.len()
+        && questions
+            .iter()
+            .zip(answers)
+            .all(|(q, a)| q.free_text || q.options.iter().any(|o| o == a))
 }
 
 #[cfg(test)]
@@ -113,45 +122,77 @@ mod tests {
 
     use super::*;
 
+    fn ids(pending: &PendingApprovals) -> Vec<String> {
+        pending.list().into_iter().map(|r| r.id).collect()
+    }
+
     fn request(id: &str) -> ApprovalView {
-        approval_view(
-            ApprovalRequest {
-                id: id.into(),
-                tool_call_id: Some(format!("call-{id}")),
-                subject: ApprovalSubject::Command {
-                    command: "touch x".into(),
-                    cwd: None,
-                },
-                reason: None,
-                session_rules: vec!["run exactly `touch x` again".into()],
+        approval_view(raw(id), 1, 7)
+    }
+
+    fn raw(id: &str) -> ApprovalRequest {
+        ApprovalRequest {
+            id: id.into(),
+            tool_call_id: Some(format!("call-{id}")),
+            subject: ApprovalSubject::Command {
+                command: "touch x".into(),
+                cwd: None,
             },
-            1,
-            7,
-        )
+            reason: None,
+            session_rules: vec!["run exactly `touch x` again".into()],
+        }
     }
 
     #[test]
     fn requests_stay_until_taken_or_drained() {
         let mut pending = PendingApprovals::default();
-        pending.add(request("a"));
-        pending.add(request("b"));
-        assert_eq!(pending.ids(), ["7-a", "7-b"]);
-        assert_eq!(pending.native_id("7-a").as_deref(), Some("a"));
-        assert_eq!(pending.take("7-a").map(|r| r.id), Some("7-a".into()));
+        pending.add(request("a"), Reply::default());
+        pending.add(request("b"), Reply::default());
+        pending.add(approval_view(raw("c"), 1, 8), Reply::default());
+        assert_eq!(ids(&pending), ["7-a", "7-b", "8-c"]);
+        assert_eq!(
+            pending.take("7-a").map(|(r, _)| r.native_id),
+            Some("a".into())
+        );
         assert!(pending.take("7-a").is_none(), "answered once only");
-        assert_eq!(pending.take_native("b").map(|r| r.id), Some("7-b".into()));
-        pending.add(request("c"));
-        assert_eq!(pending.drain().len(), 1);
-        assert!(pending.list().is_empty());
+        assert!(pending.take_native(8, "b").is_none(), "another runtime's b");
+        assert_eq!(
+            pending.take_native(7, "b").map(|(r, _)| r.id),
+            Some("7-b".into())
+        );
+        pending.add(request("d"), Reply::default());
+        assert_eq!(pending.drain_runtime(7).len(), 1);
+        assert_eq!(ids(&pending), ["8-c"], "a later runtime's requests stay");
     }
 
     #[test]
     fn a_re_raised_id_replaces_the_older_request() {
         let mut pending = PendingApprovals::default();
-        pending.add(request("a"));
-        pending.add(request("b"));
-        pending.add(request("a"));
-        assert_eq!(pending.ids(), ["7-b", "7-a"]);
+        pending.add(request("a"), Reply::default());
+        pending.add(request("b"), Reply::default());
+        pending.add(request("a"), Reply::default());
+        assert_eq!(ids(&pending), ["7-b", "7-a"]);
+    }
+
+    #[test]
+    fn answers_fit_only_their_questions() {
+        let q = |options: &[&str], free_text| QuestionView {
+            header: None,
+            prompt: "?".into(),
+            options: options.iter().map(|o| o.to_string()).collect(),
+            free_text,
+        };
+        let questions = [q(&["Red", "Blue"], false), q(&[], true)];
+        let fit = |a: &[&str]| {
+            answers_fit(
+                &questions,
+                &a.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+            )
+        };
+        assert!(fit(&["Blue", "Rex"]));
+        assert!(!fit(&["Green", "Rex"]), "not an option");
+        assert!(!fit(&["Blue"]), "one answer per question");
+        assert!(!fit(&["Blue", "Rex", "x"]));
     }
 
     #[test]

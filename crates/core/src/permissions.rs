@@ -58,10 +58,7 @@ impl Host {
                     // with it: marked dead, the runtime is replaced once its turn is over.
                     tracing::error!(thread = %thread_id, error = %err, "could not put a thread's mode back; its harness restarts at the next send");
                     if let Some(current) = slot.live.lock().await.as_ref() {
-                        current
-                            .turn
-                            .dead
-                            .store(true, std::sync::atomic::Ordering::SeqCst);
+                        current.turn.mark_dead();
                     }
                 }
                 return Err(match failed {

@@ -1,7 +1,6 @@
 //! The pump: turns a runtime's events into Host events, records the native session once the
 //! harness names it, and syncs the thread's anchors when a turn ends.
 
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use forkhost_harness::{RuntimeEvent, TurnOutcome};
@@ -10,7 +9,7 @@ use tokio::sync::mpsc;
 use crate::events::HostEvent;
 use crate::files::TurnEdge;
 use crate::host::Host;
-use crate::pending::{approval_view, Resolution};
+use crate::pending::approval_view;
 use crate::slot::TurnState;
 
 /// Forwards a runtime's events, records the session once known, and syncs anchors when a turn
@@ -61,7 +60,7 @@ pub(crate) async fn pump(
                 host.drop_pending(&thread_id, &turn);
                 // The files as the turn left them, before anyone can fork after it.
                 if let Ok(row) = host.store().thread(&thread_id).await {
-                    let ordinal = turn.file_turn.load(Ordering::SeqCst);
+                    let ordinal = turn.thread_turn();
                     if ordinal > 0 {
                         let folder = std::path::PathBuf::from(&row.cwd);
                         host.checkpoint_turn(&thread_id, &folder, ordinal, TurnEdge::End)
@@ -69,12 +68,7 @@ pub(crate) async fn pump(
                     }
                 }
                 if let Err(err) = host.sync_thread(&thread_id).await {
-                    tracing::warn!(thread = %thread_id, code = err.code(), "sync after turn failed");
-                    host.emit(HostEvent::Error {
-                        thread_id: id(),
-                        code: err.code().into(),
-                        message: err.to_string(),
-                    });
+                    host.report(&thread_id, &err, "sync after turn failed");
                 }
                 let outcome = match outcome {
                     TurnOutcome::Failed { message } => TurnOutcome::Failed {
@@ -91,44 +85,23 @@ pub(crate) async fn pump(
                 });
                 host.emit(HostEvent::ThreadChanged { thread_id: id() });
                 turn.finish(outcome);
-                if turn.retire.load(Ordering::SeqCst) {
+                if turn.retiring() {
                     // A grant it may remember was revoked during the turn.
                     let (host, thread, turn) = (host.clone(), id(), turn.clone());
                     tokio::spawn(async move { host.retire_runtime(&thread, &turn).await });
                 }
             }
-            RuntimeEvent::ApprovalRequested { request } => {
+            RuntimeEvent::ApprovalRequested { request, reply } => {
                 // Ids only: a request's command or input is the user's, never the log's.
                 tracing::info!(thread = %thread_id, request = %request.id, "approval requested");
-                let view = approval_view(
-                    request,
-                    turn.turns.load(Ordering::SeqCst),
-                    turn.generation(),
-                );
-                turn.approvals().add(view.clone());
-                if host.granted(&thread_id, &view, &turn).await {
-                    turn.approvals().take(&view.id);
-                    // Its own task: answering takes the runtime's lock, which must never wait
-                    // on this pump.
-                    let (host, thread, raised_by) = (host.clone(), id(), turn.clone());
-                    tokio::spawn(async move {
-                        host.answer_by_grant(&thread, view, raised_by).await;
-                    });
-                    continue;
-                }
-                host.emit(HostEvent::ApprovalRequested {
-                    thread_id: id(),
-                    request: view,
-                });
+                let view = approval_view(request, turn.turns_sent(), turn.generation());
+                host.raised(&thread_id, view, reply, &turn).await;
             }
             RuntimeEvent::ApprovalWithdrawn { id: native } => {
-                let withdrawn = turn.approvals().take_native(&native);
-                if let Some(request) = withdrawn {
-                    host.resolved(&thread_id, &request.id, Resolution::Withdrawn);
-                }
+                host.withdrawn(&thread_id, &turn, &native);
             }
             RuntimeEvent::Exited { error } => {
-                turn.dead.store(true, Ordering::SeqCst);
+                turn.mark_dead();
                 host.drop_pending(&thread_id, &turn);
                 if let Some(message) = error {
                     tracing::warn!(thread = %thread_id, "harness exited unexpectedly");
@@ -143,7 +116,7 @@ pub(crate) async fn pump(
             }
         }
     }
-    turn.dead.store(true, Ordering::SeqCst);
+    turn.mark_dead();
     host.drop_pending(&thread_id, &turn);
     turn.finish(TurnOutcome::Failed {
         message: "the harness process ended".into(),

@@ -1,14 +1,17 @@
 //! A thread's place in the Host: the lock that serializes its operations, its live runtime,
-//! its cached reader (for incremental re-reads) and its file watcher.
+//! the requests that runtime waits on, its cached reader (for incremental re-reads) and its
+//! file watcher. [`TurnState`] owns the runtime's state machine (idle → streaming → idle, or
+//! dead); its fields are private, so the only way to move it is through its methods.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex as StdMutex};
 
-use forkhost_harness::{Runtime, SessionReader, TurnOutcome};
+use forkhost_harness::{Reply, Runtime, SessionReader, TurnOutcome};
 use tokio::sync::{oneshot, Mutex};
 use tokio::task::JoinHandle;
 
 use crate::pending::PendingApprovals;
+use crate::view::ApprovalView;
 use crate::watch::FileWatch;
 
 pub(crate) struct Slot {
@@ -24,6 +27,9 @@ pub(crate) struct Slot {
     pub watch: StdMutex<Option<FileWatch>>,
     /// The thread's session is open in a terminal tab (the harness's own TUI).
     pub terminal: AtomicBool,
+    /// The requests the thread's runtime waits on, each with its reply: the only list of
+    /// them (the harnesses keep none). Ids name the runtime that raised them.
+    pending: StdMutex<PendingApprovals>,
 }
 
 impl Slot {
@@ -36,12 +42,23 @@ impl Slot {
             reader: StdMutex::default(),
             watch: StdMutex::default(),
             terminal: AtomicBool::default(),
+            pending: StdMutex::default(),
         }
+    }
+
+    /// The thread's pending requests. Never held across an await.
+    pub fn pending(&self) -> std::sync::MutexGuard<'_, PendingApprovals> {
+        self.pending.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records a request the runtime raised, with the reply that answers it.
+    pub fn add_pending(&self, request: ApprovalView, reply: Reply) {
+        self.pending().add(request, reply);
     }
 
     /// Stops the thread's runtime, if one is live (it starts again on the next send); returns
     /// whether one was.
-    pub async fn stop_runtime(&self) -> bool {
+    pub async fn take_and_close(&self) -> bool {
         let Some(live) = self.live.lock().await.take() else {
             return false;
         };
@@ -71,7 +88,7 @@ impl Live {
 /// another (harness request ids repeat across processes).
 static RUNTIMES_STARTED: AtomicU64 = AtomicU64::new(0);
 
-/// Shared between the sender of a turn and the pump that sees it end.
+/// One runtime's state, shared between the sender of a turn and the pump that sees it end.
 #[derive(Default)]
 pub(crate) struct TurnState {
     /// This runtime's number in the Host (see [`RUNTIMES_STARTED`]).
@@ -81,18 +98,17 @@ pub(crate) struct TurnState {
     started_ms: i64,
     /// A session grant was revoked while it ran: the process, which may remember it, ends
     /// when its turn does.
-    pub retire: AtomicBool,
-    pub done: StdMutex<Option<oneshot::Sender<TurnOutcome>>>,
-    pub streaming: AtomicBool,
-    pub dead: AtomicBool,
+    retire: AtomicBool,
+    done: StdMutex<Option<oneshot::Sender<TurnOutcome>>>,
+    streaming: AtomicBool,
+    dead: AtomicBool,
     /// When the last turn ended (or the runtime started): idle runtimes are stopped.
-    pub last_active: StdMutex<Option<std::time::Instant>>,
-    /// Turns sent to this process so far; names the turn an approval request belongs to.
-    pub turns: AtomicU64,
-    /// The approval requests the harness is waiting on.
-    pub approvals: StdMutex<PendingApprovals>,
-    /// The running turn's 1-based position in the thread, for its end checkpoint.
-    pub file_turn: std::sync::atomic::AtomicI64,
+    last_active: StdMutex<Option<std::time::Instant>>,
+    /// Turns sent to this process so far (from 1); names the turn a request belongs to.
+    turns_sent: AtomicU64,
+    /// The running turn's 1-based position in the thread (not the process), for its end
+    /// checkpoint; 0 before the first.
+    thread_turn: std::sync::atomic::AtomicI64,
 }
 
 impl TurnState {
@@ -113,12 +129,60 @@ impl TurnState {
         self.started_ms
     }
 
+    /// A turn (the thread's `thread_turn`-th) is being sent: streaming until it ends, and
+    /// the receiver hears how it ended. `None` while another turn runs.
+    pub fn begin(&self, thread_turn: i64) -> Option<oneshot::Receiver<TurnOutcome>> {
+        if self.streaming.swap(true, Ordering::SeqCst) {
+            return None;
+        }
+        self.thread_turn.store(thread_turn, Ordering::SeqCst);
+        let (tx, rx) = oneshot::channel();
+        *self.done.lock().unwrap_or_else(|e| e.into_inner()) = Some(tx);
+        self.turns_sent.fetch_add(1, Ordering::SeqCst);
+        Some(rx)
+    }
+
+    /// The harness did not take the turn [`begin`](Self::begin) started; a harness that is
+    /// gone (`dead`) is replaced at the next send.
+    pub fn send_failed(&self, dead: bool) {
+        self.streaming.store(false, Ordering::SeqCst);
+        self.done.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if dead {
+            self.mark_dead();
+        }
+    }
+
+    /// The running turn ended with `outcome`.
     pub fn finish(&self, outcome: TurnOutcome) {
         self.streaming.store(false, Ordering::SeqCst);
         self.touch();
         if let Some(done) = self.done.lock().unwrap_or_else(|e| e.into_inner()).take() {
             let _ = done.send(outcome);
         }
+    }
+
+    /// The process is gone (or must be replaced): the next send starts a new one.
+    pub fn mark_dead(&self) {
+        self.dead.store(true, Ordering::SeqCst);
+    }
+
+    /// Its process should end once its turn is over (a grant it may remember was revoked).
+    pub fn retire(&self) {
+        self.retire.store(true, Ordering::SeqCst);
+    }
+
+    pub fn retiring(&self) -> bool {
+        self.retire.load(Ordering::SeqCst)
+    }
+
+    /// Turns sent to this process so far.
+    pub fn turns_sent(&self) -> u64 {
+        self.turns_sent.load(Ordering::SeqCst)
+    }
+
+    /// The thread's number for the running (or last) turn; 0 before the first.
+    pub fn thread_turn(&self) -> i64 {
+        self.thread_turn.load(Ordering::SeqCst)
     }
 
     pub fn touch(&self) {
@@ -134,10 +198,6 @@ impl TurnState {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .is_some_and(|t| t.elapsed() >= limit)
-    }
-
-    pub fn approvals(&self) -> std::sync::MutexGuard<'_, PendingApprovals> {
-        self.approvals.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     pub fn is_streaming(&self) -> bool {

@@ -94,28 +94,15 @@ impl Host {
         let Some(current) = live.as_mut() else {
             return Err(HostError::Internal("no runtime".into()));
         };
-        current.turn.file_turn.store(ordinal, Ordering::SeqCst);
-        if current.turn.is_streaming() {
+        let Some(rx) = current.turn.begin(ordinal) else {
             return Err(HostError::Busy(format!(
                 "a turn is already running in thread {thread_id}"
             )));
-        }
-        let (tx, rx) = oneshot::channel();
-        *current.turn.done.lock().unwrap_or_else(|e| e.into_inner()) = Some(tx);
-        current.turn.streaming.store(true, Ordering::SeqCst);
-        current.turn.turns.fetch_add(1, Ordering::SeqCst);
+        };
         tracing::info!(thread = %thread_id, "turn sent");
         if let Err(err) = current.runtime.send(prompt).await {
-            current.turn.streaming.store(false, Ordering::SeqCst);
-            current
-                .turn
-                .done
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .take();
-            if matches!(err, forkhost_harness::HarnessError::HarnessFailed { .. }) {
-                current.turn.dead.store(true, Ordering::SeqCst);
-            }
+            let dead = matches!(err, forkhost_harness::HarnessError::HarnessFailed { .. });
+            current.turn.send_failed(dead);
             return Err(err.into());
         }
         Ok(rx)
@@ -178,7 +165,7 @@ impl Host {
         let mut live = slot.live.lock().await;
         match live.as_mut() {
             Some(l) if l.turn.is_streaming() => {
-                self.decline_pending(thread_id, l).await;
+                self.decline_pending(thread_id, &slot).await;
                 Ok(l.runtime.interrupt().await?)
             }
             _ => Ok(()),
@@ -208,7 +195,7 @@ impl Host {
             // Its process ends with it: nothing it asked can be answered any more.
             self.drop_pending(&slot.thread_id, &live.turn);
         }
-        if slot.stop_runtime().await {
+        if slot.take_and_close().await {
             self.emit(HostEvent::RuntimeStopped {
                 thread_id: slot.thread_id.clone(),
             });

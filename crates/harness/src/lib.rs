@@ -31,9 +31,9 @@ mod scan;
 mod tree;
 
 pub use contract::{
-    ApprovalDecision, ApprovalRequest, ApprovalSubject, Capabilities, Cut, EventSender,
+    Answer, ApprovalDecision, ApprovalRequest, ApprovalSubject, Capabilities, Cut, EventSender,
     ForkRequest, Forked, Harness, HarnessBinary, LiveRuntime, NativeSession, OpenSpec, PendingFork,
-    PermissionChoices, PermissionMode, Question, RuntimeEvent, SessionTarget, TurnOutcome,
+    PermissionChoices, PermissionMode, Question, Reply, RuntimeEvent, SessionTarget, TurnOutcome,
     WarmSpare,
 };
 pub use error::{HarnessError, HarnessResult};

@@ -48,30 +48,12 @@ impl Runtime {
         self.0.interrupt().await
     }
 
-    /// Answers the pending approval request `id` (from `RuntimeEvent::ApprovalRequested`).
-    pub async fn answer(
-        &mut self,
-        id: &str,
-        decision: crate::contract::ApprovalDecision,
-    ) -> HarnessResult<()> {
-        self.0.answer(id, decision).await
-    }
-
     /// Takes a new permission mode without a restart where the harness can (`true`).
     pub async fn set_mode(
         &mut self,
         mode: &crate::contract::PermissionMode,
     ) -> HarnessResult<bool> {
         self.0.set_mode(mode).await
-    }
-
-    /// Answers the pending question `id` with one text per question, or dismisses it.
-    pub async fn answer_question(
-        &mut self,
-        id: &str,
-        answers: Option<Vec<String>>,
-    ) -> HarnessResult<()> {
-        self.0.answer_question(id, answers).await
     }
 
     /// Ends the process cleanly (or kills it after a grace period).

@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use forkhost_harness::{
-    read_history, ApprovalRequest, Cut, ForkRequest, Forked, HarnessBinary, HarnessError, History,
-    NativeSession, OpenSpec, Role, Runtime, RuntimeEvent, SessionTarget, TurnAnchor, TurnOutcome,
+    read_history, Answer, ApprovalDecision, ApprovalRequest, Cut, ForkRequest, Forked,
+    HarnessBinary, HarnessError, History, NativeSession, OpenSpec, Reply, Role, Runtime,
+    RuntimeEvent, SessionTarget, TurnAnchor, TurnOutcome,
 };
 use forkhost_tests::fake_model::{FakeModel, FakeModelOptions, Msg};
 use forkhost_tests::harness_env::HarnessEnv;
@@ -202,6 +203,9 @@ pub struct Live {
     pub rx: Events,
     session: Option<NativeSession>,
     timeout: Duration,
+    /// The requests the harness waits on, with their replies, kept as the Host keeps them:
+    /// forgotten when withdrawn, when their turn ends or the process does.
+    pending: std::collections::HashMap<String, Reply>,
 }
 
 /// One turn as the runtime streamed it, up to and including its `TurnEnded`.
@@ -280,6 +284,7 @@ impl Live {
             rx,
             session: None,
             timeout: H::TIMEOUT,
+            pending: Default::default(),
         };
         if H::SESSION_AT_OPEN {
             let first = live.next().await;
@@ -304,7 +309,7 @@ impl Live {
                 )
             })
             .await;
-        let Some(RuntimeEvent::ApprovalRequested { request }) = seen.last().cloned() else {
+        let Some(RuntimeEvent::ApprovalRequested { request, .. }) = seen.last().cloned() else {
             panic!("the harness did not ask: {seen:?}");
         };
         (request, seen)
@@ -320,6 +325,7 @@ impl Live {
             rx,
             session: None,
             timeout: H::TIMEOUT,
+            pending: Default::default(),
         };
         if H::SESSION_AT_OPEN {
             let first = live.next().await;
@@ -358,10 +364,51 @@ impl Live {
         let event = within(self.timeout, "the next runtime event", self.rx.recv())
             .await
             .expect("the event channel closed");
-        if let RuntimeEvent::Session { session } = &event {
-            self.session = Some(session.clone());
+        match &event {
+            RuntimeEvent::Session { session } => self.session = Some(session.clone()),
+            RuntimeEvent::ApprovalRequested { request, reply } => {
+                self.pending.insert(request.id.clone(), reply.clone());
+            }
+            RuntimeEvent::ApprovalWithdrawn { id } => {
+                self.pending.remove(id);
+            }
+            RuntimeEvent::TurnEnded { .. } | RuntimeEvent::Exited { .. } => self.pending.clear(),
+            _ => {}
         }
         event
+    }
+
+    /// Answers the pending request `id` through its reply, as the Host does; one that is not
+    /// pending (answered, withdrawn, its turn over) is `InvalidInput`.
+    pub async fn answer(
+        &mut self,
+        id: &str,
+        decision: ApprovalDecision,
+    ) -> Result<(), HarnessError> {
+        self.reply(id, Answer::Decision(decision)).await
+    }
+
+    /// Answers the pending question `id` with one text per question, or dismisses it.
+    pub async fn answer_question(
+        &mut self,
+        id: &str,
+        answers: Option<Vec<String>>,
+    ) -> Result<(), HarnessError> {
+        self.reply(id, Answer::Questions(answers)).await
+    }
+
+    async fn reply(&mut self, id: &str, answer: Answer) -> Result<(), HarnessError> {
+        let Some(reply) = self.pending.get(id).cloned() else {
+            return Err(HarnessError::InvalidInput(format!(
+                "no pending request {id:?}"
+            )));
+        };
+        let sent = within(self.timeout, "an answer", reply.send(answer)).await;
+        // A refused answer leaves the request pending, as it does in the Host.
+        if !matches!(sent, Err(HarnessError::InvalidInput(_))) {
+            self.pending.remove(id);
+        }
+        sent
     }
 
     /// Events up to and including the first one `stop` accepts.

@@ -4,15 +4,14 @@
 //! `control_response`, the CLI withdraws it (`control_cancel_request`), or the process ends.
 //! Nothing here answers on the user's behalf.
 
-use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Mutex;
 
 use serde_json::{json, Value};
 
 use super::write_diff;
 use crate::contract::{
-    ApprovalDecision, ApprovalRequest, ApprovalSubject, PermissionChoices, PermissionMode, Question,
+    Answer, ApprovalDecision, ApprovalRequest, ApprovalSubject, PermissionChoices, PermissionMode,
+    Question,
 };
 use crate::{HarnessError, HarnessResult};
 
@@ -209,6 +208,35 @@ impl ToolPermission {
         out
     }
 
+    /// The `control_response` line for the user's answer. A question takes answers (or a
+    /// decline); an approval takes a decision, "for this session" only where the CLI offered
+    /// something to remember. The Host checks the same before it answers, so a refusal here
+    /// means the two disagree.
+    pub(crate) fn reply_line(&self, answer: &Answer) -> HarnessResult<String> {
+        let id = &self.request_id;
+        match answer {
+            Answer::Questions(answers) if self.is_question() => {
+                self.answer_question(answers.as_deref())
+            }
+            Answer::Questions(_) => Err(HarnessError::InvalidInput(format!(
+                "claude request {id:?} asks for an approval, not an answer"
+            ))),
+            Answer::Decision(d) if self.is_question() && d.approves() => {
+                Err(HarnessError::InvalidInput(format!(
+                    "claude request {id:?} is a question: answer it, or decline it"
+                )))
+            }
+            Answer::Decision(ApprovalDecision::ApproveForSession)
+                if !self.can_approve_for_session() =>
+            {
+                Err(HarnessError::InvalidInput(format!(
+                    "claude offers nothing to remember for request {id:?}; approve it once"
+                )))
+            }
+            Answer::Decision(d) => Ok(self.answer(*d)),
+        }
+    }
+
     /// The `control_response` line for `decision`.
     pub(crate) fn answer(&self, decision: ApprovalDecision) -> String {
         let response = match decision {
@@ -308,40 +336,6 @@ fn questions(input: &Value) -> Vec<Question> {
             free_text: true,
         })
         .collect()
-}
-
-/// The requests of one process that wait for an answer.
-#[derive(Default)]
-pub(crate) struct Pending {
-    requests: Mutex<HashMap<String, ToolPermission>>,
-}
-
-impl Pending {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, ToolPermission>> {
-        self.requests
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    pub(crate) fn insert(&self, request: ToolPermission) {
-        self.lock().insert(request.request_id.clone(), request);
-    }
-
-    /// Takes `id` out (answered or withdrawn); `None` if it is not pending.
-    pub(crate) fn take(&self, id: &str) -> Option<ToolPermission> {
-        self.lock().remove(id)
-    }
-
-    /// Puts back a request whose answer could not be written.
-    pub(crate) fn restore(&self, request: ToolPermission) {
-        self.insert(request);
-    }
-
-    /// Forgets every request (its turn or its process ended: nobody waits for them any
-    /// more); returns their ids.
-    pub(crate) fn drain(&self) -> Vec<String> {
-        self.lock().drain().map(|(id, _)| id).collect()
-    }
 }
 
 #[cfg(test)]
@@ -574,17 +568,5 @@ mod tests {
                 "{bad:?}"
             );
         }
-    }
-
-    #[test]
-    fn pending_requests_are_taken_once() {
-        let pending = Pending::default();
-        pending.insert(bash());
-        assert!(pending.take("r2").is_none());
-        assert!(pending.take("r1").is_some());
-        assert!(pending.take("r1").is_none());
-        pending.insert(bash());
-        assert_eq!(pending.drain(), ["r1"]);
-        assert!(pending.drain().is_empty());
     }
 }

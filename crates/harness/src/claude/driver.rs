@@ -13,23 +13,25 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, ChildStdout};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use super::approvals::{Pending, ToolPermission};
+use super::approvals::ToolPermission;
 use super::paths::AppendWatch;
 use super::protocol::{self, AssistantRecord, Output, StartupFailure, TurnResult, UserRecord};
-use crate::contract::{EventSender, NativeSession, RuntimeEvent, TurnOutcome};
+use crate::contract::{Answer, EventSender, NativeSession, Reply, RuntimeEvent, TurnOutcome};
 use crate::process::{describe_exit, StderrTail, Tree};
-use crate::{HarnessError, HarnessKind};
+use crate::{HarnessError, HarnessKind, HarnessResult};
 
 /// How long `TurnEnded` waits for the turn's last record to reach the transcript.
 const SETTLE_TIMEOUT: Duration = Duration::from_secs(3);
 const SETTLE_POLL: Duration = Duration::from_millis(10);
 /// How long stderr may stay open after the CLI exited (a tool child could hold it).
 const STDERR_DRAIN: Duration = Duration::from_secs(1);
+/// How long a write to the CLI's stdin may block.
+pub(crate) const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long an approval request's description may take (reading the file a `Write`
 /// replaces) before it is shown without its diff.
 const DIFF_READ_LIMIT: Duration = Duration::from_secs(2);
@@ -102,24 +104,76 @@ pub(crate) struct Shared {
     pub interrupt_requested: AtomicBool,
     pub closing: AtomicBool,
     pub stderr: StderrTail,
-    /// The CLI's permission requests that wait for the user.
-    pub pending: Pending,
+    /// The CLI's stdin: the runtime writes prompts and control requests, and an answered
+    /// permission request writes its own response (`Driver::on_permission`).
+    stdin: tokio::sync::Mutex<Option<ChildStdin>>,
     /// Our control requests that wait for the CLI's answer (`None`: success, else its error).
     pub replies:
         Mutex<std::collections::HashMap<String, tokio::sync::oneshot::Sender<Option<String>>>>,
 }
 
 impl Shared {
-    pub(crate) fn new(session: NativeSession, stderr: StderrTail) -> Arc<Shared> {
+    pub(crate) fn new(
+        session: NativeSession,
+        stderr: StderrTail,
+        stdin: ChildStdin,
+    ) -> Arc<Shared> {
         Arc::new(Shared {
             phase: watch::Sender::new(Phase::Idle),
             session: Mutex::new(session),
             interrupt_requested: AtomicBool::new(false),
             closing: AtomicBool::new(false),
             stderr,
-            pending: Pending::default(),
+            stdin: tokio::sync::Mutex::new(Some(stdin)),
             replies: Mutex::default(),
         })
+    }
+
+    /// Writes one protocol line; `false` when the pipe is closed, broke or stalled.
+    pub(crate) async fn write_line(&self, line: &str) -> bool {
+        let mut stdin = self.stdin.lock().await;
+        let Some(pipe) = stdin.as_mut() else {
+            return false;
+        };
+        let mut bytes = Vec::with_capacity(line.len() + 1);
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.push(b'\n');
+        let write = async {
+            pipe.write_all(&bytes).await?;
+            pipe.flush().await
+        };
+        matches!(tokio::time::timeout(WRITE_TIMEOUT, write).await, Ok(Ok(())))
+    }
+
+    /// Closes stdin: the CLI exits once it has read everything.
+    pub(crate) async fn close_stdin(&self) {
+        drop(self.stdin.lock().await.take());
+    }
+
+    /// Why a write failed: the process's death when it is known, else that it is gone.
+    pub(crate) fn gone(&self) -> HarnessError {
+        match &*self.phase.borrow() {
+            Phase::Dead(death) => death.error(&self.session().session_id),
+            _ => HarnessError::failed(
+                HarnessKind::Claude,
+                "the claude process is gone",
+                self.stderr.text(),
+            ),
+        }
+    }
+
+    /// Writes the response to one permission request the user answered.
+    async fn answer(&self, request: &ToolPermission, answer: Answer) -> HarnessResult<()> {
+        let line = request.reply_line(&answer)?;
+        if answer == Answer::Decision(crate::contract::ApprovalDecision::DeclineAndStop) {
+            // The turn then ends as the user's stop, not as a failure.
+            self.interrupt_requested.store(true, Ordering::SeqCst);
+        }
+        if !self.write_line(&line).await {
+            return Err(self.gone());
+        }
+        tracing::info!(request_id = %request.request_id, "claude request answered");
+        Ok(())
     }
 
     pub(crate) fn session(&self) -> NativeSession {
@@ -239,8 +293,8 @@ impl Driver {
         }
     }
 
-    /// The CLI waits until the request is answered (`ClaudeRuntime::answer`), withdrawn, or
-    /// the process ends.
+    /// The CLI waits until the request is answered (through the event's reply, which writes
+    /// the response from here), withdrawn, or the process ends.
     async fn on_permission(&mut self, request: ToolPermission) {
         let cwd = self.shared.session().cwd;
         // Describing a `Write` reads the file it replaces: off this reader (a hung mount
@@ -253,25 +307,24 @@ impl Driver {
             _ => request.request_undiffed(&self.shared.session().cwd),
         };
         tracing::info!(pid = ?self.pid, request_id = %request.request_id, "claude asks before a tool call");
-        self.shared.pending.insert(request);
-        self.emit(RuntimeEvent::ApprovalRequested { request: event });
+        let (reply, awaited) = Reply::pair();
+        let shared = self.shared.clone();
+        awaited.spawn_writer(move |answer| {
+            let (shared, request) = (shared.clone(), request.clone());
+            async move { shared.answer(&request, answer).await }
+        });
+        self.emit(RuntimeEvent::ApprovalRequested {
+            request: event,
+            reply,
+        });
     }
 
+    /// The CLI no longer waits for a request (the Host forgets it, which ends its writer).
     fn on_cancel(&mut self, request_id: &str) {
-        if self.shared.pending.take(request_id).is_some() {
-            tracing::info!(pid = ?self.pid, %request_id, "claude withdrew a request");
-            self.emit(RuntimeEvent::ApprovalWithdrawn {
-                id: request_id.to_owned(),
-            });
-        }
-    }
-
-    /// Requests still pending when their turn ended wait for nothing any more.
-    fn withdraw_all(&mut self) {
-        for id in self.shared.pending.drain() {
-            tracing::info!(pid = ?self.pid, request_id = %id, "claude request outlived its turn");
-            self.emit(RuntimeEvent::ApprovalWithdrawn { id });
-        }
+        tracing::info!(pid = ?self.pid, %request_id, "claude withdrew a request");
+        self.emit(RuntimeEvent::ApprovalWithdrawn {
+            id: request_id.to_owned(),
+        });
     }
 
     fn on_init(&mut self, session_id: Option<String>) {
@@ -402,7 +455,6 @@ impl Driver {
             ms = turn.started.elapsed().as_millis() as u64,
             "claude turn ended"
         );
-        self.withdraw_all();
         // Idle first: whoever reacts to TurnEnded may send the next prompt at once.
         self.shared.phase.send_replace(Phase::Idle);
         self.emit(RuntimeEvent::TurnEnded {
@@ -494,11 +546,6 @@ impl Driver {
             stderr_tail,
         };
         self.shared.phase.send_replace(Phase::Dead(death));
-        // Nobody waits for them any more; the Host clears its own on `Exited`.
-        let dropped = self.shared.pending.drain().len();
-        if dropped > 0 {
-            tracing::info!(pid = ?self.pid, dropped, "claude pending requests ended with the process");
-        }
         if let Some(turn) = self.turn.take() {
             let outcome = if self.shared.interrupt_requested.load(Ordering::SeqCst) {
                 TurnOutcome::Interrupted

@@ -108,7 +108,7 @@ impl Harness for Claude {
     }
 }
 
-crate::contract::live_runtime!(ClaudeRuntime, answers, modes);
+crate::contract::live_runtime!(ClaudeRuntime, modes);
 
 #[cfg(test)]
 mod tests {

@@ -11,8 +11,6 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::io::AsyncWriteExt;
-use tokio::process::ChildStdin;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
@@ -22,15 +20,13 @@ use super::launch::{check_kind, plan};
 use super::paths::AppendWatch;
 use super::process;
 use super::protocol;
-use crate::contract::{ApprovalDecision, EventSender, OpenSpec, PermissionMode, SessionTarget};
+use crate::contract::{EventSender, OpenSpec, PermissionMode, SessionTarget};
 use crate::process::{Spawned, Tree};
 use crate::{HarnessError, HarnessKind, HarnessResult};
 
 /// How long `send` waits for the CLI to start the turn (the first turn of a process loads the
 /// session first).
 const ACCEPT_TIMEOUT: Duration = Duration::from_secs(60);
-/// How long a write to the CLI's stdin may block.
-const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long `interrupt` waits for the turn to end before it kills the process.
 const INTERRUPT_GRACE: Duration = Duration::from_secs(10);
 /// How long a dying process gets to report its end.
@@ -58,7 +54,6 @@ const BASE_ARGS: [&str; 8] = [
 pub struct ClaudeRuntime {
     shared: Arc<Shared>,
     phase: watch::Receiver<Phase>,
-    stdin: Option<ChildStdin>,
     pid: Option<u32>,
     tree: Tree,
     driver: Option<JoinHandle<()>>,
@@ -93,7 +88,7 @@ impl ClaudeRuntime {
         };
         let transcript = AppendWatch::from_end(launch.transcript);
         let session_id = launch.session.session_id.clone();
-        let shared = Shared::new(launch.session, stderr);
+        let shared = Shared::new(launch.session, stderr, stdin);
         let driver =
             Driver::new(shared.clone(), events, transcript).start(child, stdout, tree.clone());
         tracing::info!(
@@ -106,7 +101,6 @@ impl ClaudeRuntime {
         Ok(ClaudeRuntime {
             phase: shared.phase.subscribe(),
             shared,
-            stdin: Some(stdin),
             pid,
             tree,
             driver: Some(driver),
@@ -172,29 +166,16 @@ impl ClaudeRuntime {
 
     /// Writes one protocol line. A CLI that is gone answers with why it went.
     async fn write_line(&mut self, line: &str) -> HarnessResult<()> {
-        let Some(stdin) = self.stdin.as_mut() else {
-            return Err(self.gone());
-        };
-        let mut bytes = Vec::with_capacity(line.len() + 1);
-        bytes.extend_from_slice(line.as_bytes());
-        bytes.push(b'\n');
-        let write = async {
-            stdin.write_all(&bytes).await?;
-            stdin.flush().await
-        };
-        match tokio::time::timeout(WRITE_TIMEOUT, write).await {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(_)) | Err(_) => {
-                // The pipe broke (or stalled): the driver will report the death shortly.
-                let dead =
-                    wait_phase(&mut self.phase, DEATH_WAIT, |p| matches!(p, Phase::Dead(_))).await;
-                if let Some(Phase::Dead(death)) = dead {
-                    return Err(death.error(&self.session_id()));
-                }
-                self.release_claim();
-                Err(self.gone())
-            }
+        if self.shared.write_line(line).await {
+            return Ok(());
         }
+        // The pipe broke (or stalled): the driver will report the death shortly.
+        let dead = wait_phase(&mut self.phase, DEATH_WAIT, |p| matches!(p, Phase::Dead(_))).await;
+        if let Some(Phase::Dead(death)) = dead {
+            return Err(death.error(&self.session_id()));
+        }
+        self.release_claim();
+        Err(self.gone())
     }
 
     /// Gives back a turn claimed by `send` whose prompt never reached the CLI.
@@ -239,38 +220,6 @@ impl ClaudeRuntime {
         Ok(())
     }
 
-    /// Answers the CLI's pending request `id` with the user's decision. "Decline and stop"
-    /// ends the turn as interrupted. An id that is not pending (answered, withdrawn, or never
-    /// asked) is `InvalidInput`, as is "for this session" where the CLI offered nothing to
-    /// remember.
-    pub async fn answer(&mut self, id: &str, decision: ApprovalDecision) -> HarnessResult<()> {
-        let Some(request) = self.shared.pending.take(id) else {
-            return Err(HarnessError::InvalidInput(format!(
-                "no pending claude approval request {id:?}"
-            )));
-        };
-        if request.is_question() && decision.approves() {
-            self.shared.pending.restore(request);
-            return Err(HarnessError::InvalidInput(format!(
-                "claude request {id:?} is a question: answer it, or decline it"
-            )));
-        }
-        if decision == ApprovalDecision::ApproveForSession && !request.can_approve_for_session() {
-            self.shared.pending.restore(request);
-            return Err(HarnessError::InvalidInput(format!(
-                "claude offers nothing to remember for request {id:?}; approve it once"
-            )));
-        }
-        if decision == ApprovalDecision::DeclineAndStop {
-            self.shared
-                .interrupt_requested
-                .store(true, Ordering::SeqCst);
-        }
-        self.write_line(&request.answer(decision)).await?;
-        tracing::info!(pid = ?self.pid, request_id = %id, decision = decision.name(), "claude request answered");
-        Ok(())
-    }
-
     /// Switches the running CLI to `mode` (`set_permission_mode`, what shift+tab does in its
     /// terminal UI), even mid-turn: `Ok(true)` once the CLI took it. `Ok(false)` when it did
     /// not (it refuses e.g. `bypassPermissions` unless started with it): the caller restarts
@@ -308,36 +257,6 @@ impl ClaudeRuntime {
         }
     }
 
-    /// Answers the CLI's pending `AskUserQuestion` request `id` (one text per question), or
-    /// dismisses it (`None`): the model is told the user did not answer.
-    pub async fn answer_question(
-        &mut self,
-        id: &str,
-        answers: Option<Vec<String>>,
-    ) -> HarnessResult<()> {
-        let Some(request) = self.shared.pending.take(id) else {
-            return Err(HarnessError::InvalidInput(format!(
-                "no pending claude question {id:?}"
-            )));
-        };
-        let line = match request.is_question() {
-            true => request.answer_question(answers.as_deref()),
-            false => Err(HarnessError::InvalidInput(format!(
-                "claude request {id:?} asks for an approval, not an answer"
-            ))),
-        };
-        let line = match line {
-            Ok(line) => line,
-            Err(err) => {
-                self.shared.pending.restore(request);
-                return Err(err);
-            }
-        };
-        self.write_line(&line).await?;
-        tracing::info!(pid = ?self.pid, request_id = %id, answered = answers.is_some(), "claude question answered");
-        Ok(())
-    }
-
     /// Ends the process: a running turn is interrupted, stdin is closed (the CLI then exits),
     /// and a process that lingers is sent SIGTERM, then SIGKILL (with its process tree).
     pub async fn close(mut self) -> HarnessResult<()> {
@@ -346,7 +265,7 @@ impl ClaudeRuntime {
             // Best effort: the kill below covers a CLI that does not answer.
             let _ = tokio::time::timeout(INTERRUPT_GRACE, self.interrupt()).await;
         }
-        drop(self.stdin.take());
+        self.shared.close_stdin().await;
         let mut driver = self.driver.take();
         if !wait_driver(&mut driver, CLOSE_GRACE).await {
             tracing::warn!(pid = ?self.pid, "claude did not exit after stdin closed");

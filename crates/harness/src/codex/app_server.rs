@@ -5,20 +5,43 @@
 //! object per line, no `"jsonrpc"` field. Requests carry a numeric `id`; responses come back
 //! with the same `id` and a `result` or an `error{code,message}`; notifications have a
 //! `method` and no `id`; the server's own requests (approvals) have both: the ones the user
-//! sees go to the runtime, which answers them later ([`AppServer::reply`]); any other is
-//! declined here at once ([`approvals::decline_unshown`]).
+//! sees go to the Host with a reply, which writes the answer through [`Replies`]; any other
+//! is declined here at once ([`approvals::decline_unshown`]).
 
 use std::path::Path;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use super::approvals;
 use crate::process::{start_error, HarnessCommand};
-use crate::rpc::{CallError, Event, Protocol, Routed, RpcChild};
+use crate::rpc::{CallError, Event, Protocol, Routed, RpcChild, RpcClient};
 use crate::{HarnessBinary, HarnessError, HarnessKind};
 
 pub(crate) use crate::rpc::ExitReport;
+
+/// Where the answers to the server's requests are written: the server's stdin, once it runs.
+/// The event handler holds it before the process exists (it is made for the spawn), so it is
+/// filled right after; an answer comes from the user, long after that.
+#[derive(Clone, Default)]
+pub(crate) struct Replies(Arc<OnceLock<RpcClient<AppServerRpc>>>);
+
+impl Replies {
+    /// Writes the answer `line` to one of the server's requests.
+    pub async fn write(&self, line: &str) -> Result<(), RpcFailure> {
+        let client = self.0.get().ok_or(RpcFailure::Exited)?;
+        client
+            .write_line(line)
+            .await
+            .map_err(|_| RpcFailure::Exited)
+    }
+
+    /// The tail of the server's stderr, for a write that failed.
+    pub fn stderr_tail(&self) -> String {
+        self.0.get().map(|c| c.stderr_tail()).unwrap_or_default()
+    }
+}
 
 /// A notification from the server, or the end of the process.
 #[derive(Debug)]
@@ -92,6 +115,11 @@ impl AppServer {
         self.rpc.pid()
     }
 
+    /// Points `replies` at this server's stdin.
+    pub fn answer_through(&self, replies: &Replies) {
+        let _ = replies.0.set(self.rpc.client().clone());
+    }
+
     pub fn stderr_tail(&self) -> String {
         self.rpc.client().stderr_tail()
     }
@@ -129,12 +157,6 @@ impl AppServer {
         written.map_err(|_| RpcFailure::Exited)
     }
 
-    /// Answers the server's request `id` (from [`Incoming::Request`]) with a ready line.
-    pub async fn reply(&self, line: &str) -> Result<(), RpcFailure> {
-        let written = self.rpc.client().write_line(line).await;
-        written.map_err(|_| RpcFailure::Exited)
-    }
-
     /// Ends the process: closes its stdin (the server exits on EOF), waits up to `grace`, then
     /// terminates its process group, then kills it. Returns once the child is reaped.
     pub async fn close(self, grace: Duration) {
@@ -143,7 +165,7 @@ impl AppServer {
 }
 
 /// The app-server's JSON-RPC dialect.
-struct AppServerRpc;
+pub(crate) struct AppServerRpc;
 
 impl Protocol for AppServerRpc {
     /// A `result`, or the `error` object's code and message.

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use serde_json::{json, Value};
 
 use crate::contract::{
-    ApprovalDecision, ApprovalRequest, ApprovalSubject, PermissionChoices, Question,
+    Answer, ApprovalDecision, ApprovalRequest, ApprovalSubject, PermissionChoices, Question,
 };
 use crate::{HarnessError, HarnessResult};
 
@@ -31,9 +31,10 @@ pub(crate) fn is_shown(method: &str) -> bool {
     matches!(method, COMMAND | FILE_CHANGE | USER_INPUT)
 }
 
-/// A request the user has not answered yet: what the reply needs.
+/// What the reply to one request needs; its writer holds it until the user answers (the
+/// Host keeps the list of pending requests, not this module).
 #[derive(Debug, Clone)]
-struct Waiting {
+pub(crate) struct Waiting {
     /// The server's JSON-RPC id, echoed in the reply (a number or a string).
     rpc_id: Value,
     /// For questions: each question's id and what it takes; the reply is keyed by id.
@@ -42,10 +43,9 @@ struct Waiting {
     session: bool,
 }
 
-/// The runtime's pending requests, and the file changes their requests refer to.
+/// The file changes the runtime's requests refer to.
 #[derive(Debug, Default)]
 pub(crate) struct Approvals {
-    waiting: HashMap<String, Waiting>,
     /// `item/started` fileChange items by item id: their paths and diff, which the later
     /// `item/fileChange/requestApproval` only names by `itemId`.
     changes: HashMap<String, (Vec<String>, Option<String>)>,
@@ -82,28 +82,31 @@ impl Approvals {
         self.changes.insert(id.to_owned(), (paths, diff));
     }
 
-    /// A shown server request becomes a pending [`ApprovalRequest`].
-    pub fn request(&mut self, rpc_id: Value, method: &str, params: &Value) -> ApprovalRequest {
+    /// A shown server request becomes an [`ApprovalRequest`], with what its reply needs.
+    pub fn request(
+        &self,
+        rpc_id: Value,
+        method: &str,
+        params: &Value,
+    ) -> (ApprovalRequest, Waiting) {
         let item_id = params.get("itemId").and_then(Value::as_str);
         let id = id_text(&rpc_id);
         if method == USER_INPUT {
             let asked = user_input_questions(params);
             let questions = asked.iter().map(|(_, q)| q.clone()).collect();
-            self.waiting.insert(
-                id.clone(),
-                Waiting {
-                    rpc_id,
-                    questions: Some(asked),
-                    session: false,
-                },
-            );
-            return ApprovalRequest {
+            let waiting = Waiting {
+                rpc_id,
+                questions: Some(asked),
+                session: false,
+            };
+            let request = ApprovalRequest {
                 id,
                 tool_call_id: item_id.map(str::to_owned),
                 subject: ApprovalSubject::Question { questions },
                 reason: None,
                 session_rules: Vec::new(),
             };
+            return (request, waiting);
         }
         let subject = if method == FILE_CHANGE {
             let (paths, diff) = item_id
@@ -120,66 +123,65 @@ impl Approvals {
             true => session_rules(&subject, params),
             false => Vec::new(),
         };
-        self.waiting.insert(
-            id.clone(),
-            Waiting {
-                rpc_id,
-                questions: None,
-                session: !session_rules.is_empty(),
-            },
-        );
-        ApprovalRequest {
+        let waiting = Waiting {
+            rpc_id,
+            questions: None,
+            session: !session_rules.is_empty(),
+        };
+        let request = ApprovalRequest {
             id,
             tool_call_id: item_id.map(str::to_owned),
             subject,
             reason: str_of(params, "reason").filter(|r| !r.trim().is_empty()),
             session_rules,
+        };
+        (request, waiting)
+    }
+
+    /// At a turn's end: its file changes are no longer asked about.
+    pub fn turn_ended(&mut self) {
+        self.changes.clear();
+    }
+}
+
+impl Waiting {
+    /// The reply line for the user's answer. A question can only be declined by a decision
+    /// (that dismisses it); approving one, or "for this session" where the request offered
+    /// none, is refused (the Host checks the same first).
+    pub fn reply(&self, answer: Answer) -> HarnessResult<String> {
+        match answer {
+            Answer::Decision(decision) => self.answer(decision),
+            Answer::Questions(answers) => self.answer_question(answers),
         }
     }
 
-    /// Takes a pending request off the list to answer it: the reply line, or `None` for an
-    /// id that is not pending.
-    /// A question can only be declined this way (it is answered by [`Self::answer_question`]).
-    pub fn answer(
-        &mut self,
-        id: &str,
-        decision: ApprovalDecision,
-    ) -> HarnessResult<Option<String>> {
-        let Some(waiting) = self.waiting.get(id) else {
-            return Ok(None);
-        };
-        if waiting.questions.is_some() {
+    fn answer(&self, decision: ApprovalDecision) -> HarnessResult<String> {
+        let id = id_text(&self.rpc_id);
+        if self.questions.is_some() {
             if decision.approves() {
                 return Err(HarnessError::InvalidInput(format!(
                     "codex request {id:?} is a question: answer it, or decline it"
                 )));
             }
-            return self.answer_question(id, None);
+            return self.answer_question(None);
         }
-        if decision == ApprovalDecision::ApproveForSession && !waiting.session {
+        if decision == ApprovalDecision::ApproveForSession && !self.session {
             return Err(HarnessError::InvalidInput(format!(
                 "codex request {id:?} cannot be approved for the session: approve it once"
             )));
         }
-        let waiting = self.waiting.remove(id).expect("looked up above");
-        let reply =
-            json!({ "id": waiting.rpc_id, "result": { "decision": wire_decision(decision) } });
-        Ok(Some(format!("{reply}\n")))
+        let reply = json!({ "id": self.rpc_id, "result": { "decision": wire_decision(decision) } });
+        Ok(format!("{reply}\n"))
     }
 
-    /// The reply to a pending question: `{answers: {questionId: {answers: [text]}}}`, empty
-    /// when the user dismissed it. `None` for an id that is not a pending question.
-    pub fn answer_question(
-        &mut self,
-        id: &str,
-        answers: Option<Vec<String>>,
-    ) -> HarnessResult<Option<String>> {
-        let Some(Waiting {
-            questions: Some(questions),
-            ..
-        }) = self.waiting.get(id)
-        else {
-            return Ok(None);
+    /// The reply to a question: `{answers: {questionId: {answers: [text]}}}`, empty when the
+    /// user dismissed it.
+    fn answer_question(&self, answers: Option<Vec<String>>) -> HarnessResult<String> {
+        let id = id_text(&self.rpc_id);
+        let Some(questions) = &self.questions else {
+            return Err(HarnessError::InvalidInput(format!(
+                "codex request {id:?} asks for an approval, not an answer"
+            )));
         };
         let mut keyed = serde_json::Map::new();
         if let Some(answers) = &answers {
@@ -198,21 +200,8 @@ impl Approvals {
                 keyed.insert(qid.clone(), json!({ "answers": [answer] }));
             }
         }
-        let waiting = self.waiting.remove(id).expect("looked up above");
-        let reply = json!({ "id": waiting.rpc_id, "result": { "answers": keyed } });
-        Ok(Some(format!("{reply}\n")))
-    }
-
-    /// The server resolved a request itself (`serverRequest/resolved`): whether it was still
-    /// pending here, i.e. the harness withdrew it rather than we answered it.
-    pub fn withdraw(&mut self, id: &str) -> bool {
-        self.waiting.remove(id).is_some()
-    }
-
-    /// At a turn's end: whatever is still pending can no longer be answered.
-    pub fn turn_ended(&mut self) -> Vec<String> {
-        self.changes.clear();
-        self.waiting.drain().map(|(id, _)| id).collect()
+        let reply = json!({ "id": self.rpc_id, "result": { "answers": keyed } });
+        Ok(format!("{reply}\n"))
     }
 }
 
@@ -332,10 +321,10 @@ mod tests {
 
     #[test]
     fn a_command_request_is_pending_until_answered_once() {
-        let mut a = Approvals::default();
+        let a = Approvals::default();
         let params = json!({"threadId": "t", "turnId": "u", "itemId": "call_1",
                             "command": "touch x", "cwd": "/w"});
-        let req = a.request(json!(0), COMMAND, &params);
+        let (req, waiting) = a.request(json!(0), COMMAND, &params);
         assert_eq!(req.id, "0");
         assert_eq!(req.tool_call_id.as_deref(), Some("call_1"));
         assert_eq!(
@@ -345,14 +334,15 @@ mod tests {
                 cwd: Some("/w".into())
             }
         );
-        let reply = a
-            .answer("0", ApprovalDecision::DeclineAndStop)
-            .unwrap()
+        let reply = waiting
+            .reply(Answer::Decision(ApprovalDecision::DeclineAndStop))
             .unwrap();
         let reply: Value = serde_json::from_str(&reply).unwrap();
         assert_eq!(reply, json!({"id": 0, "result": {"decision": "cancel"}}));
-        assert!(a.answer("0", ApprovalDecision::Approve).unwrap().is_none());
-        assert!(!a.withdraw("0"), "answered, so not withdrawn");
+        assert!(
+            waiting.reply(Answer::Questions(None)).is_err(),
+            "an approval takes no answers"
+        );
         assert_eq!(req.session_rules.len(), 1);
         assert!(req.session_rules[0].contains("`touch x`"));
     }
@@ -364,20 +354,22 @@ mod tests {
         let params = json!({"threadId": "t", "turnId": "u", "itemId": "c", "command": "ls",
                             "cwd": "/w", "reason": "needs the network",
                             "availableDecisions": ["accept", "decline", "cancel"]});
-        let req = a.request(json!(3), COMMAND, &params);
+        let (req, waiting) = a.request(json!(3), COMMAND, &params);
         assert!(!req.can_approve_for_session());
         assert_eq!(req.reason.as_deref(), Some("needs the network"));
         assert!(matches!(
-            a.answer("3", ApprovalDecision::ApproveForSession),
+            waiting.reply(Answer::Decision(ApprovalDecision::ApproveForSession)),
             Err(HarnessError::InvalidInput(_))
         ));
-        assert!(a.answer("3", ApprovalDecision::Approve).unwrap().is_some());
+        assert!(waiting
+            .reply(Answer::Decision(ApprovalDecision::Approve))
+            .is_ok());
 
         // A file change's grant root is broader than its files, and the words say so.
         a.note_item(&json!({"type": "fileChange", "id": "f", "changes": [
             {"path": "/w/a.txt", "kind": {"type": "add"}, "diff": "x\n"}]}));
         let params = json!({"threadId": "t", "turnId": "u", "itemId": "f", "grantRoot": "/w"});
-        let req = a.request(json!(4), FILE_CHANGE, &params);
+        let (req, _) = a.request(json!(4), FILE_CHANGE, &params);
         assert!(
             req.session_rules[0].contains("any file under /w"),
             "{:?}",
@@ -392,7 +384,7 @@ mod tests {
             &json!({"type": "fileChange", "id": "call_2", "status": "inProgress",
             "changes": [{"path": "/w/a.txt", "kind": {"type": "add"}, "diff": "hello\n"}]}),
         );
-        let req = a.request(
+        let (req, _) = a.request(
             json!("s9"),
             FILE_CHANGE,
             &json!({"threadId": "t", "itemId": "call_2"}),
@@ -404,32 +396,45 @@ mod tests {
                 diff: Some("hello\n".into())
             }
         );
-        assert!(a.withdraw("s9"));
-        assert!(a.turn_ended().is_empty());
+        a.turn_ended();
+        let (after, _) = a.request(
+            json!("s10"),
+            FILE_CHANGE,
+            &json!({"threadId": "t", "itemId": "call_2"}),
+        );
+        assert_eq!(
+            after.subject,
+            ApprovalSubject::FileChange {
+                paths: vec![],
+                diff: None
+            },
+            "a turn's items end with it"
+        );
     }
 
     #[test]
     fn a_user_input_request_is_a_question_answered_by_id() {
-        let mut a = Approvals::default();
+        let a = Approvals::default();
         let params = json!({"threadId": "t", "turnId": "u", "itemId": "call_3", "questions": [
             {"id": "colour", "header": "Colour", "question": "Which colour?", "isOther": false,
              "isSecret": false, "options": [{"label": "Red", "description": ""}, {"label": "Blue", "description": ""}]},
             {"id": "name", "header": "", "question": "Its name?", "isOther": false, "isSecret": false, "options": null}
         ]});
-        let req = a.request(json!(7), USER_INPUT, &params);
+        let (req, waiting) = a.request(json!(7), USER_INPUT, &params);
         let ApprovalSubject::Question { questions } = &req.subject else {
             panic!("not a question: {:?}", req.subject)
         };
         assert_eq!(questions[0].options, ["Red", "Blue"]);
         assert!(!questions[0].free_text && questions[1].free_text);
         assert_eq!(questions[1].header, None);
-        assert!(a.answer("7", ApprovalDecision::Approve).is_err());
-        assert!(a
-            .answer_question("7", Some(vec!["Green".into(), "x".into()]))
+        assert!(waiting
+            .reply(Answer::Decision(ApprovalDecision::Approve))
             .is_err());
-        let reply = a
-            .answer_question("7", Some(vec!["Blue".into(), "Rex".into()]))
-            .unwrap()
+        assert!(waiting
+            .reply(Answer::Questions(Some(vec!["Green".into(), "x".into()])))
+            .is_err());
+        let reply = waiting
+            .reply(Answer::Questions(Some(vec!["Blue".into(), "Rex".into()])))
             .unwrap();
         let reply: Value = serde_json::from_str(&reply).unwrap();
         assert_eq!(
@@ -437,12 +442,10 @@ mod tests {
             json!({"id": 7, "result": {"answers": {
                 "colour": {"answers": ["Blue"]}, "name": {"answers": ["Rex"]}}}})
         );
-        assert!(
-            a.answer_question("7", None).unwrap().is_none(),
-            "answered once"
-        );
-        a.request(json!(8), USER_INPUT, &params);
-        let dismissed = a.answer("8", ApprovalDecision::Decline).unwrap().unwrap();
+        let (_, eight) = a.request(json!(8), USER_INPUT, &params);
+        let dismissed = eight
+            .reply(Answer::Decision(ApprovalDecision::Decline))
+            .unwrap();
         assert!(dismissed.contains(r#""answers":{}"#), "{dismissed}");
     }
 

@@ -7,36 +7,44 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::watch;
 
-use super::app_server::Incoming;
-use super::approvals::Approvals;
+use super::app_server::{Incoming, Replies};
+use super::approvals::{Approvals, Waiting};
+use super::protocol::to_harness_error;
 use super::protocol::{self, ItemEvent, Notice};
-use super::state::{lock, State};
-use crate::contract::{EventSender, RuntimeEvent};
+use super::state::State;
+use crate::contract::{Answer, EventSender, Reply, RuntimeEvent};
+use crate::{HarnessError, HarnessKind, HarnessResult};
 
 /// Turns the server's notifications into runtime events and keeps [`State`] current. Runs on
 /// the app-server's reader task, in arrival order.
 pub(super) fn event_pump(
     state: watch::Sender<State>,
-    approvals: Arc<Mutex<Approvals>>,
+    replies: Replies,
     events: EventSender,
 ) -> impl FnMut(Incoming) + Send + 'static {
     // Agent messages whose text already arrived as deltas.
     let streamed: Arc<Mutex<HashSet<String>>> = Arc::default();
+    let mut approvals = Approvals::default();
     move |incoming| match incoming {
         Incoming::Notification { method, params } => {
             if method == "item/started" {
                 if let Some(item) = params.get("item") {
-                    lock(&approvals).note_item(item);
+                    approvals.note_item(item);
                 }
             }
             let notice = protocol::parse_notice(&method, &params);
-            on_notice(notice, &state, &approvals, &events, &streamed);
+            on_notice(notice, &state, &mut approvals, &events, &streamed);
         }
         // Any thread of this process may ask (a sub-agent's too): the server waits either way.
         Incoming::Request { id, method, params } => {
-            let request = lock(&approvals).request(id, &method, &params);
+            let (request, waiting) = approvals.request(id, &method, &params);
             tracing::info!(request = %request.id, method, "codex asks for approval");
-            let _ = events.send(RuntimeEvent::ApprovalRequested { request });
+            let (reply, awaited) = Reply::pair();
+            let (replies, state) = (replies.clone(), state.clone());
+            awaited.spawn_writer(move |answer| {
+                write_answer(replies.clone(), state.clone(), waiting.clone(), answer)
+            });
+            let _ = events.send(RuntimeEvent::ApprovalRequested { request, reply });
         }
         Incoming::Exited(report) => {
             let error = (!report.expected).then(|| {
@@ -55,10 +63,7 @@ pub(super) fn event_pump(
             } else {
                 state.send_modify(|s| s.running = false);
             }
-            // Nobody is left to answer to: the process's requests go before its exit.
-            for id in lock(&approvals).turn_ended() {
-                let _ = events.send(RuntimeEvent::ApprovalWithdrawn { id });
-            }
+            // The Host forgets the process's requests with its exit.
             let _ = events.send(RuntimeEvent::Exited { error });
         }
     }
@@ -67,7 +72,7 @@ pub(super) fn event_pump(
 fn on_notice(
     notice: Notice,
     state: &watch::Sender<State>,
-    approvals: &Mutex<Approvals>,
+    approvals: &mut Approvals,
     events: &EventSender,
     streamed: &Mutex<HashSet<String>>,
 ) {
@@ -92,10 +97,9 @@ fn on_notice(
         } if ours(&thread_id) => {
             tracing::debug!(thread = %thread_id, turn = %turn_id, ?outcome, "codex turn ended");
             streamed.lock().unwrap_or_else(|p| p.into_inner()).clear();
-            // A request the ended turn left unanswered waits for nothing any more.
-            for id in lock(approvals).turn_ended() {
-                emit(RuntimeEvent::ApprovalWithdrawn { id });
-            }
+            // A request the ended turn left unanswered waits for nothing any more: the Host
+            // forgets it with the turn.
+            approvals.turn_ended();
             // Idle before the event goes out: whoever reacts to `TurnEnded` with a `send`
             // must not be told `Busy`.
             state.send_modify(|s| {
@@ -108,9 +112,10 @@ fn on_notice(
                 outcome,
             });
         }
-        // Still pending here: the harness withdrew it (an answered one is off the list).
-        Notice::Resolved { request_id, .. } if lock(approvals).withdraw(&request_id) => {
-            tracing::info!(request = %request_id, "codex withdrew its approval request");
+        // Answered by us or withdrawn by the server: either way it waits no more (the Host
+        // ignores a withdrawal of what it answered).
+        Notice::Resolved { request_id, .. } => {
+            tracing::info!(request = %request_id, "codex resolved its approval request");
             emit(RuntimeEvent::ApprovalWithdrawn { id: request_id });
         }
         Notice::Item { thread_id, event } if ours(&thread_id) => {
@@ -131,4 +136,24 @@ fn on_notice(
         }
         _ => {}
     }
+}
+
+/// Writes the user's answer to one of the server's requests; a server that died answers with
+/// why it did.
+async fn write_answer(
+    replies: Replies,
+    state: watch::Sender<State>,
+    waiting: Waiting,
+    answer: Answer,
+) -> HarnessResult<()> {
+    let line = waiting.reply(answer)?;
+    let written = replies.write(&line).await;
+    tracing::info!(written = written.is_ok(), "codex request answered");
+    written.map_err(|failure| {
+        let dead = state.borrow().dead.clone();
+        match dead {
+            Some((message, tail)) => HarnessError::failed(HarnessKind::Codex, message, tail),
+            None => to_harness_error(failure, &replies.stderr_tail()),
+        }
+    })
 }

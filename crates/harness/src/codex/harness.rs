@@ -103,7 +103,7 @@ impl Harness for Codex {
     }
 }
 
-crate::contract::live_runtime!(CodexRuntime, answers, modes);
+crate::contract::live_runtime!(CodexRuntime, modes);
 
 #[cfg(test)]
 mod tests {

@@ -6,23 +6,22 @@
 //! carry, so a `TurnEnded` names exactly the anchor the reader will index for that turn.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
-use super::app_server::{AppServer, Incoming, Launch};
-use super::approvals::{self, Approvals};
+use super::app_server::{AppServer, Incoming, Launch, Replies};
+use super::approvals;
 use super::events::event_pump;
 use super::find_rollout;
 use super::protocol::{
     self, params, thread_of, to_harness_error, ThreadResumeParams, ThreadStartParams,
     TurnInterruptParams, TurnStartParams, UserInput, REQUEST_TIMEOUT,
 };
-use super::state::{lock, State};
+use super::state::State;
 use crate::contract::{
-    at_least, forks_at_turns, no_fork, ApprovalDecision, EventSender, NativeSession, OpenSpec,
-    PermissionMode, RuntimeEvent, SessionTarget, Version,
+    at_least, forks_at_turns, no_fork, EventSender, NativeSession, OpenSpec, PermissionMode,
+    RuntimeEvent, SessionTarget, Version,
 };
 use crate::{Capabilities, HarnessError, HarnessKind, HarnessResult};
 
@@ -60,8 +59,6 @@ pub struct CodexRuntime {
     server: Option<AppServer>,
     session: NativeSession,
     state: watch::Sender<State>,
-    /// The server's requests waiting for the user, shared with the event pump.
-    approvals: Arc<Mutex<Approvals>>,
     /// A mode chosen since the thread started: sent with the next turns.
     mode_change: Option<PermissionMode>,
     /// Which words the process holds an explicit value for (from `thread/start`, `resume`,
@@ -97,8 +94,8 @@ impl CodexRuntime {
         check_permissions(&spec.permissions)?;
         let (cwd, resume) = target_of(&spec.target)?;
         let state = watch::Sender::new(State::default());
-        let approvals: Arc<Mutex<Approvals>> = Arc::default();
-        let handler = event_pump(state.clone(), approvals.clone(), events.clone());
+        let replies = Replies::default();
+        let handler = event_pump(state.clone(), replies.clone(), events.clone());
         let launch = Launch {
             binary: &spec.binary,
             cwd: cwd.is_dir().then_some(cwd.as_path()),
@@ -106,6 +103,7 @@ impl CodexRuntime {
             args: super::trust::trust_args(spec.trusted, &cwd)?,
         };
         let server = AppServer::spawn(launch, handler)?;
+        server.answer_through(&replies);
         let opened = start_thread(&server, &cwd, resume.as_ref(), &spec.permissions).await;
         let session = match opened {
             Ok(session) => session,
@@ -129,7 +127,6 @@ impl CodexRuntime {
             server: Some(server),
             session,
             state,
-            approvals,
             mode_change: None,
             explicit: Explicit::of(&spec.permissions),
         })
@@ -145,8 +142,9 @@ impl CodexRuntime {
     ) -> CodexRuntime {
         let state = watch::Sender::new(State::default());
         state.send_modify(|s| s.thread_id = Some(session.session_id.clone()));
-        let approvals: Arc<Mutex<Approvals>> = Arc::default();
-        let mut handler = event_pump(state.clone(), approvals.clone(), events.clone());
+        let replies = Replies::default();
+        server.answer_through(&replies);
+        let mut handler = event_pump(state.clone(), replies, events.clone());
         tokio::spawn(async move {
             while let Some(message) = incoming.recv().await {
                 handler(message);
@@ -160,7 +158,6 @@ impl CodexRuntime {
             server: Some(server),
             session,
             state,
-            approvals,
             mode_change: None,
             // The spare forked with the source's words, which this runtime is not told: as if
             // both were set, so a change back to the default sends config.toml's explicitly.
@@ -210,46 +207,6 @@ impl CodexRuntime {
 
     async fn configured(&self) -> HarnessResult<PermissionMode> {
         configured_in(self.live()?, &self.session.cwd).await
-    }
-
-    /// Answers the server's pending request `id`: `accept`, `acceptForSession`, `decline`, or
-    /// `cancel` (decline and stop: the server ends the turn interrupted). An id that is not
-    /// pending (never asked, answered, withdrawn) is `InvalidInput`.
-    pub async fn answer(&mut self, id: &str, decision: ApprovalDecision) -> HarnessResult<()> {
-        let server = self.live()?;
-        let Some(line) = lock(&self.approvals).answer(id, decision)? else {
-            return Err(HarnessError::InvalidInput(format!(
-                "no pending approval request {id:?}"
-            )));
-        };
-        let written = server.reply(&line).await;
-        tracing::info!(thread = %self.session.session_id, request = id, decision = decision.name(), "codex approval answered");
-        written.map_err(|f| {
-            self.dead_error()
-                .unwrap_or_else(|| to_harness_error(f, &server.stderr_tail()))
-        })
-    }
-
-    /// Answers the server's pending question `id` (`item/tool/requestUserInput`) with one
-    /// text per question, or dismisses it (`None`: an empty answer set).
-    pub async fn answer_question(
-        &mut self,
-        id: &str,
-        answers: Option<Vec<String>>,
-    ) -> HarnessResult<()> {
-        let server = self.live()?;
-        let answered = answers.is_some();
-        let Some(line) = lock(&self.approvals).answer_question(id, answers)? else {
-            return Err(HarnessError::InvalidInput(format!(
-                "no pending question {id:?}"
-            )));
-        };
-        let written = server.reply(&line).await;
-        tracing::info!(thread = %self.session.session_id, request = id, answered, "codex question answered");
-        written.map_err(|f| {
-            self.dead_error()
-                .unwrap_or_else(|| to_harness_error(f, &server.stderr_tail()))
-        })
     }
 
     /// Starts a turn. `Busy` while one runs; `HarnessFailed` (with the stderr tail) once the

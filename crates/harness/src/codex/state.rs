@@ -1,8 +1,6 @@
 //! What a Codex runtime and its event pump share about the server: the thread, whether a turn
 //! runs, and whether the process died.
 
-use std::sync::Mutex;
-
 /// The runtime's view of the server, shared with the reader task's notification handler.
 #[derive(Debug, Default, Clone)]
 pub(super) struct State {
@@ -13,9 +11,4 @@ pub(super) struct State {
     pub turn_id: Option<String>,
     /// The process died unasked: (what happened, its stderr tail).
     pub dead: Option<(String, String)>,
-}
-
-/// A lock that a panic elsewhere does not poison for good (the data is plain state).
-pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }

@@ -27,7 +27,7 @@ pub enum ApprovalSubject {
         input: serde_json::Value,
     },
     /// Questions for the user (not a permission), answered with one text per question
-    /// ([`LiveRuntime::answer_question`](crate::contract::LiveRuntime::answer_question)).
+    /// ([`Answer::Questions`](crate::contract::Answer::Questions)).
     Question { questions: Vec<Question> },
 }
 

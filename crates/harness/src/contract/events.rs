@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
 use super::approval::ApprovalRequest;
+use super::reply::Reply;
 use super::session::NativeSession;
 
 /// What a running harness reports. Text deltas carry model output for the UI; they are never
@@ -38,11 +39,15 @@ pub enum RuntimeEvent {
         outcome: TurnOutcome,
     },
     /// The harness asks before it acts; the turn waits until the request is answered
-    /// (`LiveRuntime::answer`), withdrawn or the runtime ends.
+    /// through `reply`, withdrawn or the runtime ends. The Host keeps the only list of
+    /// pending requests: the harness keeps none, and writes the answer itself when it comes.
     ApprovalRequested {
         request: ApprovalRequest,
+        #[serde(skip)]
+        reply: Reply,
     },
-    /// The harness withdrew a pending request (it no longer waits for the answer).
+    /// The harness withdrew a request (it no longer waits for the answer); an id the Host no
+    /// longer holds (answered already) means nothing.
     ApprovalWithdrawn {
         id: String,
     },

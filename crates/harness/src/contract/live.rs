@@ -2,8 +2,8 @@
 
 use async_trait::async_trait;
 
-use super::approval::{ApprovalDecision, PermissionMode};
-use crate::error::{HarnessError, HarnessResult};
+use super::approval::PermissionMode;
+use crate::error::HarnessResult;
 
 /// A live harness process attached to one thread.
 #[async_trait]
@@ -13,32 +13,12 @@ pub trait LiveRuntime: Send {
     async fn send(&mut self, prompt: &str) -> HarnessResult<()>;
     /// Stops the running turn, if any; it ends with `TurnOutcome::Interrupted`.
     async fn interrupt(&mut self) -> HarnessResult<()>;
-    /// Answers the pending request `id` (from `RuntimeEvent::ApprovalRequested`). A harness
-    /// that never asks has nothing pending, so any id is unknown to it.
-    async fn answer(&mut self, id: &str, decision: ApprovalDecision) -> HarnessResult<()> {
-        let _ = decision;
-        Err(HarnessError::InvalidInput(format!(
-            "no pending approval request {id:?}"
-        )))
-    }
     /// Takes a new permission mode without a restart, where the harness can: `Ok(true)` when
     /// it applies from now (or from the next turn); `Ok(false)` when the process must be
     /// started again with it (the default).
     async fn set_mode(&mut self, mode: &PermissionMode) -> HarnessResult<bool> {
         let _ = mode;
         Ok(false)
-    }
-    /// Answers the pending question request `id` with one text per question, or dismisses
-    /// it (`None`). A harness that never asks questions has none pending.
-    async fn answer_question(
-        &mut self,
-        id: &str,
-        answers: Option<Vec<String>>,
-    ) -> HarnessResult<()> {
-        let _ = answers;
-        Err(HarnessError::InvalidInput(format!(
-            "no pending question {id:?}"
-        )))
     }
     /// Ends the process cleanly (or kills it after a grace period).
     async fn close(self: Box<Self>) -> HarnessResult<()>;
@@ -47,33 +27,12 @@ pub trait LiveRuntime: Send {
 }
 
 /// Implements [`LiveRuntime`] for a harness's runtime type by its inherent `send`,
-/// `interrupt`, `close(self)` and `pid` (which its own tests call directly); with `answers`,
-/// also by its inherent `answer` and `answer_question` (a harness that asks before it acts);
-/// with `answers, modes`, also by its inherent `set_mode` (one that changes mode live).
+/// `interrupt`, `close(self)` and `pid` (which its own tests call directly); with `modes`,
+/// also by its inherent `set_mode` (one that changes mode live). Approvals need nothing here:
+/// a request carries its own reply ([`super::Reply`]).
 macro_rules! live_runtime {
-    ($runtime:ty, answers $(, { $($more:item)* })?) => {
+    ($runtime:ty, modes) => {
         $crate::contract::live_runtime!($runtime, {
-            async fn answer(
-                &mut self,
-                id: &str,
-                decision: $crate::contract::ApprovalDecision,
-            ) -> $crate::HarnessResult<()> {
-                <$runtime>::answer(self, id, decision).await
-            }
-
-            async fn answer_question(
-                &mut self,
-                id: &str,
-                answers: Option<Vec<String>>,
-            ) -> $crate::HarnessResult<()> {
-                <$runtime>::answer_question(self, id, answers).await
-            }
-
-            $($($more)*)?
-        });
-    };
-    ($runtime:ty, answers, modes) => {
-        $crate::contract::live_runtime!($runtime, answers, {
             async fn set_mode(
                 &mut self,
                 mode: &$crate::contract::PermissionMode,

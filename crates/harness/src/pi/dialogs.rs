@@ -4,9 +4,6 @@
 //! extensions may. Each dialog becomes a question request; the answer (or a dismissal) goes
 //! back as the `extension_ui_response` Pi blocks on.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-
 use serde_json::{json, Value};
 
 use crate::contract::{ApprovalRequest, ApprovalSubject, Question};
@@ -115,35 +112,6 @@ impl Dialog {
     }
 }
 
-/// The dialogs of one process that wait for an answer.
-#[derive(Debug, Default)]
-pub(super) struct Dialogs(Mutex<HashMap<String, Dialog>>);
-
-impl Dialogs {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Dialog>> {
-        self.0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    pub fn insert(&self, dialog: Dialog) {
-        self.lock().insert(dialog.id.clone(), dialog);
-    }
-
-    pub fn take(&self, id: &str) -> Option<Dialog> {
-        self.lock().remove(id)
-    }
-
-    pub fn restore(&self, dialog: Dialog) {
-        self.insert(dialog);
-    }
-
-    /// Forgets them all (the run or the process ended); their ids.
-    pub fn drain(&self) -> Vec<String> {
-        self.lock().drain().map(|(id, _)| id).collect()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,18 +165,5 @@ mod tests {
         ] {
             assert_eq!(Dialog::parse(&event), None, "{event}");
         }
-    }
-
-    #[test]
-    fn dialogs_are_taken_once() {
-        let dialogs = Dialogs::default();
-        let d = Dialog::parse(&json!({"type": "extension_ui_request", "id": "u4",
-            "method": "input", "title": "Name"}))
-        .unwrap();
-        dialogs.insert(d.clone());
-        assert_eq!(dialogs.take("u4"), Some(d.clone()));
-        assert_eq!(dialogs.take("u4"), None);
-        dialogs.insert(d);
-        assert_eq!(dialogs.drain(), ["u4"]);
     }
 }

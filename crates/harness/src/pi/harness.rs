@@ -113,7 +113,7 @@ pub fn help_names_pi(help: &str) -> bool {
     })
 }
 
-crate::contract::live_runtime!(PiRuntime, answers);
+crate::contract::live_runtime!(PiRuntime);
 
 #[cfg(test)]
 mod tests {

@@ -6,6 +6,7 @@ pub use history::PiReader;
 
 pub mod runtime;
 
+mod answers;
 mod dialogs;
 mod fork;
 mod fork_into;
@@ -14,6 +15,7 @@ mod process;
 mod protocol;
 mod session_files;
 mod spare;
+mod state;
 mod timeouts;
 mod tracker;
 mod version;

@@ -22,16 +22,16 @@ use serde_json::{json, Value};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
-use super::dialogs::Dialogs;
+use super::answers::{abort, rpc_failure};
 use super::process::{RpcClient, RpcError, RpcProcess};
 use super::protocol;
 use super::session_files;
+use super::state::{lock, RuntimeState};
 use super::timeouts::{CLOSE_GRACE, REQUEST_TIMEOUT, STARTUP_TIMEOUT, STDERR_WAIT};
-use super::tracker::{lock, RuntimeState, Tracker};
+use super::tracker::Tracker;
 use super::version::require_supported;
 use crate::contract::{
-    ApprovalDecision, EventSender, NativeSession, OpenSpec, RuntimeEvent, SessionTarget,
-    TurnOutcome,
+    EventSender, NativeSession, OpenSpec, RuntimeEvent, SessionTarget, TurnOutcome,
 };
 use crate::{HarnessError, HarnessKind, HarnessResult};
 
@@ -120,7 +120,6 @@ impl PiRuntime {
             busy: watch::Sender::new(false),
             dead: Mutex::new(None),
             closing: AtomicBool::new(false),
-            dialogs: Dialogs::default(),
         });
         // Known from the first `get_state`; a Pi runtime never changes session.
         let _ = events.send(RuntimeEvent::Session { session });
@@ -184,71 +183,7 @@ impl PiRuntime {
 
     /// Stops the running turn (it ends with `Interrupted`) and returns once it has ended.
     pub async fn interrupt(&mut self) -> HarnessResult<()> {
-        if lock(&self.state.dead).is_some() || !*self.state.busy.borrow() {
-            return Ok(());
-        }
-        match self
-            .client
-            .request("abort", json!({}), REQUEST_TIMEOUT)
-            .await
-        {
-            Ok(r) if r.success => {}
-            Ok(r) => {
-                let why = r.error.unwrap_or_default();
-                return Err(self
-                    .client
-                    .failure(format!("pi refused to abort: {why}"), STDERR_WAIT)
-                    .await);
-            }
-            // The process died; its `Exited` event says so.
-            Err(RpcError::Closed) => return Ok(()),
-            Err(err) => return Err(self.rpc_failure("abort", err).await),
-        }
-        // Pi answers `abort` once idle; the TurnEnded follows after one more `get_entries`.
-        let mut busy = self.state.busy.subscribe();
-        let _ = tokio::time::timeout(REQUEST_TIMEOUT, busy.wait_for(|b| !*b)).await;
-        Ok(())
-    }
-
-    /// Pi never asks for approvals; its extensions' dialogs are questions. Declining one
-    /// cancels it (the extension takes its default); "decline and stop" also aborts the run.
-    pub async fn answer(&mut self, id: &str, decision: ApprovalDecision) -> HarnessResult<()> {
-        if decision.approves() {
-            return Err(HarnessError::InvalidInput(format!(
-                "pi request {id:?} is an extension's question: answer it, or decline it"
-            )));
-        }
-        self.answer_question(id, None).await?;
-        if decision == ApprovalDecision::DeclineAndStop {
-            self.interrupt().await?;
-        }
-        Ok(())
-    }
-
-    /// Answers the extension dialog `id` (one text: an option of a select, "Yes"/"No" for a
-    /// confirm, any text for input/editor) or dismisses it (`None`).
-    pub async fn answer_question(
-        &mut self,
-        id: &str,
-        answers: Option<Vec<String>>,
-    ) -> HarnessResult<()> {
-        let Some(dialog) = self.state.dialogs.take(id) else {
-            return Err(HarnessError::InvalidInput(format!(
-                "no pending pi dialog {id:?}"
-            )));
-        };
-        let line = match dialog.reply(answers.as_deref()) {
-            Ok(line) => line,
-            Err(err) => {
-                self.state.dialogs.restore(dialog);
-                return Err(err);
-            }
-        };
-        if let Err(err) = self.client.write_line(&line).await {
-            return Err(self.rpc_failure("extension_ui_response", err).await);
-        }
-        tracing::info!(request_id = %id, answered = answers.is_some(), "pi dialog answered");
-        Ok(())
+        abort(&self.client, &self.state).await
     }
 
     /// Ends the process: stdin closed (Pi aborts a running turn and exits), killed with its
@@ -282,9 +217,7 @@ impl PiRuntime {
     }
 
     async fn rpc_failure(&self, command: &str, err: RpcError) -> HarnessError {
-        let dead = lock(&self.state.dead).clone();
-        let message = dead.unwrap_or_else(|| format!("pi `{command}`: {err}"));
-        self.client.failure(message, STDERR_WAIT).await
+        rpc_failure(&self.client, &self.state, command, err).await
     }
 }
 

@@ -2,30 +2,20 @@
 //! at a time. RPC events carry no entry ids, so a turn's coordinates come from `get_entries`.
 
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::mpsc;
 
-use super::dialogs::{Dialog, Dialogs};
+use super::answers::answer_dialog;
+use super::dialogs::Dialog;
 use super::process::RpcClient;
 use super::protocol::{self, Event, ToolCallBlock};
+use super::state::{lock, RuntimeState};
 use super::timeouts::REQUEST_TIMEOUT;
-use crate::contract::{EventSender, RuntimeEvent, TurnOutcome};
-
-/// Shared between the runtime and its event task.
-pub(super) struct RuntimeState {
-    /// A prompt was accepted and its run has not settled yet.
-    pub busy: watch::Sender<bool>,
-    /// Why the process died, once it did without being asked to.
-    pub dead: Mutex<Option<String>>,
-    /// `close` (or drop) asked the process to end.
-    pub closing: AtomicBool,
-    /// Extension dialogs waiting for the user.
-    pub dialogs: Dialogs,
-}
+use crate::contract::{EventSender, Reply, RuntimeEvent, TurnOutcome};
 
 /// Turns Pi's session events into `RuntimeEvent`s, one run (prompt) at a time.
 pub(super) struct Tracker {
@@ -105,20 +95,18 @@ impl Tracker {
         }
     }
 
-    /// Pi blocks until the dialog is answered (`PiRuntime::answer_question`), the run ends or
-    /// the process does.
+    /// Pi blocks until the dialog is answered (through the event's reply, which writes the
+    /// response), the run ends or the process does (then the Host forgets it).
     fn dialog(&mut self, dialog: Dialog) {
         tracing::info!(request_id = %dialog.id, "pi extension asks the user");
         let request = dialog.request();
-        self.state.dialogs.insert(dialog);
-        self.emit(RuntimeEvent::ApprovalRequested { request });
-    }
-
-    /// Dialogs nobody can answer any more (their run or process ended).
-    fn withdraw_dialogs(&mut self) {
-        for id in self.state.dialogs.drain() {
-            self.emit(RuntimeEvent::ApprovalWithdrawn { id });
-        }
+        let (reply, awaited) = Reply::pair();
+        let (client, state) = (self.client.clone(), self.state.clone());
+        awaited.spawn_writer(move |answer| {
+            let (client, state, dialog) = (client.clone(), state.clone(), dialog.clone());
+            async move { answer_dialog(&client, &state, &dialog, answer).await }
+        });
+        self.emit(RuntimeEvent::ApprovalRequested { request, reply });
     }
 
     /// The prompt is recorded: its entry id is the turn's native ref.
@@ -187,7 +175,6 @@ impl Tracker {
             elapsed_ms = turn.since.elapsed().as_millis() as u64,
             "pi turn ended"
         );
-        self.withdraw_dialogs();
         // Not busy before the event goes out: whoever sees TurnEnded may send at once.
         self.state.busy.send_replace(false);
         self.emit(RuntimeEvent::TurnEnded {
@@ -205,7 +192,6 @@ impl Tracker {
             let status = self.client.exit_status(Duration::from_secs(2)).await;
             Some(format!("pi {status}"))
         };
-        self.withdraw_dialogs();
         if let Some(why) = &error {
             *lock(&self.state.dead) = Some(why.clone());
             tracing::warn!(reason = %why, "pi runtime exited unexpectedly");
@@ -262,10 +248,4 @@ impl Tracker {
         // A receiver that went away only means nobody listens any more.
         let _ = self.events.send(event);
     }
-}
-
-pub(super) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
