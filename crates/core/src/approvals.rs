@@ -3,7 +3,7 @@
 //! ([`Host::answer_approval`](crate::Host::answer_approval)), the harness withdraws it, or the
 //! turn or process ends; nothing here answers for the user, and nothing times out on its own.
 //!
-//! The thread's [`Slot`] holds the only list, each request with its own reply: answering
+//! The thread's [`ThreadHandle`] holds the only list, each request with its own reply: answering
 //! takes the request off the list and sends through its reply, never taking the runtime's
 //! lock, so an answer is never queued behind a send or a mode change.
 
@@ -13,7 +13,7 @@ use crate::error::{HostError, HostResult};
 use crate::events::HostEvent;
 use crate::host::Host;
 use crate::pending::{answers_fit, Resolution};
-use crate::slot::{Slot, TurnState};
+use crate::thread_handle::{ThreadHandle, TurnState};
 use crate::view::{ApprovalView, SubjectView};
 
 impl Host {
@@ -121,7 +121,7 @@ impl Host {
     /// pending (it can still be answered); otherwise its process is gone, and so is it.
     fn answer_failed(
         &self,
-        slot: &Slot,
+        slot: &ThreadHandle,
         request: ApprovalView,
         reply: Reply,
         err: &forkhost_harness::HarnessError,
@@ -188,7 +188,7 @@ impl Host {
 
     /// Declines every pending request of the thread (a turn being stopped): the harness hears
     /// a refusal rather than an answer that never comes.
-    pub(crate) async fn decline_pending(&self, thread_id: &str, slot: &Slot) {
+    pub(crate) async fn decline_pending(&self, thread_id: &str, slot: &ThreadHandle) {
         let all: Vec<_> = {
             let mut pending = slot.pending();
             let ids: Vec<String> = pending.list().into_iter().map(|r| r.id).collect();

@@ -27,7 +27,7 @@ use crate::error::{HostError, HostResult};
 use crate::events::HostEvent;
 use crate::grant_scope::{now_ms, GrantScope, GrantView};
 use crate::host::Host;
-use crate::slot::TurnState;
+use crate::thread_handle::TurnState;
 use crate::view::{ApprovalView, SubjectView};
 
 impl Host {

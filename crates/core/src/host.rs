@@ -1,6 +1,6 @@
 //! [`Host`]: the one API over the store and the harnesses.
 //!
-//! Per-thread operations are serialized by the thread's [`Slot`]; different threads run in
+//! Per-thread operations are serialized by the thread's [`ThreadHandle`]; different threads run in
 //! parallel. At most one live harness process (runtime) exists per thread.
 
 use std::path::{Path, PathBuf};
@@ -15,8 +15,8 @@ use crate::error::{HostError, HostResult};
 use crate::events::HostEvent;
 use crate::harnesses::{HarnessReport, Harnesses};
 use crate::runtimes::{Runtimes, SHUTDOWN_GRACE};
-use crate::slot::Slot;
 use crate::thread::Thread;
+use crate::thread_handle::ThreadHandle;
 use crate::view::{ThreadDetail, ThreadView};
 
 /// How many events a slow subscriber may fall behind before it misses some.
@@ -164,7 +164,7 @@ impl Host {
         });
     }
 
-    pub(crate) fn slot(&self, thread_id: &str) -> Arc<Slot> {
+    pub(crate) fn slot(&self, thread_id: &str) -> Arc<ThreadHandle> {
         self.inner.runtimes.slot(thread_id)
     }
 

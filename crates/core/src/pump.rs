@@ -10,7 +10,7 @@ use crate::events::HostEvent;
 use crate::files::TurnEdge;
 use crate::host::Host;
 use crate::pending::approval_view;
-use crate::slot::TurnState;
+use crate::thread_handle::TurnState;
 
 /// Forwards a runtime's events, records the session once known, and syncs anchors when a turn
 /// ends.

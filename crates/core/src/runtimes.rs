@@ -1,11 +1,11 @@
-//! [`Runtimes`]: every thread's [`Slot`] in this process, and what is done to the live harness
+//! [`Runtimes`]: every thread's [`ThreadHandle`] in this process, and what is done to the live harness
 //! processes they hold as a whole: stopping the idle ones, stopping all of them on quit.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::{Duration, Instant};
 
-use crate::slot::Slot;
+use crate::thread_handle::ThreadHandle;
 
 /// Quitting: how long the runtimes get to close on their own, together. Then whatever is left
 /// is dropped, which kills its process tree; the whole stays within the 3 s a quit may take.
@@ -13,20 +13,20 @@ pub(crate) const SHUTDOWN_GRACE: Duration = Duration::from_millis(2500);
 
 #[derive(Default)]
 pub(crate) struct Runtimes {
-    slots: StdMutex<HashMap<String, Arc<Slot>>>,
+    slots: StdMutex<HashMap<String, Arc<ThreadHandle>>>,
 }
 
 impl Runtimes {
     /// The thread's slot, made on first use.
-    pub fn slot(&self, thread_id: &str) -> Arc<Slot> {
+    pub fn slot(&self, thread_id: &str) -> Arc<ThreadHandle> {
         let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
         slots
             .entry(thread_id.to_owned())
-            .or_insert_with(|| Arc::new(Slot::new(thread_id)))
+            .or_insert_with(|| Arc::new(ThreadHandle::new(thread_id)))
             .clone()
     }
 
-    fn all(&self) -> Vec<(String, Arc<Slot>)> {
+    fn all(&self) -> Vec<(String, Arc<ThreadHandle>)> {
         let slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
         slots
             .iter()

@@ -14,8 +14,8 @@ use crate::events::HostEvent;
 use crate::files::TurnEdge;
 use crate::host::Host;
 use crate::pump::pump;
-use crate::slot::{Live, Slot, TurnState};
 use crate::thread::Thread;
+use crate::thread_handle::{AttachedRuntime, ThreadHandle, TurnState};
 use crate::view::ThreadDetail;
 
 impl Host {
@@ -110,7 +110,7 @@ impl Host {
 
     /// A live, idle runtime for the thread's next turn: a dead one is closed, none is started;
     /// a running turn is `busy`. Takes the `live` lock only for that, not for a checkpoint.
-    async fn ready_runtime(&self, slot: &Slot, thread: &Thread) -> HostResult<()> {
+    async fn ready_runtime(&self, slot: &ThreadHandle, thread: &Thread) -> HostResult<()> {
         let thread_id = thread.id();
         let mut live = slot.live.lock().await;
         if live.as_ref().is_some_and(|l| l.turn.is_dead()) {
@@ -190,7 +190,7 @@ impl Host {
     }
 
     /// Stops the thread's runtime (it starts again on the next send).
-    pub(crate) async fn stop_runtime(&self, slot: &Slot) {
+    pub(crate) async fn stop_runtime(&self, slot: &ThreadHandle) {
         if let Some(live) = slot.live.lock().await.as_ref() {
             // Its process ends with it: nothing it asked can be answered any more.
             self.drop_pending(&slot.thread_id, &live.turn);
@@ -202,7 +202,7 @@ impl Host {
         }
     }
 
-    async fn open_runtime(&self, thread: &Thread) -> HostResult<Live> {
+    async fn open_runtime(&self, thread: &Thread) -> HostResult<AttachedRuntime> {
         let kind = thread.kind;
         let binary = self.inner.harnesses.binary(kind).await?;
         let target = thread.session_target()?;
@@ -233,14 +233,14 @@ impl Host {
         thread_id: &str,
         runtime: Runtime,
         rx: mpsc::UnboundedReceiver<forkhost_harness::RuntimeEvent>,
-    ) -> Live {
+    ) -> AttachedRuntime {
         let turn = Arc::new(TurnState::started());
         turn.touch();
         self.emit(HostEvent::RuntimeStarted {
             thread_id: thread_id.to_owned(),
         });
         let pump = tokio::spawn(pump(self.clone(), thread_id.to_owned(), rx, turn.clone()));
-        Live {
+        AttachedRuntime {
             runtime,
             pump,
             turn,

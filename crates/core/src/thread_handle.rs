@@ -14,13 +14,13 @@ use crate::pending::PendingApprovals;
 use crate::view::ApprovalView;
 use crate::watch::FileWatch;
 
-pub(crate) struct Slot {
+pub(crate) struct ThreadHandle {
     pub thread_id: String,
     /// Serializes operations on the thread (send, rename, archive, close).
     pub ops: Mutex<()>,
     /// Serializes anchor syncs (after a turn, from the watcher, before a fork).
     pub sync: Mutex<()>,
-    pub live: Mutex<Option<Live>>,
+    pub live: Mutex<Option<AttachedRuntime>>,
     /// The native session indexed so far; re-reads continue from its offset.
     pub reader: StdMutex<Option<Box<dyn SessionReader>>>,
     /// The watcher on its native file while a view follows it.
@@ -32,9 +32,9 @@ pub(crate) struct Slot {
     pending: StdMutex<PendingApprovals>,
 }
 
-impl Slot {
-    pub fn new(thread_id: &str) -> Slot {
-        Slot {
+impl ThreadHandle {
+    pub fn new(thread_id: &str) -> ThreadHandle {
+        ThreadHandle {
             thread_id: thread_id.to_owned(),
             ops: Mutex::default(),
             sync: Mutex::default(),
@@ -68,13 +68,13 @@ impl Slot {
 }
 
 /// A live harness process and the task that pumps its events.
-pub(crate) struct Live {
+pub(crate) struct AttachedRuntime {
     pub runtime: Runtime,
     pub pump: JoinHandle<()>,
     pub turn: Arc<TurnState>,
 }
 
-impl Live {
+impl AttachedRuntime {
     pub async fn close(self) {
         if let Err(err) = self.runtime.close().await {
             tracing::warn!(error = %err, "runtime did not close cleanly");
