@@ -8,6 +8,7 @@ mod compare;
 mod error;
 mod lifecycle;
 mod prune;
+mod repo;
 mod scope;
 mod setup;
 pub(crate) mod worktree_fork;
@@ -17,4 +18,5 @@ pub use compare::{ChangesView, FileChangeView};
 pub use lifecycle::{ThreadInFolder, WorktreeLoss};
 pub use worktree_fork::ForkFiles;
 
-pub(crate) use checkpoints::{main_root, TurnEdge};
+pub(crate) use checkpoints::TurnEdge;
+pub(crate) use repo::main_root;

@@ -15,8 +15,8 @@ use std::process::Stdio;
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
-use super::checkpoints::{main_root, repo_of};
 use super::error::blocking;
+use super::repo::{main_root, repo_of};
 use crate::error::{HostError, HostResult};
 use crate::events::HostEvent;
 use crate::host::Host;

@@ -138,7 +138,7 @@ impl Host {
     /// `<data>/worktrees/<repository name>-<hash of its root>/<fork id>`: outside the
     /// repository, one folder per repository.
     fn worktree_folder(&self, repo: &Repo, child_id: &str) -> PathBuf {
-        let root = super::checkpoints::main_root(repo);
+        let root = super::repo::main_root(repo);
         let root = root.as_path();
         let mut hasher = DefaultHasher::new();
         root.hash(&mut hasher);

@@ -8,7 +8,6 @@ pub mod runtime;
 
 mod dialogs;
 mod fork;
-mod fork_into;
 mod harness;
 mod process;
 mod protocol;
