@@ -36,7 +36,10 @@ pub use approvals::{ApprovalView, QuestionView, SubjectView};
 pub use discovery::DiscoveredSession;
 pub use error::{HostError, HostResult};
 pub use events::HostEvent;
-pub use files::{ChangesView, CheckpointView, FileChangeView, FilesView, ForkFiles, WorktreeLoss};
+pub use files::{
+    ChangesView, CheckpointView, FileChangeStatus, FileChangeView, FilesView, ForkFiles,
+    WorktreeLoss,
+};
 pub use fork::{ForkAt, TurnRef};
 pub use forkhost_harness::{
     ApprovalDecision, HarnessKind, PermissionMode, TurnOutcome, VersionSupport,

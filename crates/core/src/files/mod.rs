@@ -14,7 +14,7 @@ mod setup;
 pub(crate) mod worktree_fork;
 
 pub use checkpoints::{CheckpointView, FilesView};
-pub use compare::{ChangesView, FileChangeView};
+pub use compare::{ChangesView, FileChangeStatus, FileChangeView};
 pub use lifecycle::{ThreadInFolder, WorktreeLoss};
 pub use worktree_fork::ForkFiles;
 
