@@ -174,7 +174,7 @@ impl Tree {
             false => dir.join(file.file_stem().unwrap()),
         };
         for (name, path) in names.children {
-            let child = [&module[..], &[name.clone()]].concat();
+            let child = [&module[..], std::slice::from_ref(&name)].concat();
             let (file, owns) = match path {
                 // A `#[path]` file declares its children as a `mod.rs` does.
                 Some(path) => (dir.join(path), true),
@@ -269,8 +269,8 @@ fn circles_of(tree: &Tree, src: &Path) -> Vec<String> {
         file.strip_prefix(src).unwrap_or(file).display().to_string()
     };
     let mut found: BTreeSet<Vec<usize>> = BTreeSet::new();
-    for f in 0..n {
-        let set: Vec<usize> = (0..n).filter(|&g| reaches[f][g] && reaches[g][f]).collect();
+    for (f, from_f) in reaches.iter().enumerate() {
+        let set: Vec<usize> = (0..n).filter(|&g| from_f[g] && reaches[g][f]).collect();
         if set.len() > 1 {
             found.insert(set);
         }
