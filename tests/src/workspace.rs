@@ -1,6 +1,6 @@
 //! The workspace's crates as cargo sees them (`cargo metadata`), so the house rules that walk
 //! the sources (`support_room_sizes`, `support_no_circles`) follow the workspace instead of a
-//! list kept by hand, which missed a crate once (review 12-03 §4.3).
+//! list kept by hand, which missed a crate once.
 
 use std::path::{Path, PathBuf};
 
