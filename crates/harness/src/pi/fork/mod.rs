@@ -24,9 +24,9 @@
 //! then copies the cut into the new folder with Pi's own `--fork` (see [`into_folder`]).
 //!
 //! The source is only read: before spawning, sources Pi would write to on open are refused
-//! (see [`crate::pi::session_files::check_opens_read_only`]), and the process runs without extensions,
-//! skills, templates, context files, MCP or project-local resources (nothing that could append
-//! to a session), offline. After the fork, Pi's own `get_entries` confirms the new session ends
+//! (see [`crate::pi::session_files::check_opens_read_only`]), and the process runs without
+//! extensions, skills, templates, context files, MCP or project-local resources (nothing that
+//! could append to a session), offline. After the fork, Pi's own `get_entries` confirms the new session ends
 //! exactly at the expected checkpoint; on any failure the new file is removed.
 //!
 //! This file is the entry (plan, then dispatch); the steps every path shares (checks, the cut,
