@@ -446,7 +446,10 @@ async fn claude_edit_of_a_long_file_is_asked_with_a_one_line_diff() {
     let lines: String = (1..=2000).map(|i| format!("line {i}\n")).collect();
     std::fs::write(&path, &lines).unwrap();
     let mut live = s.open_new().await;
-    let prompt = format!("EDIT_FILE `{}` `line 1000\n` `line one thousand\n`", path.display());
+    let prompt = format!(
+        "EDIT_FILE `{}` `line 1000\n` `line one thousand\n`",
+        path.display()
+    );
     let (request, before) = asked(&mut live, &prompt).await;
     let ApprovalSubject::FileChange { diff, .. } = &request.subject else {
         panic!("not a file change: {request:?}")
@@ -454,7 +457,11 @@ async fn claude_edit_of_a_long_file_is_asked_with_a_one_line_diff() {
     let diff = diff.clone().expect("a diff");
     let body: Vec<&str> = diff.lines().skip(2).collect();
     let starting = |c: char| body.iter().filter(|l| l.starts_with(c)).count();
-    assert_eq!((starting('-'), starting('+'), starting(' ')), (1, 1, 6), "{diff}");
+    assert_eq!(
+        (starting('-'), starting('+'), starting(' ')),
+        (1, 1, 6),
+        "{diff}"
+    );
     assert!(body[0].starts_with("@@ -997,7 +997,7 @@"), "{diff}");
     answer(&mut live, &request.id, ApprovalDecision::Approve).await;
     live.finish_turn(before).await.expect_completed();
