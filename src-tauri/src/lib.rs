@@ -68,14 +68,11 @@ pub fn run() -> i32 {
     #[cfg(target_os = "linux")]
     platform::software_rendering_defaults();
 
-    // Harness binaries chosen in Settings are handed to the Host the way it reads them (its
-    // `FORKHOST_*_BIN` variables), before any thread exists.
+    // Harness binaries chosen in Settings go to the Host in its options (setup), not into this
+    // process's environment, which other threads read.
     let initial_settings = data_dir.as_deref().map(settings::load).unwrap_or_default();
-    for (var, path) in initial_settings.harness_paths.env() {
-        std::env::set_var(var, path);
-    }
     // The login shell's PATH (a Finder/Dock/.desktop launch has a bare one) is read on a thread
-    // of its own while the window opens; only after the last set_var, which would race with it.
+    // of its own while the window opens.
     forkhost_core::harnesses::warm_up_search_path();
 
     // The log guard must outlive the event loop, or buffered lines are lost at exit.
@@ -173,6 +170,7 @@ fn setup(app: &mut tauri::App, dir: PathBuf, settings: Settings) -> anyhow::Resu
         // The app lives long: a lazy fork's harness starts at fork time (HostOptions docs).
         let options = HostOptions {
             warm_forks: true,
+            harness_paths: settings.harness_paths.chosen(),
             ..HostOptions::default()
         };
         let (host, report) = Host::open_with(&dir, options).await?;

@@ -117,8 +117,8 @@ impl Default for Settings {
 }
 
 impl HarnessPaths {
-    /// `(FORKHOST_*_BIN, path)` for every path the user set.
-    pub fn env(&self) -> Vec<(&'static str, String)> {
+    /// `(harness, path)` for every path the user set, as `HostOptions::harness_paths` takes it.
+    pub fn chosen(&self) -> Vec<(forkhost_core::HarnessKind, String)> {
         [
             (forkhost_core::HarnessKind::Claude, &self.claude),
             (forkhost_core::HarnessKind::Codex, &self.codex),
@@ -129,7 +129,7 @@ impl HarnessPaths {
             path.as_deref()
                 .map(str::trim)
                 .filter(|p| !p.is_empty())
-                .map(|p| (kind.bin_env(), p.to_owned()))
+                .map(|p| (kind, p.to_owned()))
         })
         .collect()
     }
@@ -218,8 +218,8 @@ mod tests {
             assert_eq!(mode & 0o777, 0o600, "settings.json is the user's alone");
         }
         assert_eq!(
-            settings.harness_paths.env(),
-            vec![("FORKHOST_CLAUDE_BIN", "/opt/claude".to_owned())]
+            settings.harness_paths.chosen(),
+            vec![(forkhost_core::HarnessKind::Claude, "/opt/claude".to_owned())]
         );
         // A partial file fills in defaults.
         std::fs::write(dir.join(SETTINGS_FILE), r#"{"theme":"light"}"#).unwrap();

@@ -5,3 +5,4 @@ pub mod fake_model;
 pub mod harness_env;
 pub mod need;
 pub mod procs;
+pub mod workspace;

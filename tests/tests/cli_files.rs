@@ -115,11 +115,14 @@ fn pi_files_through_the_cli() {
         (Some(1), Some(1))
     );
     let against = cli.ok(&["diff", &fork, &source]);
+    let against_notes = against["changes"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "notes.txt")
+        .expect("notes.txt listed");
     assert!(
-        against["changes"]["diff"]
-            .as_str()
-            .unwrap()
-            .contains("-two"),
+        against_notes["diff"].as_str().unwrap().contains("-two"),
         "{against}"
     );
 

@@ -429,6 +429,41 @@ async fn claude_write_is_asked_as_a_file_change() {
     live.close().await;
 }
 
+/// A one-line `Edit` of a 2,000-line file is asked with a one-line hunk (three lines of
+/// context each side), not the whole file removed and added; approved, the line changes.
+#[tokio::test]
+async fn claude_edit_of_a_long_file_is_asked_with_a_one_line_diff() {
+    let Some(s) = Setup::<Claude>::start().await else {
+        return;
+    };
+    let path = s.cwd().join("long.txt");
+    let lines: String = (1..=2000).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(&path, &lines).unwrap();
+    let mut live = s.open_new().await;
+    let prompt = format!(
+        "EDIT_FILE `{}` `line 1000\n` `line one thousand\n`",
+        path.display()
+    );
+    let (request, before) = asked(&mut live, &prompt).await;
+    let ApprovalSubject::FileChange { diff, .. } = &request.subject else {
+        panic!("not a file change: {request:?}")
+    };
+    let diff = diff.clone().expect("a diff");
+    let body: Vec<&str> = diff.lines().skip(2).collect();
+    let starting = |c: char| body.iter().filter(|l| l.starts_with(c)).count();
+    assert_eq!(
+        (starting('-'), starting('+'), starting(' ')),
+        (1, 1, 6),
+        "{diff}"
+    );
+    assert!(body[0].starts_with("@@ -997,7 +997,7 @@"), "{diff}");
+    answer(&mut live, &request.id, ApprovalDecision::Approve).await;
+    live.finish_turn(before).await.expect_completed();
+    let edited = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(edited, lines.replace("line 1000\n", "line one thousand\n"));
+    live.close().await;
+}
+
 /// `bypassPermissions`: nothing is asked and the command runs. (Claude refuses the mode as
 /// root unless `IS_SANDBOX=1`; a test HOME is a sandbox.)
 #[tokio::test]

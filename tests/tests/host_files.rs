@@ -217,7 +217,23 @@ async fn forks_carry_their_files(harness: Harness) {
         .collect();
     assert!(listed.contains(&("notes.txt", "modified")), "{listed:?}");
     assert!(listed.contains(&("forked.txt", "added")), "{listed:?}");
-    assert!(changes.diff.contains("+forked"), "{}", changes.diff);
+    let notes = changes
+        .files
+        .iter()
+        .find(|f| f.path == "notes.txt")
+        .unwrap();
+    assert!(
+        notes
+            .diff
+            .starts_with("diff --git a/notes.txt b/notes.txt\n"),
+        "{}",
+        notes.diff
+    );
+    assert!(
+        notes.diff.contains("+forked") && !notes.diff.contains("forked.txt"),
+        "{}",
+        notes.diff
+    );
     let refused = host.bring_back(&fork, &source).await.unwrap_err();
     assert_eq!(
         refused.code(),

@@ -155,12 +155,26 @@ impl HarnessReport {
 #[derive(Debug, Default)]
 pub(crate) struct Harnesses {
     found: Mutex<HashMap<HarnessKind, (HarnessBinary, binary::FoundBy)>>,
-    /// Paths chosen while the app runs (the first-run view's Choose its file…, Settings): they
-    /// win over `FORKHOST_*_BIN`, which holds the path saved when the app started.
+    /// Paths chosen for the app (saved in Settings, handed over at open; or chosen while it
+    /// runs: the first-run view's Choose its file…, Settings): they win over `FORKHOST_*_BIN`.
     chosen: std::sync::Mutex<HashMap<HarnessKind, String>>,
 }
 
 impl Harnesses {
+    /// Starts with `paths` chosen, unchecked: a wrong one is reported, naming it, when its
+    /// harness is first looked up (as a wrong `FORKHOST_*_BIN` is).
+    pub(crate) fn with_chosen(paths: Vec<(HarnessKind, String)>) -> Self {
+        let chosen = paths
+            .into_iter()
+            .map(|(kind, path)| (kind, path.trim().to_owned()))
+            .filter(|(_, path)| !path.is_empty())
+            .collect();
+        Harnesses {
+            chosen: std::sync::Mutex::new(chosen),
+            ..Harnesses::default()
+        }
+    }
+
     /// The binary for `kind`, probing it the first time. A failed probe is not cached, so
     /// installing the harness while Forkhost runs just works.
     pub async fn binary(&self, kind: HarnessKind) -> HostResult<HarnessBinary> {
@@ -329,6 +343,25 @@ impl From<forkhost_harness::HistoryError> for crate::HostError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_path_handed_over_at_open_is_the_one_looked_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let chosen = dir.path().join("no-such-claude").display().to_string();
+        let harnesses = Harnesses::with_chosen(vec![
+            (HarnessKind::Claude, format!(" {chosen} ")),
+            (HarnessKind::Pi, "  ".into()),
+        ]);
+        // Whatever FORKHOST_CLAUDE_BIN or PATH hold: the chosen path wins, and is named.
+        let err = harnesses.binary(HarnessKind::Claude).await.unwrap_err();
+        assert_eq!(err.code(), "harness_not_found", "{err}");
+        assert!(err.to_string().contains(&chosen), "{err}");
+        assert_eq!(
+            harnesses.chosen_path(HarnessKind::Pi),
+            None,
+            "a blank path is none"
+        );
+    }
 
     #[test]
     fn a_prompt_refused_for_want_of_a_key_says_how_to_sign_in() {

@@ -71,6 +71,10 @@ pub struct HostOptions {
     /// first Send goes straight to the model. For a long-lived Host (the app); a one-shot CLI
     /// would only start a process to kill it.
     pub warm_forks: bool,
+    /// Harness binaries to use instead of looking them up (`FORKHOST_*_BIN`, then `PATH`): the
+    /// paths saved in the app's Settings. Handed over here rather than as variables: setting
+    /// one while other threads read the environment is a data race.
+    pub harness_paths: Vec<(HarnessKind, String)>,
 }
 
 /// How long an idle runtime lives by default.
@@ -104,7 +108,7 @@ impl Host {
             inner: Arc::new(Inner {
                 store: opened.store,
                 data_dir,
-                harnesses: Harnesses::default(),
+                harnesses: Harnesses::with_chosen(options.harness_paths),
                 events,
                 runtimes: Arc::default(),
                 harness_env: options.harness_env,

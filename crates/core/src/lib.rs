@@ -45,7 +45,8 @@ pub use events::HostEvent;
 #[doc(hidden)]
 pub use failpoint::FORK_STEPS;
 pub use files::{
-    ChangesView, CheckpointView, FileChangeView, FilesView, ForkFiles, ThreadInFolder, WorktreeLoss,
+    ChangesView, CheckpointView, FileChangeStatus, FileChangeView, FilesView, ForkFiles,
+    ThreadInFolder, WorktreeLoss,
 };
 pub use fork::{ForkAt, TurnRef};
 pub use forkhost_harness::{

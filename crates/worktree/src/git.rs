@@ -137,8 +137,9 @@ impl Git {
 #[cfg(windows)]
 fn own_group(cmd: &mut Command) {
     use std::os::windows::process::CommandExt;
-    // CREATE_NO_WINDOW: a GUI app must not flash a console per git call.
-    cmd.creation_flags(0x0800_0000);
+    use windows_sys::Win32::System::Threading::CREATE_NO_WINDOW;
+    // A GUI app must not flash a console per git call.
+    cmd.creation_flags(CREATE_NO_WINDOW);
 }
 
 /// Git leads a process group of its own, so that a timeout kills what it started too (a

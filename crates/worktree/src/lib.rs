@@ -75,7 +75,7 @@ mod worktree;
 
 pub use apply::Applied;
 pub use checkpoint::{Checkpoint, CheckpointSpec, REF_PREFIX};
-pub use diff::{FileDiff, FileStatus};
+pub use diff::{FileDiff, FilePatch, FileStatus};
 pub use error::{Loss, Result, WorktreeError};
 pub use git::{Git, DEFAULT_TIMEOUT};
 pub use include::INCLUDE_FILE;

@@ -69,15 +69,33 @@ fn diff_lists_statuses_line_counts_renames_and_binaries() {
 }
 
 #[test]
-fn unified_diff_for_one_path_and_all() {
+fn each_changed_file_comes_with_its_own_patch() {
     let sb = Sandbox::new();
     let (_repo, r, base, cp) = changed_repo(&sb);
-    let one = r.unified_diff(&base, &cp, Some("keep.txt")).expect("diff");
-    assert!(one.contains("-2\n+TWO\n"), "{one}");
-    assert!(!one.contains("gone.txt"));
-    let all = r.unified_diff(&base, &cp, None).expect("diff");
-    assert!(all.contains("rename from old name.txt"), "{all}");
-    assert!(all.contains("añadido.txt"));
+    let patches = r.diff_with_patches(&base, &cp).expect("diff");
+    let listed: Vec<_> = patches.iter().map(|p| p.file.clone()).collect();
+    assert_eq!(
+        listed,
+        r.diff(&base, &cp).expect("diff"),
+        "the same files either way"
+    );
+    let text = |path: &str| {
+        let patch = patches.iter().find(|p| p.file.path == path);
+        patch
+            .map(|p| p.text.as_str())
+            .unwrap_or_else(|| panic!("{path} listed"))
+    };
+    let keep = text("keep.txt");
+    assert!(
+        keep.starts_with("diff --git a/keep.txt b/keep.txt\n"),
+        "{keep}"
+    );
+    assert!(keep.contains("-2\n+TWO\n"), "{keep}");
+    assert_eq!(keep.matches("diff --git").count(), 1, "{keep}");
+    assert!(text("new name.txt").contains("rename from old name.txt"));
+    assert!(text("añadido.txt").contains("+a\n+b\n"));
+    assert!(text("logo.png").contains("Binary files"));
+    assert!(text("gone.txt").contains("-bye\n"));
 }
 
 #[test]

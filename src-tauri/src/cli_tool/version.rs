@@ -48,7 +48,7 @@ pub fn run_version(exe: &Path) -> Result<String, String> {
 #[cfg(windows)]
 pub(super) fn hide_console(cmd: &mut Command) {
     use std::os::windows::process::CommandExt;
-    const CREATE_NO_WINDOW: u32 = 0x0800_0000;
+    use windows_sys::Win32::System::Threading::CREATE_NO_WINDOW;
     cmd.creation_flags(CREATE_NO_WINDOW);
 }
 

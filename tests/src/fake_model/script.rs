@@ -6,6 +6,8 @@
 //! * ``WRITE_FILE `path` ``: one call of the `Write` tool (Claude Code's; the path should be
 //!   absolute, as it requires) writing [`WRITTEN`] to `path`; without such a tool the reply
 //!   says so.
+//! * ``EDIT_FILE `path` `old` `new` ``: Claude Code's `Read` of `path` (it edits only a file
+//!   read in the session), then, with the read's result, its `Edit` replacing `old` by `new`.
 //! * ``ASK_USER `question` ``: one call of Claude Code's `AskUserQuestion` tool asking
 //!   `question` with the options [`ASK_OPTIONS`]; without such a tool the reply says so.
 //!
@@ -26,6 +28,7 @@ pub const ASK_OPTIONS: [&str; 2] = ["Red", "Blue"];
 const RUN: &str = "RUN_COMMAND";
 const WRITE: &str = "WRITE_FILE";
 const ASK: &str = "ASK_USER";
+const EDIT: &str = "EDIT_FILE";
 
 /// The text between the first two backticks after `marker` in `text`.
 fn quoted_after<'a>(text: &'a str, marker: &str) -> Option<&'a str> {
@@ -33,6 +36,37 @@ fn quoted_after<'a>(text: &'a str, marker: &str) -> Option<&'a str> {
     let start = rest.find('`')? + 1;
     let len = rest[start..].find('`')?;
     Some(&rest[start..start + len])
+}
+
+/// The first `n` backtick-quoted texts after `marker` in `text`.
+fn quoted_n<'a>(text: &'a str, marker: &str, n: usize) -> Option<Vec<&'a str>> {
+    let mut rest = &text[text.find(marker)? + marker.len()..];
+    let mut out = Vec::new();
+    for _ in 0..n {
+        let start = rest.find('`')? + 1;
+        let len = rest[start..].find('`')?;
+        out.push(&rest[start..start + len]);
+        rest = &rest[start + len + 1..];
+    }
+    Some(out)
+}
+
+/// `EDIT_FILE`: `Read` first, `Edit` once the read's result is in, then the usual text.
+fn edit_plan(parsed: &Parsed, base: &str, args: &[&str], results: usize) -> Plan {
+    let tool = |name: &str| parsed.tools.iter().find(|t| t.name == name).cloned();
+    let (path, old, new) = (args[0], args[1], args[2]);
+    match (results, tool("Read"), tool("Edit")) {
+        (0, Some(read), Some(_)) => Plan::ToolCall {
+            tool: read,
+            args: json!({ "file_path": path }),
+        },
+        (1, _, Some(edit)) => Plan::ToolCall {
+            tool: edit,
+            args: json!({ "file_path": path, "old_string": old, "new_string": new }),
+        },
+        (0 | 1, _, _) => Plan::Text(format!("{base} (no read and edit tools offered)")),
+        _ => Plan::Text(format!("{base} (edited)")),
+    }
 }
 
 /// The plan for a prompt that scripts its own call; `None` for any other prompt.
@@ -43,6 +77,11 @@ pub(crate) fn plan(parsed: &Parsed, base: &str) -> Option<Plan> {
     let command = quoted_after(text, RUN);
     let path = quoted_after(text, WRITE);
     let question = quoted_after(text, ASK);
+    if let Some(args) = quoted_n(text, EDIT, 3) {
+        let after = &history[last_user + 1..];
+        let results = after.iter().filter(|m| m.role == Role::Tool).count();
+        return Some(edit_plan(parsed, base, &args, results));
+    }
     if command.is_none() && path.is_none() && question.is_none() {
         return None;
     }
@@ -103,5 +142,10 @@ mod tests {
         assert_eq!(quoted_after("`x` RUN_COMMAND `y`", RUN), Some("y"));
         assert_eq!(quoted_after("RUN_COMMAND `unterminated", RUN), None);
         assert_eq!(quoted_after("nothing here", RUN), None);
+        assert_eq!(
+            quoted_n("EDIT_FILE `/a b` `x` `y` and `z`", EDIT, 3),
+            Some(vec!["/a b", "x", "y"])
+        );
+        assert_eq!(quoted_n("EDIT_FILE `/a` `x`", EDIT, 3), None);
     }
 }

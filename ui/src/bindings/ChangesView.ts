@@ -8,8 +8,4 @@ export type ChangesView = {
 /**
  * The commits compared.
  */
-from: string, to: string, files: Array<FileChangeView>, 
-/**
- * The unified diff of all of them (text; shown, never run).
- */
-diff: string, };
+from: string, to: string, files: Array<FileChangeView>, };

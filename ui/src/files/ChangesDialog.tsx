@@ -73,7 +73,7 @@ export function ChangesDialog({ threadId }: { threadId: string }) {
               Since its fork point ({loaded.view.from.slice(0, 8)}): {loaded.view.files.length}{" "}
               {loaded.view.files.length === 1 ? "file" : "files"} changed.
             </p>
-            <ChangesBody files={loaded.view.files} diff={loaded.view.diff} />
+            <ChangesBody files={loaded.view.files} />
             {targets.length > 0 && loaded.view.files.length > 0 && (
               <div className="bring-back">
                 <label className="field__label" htmlFor="bring-back-target">

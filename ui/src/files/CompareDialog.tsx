@@ -82,7 +82,7 @@ function Comparison({ a, b }: { a: string; b: string }) {
             {code.message}
           </p>
         )}
-        {code.state === "ok" && <ChangesBody files={code.value.files} diff={code.value.diff} />}
+        {code.state === "ok" && <ChangesBody files={code.value.files} />}
       </section>
       <section>
         <h3>Turns</h3>

@@ -1,10 +1,11 @@
 // Changed files and their diff, as text: each line a text node coloured by its kind (never HTML
 // from the diff). Unified, or split side by side.
 import { useMemo, useState } from "react";
+import type { FileChangeStatus } from "../bindings/FileChangeStatus";
 import type { FileChangeView } from "../bindings/FileChangeView";
-import { type DiffLine, diffLines, fileDiff } from "./lineage";
+import { type DiffLine, diffLines } from "./lineage";
 
-const STATUS_MARK: Record<string, string> = { added: "A", modified: "M", deleted: "D", renamed: "R" };
+const STATUS_MARK: Record<FileChangeStatus, string> = { added: "A", modified: "M", deleted: "D", renamed: "R" };
 
 export function FileList(props: {
   files: FileChangeView[];
@@ -32,7 +33,7 @@ export function FileList(props: {
             title={f.old_path ? `${f.old_path} → ${f.path}` : f.path}
           >
             <span className={`file-status file-status--${f.status}`} title={f.status}>
-              {STATUS_MARK[f.status] ?? "?"}
+              {STATUS_MARK[f.status]}
             </span>
             <span className="file-list__path">{f.path}</span>
             <span className="file-list__status">{f.status}</span>
@@ -126,10 +127,11 @@ export function DiffText({ diff }: { diff: string }) {
   );
 }
 
-/** Files on the left, the diff of the chosen file (or all) beside. */
-export function ChangesBody({ files, diff }: { files: FileChangeView[]; diff: string }) {
+/** Files on the left, the diff of the chosen file (or all) beside; each file's diff is its own, from Rust. */
+export function ChangesBody({ files }: { files: FileChangeView[] }) {
   const [selected, setSelected] = useState<string | null>(null);
-  const shown = selected ? fileDiff(diff, selected) || diff : diff;
+  const chosen = files.filter((f) => selected === null || f.path === selected);
+  const shown = useMemo(() => (chosen.length ? chosen : files).map((f) => f.diff).join(""), [chosen, files]);
   return (
     <div className="changes">
       <FileList files={files} selected={selected} onSelect={setSelected} />

@@ -2,6 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { act, cleanup, fireEvent, render, waitFor } from "@testing-library/react";
 import * as ipc from "../ipc";
+import type { ChangesView } from "../ipc";
 import { store } from "../state";
 import { freshWindow } from "../testing/freshWindow";
 import { threadDetail } from "../testing/threads";
@@ -22,11 +23,14 @@ const fork = stripTurns(
   threadDetail("fork", 0, { title: "Fork", cwd: "/data/wt/fork", fork: { source_thread: "src", source_turn: "t1", boundary: "after" } }),
 );
 const DIFF = "diff --git a/notes.txt b/notes.txt\n--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-turn 1\n+<img src=x onerror=alert(1)>\n";
-const changes = {
+const NEW_DIFF = "diff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+fresh\n";
+const changes: ChangesView = {
   from: "abcdef0123",
   to: "0123abcdef",
-  files: [{ path: "notes.txt", old_path: null, status: "modified", added_lines: 1, removed_lines: 1, binary: false }],
-  diff: DIFF,
+  files: [
+    { path: "notes.txt", old_path: null, status: "modified", added_lines: 1, removed_lines: 1, binary: false, diff: DIFF },
+    { path: "new.txt", old_path: null, status: "added", added_lines: 1, removed_lines: 0, binary: false, diff: NEW_DIFF },
+  ],
 };
 
 beforeEach(() => {
@@ -49,6 +53,15 @@ describe("Changes in this fork", () => {
     // The diff's markup is text: no element is made from it.
     expect(view.container.querySelector("img")).toBeNull();
     expect(view.container.querySelector("[data-diff-text]")?.textContent).toContain("+<img src=x onerror=alert(1)>");
+    // Every file's diff, then only the chosen file's (each file's text comes from Rust as is).
+    const text = () => view.container.querySelector("[data-diff-text]")?.textContent ?? "";
+    expect(text()).toContain("+fresh");
+    fireEvent.click(row);
+    expect(text()).toContain("-turn 1");
+    expect(text()).not.toContain("+fresh");
+    fireEvent.click(view.getByText("new.txt"));
+    expect(text()).toContain("+fresh");
+    expect(text()).not.toContain("-turn 1");
     fireEvent.click(view.getByLabelText("Split", { exact: false }));
     expect(view.container.querySelector('[data-diff-view="split"]')).not.toBeNull();
     expect(view.container.querySelector("img")).toBeNull();

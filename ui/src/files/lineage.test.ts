@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { threadDetail, turn } from "../testing/threads";
 import { stripTurns } from "../threads/cache";
-import { diffLines, fileDiff, lineageOf, splitTurns } from "./lineage";
+import { diffLines, lineageOf, splitTurns } from "./lineage";
 import { splitRows } from "./DiffView";
 
 const view = (id: string, source?: string) =>
@@ -57,15 +57,8 @@ describe("a unified diff", () => {
     ]);
   });
 
-  it("gives one file's part", () => {
-    expect(fileDiff(DIFF, "new.txt")).toContain("+<script>");
-    expect(fileDiff(DIFF, "new.txt")).not.toContain("turn 1");
-    expect(fileDiff(DIFF, "notes.txt")).toContain("-turn 1");
-    expect(fileDiff(DIFF, "absent.txt")).toBe("");
-  });
-
   it("pairs removed and added lines for the split view", () => {
-    const rows = splitRows(diffLines(fileDiff(DIFF, "notes.txt")));
+    const rows = splitRows(diffLines(DIFF));
     const pair = rows.find((r) => r.left?.kind === "del");
     expect(pair?.left?.text).toBe("-turn 1");
     expect(pair?.right?.text).toBe("+fork");

@@ -1,5 +1,5 @@
 // Pure helpers of the files views: a thread's lineage tree, the turns two threads share, and a
-// unified diff split into lines to show as text. Unit-tested.
+// file's unified diff (one per file, from Rust) split into lines to show as text. Unit-tested.
 import type { ThreadDetail } from "../bindings/ThreadDetail";
 import type { ThreadView } from "../bindings/ThreadView";
 import type { TurnView } from "../bindings/TurnView";
@@ -79,14 +79,4 @@ export function diffLines(diff: string): DiffLine[] {
     if (inHunk && (text.startsWith(" ") || text === "")) return { kind: "context", text };
     return { kind: "meta", text };
   });
-}
-
-/** The part of a unified diff about one file (from its `diff --git` line to the next). */
-export function fileDiff(diff: string, path: string): string {
-  const parts = diff.split(/^(?=diff --git )/m);
-  const wanted = parts.find((p) => {
-    const head = p.split("\n", 1)[0] ?? "";
-    return head.endsWith(` b/${path}`) || head.includes(` a/${path} `);
-  });
-  return wanted ?? "";
 }

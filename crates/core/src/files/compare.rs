@@ -4,13 +4,36 @@
 
 use std::path::PathBuf;
 
-use forkhost_worktree::{CheckpointSpec, FileDiff, FileStatus, Oid, Repo};
+use forkhost_worktree::{CheckpointSpec, FilePatch, FileStatus, Oid, Repo};
 use serde::Serialize;
 
 use super::error::blocking;
 use super::scope::NoCheckpoints;
 use crate::error::{HostError, HostResult};
 use crate::host::Host;
+
+/// How a file changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "lowercase")]
+#[ts(export)]
+pub enum FileChangeStatus {
+    Added,
+    Modified,
+    Deleted,
+    Renamed,
+}
+
+impl FileChangeStatus {
+    /// The word the CLI prints and the JSON carries.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileChangeStatus::Added => "added",
+            FileChangeStatus::Modified => "modified",
+            FileChangeStatus::Deleted => "deleted",
+            FileChangeStatus::Renamed => "renamed",
+        }
+    }
+}
 
 /// One changed file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
@@ -19,13 +42,14 @@ pub struct FileChangeView {
     pub path: String,
     /// The path before a rename.
     pub old_path: Option<String>,
-    /// `added`, `modified`, `deleted` or `renamed`.
-    pub status: String,
+    pub status: FileChangeStatus,
     #[ts(type = "number")]
     pub added_lines: usize,
     #[ts(type = "number")]
     pub removed_lines: usize,
     pub binary: bool,
+    /// This file's unified diff, from its `diff --git` line (text; shown, never run).
+    pub diff: String,
 }
 
 /// Changes between two sets of files.
@@ -36,24 +60,22 @@ pub struct ChangesView {
     pub from: String,
     pub to: String,
     pub files: Vec<FileChangeView>,
-    /// The unified diff of all of them (text; shown, never run).
-    pub diff: String,
 }
 
-fn file_view(diff: FileDiff) -> FileChangeView {
+fn file_view(FilePatch { file, text }: FilePatch) -> FileChangeView {
     FileChangeView {
-        path: diff.path,
-        old_path: diff.old_path,
-        status: match diff.status {
-            FileStatus::Added => "added",
-            FileStatus::Modified => "modified",
-            FileStatus::Deleted => "deleted",
-            FileStatus::Renamed => "renamed",
-        }
-        .to_owned(),
-        added_lines: diff.added_lines,
-        removed_lines: diff.removed_lines,
-        binary: diff.binary,
+        path: file.path,
+        old_path: file.old_path,
+        status: match file.status {
+            FileStatus::Added => FileChangeStatus::Added,
+            FileStatus::Modified => FileChangeStatus::Modified,
+            FileStatus::Deleted => FileChangeStatus::Deleted,
+            FileStatus::Renamed => FileChangeStatus::Renamed,
+        },
+        added_lines: file.added_lines,
+        removed_lines: file.removed_lines,
+        binary: file.binary,
+        diff: text,
     }
 }
 
@@ -106,15 +128,11 @@ impl Host {
             None => self.fork_base(thread_id).await?,
         };
         let (a, b) = (from.clone(), to.clone());
-        let listed = repo.clone();
-        let files = blocking(move || listed.diff(&a, &b)).await?;
-        let (a, b) = (from.clone(), to.clone());
-        let diff = blocking(move || repo.unified_diff(&a, &b, None)).await?;
+        let files = blocking(move || repo.diff_with_patches(&a, &b)).await?;
         Ok(ChangesView {
             from: from.to_string(),
             to: to.to_string(),
             files: files.into_iter().map(file_view).collect(),
-            diff,
         })
     }
 

@@ -10,8 +10,8 @@ use forkhost_store::ThreadState;
 use forkhost_worktree::{Confirm, Git, Loss, Repo};
 use serde::{Deserialize, Serialize};
 
-use super::checkpoints::git;
 use super::error::blocking;
+use super::repo::git;
 use crate::error::{HostError, HostResult};
 use crate::host::Host;
 

@@ -8,13 +8,15 @@ mod compare;
 mod error;
 mod lifecycle;
 mod prune;
+mod repo;
 mod scope;
 mod setup;
 pub(crate) mod worktree_fork;
 
 pub use checkpoints::{CheckpointView, FilesView};
-pub use compare::{ChangesView, FileChangeView};
+pub use compare::{ChangesView, FileChangeStatus, FileChangeView};
 pub use lifecycle::{ThreadInFolder, WorktreeLoss};
 pub use worktree_fork::ForkFiles;
 
-pub(crate) use checkpoints::{main_root, TurnEdge};
+pub(crate) use checkpoints::TurnEdge;
+pub(crate) use repo::main_root;

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use forkhost_store::ThreadState;
 
-use super::checkpoints::repo_of;
 use super::error::blocking;
+use super::repo::repo_of;
 use crate::error::HostResult;
 use crate::host::Host;
 

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use forkhost_worktree::Repo;
 
-use super::checkpoints::repo_of;
 use super::error::blocking;
+use super::repo::repo_of;
 use crate::host::Host;
 
 /// How far above the thread's folder a repository's top may be and still get checkpoints

@@ -15,8 +15,8 @@ use std::process::Stdio;
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
-use super::checkpoints::{main_root, repo_of};
 use super::error::blocking;
+use super::repo::{main_root, repo_of};
 use crate::error::{HostError, HostResult};
 use crate::events::HostEvent;
 use crate::host::Host;
@@ -194,10 +194,11 @@ fn shell(command: &str) -> tokio::process::Command {
 
 #[cfg(windows)]
 fn shell(command: &str) -> tokio::process::Command {
+    use windows_sys::Win32::System::Threading::CREATE_NO_WINDOW;
     let mut shell = tokio::process::Command::new("cmd");
     shell.arg("/C").arg(command);
     // No console window flashing up for a GUI app.
-    shell.creation_flags(0x0800_0000);
+    shell.creation_flags(CREATE_NO_WINDOW);
     shell
 }
 

@@ -3,13 +3,12 @@
 //! the fork point (after T: the end of T; before T: the start of T), with `.worktreeinclude`'s
 //! ignored files copied in. The fork's harness session then runs there.
 
-use std::collections::hash_map::DefaultHasher;
-use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
 use forkhost_store::{Boundary, ThreadRow, WorktreeRow};
 use forkhost_worktree::{CheckpointSpec, Confirm, Oid, Repo, WorktreeSpec};
 use serde::Deserialize;
+use sha2::{Digest, Sha256};
 
 use super::checkpoints::TurnEdge;
 use super::error::blocking;
@@ -136,20 +135,16 @@ impl Host {
     }
 
     /// `<data>/worktrees/<repository name>-<hash of its root>/<fork id>`: outside the
-    /// repository, one folder per repository.
+    /// repository, one folder per repository. The hash is SHA-256's (std's `DefaultHasher` may
+    /// change between Rust releases, and a new build would start a second folder per
+    /// repository). The path is computed only here and then stored with the fork (its
+    /// worktree row and its thread's cwd), so a fork made under another hash is still found.
     fn worktree_folder(&self, repo: &Repo, child_id: &str) -> PathBuf {
-        let root = super::checkpoints::main_root(repo);
-        let root = root.as_path();
-        let mut hasher = DefaultHasher::new();
-        root.hash(&mut hasher);
-        let name = root
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "repo".into());
+        let root = super::repo::main_root(repo);
         self.inner
             .data_dir
             .join("worktrees")
-            .join(format!("{}-{:08x}", clean(&name), hasher.finish() as u32))
+            .join(repo_folder_name(&root))
             .join(child_id)
     }
 }
@@ -173,6 +168,17 @@ fn decide_without(folder: &Path, refused: NoCheckpoints, files: ForkFiles) -> Ho
 }
 
 /// Letters, digits and '-' only, at most 40 characters.
+/// `<repository name>-<first 8 hex digits of SHA-256 of its root's path>`.
+fn repo_folder_name(root: &Path) -> String {
+    let digest = Sha256::digest(root.as_os_str().as_encoded_bytes());
+    let hash: String = digest[..4].iter().map(|b| format!("{b:02x}")).collect();
+    let name = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "repo".into());
+    format!("{}-{hash}", clean(&name))
+}
+
 fn clean(text: &str) -> String {
     let mut out = String::new();
     for c in text.chars() {
@@ -204,6 +210,13 @@ fn slug(title: &str, child_id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_repositorys_folder_name_is_the_same_in_every_build() {
+        // Pinned: a changed hash would start a second worktree folder for the repository.
+        let name = repo_folder_name(Path::new("/home/me/my app"));
+        assert_eq!(name, "my-app-38d8f0bc");
+    }
 
     #[test]
     fn branch_slugs_are_plain() {

@@ -419,7 +419,7 @@ mod tests {
             panic!("not a file change")
         };
         assert_eq!(paths, ["/nonexistent/forkhost/a.txt"]);
-        assert!(diff.unwrap().ends_with("@@\n+one\n+two\n"));
+        assert!(diff.unwrap().ends_with("@@ -0,0 +1,2 @@\n+one\n+two\n"));
         let session = response(&write.answer(ApprovalDecision::ApproveForSession));
         assert_eq!(session["updatedPermissions"][0]["mode"], "acceptEdits");
 
@@ -432,7 +432,7 @@ mod tests {
         let ApprovalSubject::FileChange { diff, .. } = edit else {
             panic!("not a file change")
         };
-        assert_eq!(diff.unwrap(), "--- /w/b\n+++ /w/b\n@@\n-x\n+y\n");
+        assert_eq!(diff.unwrap(), "--- /w/b\n+++ /w/b\n@@ -1 +1 @@\n-x\n+y\n");
         let other = subject("WebFetch", &json!({"url": "u"}), Path::new("/w"), true);
         assert!(matches!(other, ApprovalSubject::Tool { name, .. } if name == "WebFetch"));
     }

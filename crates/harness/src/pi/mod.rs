@@ -9,7 +9,6 @@ pub mod runtime;
 mod answers;
 mod dialogs;
 mod fork;
-mod fork_into;
 mod harness;
 mod process;
 mod protocol;

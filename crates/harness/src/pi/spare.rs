@@ -4,7 +4,7 @@
 //! `--no-session` keeps the spare's own session in memory: a spare that is never used writes
 //! no file. A fork switches it to the source (RPC `switch_session`: Pi rebuilds its
 //! cwd-bound services for the cwd the source's header records, as a cold start with
-//! `--session <source>` would), then runs the cold path's cut in it ([`fork::run`]: the same
+//! `--session <source>` would), then runs the cold path's cut in it ([`steps::run`]: the same
 //! `fork {entryId}` / `clone` and the same `get_entries` check), and the process, now on the
 //! fork's file, becomes the fork's runtime ([`PiRuntime::adopt`]). Before turn 1 the fork is
 //! Pi's `new_session` in the source's folder (a fresh session whose file appears with its
@@ -26,7 +26,7 @@ use async_trait::async_trait;
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
-use super::fork::{self, check_source, check_written, prepare, remove_stray, state, Plan};
+use super::fork::steps::{self, check_source, check_written, prepare, remove_stray, state, Plan};
 use super::process::{RpcClient, RpcProcess};
 use super::runtime::PiRuntime;
 use super::session_files::{self, same_file};
@@ -144,7 +144,7 @@ impl WarmSpare for PiSpare {
     }
 
     fn can_fork(&self, request: &ForkRequest<'_>) -> bool {
-        fork::into_other_folder(request).is_none()
+        steps::into_other_folder(request).is_none()
             && !has_project_config(&request.source.cwd, home_of(request.env).as_deref())
     }
 
@@ -228,7 +228,7 @@ async fn fork_in(
             })
         }
         Plan::Native { keep_to, at } => {
-            let (file, id) = fork::run(&client, &path, &keep_to, &at, created).await?;
+            let (file, id) = steps::run(&client, &path, &keep_to, &at, created).await?;
             check_written(&file)?;
             let leaf = session_files::last_entry_id(&file);
             let forked = session(id, Some(file));
@@ -244,7 +244,7 @@ async fn fork_in(
     }
 }
 
-/// `switch_session` to the source; `get_state` in [`fork::run`] confirms where Pi is.
+/// `switch_session` to the source; `get_state` in [`steps::run`] confirms where Pi is.
 async fn switch_to(client: &RpcClient, source: &Path) -> HarnessResult<()> {
     let fields = json!({ "sessionPath": source.as_os_str().to_string_lossy() });
     command(client, "switch_session", fields).await
@@ -252,7 +252,7 @@ async fn switch_to(client: &RpcClient, source: &Path) -> HarnessResult<()> {
 
 /// A command that must succeed and not be cancelled (by an extension's `session_before_*`).
 async fn command(client: &RpcClient, kind: &str, fields: Value) -> HarnessResult<()> {
-    let response = fork::ask(client, kind, fields, REQUEST_TIMEOUT).await?;
+    let response = steps::ask(client, kind, fields, REQUEST_TIMEOUT).await?;
     if !response.success {
         let why = response.error.unwrap_or_default();
         return Err(client

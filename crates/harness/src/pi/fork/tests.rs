@@ -1,5 +1,8 @@
 //! Pi's native fork: unit tests (the real-CLI ones are in tests/tests/harness_pi.rs).
+use super::steps::plan;
 use super::*;
+use crate::contract::Cut;
+use crate::{HarnessError, TurnAnchor};
 
 use TurnAnchor as A;
 

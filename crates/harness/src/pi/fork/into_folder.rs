@@ -8,7 +8,7 @@
 //! process's cwd, `parentSession` = the copied file). So the fork is made in two native
 //! steps, each in a process of its own:
 //!
-//! 1. the usual cut ([`super::fork::cut`]) of the source, written into a private staging
+//! 1. the usual cut ([`super::steps::cut`]) of the source, written into a private staging
 //!    folder (`--session-dir`), never next to the source;
 //! 2. `pi --mode rpc --fork <staged cut>` started in the new folder: Pi writes the new session
 //!    into that folder's session folder with that folder as its cwd; `get_entries` confirms
@@ -23,11 +23,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::fork::{check_ends_at, cut, fork_args, remove_stray, state, NativeCut};
-use super::process::RpcProcess;
-use super::session_files::same_file;
-use super::timeouts::{CLOSE_GRACE, STARTUP_TIMEOUT};
+use super::steps::{check_ends_at, cut, fork_args, remove_stray, state, NativeCut};
 use crate::contract::{first_recorded, Forked, NativeSession};
+use crate::pi::process::RpcProcess;
+use crate::pi::session_files::same_file;
+use crate::pi::timeouts::{CLOSE_GRACE, STARTUP_TIMEOUT};
 use crate::{HarnessError, HarnessKind, HarnessResult};
 
 /// How long to wait for the rest of stderr when reporting a failure.

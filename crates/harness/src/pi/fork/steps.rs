@@ -1,33 +1,7 @@
-//! Pi's native fork (see "Pi 1.6.0: the RPC runtime and native fork" and "Pi: a fork at the first
-//! prompt" in docs/harness-behaviour.md).
-//!
-//! Always in a `pi --mode rpc --session <source>` process of its own, never through a live
-//! runtime (a fork in a streaming process ends that process's run). The process switches to
-//! the new session, which Pi writes next to the source with `parentSession` set; it is closed
-//! right after. (A warm spare, [`super::spare`], runs the same exchange, [`run`], in an idle
-//! process switched to the source, and stays on as the fork's runtime.) Pi's `fork {entryId}` keeps the path up to the **parent** of a user entry, so:
-//!
-//! | cut | Pi command | kept up to |
-//! | --- | --- | --- |
-//! | after T, T not last | `fork {entryId: user entry of T+1}` | T's checkpoint |
-//! | after T, T last (latest) | `clone` | the leaf = T's checkpoint |
-//! | before T (T > 1) | `fork {entryId: user entry of T}` | T−1's checkpoint |
-//! | before turn 1 | none: a fresh session, pending until its first prompt | nothing |
-//!
-//! Before turn 1 there is nothing to inherit, and Pi would not write such a fork's file until
-//! a prompt arrives (an empty fork stays in memory and vanishes with the fork's process), so
-//! the fork is a `PendingFork` without source: a session id minted here, which the runtime
-//! opens with `--session-id` (the file appears with its first prompt). It carries no
-//! `parentSession`; the Host keeps the lineage.
-//!
-//! A fork into another folder ([`ForkRequest::cwd`]) cuts the same way into a staging folder,
-//! then copies the cut into the new folder with Pi's own `--fork` (see [`super::fork_into`]).
-//!
-//! The source is only read: before spawning, sources Pi would write to on open are refused
-//! (see [`session_files::check_opens_read_only`]), and the process runs without extensions,
-//! skills, templates, context files, MCP or project-local resources (nothing that could append
-//! to a session), offline. After the fork, Pi's own `get_entries` confirms the new session ends
-//! exactly at the expected checkpoint; on any failure the new file is removed.
+//! The steps of a Pi fork (see [`super`]): checking a request and planning its cut, Pi's own
+//! cut in a process of its own, and the RPC exchange and checks a warm spare
+//! ([`crate::pi::spare`]) runs too. Shared by the cold path, the fork into another folder
+//! ([`super::into_folder`]) and the spare; it knows none of them.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -35,13 +9,12 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::process::{RpcClient, RpcProcess};
-use super::protocol;
-use super::session_files;
-use super::session_files::same_file;
-use super::timeouts::{CLOSE_GRACE, REQUEST_TIMEOUT, STARTUP_TIMEOUT};
-use super::version::require_supported;
-use crate::contract::{Cut, ForkRequest, Forked, NativeSession, PendingFork};
+use crate::contract::{Cut, ForkRequest, NativeSession};
+use crate::pi::process::{RpcClient, RpcProcess};
+use crate::pi::protocol;
+use crate::pi::session_files::{self, same_file};
+use crate::pi::timeouts::{CLOSE_GRACE, REQUEST_TIMEOUT, STARTUP_TIMEOUT};
+use crate::pi::version::require_supported;
 use crate::{HarnessBinary, HarnessError, HarnessKind, HarnessResult, TurnAnchor};
 
 /// How long to wait for the rest of stderr when reporting a failure.
@@ -49,7 +22,7 @@ const WAIT: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// What a cut asks of Pi.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Plan {
+pub(crate) enum Plan {
     /// Before turn 1: a fresh session.
     Fresh,
     /// A native fork whose new session must end at checkpoint `keep_to`.
@@ -57,46 +30,23 @@ pub(super) enum Plan {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum At {
+pub(crate) enum At {
     /// `fork` at this user entry (the prompt after the kept turns).
     UserEntry(String),
     /// The kept turn is the last one: `clone` the leaf.
     Leaf,
 }
 
-/// Derives a new Pi session from `source` at `cut`; see the module docs.
-pub async fn fork(request: ForkRequest<'_>) -> HarnessResult<Forked> {
-    let Prepared { plan, path, into } = prepare(&request)?;
-    let (source, env) = (request.source, request.env);
-    match (plan, into) {
-        (Plan::Fresh, _) => Ok(fresh(request.fork_cwd())),
-        (Plan::Native { keep_to, at }, None) => {
-            native(request.binary, source, &path, &keep_to, &at, env).await
-        }
-        (Plan::Native { keep_to, at }, Some(dir)) => {
-            let cut = NativeCut {
-                binary: request.binary,
-                source,
-                path: &path,
-                keep_to: &keep_to,
-                at: &at,
-                env,
-            };
-            super::fork_into::into_folder(cut, dir).await
-        }
-    }
-}
-
 /// A fork request, checked: what Pi must do, the source's file, and the other folder it
 /// goes into, if any.
-pub(super) struct Prepared<'a> {
+pub(crate) struct Prepared<'a> {
     pub plan: Plan,
     pub path: PathBuf,
     pub into: Option<&'a Path>,
 }
 
 /// Checks a fork request before anything runs (the cold path and a warm spare alike).
-pub(super) fn prepare<'a>(request: &ForkRequest<'a>) -> HarnessResult<Prepared<'a>> {
+pub(crate) fn prepare<'a>(request: &ForkRequest<'a>) -> HarnessResult<Prepared<'a>> {
     require_supported(request.binary)?;
     let plan = plan(request.anchors, request.cut)?;
     let source = request.source;
@@ -114,14 +64,14 @@ pub(super) fn prepare<'a>(request: &ForkRequest<'a>) -> HarnessResult<Prepared<'
 }
 
 /// [`ForkRequest::cwd`] when it is another folder than the source's.
-pub(super) fn into_other_folder<'a>(request: &ForkRequest<'a>) -> Option<&'a Path> {
+pub(crate) fn into_other_folder<'a>(request: &ForkRequest<'a>) -> Option<&'a Path> {
     request
         .cwd
         .filter(|dir| !same_file(dir, &request.source.cwd))
 }
 
 /// A native cut of the source, as [`cut`] makes it.
-pub(super) struct NativeCut<'a> {
+pub(crate) struct NativeCut<'a> {
     pub binary: &'a HarnessBinary,
     pub source: &'a NativeSession,
     /// The source's file.
@@ -132,7 +82,7 @@ pub(super) struct NativeCut<'a> {
 }
 
 /// Validates `cut` against the anchors and picks the Pi operation.
-fn plan(anchors: &[TurnAnchor], cut: Cut) -> HarnessResult<Plan> {
+pub(super) fn plan(anchors: &[TurnAnchor], cut: Cut) -> HarnessResult<Plan> {
     let turn_not_found = |i: usize| {
         HarnessError::TurnNotFound(format!(
             "turn {} (the session has {} turns)",
@@ -178,65 +128,11 @@ fn plan(anchors: &[TurnAnchor], cut: Cut) -> HarnessResult<Plan> {
     Ok(Plan::Native { keep_to, at })
 }
 
-/// Before turn 1: a fresh session in `cwd`, pending until its first prompt.
-pub(super) fn fresh(cwd: &Path) -> Forked {
-    let session = NativeSession {
-        kind: HarnessKind::Pi,
-        session_id: uuid::Uuid::now_v7().to_string(),
-        path: None,
-        cwd: cwd.to_owned(),
-    };
-    tracing::info!(session_id = %session.session_id, "pi fork before turn 1: fresh pending session");
-    Forked {
-        session: session.clone(),
-        pending: Some(PendingFork {
-            source: None,
-            session,
-            resume_at: None,
-        }),
-    }
-}
-
-async fn native(
-    binary: &HarnessBinary,
-    source: &NativeSession,
-    path: &Path,
-    keep_to: &str,
-    at: &At,
-    env: &[(String, String)],
-) -> HarnessResult<Forked> {
-    let started = Instant::now();
-    let request = NativeCut {
-        binary,
-        source,
-        path,
-        keep_to,
-        at,
-        env,
-    };
-    let (file, id) = cut(&request, None).await?;
-    tracing::info!(
-        session_id = %id,
-        keep_to,
-        elapsed_ms = started.elapsed().as_millis() as u64,
-        "pi fork created"
-    );
-    Ok(Forked {
-        session: NativeSession {
-            kind: HarnessKind::Pi,
-            session_id: id,
-            path: Some(file),
-            cwd: source.cwd.clone(),
-        },
-        pending: None,
-    })
-}
-
 /// Pi's own fork (or clone) of the source at the cut, in a process of its own: the new
 /// session's file and id. Pi writes it next to the source, or into `session_dir`
 /// (`--session-dir`); either way its header names the source's cwd and, as
 /// `parentSession`, the source. On any failure the new file is removed.
-pub(super) async fn cut(
+pub(crate) async fn cut(
     request: &NativeCut<'_>,
     session_dir: Option<&Path>,
 ) -> HarnessResult<(PathBuf, String)> {
@@ -273,7 +169,7 @@ pub(super) async fn cut(
 /// A source Pi may open: opening it writes nothing (see
 /// [`session_files::check_opens_read_only`]) and its working directory exists (Pi refuses a
 /// session whose cwd is gone).
-pub(super) fn check_source(path: &Path, source: &NativeSession) -> HarnessResult<()> {
+pub(crate) fn check_source(path: &Path, source: &NativeSession) -> HarnessResult<()> {
     session_files::check_opens_read_only(path)?;
     if !source.cwd.is_dir() {
         return Err(HarnessError::InvalidInput(format!(
@@ -285,7 +181,7 @@ pub(super) fn check_source(path: &Path, source: &NativeSession) -> HarnessResult
 }
 
 /// Pi wrote the fork's file (a native fork keeps at least turn 1, so it is written at once).
-pub(super) fn check_written(file: &Path) -> HarnessResult<()> {
+pub(crate) fn check_written(file: &Path) -> HarnessResult<()> {
     if file.is_file() {
         Ok(())
     } else {
@@ -302,7 +198,7 @@ pub(super) fn check_written(file: &Path) -> HarnessResult<()> {
 
 /// Pi without anything that could write to a session on its own, and without network,
 /// opening `session` with `flag` (`--session`, or `--fork` to copy it into the cwd).
-pub(super) fn fork_args(flag: &str, session: &Path) -> Vec<OsString> {
+pub(crate) fn fork_args(flag: &str, session: &Path) -> Vec<OsString> {
     let mut args: Vec<OsString> = vec!["--mode".into(), "rpc".into(), flag.into()];
     args.push(session.as_os_str().to_owned());
     args.extend(
@@ -324,7 +220,7 @@ pub(super) fn fork_args(flag: &str, session: &Path) -> Vec<OsString> {
 /// The RPC exchange in a process that has the source open (the cold path's own process, or
 /// a warm spare switched to it); `created` is set as soon as Pi has switched to a new
 /// session file.
-pub(super) async fn run(
+pub(crate) async fn run(
     client: &RpcClient,
     source: &Path,
     keep_to: &str,
@@ -403,7 +299,7 @@ async fn command_for(
 
 /// The new session must hold `keep_to` and nothing after it but labels (which Pi re-creates
 /// at the end of a fork).
-pub(super) async fn check_ends_at(client: &RpcClient, keep_to: &str) -> HarnessResult<()> {
+pub(crate) async fn check_ends_at(client: &RpcClient, keep_to: &str) -> HarnessResult<()> {
     let after = entries_after(client, keep_to).await?;
     let extra: Vec<String> = protocol::entry_types(&after)
         .into_iter()
@@ -420,7 +316,7 @@ pub(super) async fn check_ends_at(client: &RpcClient, keep_to: &str) -> HarnessR
 }
 
 /// `get_entries {since}`; an entry Pi does not have is `CheckpointNotFound`.
-pub(super) async fn entries_after(client: &RpcClient, since: &str) -> HarnessResult<Value> {
+pub(crate) async fn entries_after(client: &RpcClient, since: &str) -> HarnessResult<Value> {
     let response = ask(
         client,
         "get_entries",
@@ -437,7 +333,7 @@ pub(super) async fn entries_after(client: &RpcClient, since: &str) -> HarnessRes
     }
 }
 
-pub(super) async fn state(
+pub(crate) async fn state(
     client: &RpcClient,
     timeout: std::time::Duration,
 ) -> HarnessResult<(PathBuf, String)> {
@@ -448,12 +344,12 @@ pub(super) async fn state(
     }
 }
 
-pub(super) async fn ask(
+pub(crate) async fn ask(
     client: &RpcClient,
     command: &str,
     fields: Value,
     timeout: std::time::Duration,
-) -> HarnessResult<super::protocol::Response> {
+) -> HarnessResult<protocol::Response> {
     match client.request(command, fields, timeout).await {
         Ok(response) => Ok(response),
         Err(err) => Err(client.failure(format!("pi `{command}`: {err}"), WAIT).await),
@@ -461,7 +357,7 @@ pub(super) async fn ask(
 }
 
 /// Removes a fork file Pi wrote before the fork failed. Never the source.
-pub(super) fn remove_stray(file: &Path, source: &Path) {
+pub(crate) fn remove_stray(file: &Path, source: &Path) {
     if same_file(file, source) || !file.is_file() {
         return;
     }
@@ -472,7 +368,3 @@ pub(super) fn remove_stray(file: &Path, source: &Path) {
         }
     }
 }
-
-#[cfg(test)]
-#[path = "tests_fork.rs"]
-mod tests;
