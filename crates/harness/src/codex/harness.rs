@@ -86,7 +86,7 @@ impl Harness for Codex {
     }
 
     async fn fork(&self, request: ForkRequest<'_>) -> HarnessResult<Forked> {
-        runtime::fork(request).await
+        super::native_fork::fork(request).await
     }
 
     async fn spare(

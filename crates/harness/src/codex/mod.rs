@@ -16,4 +16,5 @@ mod state;
 mod trust;
 
 pub use harness::Codex;
-pub use runtime::{capabilities, fork, CodexRuntime};
+pub use native_fork::fork;
+pub use runtime::{capabilities, CodexRuntime};

@@ -25,8 +25,6 @@ use crate::contract::{
 };
 use crate::{Capabilities, HarnessError, HarnessKind, HarnessResult};
 
-pub use super::native_fork::fork;
-
 /// The first Codex version whose `thread/fork` was verified to cut at turn ids
 /// (`lastTurnId` inclusive, experimental `beforeTurnId` exclusive) and leave the source
 /// untouched: the version this crate's tests ran ("Codex 0.171.0: the app-server runtime and

@@ -82,7 +82,7 @@ impl Harness for Pi {
     }
 
     async fn fork(&self, request: ForkRequest<'_>) -> HarnessResult<Forked> {
-        runtime::fork(request).await
+        super::fork::fork(request).await
     }
 
     /// `pi --mode rpc --no-session`, ready: a fork switches it to the source and forks there,

@@ -19,5 +19,6 @@ mod timeouts;
 mod tracker;
 mod version;
 
+pub use fork::fork;
 pub use harness::{help_names_pi, Pi};
-pub use runtime::{capabilities, fork, PiRuntime};
+pub use runtime::{capabilities, PiRuntime};

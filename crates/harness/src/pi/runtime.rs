@@ -35,7 +35,6 @@ use crate::contract::{
 };
 use crate::{HarnessError, HarnessKind, HarnessResult};
 
-pub use super::fork::fork;
 pub use super::version::capabilities;
 
 /// A live `pi --mode rpc` process attached to one thread.
