@@ -10,6 +10,7 @@
 mod error;
 mod model;
 mod open;
+mod process;
 pub mod queries;
 mod store;
 mod time;
@@ -19,7 +20,7 @@ pub use model::{
     Boundary, CheckpointRow, Edge, GrantRow, Layout, Lineage, NewThread, NewTurn, TabKind, TabRow,
     ThreadRow, ThreadState, TurnRow, WindowRow, WorktreeRow,
 };
-pub use open::{Opened, Recovery};
-pub use store::Store;
+pub use open::Recovery;
+pub use store::{Opened, Store};
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

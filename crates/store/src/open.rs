@@ -13,28 +13,14 @@ use sqlx::SqlitePool;
 
 use crate::error::is_corruption;
 use crate::time::utc_stamp;
-use crate::{Result, Store, StoreError};
+use crate::{Result, StoreError};
 
 /// How long a writer waits for another process's write lock before answering `Busy`.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// A `creating` row older than this belongs to no live fork, whatever its pid says (pids are
-/// reused, and other OSes have no cheap liveness check).
-pub(crate) const CREATING_LEASE_MS: i64 = 10 * 60 * 1000;
-
 const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
-
-/// The result of [`Store::open`].
-#[derive(Debug)]
-pub struct Opened {
-    pub store: Store,
-    /// Set when the file was unusable and a fresh store took its place.
-    pub recovered: Option<Recovery>,
-    /// How many interrupted forks (`creating` rows) were removed.
-    pub removed_creating: u64,
-}
 
 /// A store file that was moved aside.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,7 +34,9 @@ enum Health {
     Broken(String),
 }
 
-pub(crate) async fn open(path: &Path) -> Result<Opened> {
+/// Opens the file at `path` as a usable, migrated pool: a file that is not SQLite or is
+/// damaged is moved aside and a fresh one made (the [`Recovery`] says so).
+pub(crate) async fn heal(path: &Path) -> Result<(SqlitePool, Option<Recovery>)> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         private_dir(parent).map_err(|source| StoreError::Io {
             path: parent.to_owned(),
@@ -82,16 +70,7 @@ pub(crate) async fn open(path: &Path) -> Result<Opened> {
             }
         }
     };
-    let store = Store::from_pool(pool, path.to_owned());
-    let removed_creating = store.remove_abandoned_creating().await?;
-    if removed_creating > 0 {
-        tracing::info!(removed_creating, "removed interrupted forks");
-    }
-    Ok(Opened {
-        store,
-        recovered,
-        removed_creating,
-    })
+    Ok((pool, recovered))
 }
 
 fn options(path: &Path) -> Result<SqliteConnectOptions> {
@@ -256,30 +235,4 @@ fn move_aside(path: &Path) -> Result<PathBuf> {
         }
     }
     Ok(target)
-}
-
-/// Whether a process with this pid exists. Only Unix can tell cheaply; elsewhere every pid is
-/// assumed alive and the lease alone decides.
-pub(crate) fn process_alive(pid: i64) -> bool {
-    #[cfg(unix)]
-    {
-        let Ok(pid) = libc::pid_t::try_from(pid) else {
-            return false;
-        };
-        if pid <= 0 {
-            return false;
-        }
-        if pid == std::process::id() as libc::pid_t {
-            // Our own process is not in the middle of a fork while it opens the store.
-            return false;
-        }
-        // SAFETY: kill with signal 0 sends nothing; it only asks whether the pid exists.
-        let rc = unsafe { libc::kill(pid, 0) };
-        rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = pid;
-        true
-    }
 }

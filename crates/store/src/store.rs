@@ -4,13 +4,27 @@ use std::path::{Path, PathBuf};
 
 use sqlx::{Sqlite, SqlitePool, Transaction};
 
-use crate::open::{Opened, CREATING_LEASE_MS};
+use crate::open::Recovery;
 use crate::queries::{
     checkpoints, grants, layout, lineage, setup, threads, trust, turns, worktrees,
 };
 use crate::{
     CheckpointRow, GrantRow, Layout, NewThread, NewTurn, Result, ThreadRow, TurnRow, WorktreeRow,
 };
+
+/// A `creating` row older than this belongs to no live fork, whatever its pid says (pids are
+/// reused, and other OSes have no cheap liveness check).
+pub(crate) const CREATING_LEASE_MS: i64 = 10 * 60 * 1000;
+
+/// The result of [`Store::open`].
+#[derive(Debug)]
+pub struct Opened {
+    pub store: Store,
+    /// Set when the file was unusable and a fresh store took its place.
+    pub recovered: Option<Recovery>,
+    /// How many interrupted forks (`creating` rows) were removed.
+    pub removed_creating: u64,
+}
 
 /// The mapping store. Cheap to clone; all clones share one pool.
 #[derive(Debug, Clone)]
@@ -22,7 +36,18 @@ pub struct Store {
 impl Store {
     /// Opens (creating if needed) the store at `path`, healing it on the way: see [`Opened`].
     pub async fn open(path: impl AsRef<Path>) -> Result<Opened> {
-        crate::open::open(path.as_ref()).await
+        let path = path.as_ref();
+        let (pool, recovered) = crate::open::heal(path).await?;
+        let store = Store::from_pool(pool, path.to_owned());
+        let removed_creating = store.remove_abandoned_creating().await?;
+        if removed_creating > 0 {
+            tracing::info!(removed_creating, "removed interrupted forks");
+        }
+        Ok(Opened {
+            store,
+            recovered,
+            removed_creating,
+        })
     }
 
     pub(crate) fn from_pool(pool: SqlitePool, path: PathBuf) -> Self {

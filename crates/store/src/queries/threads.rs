@@ -224,7 +224,7 @@ pub async fn abandoned_creating(conn: &mut SqliteConnection, lease_ms: i64) -> R
     Ok(rows
         .into_iter()
         .filter(|(_, pid, created_at)| {
-            now - created_at > lease_ms || !pid.is_some_and(crate::open::process_alive)
+            now - created_at > lease_ms || !pid.is_some_and(crate::process::process_alive)
         })
         .map(|(id, _, _)| id)
         .collect())
