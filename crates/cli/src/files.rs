@@ -148,7 +148,12 @@ fn changes_text(changes: &ChangesView, with_diff: bool) -> String {
             true => "binary".to_owned(),
             false => format!("+{} -{}", f.added_lines, f.removed_lines),
         };
-        text.push_str(&format!("{:<9} {:<12} {}\n", f.status, lines, f.path));
+        text.push_str(&format!(
+            "{:<9} {:<12} {}\n",
+            f.status.as_str(),
+            lines,
+            f.path
+        ));
     }
     if changes.files.is_empty() {
         text.push_str("no changes\n");

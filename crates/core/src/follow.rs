@@ -43,7 +43,7 @@ impl Host {
                     tracing::warn!(thread = %id, code = err.code(), "live sync failed");
                     host.emit(HostEvent::Error {
                         thread_id: id.clone(),
-                        code: err.code().into(),
+                        code: err.error_code(),
                         message: err.to_string(),
                     });
                 }
@@ -140,7 +140,7 @@ mod tests {
         drop(f);
         let synced = tokio::time::timeout(Duration::from_secs(10), async {
             loop {
-                if let Ok(crate::HostEvent::ThreadChanged { thread_id }) = events.recv().await {
+                if let Ok(crate::HostEvent::ThreadChanged { thread_id, .. }) = events.recv().await {
                     if thread_id == id && host.show(&id).await.unwrap().turns.len() == 2 {
                         return;
                     }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use forkhost_harness::{HarnessKind, PermissionMode};
-use forkhost_store::{Recovery, Store, ThreadState};
+use forkhost_store::{Recovery, Store, ThreadRow, ThreadState};
 use tokio::sync::broadcast;
 
 use crate::data_dir::STORE_FILE;
@@ -153,6 +153,27 @@ impl Host {
         let _ = self.inner.events.send(event);
     }
 
+    /// `ThreadChanged` for the row the store just returned: the event carries its view, so a
+    /// thread list takes it in without reading every thread again.
+    pub(crate) fn row_changed(&self, row: &ThreadRow) {
+        self.emit(HostEvent::ThreadChanged {
+            thread_id: row.id.clone(),
+            thread: ThreadView::try_from(row).ok().map(Box::new),
+        });
+    }
+
+    /// `ThreadChanged` where the emitter has no row at hand: the row is read for the event
+    /// (none when the thread is gone, and then the UI re-reads its list).
+    pub(crate) async fn thread_changed(&self, thread_id: &str) {
+        match self.store().thread(thread_id).await {
+            Ok(row) => self.row_changed(&row),
+            Err(_) => self.emit(HostEvent::ThreadChanged {
+                thread_id: thread_id.to_owned(),
+                thread: None,
+            }),
+        }
+    }
+
     pub(crate) fn slot(&self, thread_id: &str) -> Arc<Slot> {
         self.inner.runtimes.slot(thread_id)
     }
@@ -186,12 +207,17 @@ impl Host {
 
     /// All threads, oldest first, without their turns.
     pub async fn threads(&self) -> HostResult<Vec<ThreadView>> {
-        Ok(self
-            .store()
-            .threads()
-            .await?
+        let rows = self.store().threads().await?;
+        Ok(rows
             .iter()
-            .map(Into::into)
+            .filter_map(|row| match ThreadView::try_from(row) {
+                Ok(view) => Some(view),
+                Err(err) => {
+                    // Left out rather than failing the list: it could not be opened anyway.
+                    tracing::warn!(thread = %row.id, error = %err, "thread of an unknown harness");
+                    None
+                }
+            })
             .collect())
     }
 
@@ -206,7 +232,7 @@ impl Host {
                 tracing::warn!(thread = %thread_id, code = err.code(), "sync before show failed");
                 self.emit(HostEvent::Error {
                     thread_id: thread_id.to_owned(),
-                    code: err.code().into(),
+                    code: err.error_code(),
                     message: err.to_string(),
                 });
             }
@@ -243,9 +269,7 @@ impl Host {
             })
             .await?;
         tracing::info!(thread = %row.id, harness = %row.harness, "thread created");
-        self.emit(HostEvent::ThreadChanged {
-            thread_id: row.id.clone(),
-        });
+        self.row_changed(&row);
         self.detail(&Thread::parse(row)?).await
     }
 
@@ -270,10 +294,8 @@ impl Host {
         }
         row.title = title;
         let row = self.store().update_thread(&row).await?;
-        self.emit(HostEvent::ThreadChanged {
-            thread_id: row.id.clone(),
-        });
-        Ok((&row).into())
+        self.row_changed(&row);
+        ThreadView::try_from(&row)
     }
 
     /// Archives a thread (hidden from the default list; its native session is kept), or brings
@@ -294,10 +316,8 @@ impl Host {
             };
         }
         let row = self.store().update_thread(&row).await?;
-        self.emit(HostEvent::ThreadChanged {
-            thread_id: row.id.clone(),
-        });
-        Ok((&row).into())
+        self.row_changed(&row);
+        ThreadView::try_from(&row)
     }
 
     /// Stops every runtime (all at once, killed if not closed within a short grace, so quitting

@@ -72,7 +72,7 @@ pub(crate) async fn pump(
                     tracing::warn!(thread = %thread_id, code = err.code(), "sync after turn failed");
                     host.emit(HostEvent::Error {
                         thread_id: id(),
-                        code: err.code().into(),
+                        code: err.error_code(),
                         message: err.to_string(),
                     });
                 }
@@ -86,10 +86,13 @@ pub(crate) async fn pump(
                 tracing::info!(thread = %thread_id, outcome = name, "turn ended");
                 host.emit(HostEvent::TurnEnded {
                     thread_id: id(),
-                    outcome: name.into(),
+                    outcome: (&outcome).into(),
                     message,
                 });
-                host.emit(HostEvent::ThreadChanged { thread_id: id() });
+                host.emit(HostEvent::ThreadChanged {
+                    thread_id: id(),
+                    thread: None,
+                });
                 turn.finish(outcome);
                 if turn.retire.load(Ordering::SeqCst) {
                     // A grant it may remember was revoked during the turn.
@@ -135,7 +138,7 @@ pub(crate) async fn pump(
                     let message = explained(&host, &thread_id, message).await;
                     host.emit(HostEvent::Error {
                         thread_id: id(),
-                        code: "harness_failed".into(),
+                        code: crate::error::ErrorCode::HarnessFailed,
                         message: message.clone(),
                     });
                     turn.finish(TurnOutcome::Failed { message });

@@ -19,8 +19,7 @@ pub struct FileChangeView {
     pub path: String,
     /// The path before a rename.
     pub old_path: Option<String>,
-    /// `added`, `modified`, `deleted` or `renamed`.
-    pub status: String,
+    pub status: FileStatus,
     #[ts(type = "number")]
     pub added_lines: usize,
     #[ts(type = "number")]
@@ -44,13 +43,7 @@ fn file_view(diff: FileDiff) -> FileChangeView {
     FileChangeView {
         path: diff.path,
         old_path: diff.old_path,
-        status: match diff.status {
-            FileStatus::Added => "added",
-            FileStatus::Modified => "modified",
-            FileStatus::Deleted => "deleted",
-            FileStatus::Renamed => "renamed",
-        }
-        .to_owned(),
+        status: diff.status,
         added_lines: diff.added_lines,
         removed_lines: diff.removed_lines,
         binary: diff.binary,
