@@ -25,7 +25,7 @@ const DIFF = "diff --git a/notes.txt b/notes.txt\n--- a/notes.txt\n+++ b/notes.t
 const changes = {
   from: "abcdef0123",
   to: "0123abcdef",
-  files: [{ path: "notes.txt", old_path: null, status: "modified", added_lines: 1, removed_lines: 1, binary: false }],
+  files: [{ path: "notes.txt", old_path: null, status: "modified" as const, added_lines: 1, removed_lines: 1, binary: false }],
   diff: DIFF,
 };
 
