@@ -388,3 +388,75 @@ fn default_title(cwd: &Path) -> String {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "New thread".to_owned())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn event(rx: &mut broadcast::Receiver<HostEvent>) -> HostEvent {
+        tokio::time::timeout(std::time::Duration::from_secs(5), rx.recv())
+            .await
+            .expect("no event")
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn thread_changed_carries_the_row_as_it_is_now() {
+        let data = tempfile::tempdir().unwrap();
+        let (host, _) = Host::open(data.path()).await.unwrap();
+        let row = host
+            .store()
+            .insert_thread(&forkhost_store::NewThread {
+                id: new_id(),
+                harness: "codex".into(),
+                cwd: data.path().display().to_string(),
+                title: "Before".into(),
+                state: ThreadState::Ready,
+                native_session_id: None,
+                native_path: None,
+                fork: None,
+                pending_fork: None,
+                permission_mode: None,
+                permission_sandbox: None,
+            })
+            .await
+            .unwrap();
+        let mut rx = host.subscribe();
+
+        let renamed = host.rename(&row.id, "After").await.unwrap();
+        let HostEvent::ThreadChanged { thread_id, thread } = event(&mut rx).await else {
+            panic!("not a thread change");
+        };
+        assert_eq!(thread_id, row.id);
+        assert_eq!(thread.as_deref(), Some(&renamed));
+        assert_eq!(renamed.title, "After");
+        assert_eq!(renamed.harness, HarnessKind::Codex);
+
+        host.archive(&row.id, true).await.unwrap();
+        let HostEvent::ThreadChanged { thread, .. } = event(&mut rx).await else {
+            panic!("not a thread change");
+        };
+        assert_eq!(thread.map(|t| t.state), Some(ThreadState::Archived));
+
+        // Read for the event; a thread that is gone has no row to carry.
+        host.thread_changed(&row.id).await;
+        let HostEvent::ThreadChanged { thread, .. } = event(&mut rx).await else {
+            panic!("not a thread change");
+        };
+        assert_eq!(thread.map(|t| t.title), Some("After".to_owned()));
+        host.thread_changed("no-such-thread").await;
+        let HostEvent::ThreadChanged { thread, .. } = event(&mut rx).await else {
+            panic!("not a thread change");
+        };
+        assert_eq!(thread, None);
+        let json = serde_json::to_value(HostEvent::ThreadChanged {
+            thread_id: "t".into(),
+            thread: None,
+        })
+        .unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"type": "thread_changed", "thread_id": "t", "thread": null})
+        );
+    }
+}
