@@ -5,7 +5,7 @@ use forkhost_core::ThreadView;
 use forkhost_core::{ApprovalDecision, ApprovalView, GrantView, PermissionMode};
 use tauri::State;
 
-use crate::error::{CmdResult, CommandError};
+use crate::error::{CmdResult, CommandError, ErrorCode};
 use crate::state::AppState;
 
 /// An empty or blank word is no choice (the harness's default).
@@ -35,42 +35,19 @@ pub async fn set_mode(
         .await?)
 }
 
-/// The decision words `answer_approval` takes (the harness contract's `ApprovalDecision`).
-pub const DECISIONS: [&str; 4] = [
-    "approve",
-    "approve_for_session",
-    "decline",
-    "decline_and_stop",
-];
-
-fn decision(word: &str) -> CmdResult<ApprovalDecision> {
-    match word {
-        "approve" => Ok(ApprovalDecision::Approve),
-        "approve_for_session" => Ok(ApprovalDecision::ApproveForSession),
-        "decline" => Ok(ApprovalDecision::Decline),
-        "decline_and_stop" => Ok(ApprovalDecision::DeclineAndStop),
-        other => Err(CommandError::new(
-            "invalid_input",
-            format!(
-                "unknown approval decision {other:?}; expected one of {}",
-                DECISIONS.join(", ")
-            ),
-        )),
-    }
-}
-
-/// Answers a pending approval request of the thread's runtime.
+/// Answers a pending approval request of the thread's runtime. The decision arrives typed
+/// (the UI's `ApprovalDecision` is generated from the contract's); a word outside it is refused
+/// before this runs, by serde, with the words it takes.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn answer_approval(
     state: State<'_, AppState>,
     thread_id: String,
     request_id: String,
-    decision: String,
+    decision: ApprovalDecision,
 ) -> CmdResult<()> {
-    let decision = self::decision(decision.trim())?;
     if request_id.trim().is_empty() {
         return Err(CommandError::new(
-            "invalid_input",
+            ErrorCode::InvalidInput,
             "an approval request id is needed",
         ));
     }
@@ -91,7 +68,7 @@ pub async fn answer_question(
 ) -> CmdResult<()> {
     if request_id.trim().is_empty() {
         return Err(CommandError::new(
-            "invalid_input",
+            ErrorCode::InvalidInput,
             "a question request id is needed",
         ));
     }
@@ -128,7 +105,10 @@ pub async fn revoke_grant(
 ) -> CmdResult<()> {
     let grant_id = grant_id.trim();
     if grant_id.is_empty() {
-        return Err(CommandError::new("invalid_input", "a grant id is needed"));
+        return Err(CommandError::new(
+            ErrorCode::InvalidInput,
+            "a grant id is needed",
+        ));
     }
     Ok(state.host.revoke_grant(&thread_id, grant_id).await?)
 }
@@ -153,15 +133,18 @@ mod tests {
 
     #[test]
     fn decisions_are_the_contract_words() {
-        for word in DECISIONS {
-            assert_eq!(decision(word).unwrap().name(), word);
+        for word in [
+            "approve",
+            "approve_for_session",
+            "decline",
+            "decline_and_stop",
+        ] {
+            let decision: ApprovalDecision = serde_json::from_value(word.into()).unwrap();
+            assert_eq!(decision.name(), word);
         }
-        let err = decision("yes").unwrap_err();
-        assert_eq!(err.code, "invalid_input");
-        assert!(
-            err.message.contains("approve_for_session"),
-            "{}",
-            err.message
-        );
+        // What `answer_approval` rejects a bad word with names the words it takes.
+        let err = serde_json::from_value::<ApprovalDecision>("yes".into()).unwrap_err();
+        let message = err.to_string();
+        assert!(message.contains("approve_for_session"), "{message}");
     }
 }

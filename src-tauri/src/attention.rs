@@ -16,14 +16,12 @@ use std::sync::Mutex;
 
 use forkhost_core::{ApprovalView, Host, SubjectView};
 use serde::Serialize;
-use tauri::{AppHandle, Emitter, Manager, UserAttentionType, WebviewWindow};
+use tauri::{AppHandle, Manager, UserAttentionType, WebviewWindow};
 use tauri_plugin_notification::NotificationExt;
 
+use crate::event_list::{channel, emit_to};
 use crate::layout::MAIN_WINDOW;
 use crate::state::AppState;
-
-/// The event telling a window to show one of its threads (payload: the thread id).
-pub const ACTIVATE_THREAD: &str = "activate-thread";
 
 /// The test hook's variable.
 pub const TEST_FILE_VAR: &str = "FORKHOST_TEST_NOTIFICATIONS";
@@ -194,7 +192,7 @@ pub fn focused(app: &AppHandle, label: &str) {
             .await
             .is_ok_and(|list| !list.is_empty());
         if waits {
-            let _ = app.emit_to(label.as_str(), ACTIVATE_THREAD, thread_id);
+            emit_to::<channel::ActivateThread>(&app, &label, &thread_id);
         }
     });
 }

@@ -9,8 +9,8 @@
 use crate::{approvals, cli_tool, commands, files, first_run, settings, trust, update};
 use forkhost_core::DiscoveredSession;
 use forkhost_core::{
-    ApprovalView, ChangesView, FilesView, ForkAt, ForkFiles, GrantView, HarnessReport,
-    TrustDecision, TrustView, WorktreeLoss,
+    ApprovalDecision, ApprovalView, ChangesView, FilesView, ForkAt, ForkFiles, GrantView,
+    HarnessReport, TrustDecision, TrustView, WorktreeLoss,
 };
 use forkhost_core::{ThreadDetail, ThreadView};
 
@@ -56,7 +56,7 @@ command_list! {
     commands::interrupt(thread_id: String) -> ();
     commands::close(thread_id: String) -> ();
     commands::is_streaming(thread_id: String) -> bool;
-    approvals::answer_approval(thread_id: String, request_id: String, decision: String) -> ();
+    approvals::answer_approval(thread_id: String, request_id: String, decision: ApprovalDecision) -> ();
     approvals::answer_question(thread_id: String, request_id: String, answers: Option<Vec<String>>) -> ();
     approvals::pending_approvals(thread_id: String) -> Vec<ApprovalView>;
     approvals::session_grants(thread_id: String) -> Vec<GrantView>;

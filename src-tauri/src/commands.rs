@@ -8,9 +8,10 @@ use forkhost_core::DiscoveredSession;
 use forkhost_core::{ForkAt, ForkFiles, HarnessKind, HarnessReport, NewThreadSpec};
 use forkhost_core::{ForkResult, ThreadDetail, ThreadView};
 use serde::{Deserialize, Serialize};
-use tauri::{AppHandle, Emitter, Manager, State, WebviewWindow};
+use tauri::{AppHandle, Manager, State, WebviewWindow};
 
-use crate::error::{CmdResult, CommandError};
+use crate::error::{AppErrorCode, CmdResult, CommandError, ErrorCode};
+use crate::event_list::{channel, emit_all, emit_to};
 use crate::layout::{NewTab, Prefill, TabLayout, WindowInit};
 use crate::open_window::{self, WindowContents};
 use crate::settings::Settings;
@@ -31,8 +32,7 @@ pub struct AppInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct NewThreadArgs {
-    /// `claude`, `codex` or `pi`.
-    pub harness: String,
+    pub harness: HarnessKind,
     pub cwd: String,
     pub title: Option<String>,
     /// The permission mode in the harness's words (Claude's mode, Codex's approval policy);
@@ -46,7 +46,7 @@ pub struct NewThreadArgs {
 
 fn harness(name: &str) -> CmdResult<HarnessKind> {
     name.parse::<HarnessKind>()
-        .map_err(|e| CommandError::new("invalid_input", e.to_string()))
+        .map_err(|e| CommandError::new(ErrorCode::InvalidInput, e.to_string()))
 }
 
 /// Async (off the main thread), as every command a window's start waits for.
@@ -86,7 +86,7 @@ pub async fn create(state: State<'_, AppState>, spec: NewThreadArgs) -> CmdResul
     Ok(state
         .host
         .create(NewThreadSpec {
-            harness: harness(&spec.harness)?,
+            harness: spec.harness,
             cwd,
             title: spec.title,
             permissions: crate::approvals::permissions(spec.mode, spec.sandbox),
@@ -210,7 +210,7 @@ pub async fn fork(
     let seeded = seed.is_some();
     let tabs = vec![NewTab {
         thread_id: fork_id.clone(),
-        kind: crate::layout::CONVERSATION.to_owned(),
+        kind: forkhost_core::TabKind::Conversation,
     }];
     let prefill = result.prefill.clone().map(|text| Prefill {
         thread_id: fork_id,
@@ -334,7 +334,7 @@ pub async fn move_tab_to_new_window(
         .windows()
         .window(window.label())
         .and_then(|w| w.tabs.iter().find(|t| t.id == tab_id).cloned())
-        .ok_or_else(|| CommandError::new("window", format!("no tab {tab_id} here")))?;
+        .ok_or_else(|| CommandError::new(AppErrorCode::Window, format!("no tab {tab_id} here")))?;
     // Open the new window first: the thread never leaves the layout, so its runtime lives on.
     let contents = WindowContents {
         tabs: vec![NewTab {
@@ -345,7 +345,7 @@ pub async fn move_tab_to_new_window(
     };
     let label = open_window::open_window(&app, &state, &window, contents, None)?;
     state.update_layout(|w| w.take_tab(window.label(), &tab_id));
-    let _ = window.emit_to(window.label(), "layout-changed", ());
+    emit_to::<channel::LayoutChanged>(&window, window.label(), &());
     Ok(label)
 }
 
@@ -375,7 +375,7 @@ pub fn save_settings(
 ) -> CmdResult<()> {
     crate::settings::save(&state.data_dir, &settings)?;
     *state.settings.lock().unwrap_or_else(|e| e.into_inner()) = settings.clone();
-    let _ = app.emit("settings-changed", settings);
+    emit_all::<channel::SettingsChanged>(&app, &settings);
     Ok(())
 }
 

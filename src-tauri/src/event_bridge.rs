@@ -2,16 +2,11 @@
 //! a request that waits on the user also gets their attention ([`crate::attention`]).
 
 use forkhost_core::{Host, HostEvent};
-use tauri::{AppHandle, Emitter, Manager};
+use tauri::{AppHandle, Manager};
 use tokio::sync::broadcast;
 
+use crate::event_list::{channel, emit_all};
 use crate::state::{follow, AppState};
-
-/// The one Tauri event carrying every [`HostEvent`] to the windows.
-pub const HOST_EVENT: &str = "host-event";
-
-/// Sent instead when the UI fell behind: it re-reads what it shows.
-const HOST_LAGGED: &str = "host-lagged";
 
 /// Forwards every Host event to the windows as one `host-event`. Also follows a shown thread
 /// again when it changes (its native file may have just appeared).
@@ -27,7 +22,7 @@ pub async fn forward_events(app: AppHandle, host: Host) {
                         crate::attention::requested(&app, &host, &thread_id, &request).await;
                     });
                 }
-                if let HostEvent::ThreadChanged { thread_id } = &event {
+                if let HostEvent::ThreadChanged { thread_id, .. } = &event {
                     let shown = app
                         .try_state::<AppState>()
                         .is_some_and(|s| s.windows().threads().contains(thread_id));
@@ -35,14 +30,16 @@ pub async fn forward_events(app: AppHandle, host: Host) {
                         follow(&host, thread_id.clone());
                     }
                 }
-                let _ = app.emit(HOST_EVENT, &event);
+                emit_all::<channel::HostEvent>(&app, &event);
             }
             Err(broadcast::error::RecvError::Lagged(missed)) => {
                 tracing::warn!(
                     missed,
                     "UI fell behind the Host's events; asking for a reload"
                 );
-                let _ = app.emit(HOST_LAGGED, missed);
+                // Past usize (never in practice) it is still "very many".
+                let missed = usize::try_from(missed).unwrap_or(usize::MAX);
+                emit_all::<channel::HostLagged>(&app, &missed);
             }
             Err(broadcast::error::RecvError::Closed) => break,
         }

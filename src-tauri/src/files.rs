@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use forkhost_core::{ChangesView, FilesView, TrustView, WorktreeLoss};
 use tauri::State;
 
-use crate::error::{CmdResult, CommandError};
+use crate::error::{CmdResult, CommandError, ErrorCode};
 use crate::state::AppState;
 
 /// A thread id the UI passed: trimmed, and not empty.
@@ -14,7 +14,7 @@ fn thread(id: &str, what: &str) -> CmdResult<String> {
     let id = id.trim();
     if id.is_empty() {
         return Err(CommandError::new(
-            "invalid_input",
+            ErrorCode::InvalidInput,
             format!("{what}: a thread id is needed"),
         ));
     }
@@ -25,11 +25,14 @@ fn thread(id: &str, what: &str) -> CmdResult<String> {
 fn folder(path: &str) -> CmdResult<PathBuf> {
     let path = crate::commands::expand_home(path.trim());
     if path.as_os_str().is_empty() {
-        return Err(CommandError::new("invalid_input", "a folder is needed"));
+        return Err(CommandError::new(
+            ErrorCode::InvalidInput,
+            "a folder is needed",
+        ));
     }
     if !path.is_absolute() {
         return Err(CommandError::new(
-            "invalid_input",
+            ErrorCode::InvalidInput,
             format!("{} is not an absolute folder path", path.display()),
         ));
     }
@@ -57,7 +60,7 @@ pub async fn changes(
         None | Some("") => None,
         Some(o) if o == id => {
             return Err(CommandError::new(
-                "invalid_input",
+                ErrorCode::InvalidInput,
                 "compare a thread with another thread, not itself",
             ))
         }
@@ -78,7 +81,7 @@ pub async fn bring_back(
     let target = thread(&target_id, "bring back")?;
     if fork == target {
         return Err(CommandError::new(
-            "invalid_input",
+            ErrorCode::InvalidInput,
             "a fork's changes are brought back to another thread",
         ));
     }
@@ -148,10 +151,16 @@ mod tests {
 
     #[test]
     fn input_is_checked() {
-        assert_eq!(thread("  ", "x").unwrap_err().code, "invalid_input");
+        assert_eq!(
+            thread("  ", "x").unwrap_err().code.as_str(),
+            "invalid_input"
+        );
         assert_eq!(thread(" t1 ", "x").unwrap(), "t1");
-        assert_eq!(folder("").unwrap_err().code, "invalid_input");
-        assert_eq!(folder("relative/dir").unwrap_err().code, "invalid_input");
+        assert_eq!(folder("").unwrap_err().code.as_str(), "invalid_input");
+        assert_eq!(
+            folder("relative/dir").unwrap_err().code.as_str(),
+            "invalid_input"
+        );
         assert!(folder("/tmp").unwrap().is_absolute());
         assert!(folder("~/x").unwrap().is_absolute());
     }

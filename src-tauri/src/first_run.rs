@@ -2,9 +2,10 @@
 //! since), and use a binary the user chose (Choose its file…) at once, saved like the path in
 //! Settings, without a restart.
 
-use tauri::{AppHandle, Emitter, State};
+use tauri::{AppHandle, State};
 
-use crate::error::{CmdResult, CommandError};
+use crate::error::{CmdResult, CommandError, ErrorCode};
+use crate::event_list::{channel, emit_all};
 use crate::state::AppState;
 use forkhost_core::{HarnessKind, HarnessReport};
 
@@ -25,7 +26,7 @@ pub async fn choose_harness_path(
 ) -> CmdResult<HarnessReport> {
     let kind: HarnessKind = harness
         .parse()
-        .map_err(|e| CommandError::new("invalid_input", format!("{e}")))?;
+        .map_err(|e| CommandError::new(ErrorCode::InvalidInput, format!("{e}")))?;
     let report = state.host.choose_harness_path(kind, &path).await?;
     let settings = {
         let mut settings = state.settings.lock().unwrap_or_else(|e| e.into_inner());
@@ -39,6 +40,6 @@ pub async fn choose_harness_path(
     };
     crate::settings::save(&state.data_dir, &settings)?;
     tracing::info!(harness = %kind, "harness path chosen in the first-run view");
-    let _ = app.emit("settings-changed", settings);
+    emit_all::<channel::SettingsChanged>(&app, &settings);
     Ok(report)
 }

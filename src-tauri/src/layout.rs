@@ -7,6 +7,7 @@ use std::collections::{BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
+use forkhost_core::TabKind;
 pub use forkhost_core::{LayoutView as Layout, TabView as TabLayout, WindowView as WindowLayout};
 
 /// Label of the main window (tauri.conf.json `app.windows[0].label`).
@@ -14,9 +15,6 @@ pub const MAIN_WINDOW: &str = "main";
 
 /// Prefix of the labels of the other windows (capabilities/default.json lists `w-*`).
 pub const WINDOW_PREFIX: &str = "w-";
-
-/// Tab kinds (`TabView::kind`).
-pub const CONVERSATION: &str = "conversation";
 
 /// Text to put in a thread's composer when its tab first shows (a fork `before` a turn).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
@@ -54,8 +52,7 @@ pub struct WindowInit {
 #[ts(export)]
 pub struct NewTab {
     pub thread_id: String,
-    /// `conversation` or `terminal`.
-    pub kind: String,
+    pub kind: TabKind,
 }
 
 /// What a window being opened still has to learn at its first load.
@@ -285,7 +282,7 @@ mod tests {
         TabLayout {
             id: id.into(),
             thread_id: thread.into(),
-            kind: CONVERSATION.into(),
+            kind: TabKind::Conversation,
         }
     }
 
@@ -326,7 +323,7 @@ mod tests {
             "w-x",
             vec![NewTab {
                 thread_id: "t3".into(),
-                kind: CONVERSATION.into(),
+                kind: TabKind::Conversation,
             }],
             Some(Prefill {
                 thread_id: "t3".into(),
@@ -380,7 +377,7 @@ mod tests {
             "w-s",
             vec![NewTab {
                 thread_id: "t5".into(),
-                kind: CONVERSATION.into(),
+                kind: TabKind::Conversation,
             }],
             None,
             true,

@@ -16,6 +16,7 @@ pub mod command_list;
 pub mod commands;
 pub mod error;
 pub mod event_bridge;
+pub mod event_list;
 pub mod files;
 pub mod first_run;
 pub mod layout;

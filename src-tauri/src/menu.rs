@@ -3,7 +3,9 @@
 //! key handler runs).
 
 use tauri::menu::{Menu, MenuItem, PredefinedMenuItem, Submenu};
-use tauri::{AppHandle, Emitter, Manager, Wry};
+use tauri::{AppHandle, Manager, Wry};
+
+use crate::event_list::{channel, emit_to};
 
 /// Menu item ids; the UI's `MenuAction` names them too (ui/src/shortcuts.ts).
 pub const QUIT: &str = "quit";
@@ -136,6 +138,6 @@ pub fn dispatch(app: &AppHandle, id: &str) {
         .or_else(|| windows.get(crate::layout::MAIN_WINDOW))
         .or_else(|| windows.values().next());
     if let Some(window) = target {
-        let _ = app.emit_to(window.label(), "menu", id);
+        emit_to::<channel::Menu>(app, window.label(), id);
     }
 }

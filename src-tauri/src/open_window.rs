@@ -3,9 +3,10 @@
 
 use std::time::Duration;
 
-use tauri::{AppHandle, Emitter, Manager, WebviewWindow};
+use tauri::{AppHandle, Manager, WebviewWindow};
 
 use crate::error::CommandError;
+use crate::event_list::{channel, emit_to};
 use crate::layout::{self, NewTab, Prefill, Seed};
 use crate::spare::schedule_spare;
 use crate::state::AppState;
@@ -63,7 +64,7 @@ pub fn open_window(
             // The event only wakes the window: it asks `window_init` for its state, whose reply
             // (a command reply, a raw body) carries the seed far faster than an event, which
             // is delivered by evaluating a script holding the whole payload.
-            let _ = app.emit_to(&label, "window-assign", ());
+            emit_to::<channel::WindowAssign>(app, &label, &());
             if !was_shown {
                 let _ = window.show();
                 let _ = window.set_focus();

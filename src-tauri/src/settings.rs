@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{CmdResult, CommandError};
+use crate::error::{AppErrorCode, CmdResult, CommandError, ErrorCode};
 
 const SETTINGS_FILE: &str = "settings.json";
 
@@ -146,7 +146,7 @@ pub async fn check_harness_path(
 ) -> CmdResult<forkhost_core::HarnessReport> {
     let kind: forkhost_core::HarnessKind = harness
         .parse()
-        .map_err(|e| CommandError::new("invalid_input", format!("{e}")))?;
+        .map_err(|e| CommandError::new(ErrorCode::InvalidInput, format!("{e}")))?;
     Ok(forkhost_core::harnesses::check_path(kind, &path).await?)
 }
 
@@ -174,9 +174,10 @@ pub fn load(data_dir: &Path) -> Settings {
 /// harness paths and folders, and the data folder's files are all 0600.
 pub fn save(data_dir: &Path, settings: &Settings) -> CmdResult<()> {
     let text = serde_json::to_vec_pretty(settings)
-        .map_err(|e| CommandError::new("settings", e.to_string()))?;
-    forkhost_core::data_dir::write_private(&file(data_dir), &text)
-        .map_err(|e| CommandError::new("settings", format!("cannot save settings: {e}")))
+        .map_err(|e| CommandError::new(AppErrorCode::Settings, e.to_string()))?;
+    forkhost_core::data_dir::write_private(&file(data_dir), &text).map_err(|e| {
+        CommandError::new(AppErrorCode::Settings, format!("cannot save settings: {e}"))
+    })
 }
 
 #[cfg(test)]
@@ -262,7 +263,7 @@ mod tests {
         let err = check_harness_path("claude".into(), path.clone())
             .await
             .unwrap_err();
-        assert_eq!(err.code, "invalid_input", "{err}");
+        assert_eq!(err.code.as_str(), "invalid_input", "{err}");
         assert!(
             err.message.contains("is Codex") && err.message.contains("not Claude Code"),
             "{err}"
@@ -270,10 +271,10 @@ mod tests {
         let err = check_harness_path("pi".into(), dir.join("none").display().to_string())
             .await
             .unwrap_err();
-        assert_eq!(err.code, "harness_not_found", "{err}");
+        assert_eq!(err.code.as_str(), "harness_not_found", "{err}");
         assert!(err.message.contains("does not exist"), "{err}");
         let err = check_harness_path("gpt".into(), path).await.unwrap_err();
-        assert_eq!(err.code, "invalid_input", "{err}");
+        assert_eq!(err.code.as_str(), "invalid_input", "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

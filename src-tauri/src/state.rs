@@ -98,7 +98,7 @@ async fn save_layouts(host: Host, mut rx: mpsc::UnboundedReceiver<Layout>) {
             layout = newer;
         }
         if let Err(err) = host.save_layout(&layout).await {
-            if err.code() == "thread_not_found" {
+            if matches!(err, forkhost_core::HostError::ThreadNotFound(_)) {
                 // A thread vanished under a tab: save what still exists.
                 if let Ok(threads) = host.threads().await {
                     let known = threads.into_iter().map(|t| t.id).collect();

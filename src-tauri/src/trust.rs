@@ -5,7 +5,7 @@
 use forkhost_core::TrustDecision;
 use tauri::State;
 
-use crate::error::{CmdResult, CommandError};
+use crate::error::{CmdResult, CommandError, ErrorCode};
 use crate::state::AppState;
 
 /// Every folder-trust decision, by folder.
@@ -19,7 +19,10 @@ pub async fn trusted_folders(state: State<'_, AppState>) -> CmdResult<Vec<TrustD
 pub async fn revoke_folder_trust(state: State<'_, AppState>, folder: String) -> CmdResult<()> {
     let folder = folder.trim();
     if folder.is_empty() {
-        return Err(CommandError::new("invalid_input", "a folder is needed"));
+        return Err(CommandError::new(
+            ErrorCode::InvalidInput,
+            "a folder is needed",
+        ));
     }
     Ok(state.host.revoke_folder_trust(folder).await?)
 }

@@ -17,15 +17,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use tauri::{AppHandle, Emitter, Manager, State, WebviewWindow};
+use tauri::{AppHandle, Manager, State, WebviewWindow};
 use tauri_plugin_updater::{Update, UpdaterExt};
 use tokio::sync::Mutex;
 
-use crate::error::{CmdResult, CommandError};
+use crate::error::{AppErrorCode, CmdResult, CommandError, ErrorCode};
+use crate::event_list::{channel, emit_to};
 use crate::state::AppState;
-
-/// Sent to the window that asked for the install, while the update downloads.
-pub const UPDATE_PROGRESS_EVENT: &str = "update-progress";
 
 /// How long a check or a download may wait on the network before giving up.
 const NETWORK_TIMEOUT: Duration = Duration::from_secs(60);
@@ -79,7 +77,7 @@ fn installable() -> Result<(), CommandError> {
         let appimage = std::env::var_os("APPIMAGE").is_some_and(|v| !v.is_empty());
         if !bundled && !appimage {
             return Err(CommandError::new(
-                "unsupported",
+                ErrorCode::Unsupported,
                 "This copy of Forkhost was not installed from a package (deb, rpm or AppImage), \
                  so it cannot update itself. Update it the way it was installed.",
             ));
@@ -101,7 +99,7 @@ fn package_mismatch(update: &Update) -> Option<CommandError> {
     let path = update.download_url.path().to_ascii_lowercase();
     (!path.ends_with(&format!(".{wanted}"))).then(|| {
         CommandError::new(
-            "unsupported",
+            ErrorCode::Unsupported,
             format!(
                 "Forkhost {} has no .{wanted} package for this system yet; update it with your \
                  package manager when it does.",
@@ -145,7 +143,7 @@ fn update_error(action: &str, err: tauri_plugin_updater::Error) -> CommandError 
         }
         _ => format!("Updating failed while {action}: {err}"),
     };
-    CommandError::new("update", message)
+    CommandError::new(AppErrorCode::Update, message)
 }
 
 fn info(update: &Update) -> UpdateInfo {
@@ -176,7 +174,10 @@ pub async fn update_check(
     manual: bool,
 ) -> CmdResult<Option<UpdateInfo>> {
     if updates.installing.load(Ordering::SeqCst) {
-        return Err(CommandError::new("busy", "An update is being installed."));
+        return Err(CommandError::new(
+            ErrorCode::Busy,
+            "An update is being installed.",
+        ));
     }
     let started = Instant::now();
     let checked = async {
@@ -243,7 +244,7 @@ pub async fn update_install(
 ) -> CmdResult<()> {
     let Some(update) = updates.pending.lock().await.clone() else {
         return Err(CommandError::new(
-            "invalid_input",
+            ErrorCode::InvalidInput,
             "There is no update to install; check for updates first.",
         ));
     };
@@ -251,7 +252,7 @@ pub async fn update_install(
         // The UI shows one version and the last check found another: install nothing the user
         // has not seen.
         return Err(CommandError::new(
-            "conflict",
+            ErrorCode::Conflict,
             format!(
                 "The update found is {}, not {version}; check again.",
                 update.version
@@ -259,16 +260,15 @@ pub async fn update_install(
         ));
     }
     if updates.installing.swap(true, Ordering::SeqCst) {
-        return Err(CommandError::new("busy", "An update is being installed."));
+        return Err(CommandError::new(
+            ErrorCode::Busy,
+            "An update is being installed.",
+        ));
     }
     let result = install(&app, &window, update).await;
     updates.installing.store(false, Ordering::SeqCst);
     result?;
-    let _ = window.emit_to(
-        window.label(),
-        UPDATE_PROGRESS_EVENT,
-        UpdateProgress::Restarting,
-    );
+    emit_to::<channel::UpdateProgress>(&window, window.label(), &UpdateProgress::Restarting);
     tracing::info!(version = %version, "update installed; restarting");
     // Through the event loop, so the Host stops its harness processes and the layout is kept
     // (RunEvent::Exit in `run`), then the new binary starts.
@@ -281,7 +281,7 @@ async fn install(app: &AppHandle, window: &WebviewWindow, update: Update) -> Cmd
     let emit = {
         let app = app.clone();
         move |progress: UpdateProgress| {
-            let _ = app.emit_to(&label, UPDATE_PROGRESS_EVENT, progress);
+            emit_to::<channel::UpdateProgress>(&app, &label, &progress);
         }
     };
     emit(UpdateProgress::Downloading {
@@ -321,7 +321,7 @@ async fn install(app: &AppHandle, window: &WebviewWindow, update: Update) -> Cmd
         update.install(bytes)
     })
     .await
-    .map_err(|e| CommandError::new("update", format!("the installer stopped: {e}")))?;
+    .map_err(|e| CommandError::new(AppErrorCode::Update, format!("the installer stopped: {e}")))?;
     installed.map_err(|e| update_error("installing", e))
 }
 
@@ -349,7 +349,7 @@ mod tests {
     #[test]
     fn errors_are_worded_for_people() {
         let err = update_error("checking", tauri_plugin_updater::Error::EmptyEndpoints);
-        assert_eq!(err.code, "update");
+        assert_eq!(err.code.as_str(), "update");
         assert!(err.message.contains("No update server"));
         let err = update_error(
             "installing",

@@ -46,7 +46,7 @@ fn resolutions(events: &mut broadcast::Receiver<HostEvent>) -> Vec<(String, Stri
     let mut seen = Vec::new();
     while let Ok(event) = events.try_recv() {
         if let HostEvent::ApprovalResolved { thread_id, id, how } = event {
-            seen.push((thread_id, id, how));
+            seen.push((thread_id, id, how.as_str().to_owned()));
         }
     }
     seen

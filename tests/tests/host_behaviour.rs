@@ -196,7 +196,7 @@ async fn restart_recovery(harness: Harness) {
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(after.thread.state, "ready");
+    assert_eq!(after.thread.state.as_str(), "ready");
     assert_eq!(after.turns.len(), 2);
     assert!(PathBuf::from(after.thread.native.path.unwrap()).exists());
     assert_eq!(
@@ -238,7 +238,7 @@ async fn live_sync(harness: Harness) {
 
     let gained = tokio::time::timeout(Duration::from_secs(30), async {
         loop {
-            if let Ok(HostEvent::ThreadChanged { thread_id }) = events.recv().await {
+            if let Ok(HostEvent::ThreadChanged { thread_id, .. }) = events.recv().await {
                 if thread_id == id && host.show(&id).await.unwrap().turns.len() == 2 {
                     return;
                 }
@@ -437,7 +437,7 @@ async fn rebuild_after_store_loss(harness: Harness) {
             lineage.source_turn.as_deref(),
             Some(shown.turns[0].id.as_str())
         );
-        assert_eq!(lineage.boundary, "after");
+        assert_eq!(lineage.boundary.as_str(), "after");
     }
     host.shutdown().await;
 }

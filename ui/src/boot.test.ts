@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { WindowInit } from "./bindings/WindowInit";
+import type { TabView } from "./bindings/TabView";
 import { applyInit, boot, titleOf } from "./boot";
 import * as ipc from "./ipc";
 import { perf } from "./perf";
@@ -16,7 +17,7 @@ function init(over: Partial<WindowInit> = {}): WindowInit {
   return windowInit({ label: "w-1", main: false, ...over });
 }
 
-const conversation = (id: string, thread: string) => ({ id, thread_id: thread, kind: "conversation" });
+const conversation = (id: string, thread: string): TabView => ({ id, thread_id: thread, kind: "conversation" });
 
 let listeners: Record<string, (...args: never[]) => void>;
 

@@ -1,7 +1,10 @@
 // Typed command errors in words a user can act on.
+import type { CommandErrorCode } from "./bindings/CommandErrorCode";
 import { IpcError } from "./ipc";
 
-const TITLES: Record<string, string> = {
+/** A title for every code Rust has (its `ErrorCode` and the app's `AppErrorCode`): a code added
+ * or renamed there fails the type check here. */
+const TITLES: Record<CommandErrorCode, string> = {
   thread_not_found: "Thread not found",
   session_not_found: "The native session is gone",
   turn_not_found: "That turn doesn't exist (anymore)",
@@ -16,9 +19,11 @@ const TITLES: Record<string, string> = {
   window: "Window error",
   terminal: "Terminal error",
   settings: "Settings not saved",
+  cli_tool: "Command-line tool error",
+  update: "Update error",
 };
 
-const HINTS: Record<string, string> = {
+const HINTS: Partial<Record<CommandErrorCode, string>> = {
   busy: "Wait for the running turn to finish, or stop it.",
   conflict: "Try again.",
   harness_not_found: "Install it, or set its path in Settings.",
@@ -26,7 +31,7 @@ const HINTS: Record<string, string> = {
 };
 
 export interface ErrorWords {
-  code: string;
+  code: CommandErrorCode;
   title: string;
   message: string;
 }
@@ -38,14 +43,14 @@ function stripPrefix(message: string): string {
 }
 
 export function describeError(err: unknown): ErrorWords {
-  const code = err instanceof IpcError ? err.code : "internal";
+  const code: CommandErrorCode = err instanceof IpcError ? err.code : "internal";
   const raw = err instanceof Error ? err.message : String(err);
   const detail = code === "internal" ? raw : stripPrefix(raw);
   const hint = HINTS[code];
   const sentence = detail.charAt(0).toUpperCase() + detail.slice(1);
   return {
     code,
-    title: TITLES[code] ?? code.replace(/_/g, " "),
+    title: TITLES[code],
     message: hint ? `${sentence}. ${hint}`.replace(/\.\. /, ". ") : sentence,
   };
 }

@@ -1,10 +1,21 @@
-// The harnesses' names as the UI writes them.
-export const HARNESS_NAMES: Record<string, string> = {
+// The harnesses' names as the UI writes them, for each `HarnessKind` Rust has (a harness added
+// or renamed there fails the type check here).
+import type { HarnessKind } from "./bindings/HarnessKind";
+
+export const HARNESS_NAMES: Record<HarnessKind, string> = {
   claude: "Claude Code",
   codex: "Codex",
   pi: "Pi",
 };
 
+/** Every harness, in the order the UI lists them. */
+export const HARNESSES: readonly HarnessKind[] = ["claude", "codex", "pi"];
+
+/** Whether a word from outside the bindings (a remembered choice) names a harness. */
+export function isHarness(name: string): name is HarnessKind {
+  return Object.prototype.hasOwnProperty.call(HARNESS_NAMES, name);
+}
+
 export function harnessName(harness: string) {
-  return HARNESS_NAMES[harness] ?? harness;
+  return isHarness(harness) ? HARNESS_NAMES[harness] : harness;
 }

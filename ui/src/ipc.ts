@@ -1,8 +1,9 @@
 // The one door between the UI and the Rust side: every Tauri command, event and plugin call goes
 // through this module, so the rest of the UI stays plain React and can be tested with this module
-// mocked. Argument and result types are generated from Rust (ui/src/bindings, ts-rs), and so is
-// the map of the commands (bindings/commands.ts, from src-tauri/src/command_list.rs): a command
-// or argument renamed in Rust fails the type check here.
+// mocked. Argument and result types are generated from Rust (ui/src/bindings, ts-rs), and so are
+// the map of the commands (bindings/commands.ts, from src-tauri/src/command_list.rs) and the map
+// of the events (bindings/events.ts, from src-tauri/src/event_list.rs): a command, argument or
+// event renamed in Rust, or a payload changed, fails the type check here.
 import { invoke, isTauri, type InvokeArgs } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import { getCurrentWindow } from "@tauri-apps/api/window";
@@ -17,10 +18,13 @@ import type { FilesView } from "./bindings/FilesView";
 import type { ForkFiles } from "./bindings/ForkFiles";
 import type { TrustView } from "./bindings/TrustView";
 import type { WorktreeLoss } from "./bindings/WorktreeLoss";
+import type { ApprovalDecision } from "./bindings/ApprovalDecision";
 import type { ApprovalView } from "./bindings/ApprovalView";
 import type { CliToolStatus } from "./bindings/CliToolStatus";
 import type { CommandError } from "./bindings/CommandError";
+import type { CommandErrorCode } from "./bindings/CommandErrorCode";
 import type { Commands } from "./bindings/commands";
+import type { AppEventName, Events, WindowEventName } from "./bindings/events";
 import type { DiscoveredSession } from "./bindings/DiscoveredSession";
 import type { ForkAt } from "./bindings/ForkAt";
 import type { ForkReply } from "./bindings/ForkReply";
@@ -42,6 +46,7 @@ import type { WindowInit } from "./bindings/WindowInit";
 
 export type {
   AppInfo,
+  ApprovalDecision,
   ChangesView,
   FileChangeView,
   FilesView,
@@ -70,9 +75,9 @@ export type {
 /** A failed command: the Host's stable code and a message (and, for a folder whose trust is
  * undecided, that folder). */
 export class IpcError extends Error {
-  readonly code: string;
+  readonly code: CommandErrorCode;
   readonly trust: TrustView | null;
-  constructor(code: string, message: string, trust: TrustView | null = null) {
+  constructor(code: CommandErrorCode, message: string, trust: TrustView | null = null) {
     super(message);
     this.name = "IpcError";
     this.code = code;
@@ -84,7 +89,7 @@ function toIpcError(err: unknown): IpcError {
   if (err instanceof IpcError) return err;
   if (err && typeof err === "object" && "code" in err && "message" in err) {
     const e = err as CommandError;
-    return new IpcError(String(e.code), String(e.message), e.trust ?? null);
+    return new IpcError(e.code, String(e.message), e.trust ?? null);
   }
   return new IpcError("internal", err instanceof Error ? err.message : String(err));
 }
@@ -123,8 +128,6 @@ export const interrupt = (threadId: string) => call("interrupt", { thread_id: th
 export const closeThread = (threadId: string) => call("close", { thread_id: threadId });
 export const isStreaming = (threadId: string) =>
   call("is_streaming", { thread_id: threadId });
-/** How the user answers an approval request (the harness contract's decision words). */
-export type ApprovalDecision = "approve" | "approve_for_session" | "decline" | "decline_and_stop";
 export const answerApproval = (threadId: string, requestId: string, decision: ApprovalDecision) =>
   call("answer_approval", { thread_id: threadId, request_id: requestId, decision });
 /** Answers a question request: one text per question, or null to dismiss it. */
@@ -275,49 +278,49 @@ export const terminalClose = (id: string) => call("terminal_close", { id });
 
 // ---- events ----------------------------------------------------------------------------------
 
-/** An event sent to every window. */
-function on<T>(event: string, handler: (payload: T) => void): Promise<UnlistenFn> {
+/** An event sent to every window: one of the generated map's, with its payload. */
+function on<E extends AppEventName>(name: E, handler: (payload: Events[E]) => void): Promise<UnlistenFn> {
   if (!inApp()) return Promise.resolve(() => {});
-  return listen<T>(event, (e) => handler(e.payload));
+  return listen<Events[E]>(name, (e) => handler(e.payload));
 }
 
 /**
  * An event sent to this window only (`emit_to` its label). A plain `listen` would also hear
  * what is sent to the other windows.
  */
-function onHere<T>(event: string, handler: (payload: T) => void): Promise<UnlistenFn> {
+function onHere<E extends WindowEventName>(
+  name: E,
+  handler: (payload: Events[E]) => void,
+): Promise<UnlistenFn> {
   if (!inApp()) return Promise.resolve(() => {});
-  return getCurrentWebviewWindow().listen<T>(event, (e) => handler(e.payload));
+  return getCurrentWebviewWindow().listen<Events[E]>(name, (e) => handler(e.payload));
 }
 
 /** Every Host event (deltas, turn ends, thread changes) of every thread. */
-export const onHostEvent = (handler: (event: HostEvent) => void) =>
-  on<HostEvent>("host-event", handler);
+export const onHostEvent = (handler: (event: HostEvent) => void) => on("host-event", handler);
 /** The UI missed Host events: re-read what is shown. */
-export const onHostLagged = (handler: () => void) => on<number>("host-lagged", () => handler());
+export const onHostLagged = (handler: () => void) => on("host-lagged", () => handler());
 /** A menu item was chosen while this window had focus. */
-export const onMenu = (handler: (id: string) => void) => onHere<string>("menu", handler);
+export const onMenu = (handler: (id: string) => void) => onHere("menu", handler);
 export const onSettingsChanged = (handler: (settings: Settings) => void) =>
-  on<Settings>("settings-changed", handler);
+  on("settings-changed", handler);
 /** This spare window was given tabs: `windowInit` now says what it holds. */
-export const onWindowAssign = (handler: () => void) =>
-  onHere<null>("window-assign", () => handler());
+export const onWindowAssign = (handler: () => void) => onHere("window-assign", () => handler());
 /** The shell changed this window's tabs (a tab moved to another window). */
-export const onLayoutChanged = (handler: () => void) =>
-  onHere<null>("layout-changed", () => handler());
+export const onLayoutChanged = (handler: () => void) => onHere("layout-changed", () => handler());
 /**
  * This window gained focus after a notification about one of its threads, which still waits:
  * show it (the app sends this; notifications have no click callback on every OS).
  */
 export const onActivateThread = (handler: (threadId: string) => void) =>
-  onHere<string>("activate-thread", handler);
+  onHere("activate-thread", handler);
 /** Progress of an update this window is installing. */
 export const onUpdateProgress = (handler: (progress: UpdateProgress) => void) =>
-  onHere<UpdateProgress>("update-progress", handler);
+  onHere("update-progress", handler);
 export const onTerminalOutput = (handler: (output: TerminalOutput) => void) =>
-  onHere<TerminalOutput>("terminal-output", handler);
+  onHere("terminal-output", handler);
 export const onTerminalExit = (handler: (exit: TerminalExit) => void) =>
-  onHere<TerminalExit>("terminal-exit", handler);
+  onHere("terminal-exit", handler);
 
 // ---- plugins ---------------------------------------------------------------------------------
 

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
+import type { HarnessKind } from "./bindings/HarnessKind";
 import type { HarnessReport } from "./bindings/HarnessReport";
 import { choiceLabel, defaultModeFor, explain, modeSummary, validChoice, withDefaultMode } from "./permissions";
 import { setupFields } from "./testing/harnessReport";
 
-function report(name: string, permission_modes: string[], sandboxes: string[] = []): HarnessReport {
+function report(name: HarnessKind, permission_modes: string[], sandboxes: string[] = []): HarnessReport {
   return {
     name,
     path: "/bin/x",

@@ -5,7 +5,9 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 
-use forkhost_core::{ApprovalDecision, ApprovalView, QuestionView, SubjectView};
+use forkhost_core::{
+    ApprovalDecision, ApprovalResolution, ApprovalView, QuestionView, SubjectView,
+};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -36,7 +38,7 @@ impl Approve {
 pub struct Answered {
     pub request: ApprovalView,
     /// The decision's name, or `withdrawn`/`gone` when the harness stopped waiting first.
-    pub decision: String,
+    pub decision: ApprovalResolution,
 }
 
 /// What the CLI answers a request with.
@@ -49,11 +51,15 @@ pub enum Answer {
 
 impl Answer {
     /// Its name in `--json` output.
-    pub fn name(&self) -> &'static str {
+    pub fn name(&self) -> ApprovalResolution {
+        use ApprovalDecision as D;
         match self {
-            Answer::Decision(decision) => decision.name(),
-            Answer::Reply(Some(_)) => "answered",
-            Answer::Reply(None) => "dismissed",
+            Answer::Decision(D::Approve) => ApprovalResolution::Approve,
+            Answer::Decision(D::ApproveForSession) => ApprovalResolution::ApproveForSession,
+            Answer::Decision(D::Decline) => ApprovalResolution::Decline,
+            Answer::Decision(D::DeclineAndStop) => ApprovalResolution::DeclineAndStop,
+            Answer::Reply(Some(_)) => ApprovalResolution::Answered,
+            Answer::Reply(None) => ApprovalResolution::Dismissed,
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use forkhost_core::{HarnessReport, HostError, VersionSupport};
+use forkhost_core::{FoundBy, HarnessReport, HostError, SignIn, VersionSupport};
 
 /// A command's result in both forms.
 pub struct Printed {
@@ -58,25 +58,22 @@ pub fn doctor_text(harnesses: &[HarnessReport]) -> String {
                     Some(s) if s != VersionSupport::Verified => format!("  [{}]", s.describe()),
                     _ => String::new(),
                 };
-                let sign_in = if h.sign_in.as_deref() == Some("signed_out") {
+                let sign_in = if h.sign_in == Some(SignIn::SignedOut) {
                     "  [not signed in]"
                 } else {
                     ""
                 };
                 out.push(format!(
                     "{:<7} {v:<10} forks: {}{support}{sign_in}",
-                    h.name,
+                    h.name.as_str(),
                     c.boundaries.join(", ")
                 ));
                 if let Some(path) = &h.path {
-                    out.push(format!(
-                        "        {path}{}",
-                        found_by_text(h.found_by.as_deref())
-                    ));
+                    out.push(format!("        {path}{}", found_by_text(h.found_by)));
                 }
             }
-            (_, _, Some(e)) => out.push(format!("{:<7} not usable: {e}", h.name)),
-            _ => out.push(format!("{:<7} unknown", h.name)),
+            (_, _, Some(e)) => out.push(format!("{:<7} not usable: {e}", h.name.as_str())),
+            _ => out.push(format!("{:<7} unknown", h.name.as_str())),
         }
         out.extend(h.notes.iter().map(|n| format!("        note: {n}")));
     }
@@ -99,13 +96,13 @@ fn next_steps(harnesses: &[HarnessReport]) -> Vec<String> {
     out
 }
 
-fn found_by_text(found_by: Option<&str>) -> &'static str {
+fn found_by_text(found_by: Option<FoundBy>) -> &'static str {
     match found_by {
-        Some("override") => " (from FORKHOST_*_BIN or the path saved in Settings)",
-        Some("path") => " (on PATH)",
-        Some("login_shell") => " (on the login shell's PATH)",
-        Some("fallback") => " (in a usual install folder, not on PATH)",
-        _ => "",
+        Some(FoundBy::Override) => " (from FORKHOST_*_BIN or the path saved in Settings)",
+        Some(FoundBy::Path) => " (on PATH)",
+        Some(FoundBy::LoginShell) => " (on the login shell's PATH)",
+        Some(FoundBy::Fallback) => " (in a usual install folder, not on PATH)",
+        None => "",
     }
 }
 
@@ -116,9 +113,13 @@ pub fn thread_line(t: &forkhost_core::ThreadView) -> String {
         .as_ref()
         .map(|f| format!("  ← {} {}", f.boundary, f.source_thread))
         .unwrap_or_default();
+    // `as_str`: the padding applies to a `str`, not to every Display.
     format!(
         "{}  {:<6} {:<8} {}{lineage}",
-        t.id, t.harness, t.state, t.title
+        t.id,
+        t.harness.as_str(),
+        t.state.as_str(),
+        t.title
     )
 }
 
@@ -149,7 +150,7 @@ mod tests {
 
     fn report(name: &str) -> HarnessReport {
         HarnessReport {
-            name: name.into(),
+            name: name.parse().unwrap(),
             path: None,
             version: None,
             capabilities: None,
@@ -180,7 +181,7 @@ mod tests {
             eager_fork: false,
             note: None,
         });
-        claude.found_by = Some("fallback".into());
+        claude.found_by = Some(FoundBy::Fallback);
         claude.support = Some(VersionSupport::NewerThanTested);
         claude.notes = vec!["Claude Code on Windows needs Git Bash, and none was found".into()];
         let mut pi = report("pi");
@@ -211,7 +212,7 @@ mod tests {
             eager_fork: true,
             note: None,
         });
-        codex.sign_in = Some("signed_out".into());
+        codex.sign_in = Some(SignIn::SignedOut);
         codex.next_step =
             Some("Codex is installed but not signed in: run `codex login` in a terminal.".into());
         let mut pi = report("pi");

@@ -5,7 +5,7 @@
 use std::io::Write;
 
 use forkhost_core::ThreadDetail;
-use forkhost_core::{Host, HostError, HostEvent, TurnOutcome};
+use forkhost_core::{ApprovalResolution, Host, HostError, HostEvent, TurnOutcome};
 
 use crate::approve::{self, Answered, Approve};
 
@@ -88,7 +88,7 @@ async fn on_approval(
             if let Err(err) = host.interrupt(thread).await {
                 eprintln!("forkhost: could not interrupt: {err}");
             }
-            approvals.push(Answered { request, decision: "decline".into() });
+            approvals.push(Answered { request, decision: ApprovalResolution::Decline });
             return;
         }
     };
@@ -99,12 +99,12 @@ async fn on_approval(
         approve::Answer::Reply(answers) => host.answer_question(thread, &request.id, answers).await,
     };
     let answered = match sent {
-        Ok(()) => answer.name().to_owned(),
+        Ok(()) => answer.name(),
         // It stopped being pending while we decided; its resolution event says how.
-        Err(HostError::InvalidInput(_)) => "gone".to_owned(),
+        Err(HostError::InvalidInput(_)) => ApprovalResolution::Gone,
         Err(err) => {
             eprintln!("\nforkhost: could not answer the request: {err}");
-            "gone".to_owned()
+            ApprovalResolution::Gone
         }
     };
     approvals.push(Answered {
@@ -117,8 +117,8 @@ async fn on_approval(
 fn record_resolution(event: &HostEvent, approvals: &mut [Answered]) {
     if let HostEvent::ApprovalResolved { id, how, .. } = event {
         if let Some(a) = approvals.iter_mut().find(|a| &a.request.id == id) {
-            if a.decision == "gone" {
-                a.decision = how.clone();
+            if a.decision == ApprovalResolution::Gone {
+                a.decision = *how;
             }
         }
     }

@@ -226,7 +226,7 @@ impl Host {
         self.emit(HostEvent::ApprovalResolved {
             thread_id: thread_id.to_owned(),
             id: id.to_owned(),
-            how: how.name().to_owned(),
+            how: how.into(),
         });
     }
 }

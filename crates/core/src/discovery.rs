@@ -8,7 +8,6 @@ use forkhost_store::{Boundary, Lineage, NewThread, NewTurn, ThreadRow, ThreadSta
 use serde::Serialize;
 
 use crate::error::{HostError, HostResult};
-use crate::events::HostEvent;
 use crate::host::{new_id, Host};
 use crate::view::ThreadDetail;
 
@@ -16,7 +15,7 @@ use crate::view::ThreadDetail;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[ts(export)]
 pub struct DiscoveredSession {
-    pub harness: String,
+    pub harness: HarnessKind,
     pub session_id: String,
     pub path: String,
     /// Unix milliseconds of the file's last change.
@@ -54,7 +53,7 @@ impl Host {
                     .await?
                     .map(|t| t.id);
                 found.push(DiscoveredSession {
-                    harness: kind.to_string(),
+                    harness: kind,
                     session_id,
                     path: path.display().to_string(),
                     modified,
@@ -201,9 +200,7 @@ impl Host {
             }
         };
         tracing::info!(thread = %row.id, harness = %kind, turns = turns.len(), "session imported");
-        self.emit(HostEvent::ThreadChanged {
-            thread_id: row.id.clone(),
-        });
+        self.row_changed(&row);
         Ok(row)
     }
 
@@ -302,10 +299,10 @@ impl Host {
         ordered.sort_by(|(a, x), (b, y)| a.cmp(b).then(x.modified.cmp(&y.modified)));
         let mut rows = Vec::new();
         for (_, session) in &ordered {
-            let Ok(kind) = session.harness.parse::<HarnessKind>() else {
-                continue;
-            };
-            match self.import_path(kind, Path::new(&session.path), None).await {
+            match self
+                .import_path(session.harness, Path::new(&session.path), None)
+                .await
+            {
                 Ok(row) => rows.push(row),
                 Err(err) => {
                     tracing::warn!(code = err.code(), "a native session could not be rebuilt")

@@ -2,6 +2,7 @@
 //! shows in words; the codes are part of the public contract — never rename one.
 
 use forkhost_store::StoreError;
+use serde::Serialize;
 
 #[derive(Debug, thiserror::Error)]
 pub enum HostError {
@@ -39,22 +40,85 @@ pub enum HostError {
     Internal(String),
 }
 
-impl HostError {
-    /// The stable machine-readable name of this error.
-    pub fn code(&self) -> &'static str {
+/// The stable machine-readable name of a [`HostError`]: what the CLI prints, the UI's type
+/// checks its titles against (`ui/src/errors.ts`) and `HostEvent::Error` carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum ErrorCode {
+    ThreadNotFound,
+    SessionNotFound,
+    TurnNotFound,
+    CheckpointNotFound,
+    Unsupported,
+    Busy,
+    Conflict,
+    HarnessNotFound,
+    HarnessFailed,
+    InvalidInput,
+    Internal,
+}
+
+impl ErrorCode {
+    pub const ALL: [ErrorCode; 11] = [
+        ErrorCode::ThreadNotFound,
+        ErrorCode::SessionNotFound,
+        ErrorCode::TurnNotFound,
+        ErrorCode::CheckpointNotFound,
+        ErrorCode::Unsupported,
+        ErrorCode::Busy,
+        ErrorCode::Conflict,
+        ErrorCode::HarnessNotFound,
+        ErrorCode::HarnessFailed,
+        ErrorCode::InvalidInput,
+        ErrorCode::Internal,
+    ];
+
+    /// Its word, as serialized (a test holds the two equal).
+    pub fn as_str(self) -> &'static str {
         match self {
-            HostError::ThreadNotFound(_) => "thread_not_found",
-            HostError::SessionNotFound(_) => "session_not_found",
-            HostError::TurnNotFound(_) => "turn_not_found",
-            HostError::CheckpointNotFound(_) => "checkpoint_not_found",
-            HostError::Unsupported(_) => "unsupported",
-            HostError::Busy(_) => "busy",
-            HostError::Conflict(_) => "conflict",
-            HostError::HarnessNotFound(_) => "harness_not_found",
-            HostError::HarnessFailed(_) => "harness_failed",
-            HostError::InvalidInput(_) | HostError::TrustUndecided(_) => "invalid_input",
-            HostError::Internal(_) => "internal",
+            ErrorCode::ThreadNotFound => "thread_not_found",
+            ErrorCode::SessionNotFound => "session_not_found",
+            ErrorCode::TurnNotFound => "turn_not_found",
+            ErrorCode::CheckpointNotFound => "checkpoint_not_found",
+            ErrorCode::Unsupported => "unsupported",
+            ErrorCode::Busy => "busy",
+            ErrorCode::Conflict => "conflict",
+            ErrorCode::HarnessNotFound => "harness_not_found",
+            ErrorCode::HarnessFailed => "harness_failed",
+            ErrorCode::InvalidInput => "invalid_input",
+            ErrorCode::Internal => "internal",
         }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+impl HostError {
+    /// The stable code of this error.
+    pub fn error_code(&self) -> ErrorCode {
+        match self {
+            HostError::ThreadNotFound(_) => ErrorCode::ThreadNotFound,
+            HostError::SessionNotFound(_) => ErrorCode::SessionNotFound,
+            HostError::TurnNotFound(_) => ErrorCode::TurnNotFound,
+            HostError::CheckpointNotFound(_) => ErrorCode::CheckpointNotFound,
+            HostError::Unsupported(_) => ErrorCode::Unsupported,
+            HostError::Busy(_) => ErrorCode::Busy,
+            HostError::Conflict(_) => ErrorCode::Conflict,
+            HostError::HarnessNotFound(_) => ErrorCode::HarnessNotFound,
+            HostError::HarnessFailed(_) => ErrorCode::HarnessFailed,
+            HostError::InvalidInput(_) | HostError::TrustUndecided(_) => ErrorCode::InvalidInput,
+            HostError::Internal(_) => ErrorCode::Internal,
+        }
+    }
+
+    /// The stable code as a word (log fields, the CLI's output).
+    pub fn code(&self) -> &'static str {
+        self.error_code().as_str()
     }
 }
 
@@ -87,3 +151,16 @@ impl From<StoreError> for HostError {
 }
 
 pub type HostResult<T> = Result<T, HostError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_code_serializes_as_its_word() {
+        for code in ErrorCode::ALL {
+            let json = serde_json::to_value(code).unwrap();
+            assert_eq!(json, code.as_str(), "{code:?}");
+        }
+    }
+}

@@ -2,9 +2,11 @@
 //!
 //! Events carry model text (deltas) for display; they are never logged.
 
+use forkhost_harness::TurnOutcome;
 use serde::Serialize;
 
-use crate::view::ApprovalView;
+use crate::error::ErrorCode;
+use crate::view::{ApprovalView, ThreadView};
 
 /// One thing that happened to a thread.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
@@ -33,13 +35,15 @@ pub enum HostEvent {
     },
     TurnEnded {
         thread_id: String,
-        /// `completed`, `interrupted` or `failed`.
-        outcome: String,
+        outcome: TurnEnd,
         message: Option<String>,
     },
-    /// The thread's row or turns changed (state, title, new anchors): re-read it.
+    /// The thread's row or turns changed (state, title, new anchors). `thread`: the row as it
+    /// is now, where the emitter had it (a list can take it without reading every thread
+    /// again); `null`: re-read it. Turns are never in it: a shown conversation re-reads those.
     ThreadChanged {
         thread_id: String,
+        thread: Option<Box<ThreadView>>,
     },
     /// Output of the repository's setup command, running once in the thread's new worktree.
     WorktreeSetup {
@@ -67,13 +71,11 @@ pub enum HostEvent {
         thread_id: String,
         request: ApprovalView,
     },
-    /// A request is no longer pending. `how`: the decision (`approve`, `approve_for_session`,
-    /// `decline`, `decline_and_stop`), `withdrawn` by the harness, or `gone` (its turn or
-    /// process ended first).
+    /// A request is no longer pending; `how` says why.
     ApprovalResolved {
         thread_id: String,
         id: String,
-        how: String,
+        how: ApprovalResolution,
     },
     /// The thread's session grants changed (one kept or revoked): re-read `session_grants`.
     GrantsChanged {
@@ -82,9 +84,66 @@ pub enum HostEvent {
     /// Something went wrong outside a request (a harness crashed, a sync conflicted).
     Error {
         thread_id: String,
-        code: String,
+        code: ErrorCode,
         message: String,
     },
+}
+
+/// How a turn ended, by name (a failure's message travels beside it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnEnd {
+    Completed,
+    Interrupted,
+    Failed,
+}
+
+impl From<&TurnOutcome> for TurnEnd {
+    fn from(outcome: &TurnOutcome) -> Self {
+        match outcome {
+            TurnOutcome::Completed => TurnEnd::Completed,
+            TurnOutcome::Interrupted => TurnEnd::Interrupted,
+            TurnOutcome::Failed { .. } => TurnEnd::Failed,
+        }
+    }
+}
+
+/// How an approval request stopped being pending: the user's decision (`approve`, …), its
+/// questions `answered` or `dismissed`, `withdrawn` by the harness, or `gone` (its turn or
+/// process ended first). The flat name of `pending::Resolution`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalResolution {
+    Approve,
+    ApproveForSession,
+    Decline,
+    DeclineAndStop,
+    Answered,
+    Dismissed,
+    Withdrawn,
+    Gone,
+}
+
+impl ApprovalResolution {
+    /// Its word, as serialized (a test holds the two equal).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalResolution::Approve => "approve",
+            ApprovalResolution::ApproveForSession => "approve_for_session",
+            ApprovalResolution::Decline => "decline",
+            ApprovalResolution::DeclineAndStop => "decline_and_stop",
+            ApprovalResolution::Answered => "answered",
+            ApprovalResolution::Dismissed => "dismissed",
+            ApprovalResolution::Withdrawn => "withdrawn",
+            ApprovalResolution::Gone => "gone",
+        }
+    }
+}
+
+impl std::fmt::Display for ApprovalResolution {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
 }
 
 impl HostEvent {
@@ -95,7 +154,7 @@ impl HostEvent {
             | HostEvent::ToolCall { thread_id, .. }
             | HostEvent::ToolResult { thread_id, .. }
             | HostEvent::TurnEnded { thread_id, .. }
-            | HostEvent::ThreadChanged { thread_id }
+            | HostEvent::ThreadChanged { thread_id, .. }
             | HostEvent::RuntimeStarted { thread_id }
             | HostEvent::WorktreeSetup { thread_id, .. }
             | HostEvent::WorktreeSetupEnded { thread_id, .. }
@@ -104,6 +163,53 @@ impl HostEvent {
             | HostEvent::ApprovalResolved { thread_id, .. }
             | HostEvent::GrantsChanged { thread_id }
             | HostEvent::Error { thread_id, .. } => thread_id,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use forkhost_harness::ApprovalDecision;
+
+    use super::*;
+    use crate::pending::Resolution;
+
+    fn word(value: impl Serialize) -> String {
+        serde_json::to_value(value)
+            .unwrap()
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    #[test]
+    fn names_on_the_wire_are_the_names_in_the_logs() {
+        let decisions = [
+            ApprovalDecision::Approve,
+            ApprovalDecision::ApproveForSession,
+            ApprovalDecision::Decline,
+            ApprovalDecision::DeclineAndStop,
+        ];
+        let others = [
+            Resolution::Replied,
+            Resolution::Dismissed,
+            Resolution::Withdrawn,
+            Resolution::Gone,
+        ];
+        for how in decisions
+            .map(Resolution::Answered)
+            .into_iter()
+            .chain(others)
+        {
+            let resolution = ApprovalResolution::from(how);
+            assert_eq!(word(resolution), how.name());
+            assert_eq!(resolution.as_str(), how.name());
+        }
+        let failed = TurnOutcome::Failed {
+            message: "x".into(),
+        };
+        for outcome in [TurnOutcome::Completed, TurnOutcome::Interrupted, failed] {
+            assert_eq!(word(TurnEnd::from(&outcome)), outcome.name());
         }
     }
 }

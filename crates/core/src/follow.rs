@@ -134,7 +134,7 @@ mod tests {
         drop(f);
         let synced = tokio::time::timeout(Duration::from_secs(10), async {
             loop {
-                if let Ok(crate::HostEvent::ThreadChanged { thread_id }) = events.recv().await {
+                if let Ok(crate::HostEvent::ThreadChanged { thread_id, .. }) = events.recv().await {
                     if thread_id == id && host.show(&id).await.unwrap().turns.len() == 2 {
                         return;
                     }

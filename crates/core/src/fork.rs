@@ -11,7 +11,6 @@ use forkhost_store::{Boundary, Lineage, NewThread, NewTurn, ThreadRow, ThreadSta
 use serde::Deserialize;
 
 use crate::error::{HostError, HostResult};
-use crate::events::HostEvent;
 use crate::failpoint;
 use crate::files::worktree_fork::Decided;
 use crate::files::ForkFiles;
@@ -225,12 +224,9 @@ impl Host {
             let (host, id) = (self.clone(), committed.id.clone());
             tokio::spawn(async move { host.prewarm(&id).await });
         }
-        self.emit(HostEvent::ThreadChanged {
-            thread_id: committed.id.clone(),
-        });
-        self.emit(HostEvent::ThreadChanged {
-            thread_id: plan.source.id.clone(),
-        });
+        self.row_changed(&committed);
+        // Its forks' chips changed (its row may not have).
+        self.thread_changed(&plan.source.id).await;
         // A new thread has no children; its turns are the rows just committed.
         let thread = self
             .detail_of(&Thread::parse(committed)?, &turns, Vec::new())

@@ -16,25 +16,20 @@ use crate::error::HostResult;
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
 #[ts(export)]
 pub struct HarnessReport {
-    pub name: String,
+    pub name: HarnessKind,
     pub path: Option<String>,
     pub version: Option<String>,
-    #[ts(
-        type = "{ boundaries: string[], granularity: string, eager_fork: boolean, note: string | null } | null"
-    )]
     pub capabilities: Option<Capabilities>,
     /// Why the harness can't be used, when it can't.
     pub error: Option<String>,
     /// How the binary was found: `override` (`FORKHOST_*_BIN`, the path saved in Settings),
     /// `path`, `login_shell` (the login shell's PATH, on a GUI launch) or `fallback` (a usual
     /// install folder no PATH named).
-    #[ts(type = "\"override\" | \"path\" | \"login_shell\" | \"fallback\" | null")]
-    pub found_by: Option<String>,
+    pub found_by: Option<binary::FoundBy>,
     /// What else the harness needs on this OS and whether it is there (Git Bash for Claude Code
     /// on Windows).
     pub notes: Vec<String>,
     /// How its version relates to the versions the test suite ran (`forkhost_harness::verified`).
-    #[ts(type = "\"verified\" | \"newer_than_tested\" | \"older_than_supported\" | null")]
     pub support: Option<VersionSupport>,
     /// The permission modes a thread of this harness may take, in its own words (Claude's
     /// `--permission-mode`, Codex's approval policy); empty where it has none (Pi runs its tools
@@ -44,8 +39,7 @@ pub struct HarnessReport {
     pub sandboxes: Vec<String>,
     /// Whether the CLI says it is signed in (its own status command; never a prompt); `null`
     /// when it was not found.
-    #[ts(type = "\"signed_in\" | \"signed_out\" | \"unknown\" | null")]
-    pub sign_in: Option<String>,
+    pub sign_in: Option<SignIn>,
     /// What to do next, in words, when it is missing or signed out (the app and `doctor` say
     /// the same); `null` when it is ready.
     pub next_step: Option<String>,
@@ -108,13 +102,13 @@ impl HarnessReport {
         HarnessReport {
             permission_modes,
             sandboxes,
-            name: bin.kind.to_string(),
+            name: bin.kind,
             path: Some(bin.path.display().to_string()),
             version: Some(bin.version.clone()),
             capabilities: Some(bin.capabilities()),
             error: None,
             support: Some(forkhost_harness::verified::support(bin.kind, &bin.version)),
-            found_by: Some(found_by.as_str().to_owned()),
+            found_by: Some(found_by),
             notes,
             sign_in: None,
             next_step: None,
@@ -128,7 +122,7 @@ impl HarnessReport {
         HarnessReport {
             permission_modes,
             sandboxes,
-            name: kind.to_string(),
+            name: kind,
             path: None,
             version: None,
             capabilities: None,
@@ -144,7 +138,7 @@ impl HarnessReport {
 
     /// Adds what the CLI said about its sign-in, and the step that follows from it.
     fn with_sign_in(mut self, kind: HarnessKind, state: SignIn) -> Self {
-        self.sign_in = Some(state.as_str().to_owned());
+        self.sign_in = Some(state);
         if state == SignIn::SignedOut {
             self.next_step = Some(setup::sign_in_step(kind));
         }

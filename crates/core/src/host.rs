@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use forkhost_harness::{HarnessKind, PermissionMode};
-use forkhost_store::{Recovery, Store, ThreadState};
+use forkhost_store::{Recovery, Store, ThreadRow, ThreadState};
 use tokio::sync::broadcast;
 
 use crate::data_dir::STORE_FILE;
@@ -163,9 +163,30 @@ impl Host {
         tracing::warn!(thread = %thread_id, code = err.code(), "{what}");
         self.emit(HostEvent::Error {
             thread_id: thread_id.to_owned(),
-            code: err.code().into(),
+            code: err.error_code(),
             message: err.to_string(),
         });
+    }
+
+    /// `ThreadChanged` for the row the store just returned: the event carries its view, so a
+    /// thread list takes it in without reading every thread again.
+    pub(crate) fn row_changed(&self, row: &ThreadRow) {
+        self.emit(HostEvent::ThreadChanged {
+            thread_id: row.id.clone(),
+            thread: ThreadView::try_from(row).ok().map(Box::new),
+        });
+    }
+
+    /// `ThreadChanged` where the emitter has no row at hand: the row is read for the event
+    /// (none when the thread is gone, and then the UI re-reads its list).
+    pub(crate) async fn thread_changed(&self, thread_id: &str) {
+        match self.store().thread(thread_id).await {
+            Ok(row) => self.row_changed(&row),
+            Err(_) => self.emit(HostEvent::ThreadChanged {
+                thread_id: thread_id.to_owned(),
+                thread: None,
+            }),
+        }
     }
 
     pub(crate) fn slot(&self, thread_id: &str) -> Arc<ThreadHandle> {
@@ -201,12 +222,17 @@ impl Host {
 
     /// All threads, oldest first, without their turns.
     pub async fn threads(&self) -> HostResult<Vec<ThreadView>> {
-        Ok(self
-            .store()
-            .threads()
-            .await?
+        let rows = self.store().threads().await?;
+        Ok(rows
             .iter()
-            .map(Into::into)
+            .filter_map(|row| match ThreadView::try_from(row) {
+                Ok(view) => Some(view),
+                Err(err) => {
+                    // Left out rather than failing the list: it could not be opened anyway.
+                    tracing::warn!(thread = %row.id, error = %err, "thread of an unknown harness");
+                    None
+                }
+            })
             .collect())
     }
 
@@ -253,9 +279,7 @@ impl Host {
             })
             .await?;
         tracing::info!(thread = %row.id, harness = %row.harness, "thread created");
-        self.emit(HostEvent::ThreadChanged {
-            thread_id: row.id.clone(),
-        });
+        self.row_changed(&row);
         self.detail(&Thread::parse(row)?).await
     }
 
@@ -280,10 +304,8 @@ impl Host {
         }
         row.title = title;
         let row = self.store().update_thread(&row).await?;
-        self.emit(HostEvent::ThreadChanged {
-            thread_id: row.id.clone(),
-        });
-        Ok((&row).into())
+        self.row_changed(&row);
+        ThreadView::try_from(&row)
     }
 
     /// Archives a thread (hidden from the default list; its native session is kept), or brings
@@ -304,10 +326,8 @@ impl Host {
             };
         }
         let row = self.store().update_thread(&row).await?;
-        self.emit(HostEvent::ThreadChanged {
-            thread_id: row.id.clone(),
-        });
-        Ok((&row).into())
+        self.row_changed(&row);
+        ThreadView::try_from(&row)
     }
 
     /// Stops every runtime (all at once, killed if not closed within a short grace, so quitting
@@ -377,4 +397,76 @@ fn default_title(cwd: &Path) -> String {
     cwd.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "New thread".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn event(rx: &mut broadcast::Receiver<HostEvent>) -> HostEvent {
+        tokio::time::timeout(std::time::Duration::from_secs(5), rx.recv())
+            .await
+            .expect("no event")
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn thread_changed_carries_the_row_as_it_is_now() {
+        let data = tempfile::tempdir().unwrap();
+        let (host, _) = Host::open(data.path()).await.unwrap();
+        let row = host
+            .store()
+            .insert_thread(&forkhost_store::NewThread {
+                id: new_id(),
+                harness: "codex".into(),
+                cwd: data.path().display().to_string(),
+                title: "Before".into(),
+                state: ThreadState::Ready,
+                native_session_id: None,
+                native_path: None,
+                fork: None,
+                pending_fork: None,
+                permission_mode: None,
+                permission_sandbox: None,
+            })
+            .await
+            .unwrap();
+        let mut rx = host.subscribe();
+
+        let renamed = host.rename(&row.id, "After").await.unwrap();
+        let HostEvent::ThreadChanged { thread_id, thread } = event(&mut rx).await else {
+            panic!("not a thread change");
+        };
+        assert_eq!(thread_id, row.id);
+        assert_eq!(thread.as_deref(), Some(&renamed));
+        assert_eq!(renamed.title, "After");
+        assert_eq!(renamed.harness, HarnessKind::Codex);
+
+        host.archive(&row.id, true).await.unwrap();
+        let HostEvent::ThreadChanged { thread, .. } = event(&mut rx).await else {
+            panic!("not a thread change");
+        };
+        assert_eq!(thread.map(|t| t.state), Some(ThreadState::Archived));
+
+        // Read for the event; a thread that is gone has no row to carry.
+        host.thread_changed(&row.id).await;
+        let HostEvent::ThreadChanged { thread, .. } = event(&mut rx).await else {
+            panic!("not a thread change");
+        };
+        assert_eq!(thread.map(|t| t.title), Some("After".to_owned()));
+        host.thread_changed("no-such-thread").await;
+        let HostEvent::ThreadChanged { thread, .. } = event(&mut rx).await else {
+            panic!("not a thread change");
+        };
+        assert_eq!(thread, None);
+        let json = serde_json::to_value(HostEvent::ThreadChanged {
+            thread_id: "t".into(),
+            thread: None,
+        })
+        .unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"type": "thread_changed", "thread_id": "t", "thread": null})
+        );
+    }
 }

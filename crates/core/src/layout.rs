@@ -26,8 +26,7 @@ pub struct WindowView {
 pub struct TabView {
     pub id: String,
     pub thread_id: String,
-    /// `conversation` or `terminal`.
-    pub kind: String,
+    pub kind: TabKind,
 }
 
 impl Host {
@@ -46,7 +45,7 @@ impl Host {
                         .map(|t| TabView {
                             id: t.id,
                             thread_id: t.thread_id,
-                            kind: t.kind.as_str().to_owned(),
+                            kind: t.kind,
                         })
                         .collect(),
                 })
@@ -77,7 +76,7 @@ impl Host {
                 tabs.push(TabRow {
                     id: t.id.clone(),
                     thread_id: t.thread_id.clone(),
-                    kind: t.kind.parse::<TabKind>()?,
+                    kind: t.kind,
                 });
             }
             windows.push(WindowRow {

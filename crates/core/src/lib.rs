@@ -39,8 +39,8 @@ mod view;
 mod watch;
 
 pub use discovery::DiscoveredSession;
-pub use error::{HostError, HostResult};
-pub use events::HostEvent;
+pub use error::{ErrorCode, HostError, HostResult};
+pub use events::{ApprovalResolution, HostEvent, TurnEnd};
 /// The fork steps a crash can be injected after (`FORKHOST_FAILPOINT`), for the crash tests.
 #[doc(hidden)]
 pub use failpoint::FORK_STEPS;
@@ -49,9 +49,13 @@ pub use files::{
     ThreadInFolder, WorktreeLoss,
 };
 pub use fork::{ForkAt, TurnRef};
+// The store's and the worktree crate's words the views carry.
 pub use forkhost_harness::{
-    ApprovalDecision, HarnessKind, PermissionMode, TurnOutcome, VersionSupport,
+    binary::FoundBy, setup::SignIn, ApprovalDecision, HarnessKind, PermissionMode, TurnOutcome,
+    VersionSupport,
 };
+pub use forkhost_store::{Boundary, TabKind, ThreadState};
+pub use forkhost_worktree::FileStatus;
 pub use grant_scope::{GrantScope, GrantView};
 pub use harnesses::{HarnessReport, InstallCommandView, InstallView};
 pub use host::{Host, HostOptions, NewThreadSpec, OpenReport};

@@ -2,6 +2,7 @@
 
 use forkhost_harness::{ApprovalDecision, ApprovalRequest, Reply};
 
+use crate::events::ApprovalResolution;
 use crate::grant_scope::GrantScope;
 use crate::view::{ApprovalView, QuestionView, SubjectView};
 
@@ -55,6 +56,23 @@ impl Resolution {
             Resolution::Dismissed => "dismissed",
             Resolution::Withdrawn => "withdrawn",
             Resolution::Gone => "gone",
+        }
+    }
+}
+
+/// Its name in `approval_resolved` events (`Resolution::name`'s word; a test holds them equal).
+impl From<Resolution> for ApprovalResolution {
+    fn from(how: Resolution) -> Self {
+        use ApprovalDecision as D;
+        match how {
+            Resolution::Answered(D::Approve) => ApprovalResolution::Approve,
+            Resolution::Answered(D::ApproveForSession) => ApprovalResolution::ApproveForSession,
+            Resolution::Answered(D::Decline) => ApprovalResolution::Decline,
+            Resolution::Answered(D::DeclineAndStop) => ApprovalResolution::DeclineAndStop,
+            Resolution::Replied => ApprovalResolution::Answered,
+            Resolution::Dismissed => ApprovalResolution::Dismissed,
+            Resolution::Withdrawn => ApprovalResolution::Withdrawn,
+            Resolution::Gone => ApprovalResolution::Gone,
         }
     }
 }

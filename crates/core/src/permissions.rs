@@ -4,7 +4,6 @@
 use forkhost_harness::PermissionMode;
 
 use crate::error::{HostError, HostResult};
-use crate::events::HostEvent;
 use crate::host::Host;
 use crate::modes::{checked_permissions, sorted};
 use crate::view::ThreadView;
@@ -30,7 +29,7 @@ impl Host {
         let permissions = sorted(thread.kind, permissions);
         checked_permissions(thread.kind, &permissions)?;
         if thread.permissions() == permissions {
-            return Ok((&thread.row).into());
+            return ThreadView::try_from(&thread.row);
         }
         let mut live = slot.live.lock().await;
         let mut row = thread.row.clone();
@@ -75,9 +74,7 @@ impl Host {
             self.stop_runtime(&slot).await;
         }
         tracing::info!(thread = %thread_id, live = applied_live, "permission mode changed");
-        self.emit(HostEvent::ThreadChanged {
-            thread_id: thread_id.to_owned(),
-        });
-        Ok((&row).into())
+        self.row_changed(&row);
+        ThreadView::try_from(&row)
     }
 }

@@ -80,10 +80,10 @@ pub(crate) async fn pump(
                 tracing::info!(thread = %thread_id, outcome = name, "turn ended");
                 host.emit(HostEvent::TurnEnded {
                     thread_id: id(),
-                    outcome: name.into(),
+                    outcome: (&outcome).into(),
                     message,
                 });
-                host.emit(HostEvent::ThreadChanged { thread_id: id() });
+                host.thread_changed(&thread_id).await;
                 turn.finish(outcome);
                 if turn.retiring() {
                     // A grant it may remember was revoked during the turn.
@@ -108,7 +108,7 @@ pub(crate) async fn pump(
                     let message = explained(&host, &thread_id, message).await;
                     host.emit(HostEvent::Error {
                         thread_id: id(),
-                        code: "harness_failed".into(),
+                        code: crate::error::ErrorCode::HarnessFailed,
                         message: message.clone(),
                     });
                     turn.finish(TurnOutcome::Failed { message });

@@ -12,10 +12,9 @@ use forkhost_harness::{open_reader, HarnessKind, NativeSession, Turn, TurnAnchor
 use forkhost_store::{NewTurn, StoreError, ThreadRow, ThreadState, TurnRow};
 
 use crate::error::{HostError, HostResult};
-use crate::events::HostEvent;
 use crate::host::{new_id, Host};
 use crate::thread::Thread;
-use crate::view::{MessageView, ThreadDetail, TurnView};
+use crate::view::{MessageView, ThreadDetail, ThreadView, TurnView};
 
 /// How often a sync retries when another writer moved the thread on meanwhile.
 const SYNC_ATTEMPTS: usize = 5;
@@ -58,13 +57,11 @@ impl Host {
                 .sync_turns(&next, &plan.changed, &plan.new_turns)
                 .await
             {
-                Ok((_, added)) => {
+                Ok((row, added)) => {
                     if !added.is_empty() {
                         tracing::info!(thread = %thread_id, added = added.len(), "turns recorded");
                     }
-                    self.emit(HostEvent::ThreadChanged {
-                        thread_id: thread_id.to_owned(),
-                    });
+                    self.row_changed(&row);
                     return Ok(true);
                 }
                 Err(StoreError::Conflict { .. }) => continue,
@@ -128,11 +125,9 @@ impl Host {
                 next.native_path = path;
             }
             match self.store().update_thread(&next).await {
-                Ok(_) => {
+                Ok(row) => {
                     tracing::info!(thread = %thread_id, "native session recorded");
-                    self.emit(HostEvent::ThreadChanged {
-                        thread_id: thread_id.to_owned(),
-                    });
+                    self.row_changed(&row);
                     return Ok(());
                 }
                 Err(StoreError::Conflict { .. }) => continue,
@@ -194,7 +189,7 @@ impl Host {
             })
             .collect();
         Ok(ThreadDetail {
-            thread: (&thread.row).into(),
+            thread: ThreadView::try_from(&thread.row)?,
             turns,
         })
     }

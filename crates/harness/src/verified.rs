@@ -10,6 +10,7 @@ use crate::HarnessKind;
 
 /// How a harness version relates to the versions the suite ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum VersionSupport {
     /// Between the oldest supported and the newest verified version, both included.

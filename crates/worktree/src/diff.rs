@@ -8,12 +8,26 @@ use crate::oid::Oid;
 use crate::repo::Repo;
 use crate::snapshot::DEFAULT_SIZE_LIMIT;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What happened to one file, in the words the Host's views carry (`added`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
 pub enum FileStatus {
     Added,
     Modified,
     Deleted,
     Renamed,
+}
+
+impl FileStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileStatus::Added => "added",
+            FileStatus::Modified => "modified",
+            FileStatus::Deleted => "deleted",
+            FileStatus::Renamed => "renamed",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::error::CommandError;
+use crate::error::{AppErrorCode, CommandError, CommandErrorCode, ErrorCode};
 
 /// Why an install or uninstall did not happen. Each maps to a `CommandError` code.
 #[derive(Debug)]
@@ -32,16 +32,16 @@ pub enum CliToolError {
 }
 
 impl CliToolError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> CommandErrorCode {
         match self {
             CliToolError::NoBundledCli { .. }
             | CliToolError::NoHome
-            | CliToolError::Packaged { .. } => "unsupported",
+            | CliToolError::Packaged { .. } => ErrorCode::Unsupported.into(),
             CliToolError::Conflict { .. }
             | CliToolError::Folder { .. }
-            | CliToolError::NotOurs { .. } => "conflict",
+            | CliToolError::NotOurs { .. } => ErrorCode::Conflict.into(),
             CliToolError::Io { .. } | CliToolError::Admin(_) | CliToolError::UserPath(_) => {
-                "cli_tool"
+                AppErrorCode::CliTool.into()
             }
         }
     }

@@ -37,7 +37,7 @@ mod windows;
 
 use tauri::State;
 
-use crate::error::{CmdResult, CommandError};
+use crate::error::{AppErrorCode, CmdResult, CommandError};
 use crate::state::AppState;
 
 pub use env::{CliEnv, Os, RealSystem, System};
@@ -52,7 +52,7 @@ async fn blocking<T: Send + 'static>(
 ) -> CmdResult<T> {
     tauri::async_runtime::spawn_blocking(work)
         .await
-        .map_err(|e| CommandError::new("cli_tool", e.to_string()))?
+        .map_err(|e| CommandError::new(AppErrorCode::CliTool, e.to_string()))?
         .map_err(CommandError::from)
 }
 

@@ -184,11 +184,11 @@ fn a_foreign_forkhost_is_replaced_only_when_confirmed_and_never_uninstalled() {
     assert!(!st.installed && st.can_install && !st.can_uninstall);
 
     let err = install(&env, &sys, false).unwrap_err();
-    assert_eq!(err.code(), "conflict");
+    assert_eq!(err.code().as_str(), "conflict");
     assert!(err.to_string().contains("Confirm to replace it"));
     assert_eq!(std::fs::read(&target).unwrap(), before);
     let err = uninstall(&env, &sys).unwrap_err();
-    assert_eq!(err.code(), "conflict");
+    assert_eq!(err.code().as_str(), "conflict");
     assert_eq!(std::fs::read(&target).unwrap(), before);
 
     let st = install(&env, &sys, true).unwrap();
@@ -219,7 +219,7 @@ fn a_folder_in_the_way_is_never_replaced() {
     assert!(!st.conflict.unwrap().replaceable);
     assert!(!st.can_install);
     let err = install(&env, &sys, true).unwrap_err();
-    assert_eq!(err.code(), "conflict");
+    assert_eq!(err.code().as_str(), "conflict");
     assert!(tmp.join("home/.local/bin/forkhost/inside").is_dir());
 }
 
@@ -301,7 +301,10 @@ fn an_appimage_copies_its_cli_and_re_offers_when_the_version_changes() {
     fake_cli(&target, "forkhost 9.9.9-custom");
     let st = status(&env, &sys);
     assert!(!st.installed && st.conflict.is_some());
-    assert_eq!(install(&env, &sys, false).unwrap_err().code(), "conflict");
+    assert_eq!(
+        install(&env, &sys, false).unwrap_err().code().as_str(),
+        "conflict"
+    );
 
     install(&env, &sys, true).unwrap();
     let st = uninstall(&env, &sys).unwrap();
@@ -342,7 +345,7 @@ fn a_packaged_app_has_nothing_to_do() {
     assert!(st.warnings.is_empty(), "{:?}", st.warnings);
     assert_eq!(install(&env, &sys, false).unwrap(), st);
     let err = uninstall(&env, &sys).unwrap_err();
-    assert_eq!(err.code(), "unsupported");
+    assert_eq!(err.code().as_str(), "unsupported");
     assert!(err.to_string().contains("uninstall the package"));
 }
 
@@ -357,10 +360,10 @@ fn without_a_bundled_cli_nothing_is_offered() {
     assert!(st.bundled.is_none() && !st.can_install && !st.can_uninstall);
     assert_eq!(st.looked_at, tmp.join("bin/forkhost").display().to_string());
     let err = install(&env, &sys, true).unwrap_err();
-    assert_eq!(err.code(), "unsupported");
+    assert_eq!(err.code().as_str(), "unsupported");
     assert!(err.to_string().contains("no command-line tool beside it"));
     let err: CommandError = uninstall(&env, &sys).unwrap_err().into();
-    assert_eq!(err.code, "unsupported");
+    assert_eq!(err.code.as_str(), "unsupported");
 }
 
 #[test]
@@ -373,7 +376,10 @@ fn without_home_there_is_nowhere_to_install() {
     assert_eq!(st.kind, CliInstallKind::None);
     assert_eq!(codes(&st), ["no_home"]);
     assert_eq!(
-        install(&env, &Fake::default(), false).unwrap_err().code(),
+        install(&env, &Fake::default(), false)
+            .unwrap_err()
+            .code()
+            .as_str(),
         "unsupported"
     );
 }

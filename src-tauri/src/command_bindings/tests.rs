@@ -208,3 +208,70 @@ fn commands_ts_is_current() {
         );
     }
 }
+
+#[test]
+fn events_ts_is_current() {
+    let text = render_events(&crate::event_list::events());
+    let file = events_path();
+    let old = std::fs::read_to_string(&file).unwrap_or_default();
+    if old != text {
+        std::fs::write(&file, &text).unwrap();
+        panic!(
+            "{} was stale and has been rewritten: check and commit it",
+            file.display()
+        );
+    }
+}
+
+#[test]
+fn events_have_one_name_each() {
+    let mut names: Vec<&str> = crate::event_list::events().iter().map(|e| e.name).collect();
+    let count = names.len();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), count, "an event name is listed twice");
+}
+
+/// Every `.rs` file under `dir`, with its path.
+fn sources(dir: &std::path::Path, found: &mut Vec<(PathBuf, String)>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            sources(&path, found);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            found.push((path, text));
+        }
+    }
+}
+
+#[test]
+fn every_emit_goes_through_the_event_list() {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    assert!(
+        files.len() > 10,
+        "read {} files under {}",
+        files.len(),
+        src.display()
+    );
+    let list = src.join("event_list.rs");
+    for (path, text) in &files {
+        // This test's own text names what it looks for.
+        if *path == list || path.ends_with("command_bindings/tests.rs") {
+            continue;
+        }
+        for (n, line) in text.lines().enumerate() {
+            let bypasses = [".emit(", ".emit_to(", ".emit_filter(", "Emitter"]
+                .iter()
+                .any(|call| line.contains(call));
+            assert!(
+                !bypasses,
+                "{}:{}: emits without the event list (use event_list::emit_all / emit_to): {line}",
+                path.display(),
+                n + 1
+            );
+        }
+    }
+}

@@ -23,7 +23,7 @@ use std::time::Duration;
 use portable_pty::{native_pty_system, CommandBuilder, PtySize};
 use tauri::AppHandle;
 
-use crate::error::{CmdResult, CommandError};
+use crate::error::{AppErrorCode, CmdResult, CommandError};
 
 use output::{stream_output, Sink, Window};
 pub use output::{TerminalExit, TerminalOutput};
@@ -55,7 +55,7 @@ pub struct Terminals {
 }
 
 fn term_err(err: impl std::fmt::Display) -> CommandError {
-    CommandError::new("terminal", err.to_string())
+    CommandError::new(AppErrorCode::Terminal, err.to_string())
 }
 
 impl Terminals {
@@ -150,9 +150,9 @@ impl Terminals {
 
     pub fn write(&self, id: &str, data: &str) -> CmdResult<()> {
         let mut sessions = lock(&self.sessions);
-        let session = sessions
-            .get_mut(id)
-            .ok_or_else(|| CommandError::new("terminal", format!("no terminal {id}")))?;
+        let session = sessions.get_mut(id).ok_or_else(|| {
+            CommandError::new(AppErrorCode::Terminal, format!("no terminal {id}"))
+        })?;
         session
             .writer
             .write_all(data.as_bytes())
@@ -162,9 +162,9 @@ impl Terminals {
 
     pub fn resize(&self, id: &str, cols: u16, rows: u16) -> CmdResult<()> {
         let sessions = lock(&self.sessions);
-        let session = sessions
-            .get(id)
-            .ok_or_else(|| CommandError::new("terminal", format!("no terminal {id}")))?;
+        let session = sessions.get(id).ok_or_else(|| {
+            CommandError::new(AppErrorCode::Terminal, format!("no terminal {id}"))
+        })?;
         session
             .master
             .resize(PtySize {

@@ -5,7 +5,9 @@ use std::io::Read;
 use std::sync::mpsc;
 
 use serde::Serialize;
-use tauri::{AppHandle, Emitter};
+use tauri::AppHandle;
+
+use crate::event_list::{channel, emit_to};
 
 /// Output of a terminal, sent to the window that opened it.
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
@@ -37,11 +39,11 @@ pub(super) struct Window {
 
 impl Sink for Window {
     fn output(&self, output: TerminalOutput) {
-        let _ = self.app.emit_to(&self.label, "terminal-output", output);
+        emit_to::<channel::TerminalOutput>(&self.app, &self.label, &output);
     }
 
     fn exit(&self, exit: TerminalExit) {
-        let _ = self.app.emit_to(&self.label, "terminal-exit", exit);
+        emit_to::<channel::TerminalExit>(&self.app, &self.label, &exit);
     }
 }
 

@@ -2,6 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { act, cleanup, fireEvent, render, waitFor } from "@testing-library/react";
 import * as ipc from "../ipc";
+import type { ThreadView } from "../bindings/ThreadView";
 import { IpcError } from "../ipc";
 import { store } from "../state";
 import { freshWindow } from "../testing/freshWindow";
@@ -14,7 +15,7 @@ vi.mock("../ipc", () => import("../testing/ipcMock"));
 const m = vi.mocked(ipc);
 
 const codex = {
-  name: "codex",
+  name: "codex" as const,
   path: "/bin/codex",
   version: "0.1",
   capabilities: null,
@@ -27,7 +28,7 @@ const codex = {
   ...setupFields("codex"),
 };
 
-function thread() {
+function thread(): ThreadView {
   return { ...stripTurns(threadDetail("t1")), harness: "codex", permissions: { mode: "never", sandbox: null } };
 }
 

@@ -4,6 +4,7 @@ import type { HarnessReport } from "../bindings/HarnessReport";
 import type { MessageView } from "../bindings/MessageView";
 import type { ThreadDetail } from "../bindings/ThreadDetail";
 import type { ThreadView } from "../bindings/ThreadView";
+import type { TurnEnd } from "../bindings/TurnEnd";
 import type { LiveItem, LiveTurn } from "../threads/live";
 
 export type Role = "user" | "assistant" | "tool";
@@ -40,7 +41,7 @@ export interface StatusRow {
   key: string;
   turn: number;
   phase: LiveTurn["phase"];
-  outcome: string | null;
+  outcome: TurnEnd | null;
   error: string | null;
   startedAt: number;
   streaming: boolean;

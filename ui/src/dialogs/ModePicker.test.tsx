@@ -1,13 +1,14 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { cleanup, fireEvent, render } from "@testing-library/react";
+import type { HarnessKind } from "../bindings/HarnessKind";
 import type { HarnessReport } from "../bindings/HarnessReport";
 import { ModePicker } from "./ModePicker";
 import { setupFields } from "../testing/harnessReport";
 
 afterEach(cleanup);
 
-function report(name: string, permission_modes: string[], sandboxes: string[] = []): HarnessReport {
+function report(name: HarnessKind, permission_modes: string[], sandboxes: string[] = []): HarnessReport {
   return {
     name,
     path: "/bin/x",

@@ -1,6 +1,7 @@
 // @vitest-environment jsdom
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { cleanup, fireEvent, render, waitFor } from "@testing-library/react";
+import type { HarnessKind } from "../bindings/HarnessKind";
 import * as ipc from "../ipc";
 import type { HarnessReport } from "../bindings/HarnessReport";
 import { store } from "../state";
@@ -12,7 +13,7 @@ import { harnessReport, missingReport, setupFields } from "../testing/harnessRep
 vi.mock("../ipc", () => import("../testing/ipcMock"));
 const m = vi.mocked(ipc);
 
-function report(name: string, permission_modes: string[], sandboxes: string[] = []): HarnessReport {
+function report(name: HarnessKind, permission_modes: string[], sandboxes: string[] = []): HarnessReport {
   return {
     name,
     path: `/bin/${name}`,

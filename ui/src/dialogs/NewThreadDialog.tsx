@@ -3,9 +3,10 @@
 // start says why in the dialog; the only usable one is preselected; with none, the dialog is the
 // first-run list instead of a form that cannot start.
 import { useEffect, useRef, useState } from "react";
+import type { HarnessKind } from "../bindings/HarnessKind";
 import { FolderIcon, Spinner } from "../icons";
 import { inApp, pickFolder } from "../ipc";
-import { HARNESS_NAMES } from "../harnesses";
+import { HARNESS_NAMES, HARNESSES, isHarness } from "../harnesses";
 import { HarnessSetupList } from "../firstRun/HarnessSetup";
 import { harnessState, noneUsable, startBlocker, unavailableLine, usableHarnesses } from "../firstRun/words";
 import { defaultModeFor, type ModeChoice, validChoice } from "../permissions";
@@ -14,8 +15,6 @@ import { createThread } from "../threads/threadActions";
 import { Modal } from "./Modal";
 import { ModePicker } from "./ModePicker";
 import { closeDialog, openDialog } from "./open";
-
-const HARNESSES = ["claude", "codex", "pi"] as const;
 
 function remembered(key: string): string {
   try {
@@ -29,10 +28,13 @@ export function NewThreadDialog() {
   const doctor = useApp((s) => s.doctor);
   const defaults = useApp((s) => s.settings.default_modes);
   // What the user picked per harness; until then, Settings' default for it.
-  const [picked, setPicked] = useState<Record<string, ModeChoice>>({});
+  const [picked, setPicked] = useState<Partial<Record<HarnessKind, ModeChoice>>>({});
   // What the user clicked; until then the remembered harness, or the only usable one.
-  const [pickedHarness, setHarness] = useState<string | null>(null);
-  const [rememberedHarness] = useState(() => remembered("forkhost.lastHarness") || "claude");
+  const [pickedHarness, setHarness] = useState<HarnessKind | null>(null);
+  const [rememberedHarness] = useState((): HarnessKind => {
+    const last = remembered("forkhost.lastHarness");
+    return isHarness(last) ? last : "claude";
+  });
   const [cwd, setCwd] = useState(() => remembered("forkhost.lastFolder"));
   const [title, setTitle] = useState("");
   const [prompt, setPrompt] = useState("");
@@ -46,8 +48,8 @@ export function NewThreadDialog() {
     (cwdAtOpen.current ? promptRef : folderRef).current?.focus();
   }, []);
 
-  const reportOf = (name: string) => doctor?.find((r) => r.name === name);
-  const unavailable = (name: string) => {
+  const reportOf = (name: HarnessKind) => doctor?.find((r) => r.name === name);
+  const unavailable = (name: HarnessKind) => {
     const state = harnessState(reportOf(name));
     return state === "missing" || state === "signed_out";
   };

@@ -1,6 +1,7 @@
 // Settings: where forks open, the theme, the mode new threads start in per harness, each
 // harness's path (checked before it is saved), the command-line tool and updates.
 import { useState } from "react";
+import type { HarnessKind } from "../bindings/HarnessKind";
 import type { HarnessPaths } from "../bindings/HarnessPaths";
 import type { HarnessReport } from "../bindings/HarnessReport";
 import type { Settings } from "../bindings/Settings";
@@ -16,7 +17,7 @@ import { ModePicker } from "./ModePicker";
 import { TrustedFoldersSection } from "./TrustedFolders";
 import { closeDialog, loadDoctor, saveSettings } from "./open";
 
-type HarnessName = "claude" | "codex" | "pi";
+type HarnessName = HarnessKind;
 
 /** What the Rust side said about a harness path typed in Settings. */
 export type PathCheck =

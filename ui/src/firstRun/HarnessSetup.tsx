@@ -25,7 +25,7 @@ export async function checkAgain() {
 function putReport(report: HarnessReport) {
   const doctor = store.get().doctor ?? [];
   const others = doctor.filter((r) => r.name !== report.name);
-  store.set({ doctor: [...others, report].sort((a, b) => HARNESS_ORDER.indexOf(a.name as HarnessName) - HARNESS_ORDER.indexOf(b.name as HarnessName)) });
+  store.set({ doctor: [...others, report].sort((a, b) => HARNESS_ORDER.indexOf(a.name) - HARNESS_ORDER.indexOf(b.name)) });
 }
 
 function CommandLine({ command, label, needs }: { command: string; label?: string; needs?: string | null }) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { harnessReport, missingReport } from "../testing/harnessReport";
+import { HARNESSES } from "../harnesses";
 import { noneUsable, startBlocker, statusLabel, unavailableLine, usableHarnesses } from "./words";
 
 describe("the first-run words", () => {
@@ -19,7 +20,7 @@ describe("the first-run words", () => {
       "Codex is installed but not signed in. Run codex login in a terminal.",
     );
     expect(unavailableLine(harnessReport("claude"), "claude")).toBeNull();
-    for (const name of ["claude", "codex", "pi"]) {
+    for (const name of HARNESSES) {
       expect(unavailableLine(missingReport(name), name)).not.toMatch(/FORKHOST_|PATH/);
     }
   });

@@ -1,11 +1,13 @@
 // What the first-run view and New thread say about each harness, in the user's words: found
 // (with its version), not signed in, or not installed, and what to do. No environment-variable
 // names here: those stay in `forkhost doctor` and the docs.
+import type { FoundBy } from "../bindings/FoundBy";
+import type { HarnessKind } from "../bindings/HarnessKind";
 import type { HarnessReport } from "../bindings/HarnessReport";
-import { HARNESS_NAMES } from "../harnesses";
+import { HARNESSES, harnessName } from "../harnesses";
 
-export const HARNESS_ORDER = ["claude", "codex", "pi"] as const;
-export type HarnessName = (typeof HARNESS_ORDER)[number];
+export const HARNESS_ORDER = HARNESSES;
+export type HarnessName = HarnessKind;
 
 export type HarnessState = "checking" | "ready" | "signed_out" | "missing";
 
@@ -51,7 +53,7 @@ export function firstCommand(report: HarnessReport): string | null {
  * itself (not only in a tooltip).
  */
 export function unavailableLine(report: HarnessReport | undefined, name: string): string | null {
-  const product = HARNESS_NAMES[name] ?? name;
+  const product = harnessName(name);
   switch (harnessState(report)) {
     case "missing": {
       const cmd = report ? firstCommand(report) : null;
@@ -66,7 +68,7 @@ export function unavailableLine(report: HarnessReport | undefined, name: string)
 
 /** Why Start thread is disabled, or null when it can start. */
 export function startBlocker(args: { harness: string; report: HarnessReport | undefined; cwd: string }): string | null {
-  const product = HARNESS_NAMES[args.harness] ?? args.harness;
+  const product = harnessName(args.harness);
   const state = harnessState(args.report);
   if (state === "missing") return `Install ${product} or pick another agent`;
   if (state === "signed_out") return `Sign ${product} in or pick another agent`;
@@ -75,7 +77,7 @@ export function startBlocker(args: { harness: string; report: HarnessReport | un
 }
 
 /** "Found on your PATH" and the like, without variable names. */
-export function foundByWords(foundBy: string | null): string | null {
+export function foundByWords(foundBy: FoundBy | null): string | null {
   switch (foundBy) {
     case "override":
       return "the file you chose";
@@ -85,7 +87,7 @@ export function foundByWords(foundBy: string | null): string | null {
       return "your shell's PATH";
     case "fallback":
       return "a usual install folder";
-    default:
+    case null:
       return null;
   }
 }

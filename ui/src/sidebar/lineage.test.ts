@@ -26,7 +26,7 @@ describe("sidebar lineage", () => {
       thread("a1", "/p/one", 2, "a"),
       thread("a2", "/p/one", 3, "a"),
       thread("a1x", "/p/one", 4, "a1"),
-      { ...thread("gone", "/p/one", 9), state: "archived" },
+      { ...thread("gone", "/p/one", 9), state: "archived" as const },
     ];
     const projects = buildProjects(threads);
     expect(projects.map((p) => p.name)).toEqual(["two", "one"]);

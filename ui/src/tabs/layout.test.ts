@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import * as ipc from "../ipc";
+import type { TabView } from "../bindings/TabView";
 import { freshWindow } from "../testing/freshWindow";
 import { store } from "../state";
 import { flushLayout, layoutSynced, scheduleLayout } from "./layout";
@@ -17,7 +18,7 @@ afterEach(() => {
 });
 
 function showTabs(n: number) {
-  const tabs = Array.from({ length: n }, (_, i) => ({ id: `x${i}`, thread_id: `t${i}`, kind: "conversation" }));
+  const tabs = Array.from({ length: n }, (_, i): TabView => ({ id: `x${i}`, thread_id: `t${i}`, kind: "conversation" }));
   store.set({ tabs, activeTab: tabs[0]?.id ?? null });
 }
 

@@ -1,6 +1,7 @@
 // The window's tabs: opening a thread (here or in a new window), switching, closing, reordering,
 // and moving a tab to a window of its own.
 import * as ipc from "../ipc";
+import type { TabKind } from "../bindings/TabKind";
 import type { TabView } from "../ipc";
 import { store } from "../state";
 import { loadThread } from "../threads/cache";
@@ -17,7 +18,7 @@ function randomId(prefix: string): string {
 }
 
 /** Shows a thread in this window: its existing tab, else a new one after the active tab. */
-export function openTab(threadId: string, kind: "conversation" | "terminal" = "conversation") {
+export function openTab(threadId: string, kind: TabKind = "conversation") {
   const state = store.get();
   const existing = state.tabs.find((t) => t.thread_id === threadId && t.kind === kind);
   if (existing) {

@@ -1,5 +1,6 @@
 // A harness report for tests: found at /bin/<name>, ready, with the install words of the real
 // reports.
+import type { HarnessKind } from "../bindings/HarnessKind";
 import type { HarnessReport } from "../bindings/HarnessReport";
 
 const NPM: Record<string, string> = {
@@ -10,7 +11,7 @@ const NPM: Record<string, string> = {
 const SIGN_IN: Record<string, string> = { claude: "claude auth login", codex: "codex login", pi: "pi" };
 
 /** The fields the first-run view added to a report. */
-export function setupFields(name: string): Pick<HarnessReport, "sign_in" | "next_step" | "install"> {
+export function setupFields(name: HarnessKind): Pick<HarnessReport, "sign_in" | "next_step" | "install"> {
   return {
     sign_in: "signed_in",
     next_step: null,
@@ -22,7 +23,7 @@ export function setupFields(name: string): Pick<HarnessReport, "sign_in" | "next
   };
 }
 
-export function harnessReport(name: string, over: Partial<HarnessReport> = {}): HarnessReport {
+export function harnessReport(name: HarnessKind, over: Partial<HarnessReport> = {}): HarnessReport {
   return {
     name,
     path: `/bin/${name}`,
@@ -40,7 +41,7 @@ export function harnessReport(name: string, over: Partial<HarnessReport> = {}): 
 }
 
 /** A harness that was not found. */
-export function missingReport(name: string): HarnessReport {
+export function missingReport(name: HarnessKind): HarnessReport {
   return harnessReport(name, {
     path: null,
     version: null,

@@ -100,7 +100,7 @@ describe("thread helpers", () => {
     expect("turns" in a).toBe(false);
     expect(sameThread(a, { ...a })).toBe(true);
     expect(sameThread(a, { ...a, title: "Other" })).toBe(false);
-    expect(sameThread(a, { ...a, state: "running" })).toBe(false);
+    expect(sameThread(a, { ...a, state: "archived" })).toBe(false);
     expect(messageCount(threadDetail("a", 4))).toBe(8);
   });
 });

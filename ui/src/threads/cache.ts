@@ -1,5 +1,6 @@
 // The threads this window knows: the list (for the sidebar) and each shown thread's detail (its
-// turns and messages), read from the Host and kept in the store.
+// turns and messages), read from the Host and kept in the store. A `thread_changed` event that
+// carries the thread's row patches the list in place (`upsertThread`) instead of a re-read.
 import { debounced } from "../debounce";
 import { describeError } from "../errors";
 import * as ipc from "../ipc";
@@ -40,15 +41,7 @@ export async function loadThread(threadId: string): Promise<ThreadDetail | undef
       const live = s.live && settled(s.live, detail.turns.length) ? undefined : s.live;
       return { ...s, detail, loading: false, error: undefined, live };
     });
-    const known = store.get().threads.find((t) => t.id === detail.id);
-    const fresh = stripTurns(detail);
-    if (!known || !sameThread(known, fresh)) {
-      store.set((s) => ({
-        threads: known
-          ? s.threads.map((t) => (t.id === detail.id ? fresh : t))
-          : [...s.threads, fresh],
-      }));
-    }
+    upsertThread(stripTurns(detail));
     return detail;
   } catch (err) {
     const words = describeError(err);
@@ -59,6 +52,19 @@ export async function loadThread(threadId: string): Promise<ThreadDetail | undef
     }));
     return undefined;
   }
+}
+
+/**
+ * Takes a thread's row into the list (a new one goes last, as `threads` orders them). A row
+ * older than the one known is left out: two writers' events may arrive out of order, and the
+ * revision only grows. Nothing changes (no re-render) when the entry would look the same.
+ */
+export function upsertThread(view: ThreadView) {
+  const known = store.get().threads.find((t) => t.id === view.id);
+  if (known && (known.revision > view.revision || sameThread(known, view))) return;
+  store.set((s) => ({
+    threads: known ? s.threads.map((t) => (t.id === view.id ? view : t)) : [...s.threads, view],
+  }));
 }
 
 /** After missed events: re-read everything shown. */

@@ -3,6 +3,7 @@ import * as ipc from "../ipc";
 import { store, updateSlot } from "../state";
 import { freshWindow } from "../testing/freshWindow";
 import { threadDetail } from "../testing/threads";
+import { stripTurns } from "./cache";
 import { handleHostEvent } from "./hostEvents";
 
 vi.mock("../ipc", () => import("../testing/ipcMock"));
@@ -65,32 +66,49 @@ describe("Host events", () => {
     expect(store.get().slots.b).toBeUndefined();
   });
 
-  it("re-read the thread and the list once its turn ended", () => {
+  it("re-read the thread once its turn ended (the list hears of it from thread_changed)", () => {
     shown("a");
     handleHostEvent({ type: "turn_started", thread_id: "a" });
     handleHostEvent({ type: "turn_ended", thread_id: "a", outcome: "completed", message: null });
     vi.advanceTimersByTime(120);
     expect(m.show).toHaveBeenCalledWith("a");
-    expect(m.threads).toHaveBeenCalledTimes(1);
+    expect(m.threads).not.toHaveBeenCalled();
   });
 
-  it("re-read the list on any change, a thread only when shown", () => {
-    handleHostEvent({ type: "thread_changed", thread_id: "b" });
+  it("re-read the list on a change without the row, a thread only when shown", () => {
+    handleHostEvent({ type: "thread_changed", thread_id: "b", thread: null });
     vi.advanceTimersByTime(120);
     expect(m.threads).toHaveBeenCalledTimes(1);
     expect(m.show).not.toHaveBeenCalled();
 
     shown("a");
-    handleHostEvent({ type: "thread_changed", thread_id: "a" });
+    handleHostEvent({ type: "thread_changed", thread_id: "a", thread: null });
     vi.advanceTimersByTime(120);
     expect(m.show).toHaveBeenCalledWith("a");
   });
 
+  it("take the row a change carries into the list, without reading every thread", () => {
+    const b = stripTurns(threadDetail("b"));
+    store.set({ threads: [b] });
+    handleHostEvent({ type: "thread_changed", thread_id: "b", thread: { ...b, title: "Renamed", revision: 2 } });
+    handleHostEvent({ type: "thread_changed", thread_id: "c", thread: stripTurns(threadDetail("c")) });
+    // A row older than the one known (two writers' events crossing) is left out.
+    handleHostEvent({ type: "thread_changed", thread_id: "b", thread: { ...b, title: "Stale", revision: 1 } });
+    expect(store.get().threads.map((t) => [t.id, t.title])).toEqual([
+      ["b", "Renamed"],
+      ["c", "Thread c"],
+    ]);
+    vi.advanceTimersByTime(120);
+    expect(m.threads).not.toHaveBeenCalled();
+    // Not shown here: no conversation to read again.
+    expect(m.show).not.toHaveBeenCalled();
+  });
+
   it("say an error of a thread in a tab, in words", () => {
     shown("a");
-    handleHostEvent({ type: "error", thread_id: "a", code: "harness_exited", message: "exit 1" });
+    handleHostEvent({ type: "error", thread_id: "a", code: "harness_failed", message: "exit 1" });
     expect(store.get().toasts).toMatchObject([
-      { kind: "error", title: "Thread a: harness exited", message: "exit 1" },
+      { kind: "error", title: "Thread a: harness failed", message: "exit 1" },
     ]);
   });
 });

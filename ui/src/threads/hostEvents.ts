@@ -1,5 +1,6 @@
-// How the window follows the Host: its events update the streaming marks and live turns, and
-// schedule the re-reads that bring the stored turns.
+// How the window follows the Host: its events update the streaming marks, the live turns and the
+// thread list (from the row a `thread_changed` carries), and schedule the re-reads that bring
+// the stored turns.
 import type { HostEvent } from "../ipc";
 import { applyEvent } from "./live";
 import { type AppState, store, threadById, updateSlot } from "../state";
@@ -7,7 +8,7 @@ import { notify } from "../toasts";
 import { applySetupEvent } from "../files/files";
 import { applyApprovalEvent } from "./approvals";
 import { refreshGrants } from "./grants";
-import { scheduleThreads } from "./cache";
+import { scheduleThreads, upsertThread } from "./cache";
 import { scheduleThread } from "./heldReads";
 import { FrameCoalescer, nextFrame, spaced } from "../markdown/frame";
 import { renderStats, wholeMode } from "../markdown/render";
@@ -71,7 +72,10 @@ export function handleHostEvent(event: HostEvent) {
     return;
   }
   if (event.type === "thread_changed") {
-    scheduleThreads("all");
+    // Its row, where the Host had it at hand; else the list is read again.
+    if (event.thread) upsertThread(event.thread);
+    else scheduleThreads("all");
+    // Its turns may have changed too, which the row does not say: a shown one is read again.
     if (isShown(state, id)) scheduleThread(id);
     return;
   }
@@ -82,10 +86,8 @@ export function handleHostEvent(event: HostEvent) {
   }
   if (!isShown(state, id)) return;
   applyLive(event);
-  if (event.type === "turn_ended") {
-    scheduleThread(id);
-    scheduleThreads("all");
-  }
+  // The list learns of the turn from the `thread_changed` the Host sends after it.
+  if (event.type === "turn_ended") scheduleThread(id);
   if (event.type === "error" && state.tabs.some((t) => t.thread_id === id)) {
     const title = threadById(state, id)?.title ?? "Thread";
     notify({ kind: "error", title: `${title}: ${event.code.replace(/_/g, " ")}`, message: event.message });

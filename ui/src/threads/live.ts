@@ -1,6 +1,7 @@
 // The turn being streamed in a thread, built from Host events until the native session holds it
 // (then the thread is re-read and the live turn dropped). Pure functions, unit-tested.
 import type { HostEvent } from "../bindings/HostEvent";
+import type { TurnEnd } from "../bindings/TurnEnd";
 
 export type LiveItem =
   | { kind: "text"; text: string }
@@ -21,7 +22,7 @@ export interface LiveTurn {
   items: LiveItem[];
   phase: TurnPhase;
   /** `completed`, `interrupted` or `failed` once ended. */
-  outcome: string | null;
+  outcome: TurnEnd | null;
   error: string | null;
   /** How many turns the thread had when this one started: it is turn `baseTurns + 1`. */
   baseTurns: number;

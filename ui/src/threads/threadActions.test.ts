@@ -17,7 +17,7 @@ beforeEach(() => {
   m.startTurn.mockResolvedValue(undefined);
 });
 
-const args = { harness: "codex", cwd: "/home/me/other", title: "  ", prompt: "" };
+const args = { harness: "codex" as const, cwd: "/home/me/other", title: "  ", prompt: "" };
 
 describe("creating a thread", () => {
   it("in a folder with undecided agent config asks first: Cancel creates nothing, Trust records it and creates", async () => {

@@ -1,5 +1,6 @@
 // What the user does to threads as a whole: create one, open a session found on this machine,
 // rename, archive.
+import type { HarnessKind } from "../bindings/HarnessKind";
 import { describeError } from "../errors";
 import { askTrust, ensureTrust, trustFromRefusal } from "../files/files";
 import * as ipc from "../ipc";
@@ -11,7 +12,7 @@ import { messageCount, refreshThreads, stripTurns } from "./cache";
 import { sendPrompt } from "./turns";
 
 export async function createThread(args: {
-  harness: string;
+  harness: HarnessKind;
   cwd: string;
   title: string;
   prompt: string;

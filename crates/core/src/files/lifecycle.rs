@@ -151,7 +151,7 @@ impl Host {
         self.store().forget_worktree(thread_id).await?;
         tracing::info!(thread = %thread_id, others = others.len(), "worktree removed");
         for id in std::iter::once(thread_id.to_owned()).chain(others.into_iter().map(|o| o.id)) {
-            self.emit(crate::events::HostEvent::ThreadChanged { thread_id: id });
+            self.thread_changed(&id).await;
         }
         Ok(())
     }

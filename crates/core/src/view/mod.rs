@@ -7,17 +7,20 @@ mod trust;
 pub use approval::{ApprovalView, QuestionView, SubjectView};
 pub use trust::{TrustDecision, TrustView};
 
-use forkhost_store::{ThreadRow, ThreadState};
+use forkhost_harness::HarnessKind;
+use forkhost_store::{Boundary, ThreadRow, ThreadState};
 use serde::Serialize;
+
+use crate::error::HostError;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[ts(export)]
 pub struct ThreadView {
     pub id: String,
-    pub harness: String,
+    pub harness: HarnessKind,
     pub cwd: String,
     pub title: String,
-    pub state: String,
+    pub state: ThreadState,
     pub native: NativeView,
     pub fork: Option<ForkView>,
     /// How much its harness may do without asking, in the harness's words; `null`: the
@@ -52,17 +55,25 @@ pub struct PermissionsView {
 pub struct ForkView {
     pub source_thread: String,
     pub source_turn: Option<String>,
-    pub boundary: String,
+    pub boundary: Boundary,
 }
 
-impl From<&ThreadRow> for ThreadView {
-    fn from(row: &ThreadRow) -> Self {
-        ThreadView {
+/// The store keeps the harness as text: a row naming none this build knows has no view
+/// (`internal`, as [`crate::thread::Thread::parse`] says of it).
+impl TryFrom<&ThreadRow> for ThreadView {
+    type Error = HostError;
+
+    fn try_from(row: &ThreadRow) -> Result<Self, HostError> {
+        let harness = row
+            .harness
+            .parse()
+            .map_err(|e| HostError::Internal(format!("thread {}: {e}", row.id)))?;
+        Ok(ThreadView {
             id: row.id.clone(),
-            harness: row.harness.clone(),
+            harness,
             cwd: row.cwd.clone(),
             title: row.title.clone(),
-            state: state_name(row.state).to_owned(),
+            state: row.state,
             native: NativeView {
                 session_id: row.native_session_id.clone(),
                 path: row.native_path.clone(),
@@ -70,7 +81,7 @@ impl From<&ThreadRow> for ThreadView {
             fork: row.fork.as_ref().map(|f| ForkView {
                 source_thread: f.source_thread.clone(),
                 source_turn: f.source_turn.clone(),
-                boundary: f.boundary.as_str().to_owned(),
+                boundary: f.boundary,
             }),
             permissions: PermissionsView {
                 mode: row.permission_mode.clone(),
@@ -79,12 +90,8 @@ impl From<&ThreadRow> for ThreadView {
             revision: row.revision,
             created_at: row.created_at,
             updated_at: row.updated_at,
-        }
+        })
     }
-}
-
-fn state_name(state: ThreadState) -> &'static str {
-    state.as_str()
 }
 
 /// A thread with its turns and their messages, read from the native session.

@@ -12,6 +12,7 @@ use crate::{HarnessError, HarnessKind, HarnessResult};
 
 /// How a binary was found, for `doctor`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum FoundBy {
     /// `FORKHOST_*_BIN` (the app sets it from the path saved in Settings).

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 /// What the harness wants to do.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ApprovalSubject {
     /// Run a shell command in `cwd`.
@@ -24,6 +25,7 @@ pub enum ApprovalSubject {
     /// Any other tool, with its input as the harness sent it.
     Tool {
         name: String,
+        #[cfg_attr(feature = "ts", ts(type = "unknown"))]
         input: serde_json::Value,
     },
     /// Questions for the user (not a permission), answered with one text per question
@@ -33,6 +35,7 @@ pub enum ApprovalSubject {
 
 /// One question of a [`ApprovalSubject::Question`] request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Question {
     /// A short label, when the harness gives one.
     pub header: Option<String>,
@@ -76,6 +79,7 @@ impl ApprovalRequest {
 
 /// The user's answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ApprovalDecision {
     /// Let this one call run.

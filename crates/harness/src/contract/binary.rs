@@ -20,6 +20,7 @@ pub struct HarnessBinary {
 
 /// What a harness binary can do, for the UI's Fork buttons and `forkhost doctor`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Capabilities {
     /// Fork boundaries it supports: a subset of `after`, `before`, `latest`.
     pub boundaries: Vec<&'static str>,

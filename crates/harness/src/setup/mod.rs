@@ -94,6 +94,7 @@ pub struct CheckOutput {
 
 /// Whether a found harness can talk to its model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum SignIn {
     SignedIn,
