@@ -462,6 +462,13 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_new_thread_without_mode_words_takes_the_harness_default() {
+        let args: NewThreadArgs =
+            serde_json::from_str(r#"{"harness":"pi","cwd":"/p","title":null}"#).unwrap();
+        assert_eq!((args.mode, args.sandbox), (None, None));
+    }
+
+    #[test]
     fn home_is_expanded() {
         let home = std::env::var("HOME").unwrap();
         assert_eq!(expand_home("~/p"), PathBuf::from(&home).join("p"));

@@ -81,7 +81,7 @@ event_list! {
     /// The window gained focus after a notification about this thread, which still waits.
     ToWindow ActivateThread = "activate-thread": String;
     /// Progress of the update the window is installing.
-    ToWindow UpdateProgress = "update-progress": crate::update::UpdateProgress;
-    ToWindow TerminalOutput = "terminal-output": crate::terminal::TerminalOutput;
-    ToWindow TerminalExit = "terminal-exit": crate::terminal::TerminalExit;
+    ToWindow UpdateProgress = "update-progress": crate::event_payloads::UpdateProgress;
+    ToWindow TerminalOutput = "terminal-output": crate::event_payloads::TerminalOutput;
+    ToWindow TerminalExit = "terminal-exit": crate::event_payloads::TerminalExit;
 }

@@ -17,6 +17,7 @@ pub mod commands;
 pub mod error;
 pub mod event_bridge;
 pub mod event_list;
+pub mod event_payloads;
 pub mod files;
 pub mod first_run;
 pub mod layout;

@@ -23,6 +23,7 @@ use tokio::sync::Mutex;
 
 use crate::error::{AppErrorCode, CmdResult, CommandError, ErrorCode};
 use crate::event_list::{channel, emit_to};
+use crate::event_payloads::UpdateProgress;
 use crate::state::AppState;
 
 /// How long a check or a download may wait on the network before giving up.
@@ -43,24 +44,6 @@ pub struct UpdateInfo {
     pub notes: Option<String>,
     /// Publication date (RFC 3339), when the manifest has one.
     pub date: Option<String>,
-}
-
-/// Where an install stands (the `update-progress` event).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
-#[serde(tag = "stage", rename_all = "snake_case")]
-#[ts(export)]
-pub enum UpdateProgress {
-    /// Bytes received so far; `total` when the server sent a length.
-    Downloading {
-        #[ts(type = "number")]
-        downloaded: u64,
-        #[ts(type = "number | null")]
-        total: Option<u64>,
-    },
-    /// Downloaded and verified; the installer runs (it may ask for a password).
-    Installing,
-    /// Installed; the app restarts into the new version.
-    Restarting,
 }
 
 /// The update found by the last check, and whether an install is running.

@@ -169,10 +169,7 @@ impl HostEvent {
 
 #[cfg(test)]
 mod tests {
-    use forkhost_harness::ApprovalDecision;
-
     use super::*;
-    use crate::pending::Resolution;
 
     fn word(value: impl Serialize) -> String {
         serde_json::to_value(value)
@@ -183,28 +180,7 @@ mod tests {
     }
 
     #[test]
-    fn names_on_the_wire_are_the_names_in_the_logs() {
-        let decisions = [
-            ApprovalDecision::Approve,
-            ApprovalDecision::ApproveForSession,
-            ApprovalDecision::Decline,
-            ApprovalDecision::DeclineAndStop,
-        ];
-        let others = [
-            Resolution::Replied,
-            Resolution::Dismissed,
-            Resolution::Withdrawn,
-            Resolution::Gone,
-        ];
-        for how in decisions
-            .map(Resolution::Answered)
-            .into_iter()
-            .chain(others)
-        {
-            let resolution = ApprovalResolution::from(how);
-            assert_eq!(word(resolution), how.name());
-            assert_eq!(resolution.as_str(), how.name());
-        }
+    fn turn_outcomes_on_the_wire_are_the_names_in_the_logs() {
         let failed = TurnOutcome::Failed {
             message: "x".into(),
         };

@@ -231,4 +231,30 @@ mod tests {
         assert_eq!(json["subject"]["kind"], "command");
         assert_eq!(json["subject"]["command"], "touch x");
     }
+
+    #[test]
+    fn resolutions_on_the_wire_are_the_names_in_the_logs() {
+        let decisions = [
+            ApprovalDecision::Approve,
+            ApprovalDecision::ApproveForSession,
+            ApprovalDecision::Decline,
+            ApprovalDecision::DeclineAndStop,
+        ];
+        let others = [
+            Resolution::Replied,
+            Resolution::Dismissed,
+            Resolution::Withdrawn,
+            Resolution::Gone,
+        ];
+        for how in decisions
+            .map(Resolution::Answered)
+            .into_iter()
+            .chain(others)
+        {
+            let resolution = ApprovalResolution::from(how);
+            let wire = serde_json::to_value(resolution).unwrap();
+            assert_eq!(wire.as_str(), Some(how.name()));
+            assert_eq!(resolution.as_str(), how.name());
+        }
+    }
 }

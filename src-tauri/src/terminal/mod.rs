@@ -25,8 +25,8 @@ use tauri::AppHandle;
 
 use crate::error::{AppErrorCode, CmdResult, CommandError};
 
+pub use crate::event_payloads::{TerminalExit, TerminalOutput};
 use output::{stream_output, Sink, Window};
-pub use output::{TerminalExit, TerminalOutput};
 use session::{lock, Session, Sessions};
 use waiter::{guard, Waiter};
 

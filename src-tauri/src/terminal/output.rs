@@ -4,27 +4,10 @@
 use std::io::Read;
 use std::sync::mpsc;
 
-use serde::Serialize;
 use tauri::AppHandle;
 
 use crate::event_list::{channel, emit_to};
-
-/// Output of a terminal, sent to the window that opened it.
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
-#[ts(export)]
-pub struct TerminalOutput {
-    pub id: String,
-    pub data: String,
-}
-
-/// A terminal's process ended.
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
-#[ts(export)]
-pub struct TerminalExit {
-    pub id: String,
-    pub thread_id: String,
-    pub code: Option<u32>,
-}
+use crate::event_payloads::{TerminalExit, TerminalOutput};
 
 /// Where a terminal's output and end go: its window (a test's channel).
 pub(super) trait Sink: Send + Sync + 'static {

@@ -7,8 +7,9 @@ use std::time::Duration;
 use forkhost_harness::process::Tree;
 use portable_pty::Child;
 
-use super::output::{Sink, TerminalExit};
+use super::output::Sink;
 use super::session::{lock, Sessions};
+use crate::event_payloads::TerminalExit;
 
 /// After the exit, how long the output already written may take to reach the window.
 const OUTPUT_DRAIN: Duration = Duration::from_secs(1);

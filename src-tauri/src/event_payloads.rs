@@ -1,0 +1,40 @@
+//! The payloads of the shell's own events (the Host's are core's): transport types, kept at
+//! the boundary below both the event list and the features that send them, so that neither
+//! points back at the other.
+
+use serde::Serialize;
+
+/// Output of a terminal, sent to the window that opened it.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct TerminalOutput {
+    pub id: String,
+    pub data: String,
+}
+
+/// A terminal's process ended.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct TerminalExit {
+    pub id: String,
+    pub thread_id: String,
+    pub code: Option<u32>,
+}
+
+/// Where an install stands (the `update-progress` event).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(tag = "stage", rename_all = "snake_case")]
+#[ts(export)]
+pub enum UpdateProgress {
+    /// Bytes received so far; `total` when the server sent a length.
+    Downloading {
+        #[ts(type = "number")]
+        downloaded: u64,
+        #[ts(type = "number | null")]
+        total: Option<u64>,
+    },
+    /// Downloaded and verified; the installer runs (it may ask for a password).
+    Installing,
+    /// Installed; the app restarts into the new version.
+    Restarting,
+}
