@@ -538,6 +538,18 @@ async fn reopening_keeps_everything() {
     assert_eq!(opened.store.turns("a").await.unwrap().len(), 1);
 }
 
+/// A closed store is closed for every clone (the app closes it before it exits): nothing reads
+/// or writes through it afterwards.
+#[tokio::test]
+async fn a_closed_store_takes_no_more_work() {
+    let (_dir, store) = fresh().await;
+    let clone = store.clone();
+    store.insert_thread(&thread("a")).await.unwrap();
+    store.close().await;
+    assert!(clone.threads().await.is_err());
+    assert!(clone.insert_thread(&thread("b")).await.is_err());
+}
+
 #[tokio::test]
 async fn sync_turns_repoints_anchors_and_appends_under_one_revision() {
     let (_dir, store) = fresh().await;
