@@ -369,3 +369,21 @@ pub(crate) fn nul_joined<'a>(paths: impl IntoIterator<Item = &'a str>) -> Vec<u8
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    /// Errors name a command by its first six arguments, and say when it had more.
+    #[test]
+    fn a_command_is_named_by_its_first_six_arguments() {
+        let git = super::Git::new().unwrap();
+        let named = |n: usize| {
+            git.call(std::path::Path::new("."))
+                .args((1..=n).map(|i| format!("a{i}")))
+                .describe()
+        };
+        assert_eq!(named(0), "git");
+        assert_eq!(named(5), "git a1 a2 a3 a4 a5");
+        assert_eq!(named(6), "git a1 a2 a3 a4 a5 a6");
+        assert_eq!(named(7), "git a1 a2 a3 a4 a5 a6 …");
+    }
+}

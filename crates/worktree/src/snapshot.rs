@@ -285,4 +285,18 @@ mod tests {
         let unborn = parse_status(b"# branch.oid (initial)\0? x\0");
         assert_eq!(unborn.head, None);
     }
+
+    /// A rename (should a git ever report one despite `--no-renames`) updates both its paths,
+    /// the old one to drop it, and its second field is a path, not the next entry.
+    #[test]
+    fn a_renamed_entry_updates_both_paths() {
+        let oid = "0123456789abcdef0123456789abcdef01234567";
+        let raw = format!(
+            "2 R. N... 100644 100644 100644 {oid} {oid} R100 new name.txt\0old name.txt\0\
+             ? after.txt\0"
+        );
+        let p = parse_status(raw.as_bytes());
+        assert_eq!(p.update, vec!["new name.txt", "old name.txt"]);
+        assert_eq!(p.untracked, vec!["after.txt"]);
+    }
 }

@@ -356,3 +356,32 @@ fn ignored_files_made_in_a_worktree_block_a_silent_removal() {
         .expect("removed once the loss is accepted");
     assert!(!path.exists());
 }
+
+/// A locked worktree whose folder is gone (on a drive that is not plugged in) is not there:
+/// git keeps its record (locked records are never pruned), and reading its state is no error.
+#[test]
+fn a_locked_worktree_whose_folder_is_gone_is_not_there() {
+    let sb = Sandbox::new();
+    let repo = sb.repo();
+    repo.write("a.txt", "a");
+    repo.commit_all("first");
+    let r = repo.open();
+    let head = r.head().expect("head").expect("born");
+    let (_keep, path) = outside_folder("unplugged");
+    r.create_worktree(&WorktreeSpec {
+        at: head,
+        path: path.clone(),
+        branch: "forkhost/unplugged".into(),
+    })
+    .expect("worktree");
+    repo.git(&["worktree", "lock", path.to_str().expect("utf-8 path")]);
+    std::fs::remove_dir_all(&path).expect("the drive goes");
+    let listed = repo.git(&["worktree", "list", "--porcelain"]);
+    assert!(
+        listed.contains("locked") && !listed.contains("prunable"),
+        "{listed}"
+    );
+    let state = r.worktree_state(&path).expect("state");
+    assert!(!state.exists, "{state:?}");
+    assert!(state.loss().is_empty());
+}
