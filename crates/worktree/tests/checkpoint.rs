@@ -98,6 +98,34 @@ fn checkpoint_includes_untracked_and_skips_ignored_and_large_files() {
     assert_eq!(cp.files_changed_vs_parent, 2);
 }
 
+/// Without a limit of its own a checkpoint keeps untracked files up to 20 MiB: a 2 MiB one is
+/// recorded, one byte over 20 MiB is not (a sparse file: it is never read).
+#[test]
+fn the_default_size_limit_is_twenty_mebibytes() {
+    let sb = Sandbox::new();
+    let repo = sb.repo();
+    repo.write("a.txt", "a");
+    repo.commit_all("first");
+    repo.write("medium.bin", vec![7u8; 2 * 1024 * 1024]);
+    let over = std::fs::File::create(repo.path.join("over.bin")).expect("create");
+    over.set_len(20 * 1024 * 1024 + 1).expect("sparse length");
+    drop(over);
+    let cp = repo
+        .open()
+        .checkpoint(&CheckpointSpec::new("t1", "t1-end"))
+        .expect("checkpoint");
+    assert_eq!(
+        tree_paths(&repo, cp.commit.as_str()),
+        vec!["a.txt", "medium.bin"]
+    );
+    assert_eq!(cp.skipped.len(), 1, "{:?}", cp.skipped);
+    assert_eq!(cp.skipped[0].path, "over.bin");
+    assert_eq!(
+        cp.skipped[0].reason,
+        SkipReason::TooLarge(20 * 1024 * 1024 + 1)
+    );
+}
+
 #[test]
 fn chained_checkpoints_store_each_turn() {
     let sb = Sandbox::new();
