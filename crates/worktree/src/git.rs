@@ -134,23 +134,25 @@ impl Git {
     }
 }
 
-#[cfg(windows)]
-fn own_group(cmd: &mut Command) {
-    use std::os::windows::process::CommandExt;
-    // CREATE_NO_WINDOW: a GUI app must not flash a console per git call.
-    cmd.creation_flags(0x0800_0000);
-}
-
-/// Git leads a process group of its own, so that a timeout kills what it started too (a
+/// Git leads a process group of its own on Unix, so that a timeout kills what it started too (a
 /// filter, `git-lfs`, an ssh transport), not git alone with its children left holding the pipes.
-#[cfg(unix)]
+/// On Windows it gets no console window (one platform's code per function body, like
+/// [`kill_tree`], so the function is one whole wherever it is built and mutation-tested).
 fn own_group(cmd: &mut Command) {
-    use std::os::unix::process::CommandExt;
-    cmd.process_group(0);
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    #[cfg(windows)]
+    {
+        use std::os::windows::process::CommandExt;
+        // CREATE_NO_WINDOW: a GUI app must not flash a console per git call.
+        cmd.creation_flags(0x0800_0000);
+    }
+    #[cfg(not(any(unix, windows)))]
+    let _ = cmd;
 }
-
-#[cfg(not(any(unix, windows)))]
-fn own_group(_cmd: &mut Command) {}
 
 /// Kills a timed-out call: its whole process group on Unix, its process tree on Windows.
 fn kill_tree(child: &mut Child) {

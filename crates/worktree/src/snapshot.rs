@@ -86,7 +86,10 @@ impl Repo {
         // With GIT_INDEX_FILE never inherited, a checkout's index is always `<git dir>/index`.
         let real_index = self.git_dir.join("index");
         match std::fs::copy(&real_index, &index) {
-            Ok(_) => {}
+            // Git re-reads an entry no older than the index file ("racily clean": its file may
+            // have changed in the same clock tick, unseen by its stat); the copy must keep the
+            // real index's time for that, or such an edit is left out.
+            Ok(_) => keep_modified(&real_index, &index)?,
             // No index yet (fresh `git init`): start from an empty one.
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(e.into()),
@@ -203,6 +206,15 @@ impl Repo {
             .to_ascii_lowercase();
         Ok(!matches!(value.as_str(), "no" | "false" | "off" | "0"))
     }
+}
+
+/// Gives `copy` the modification time of `original`.
+fn keep_modified(original: &Path, copy: &Path) -> std::io::Result<()> {
+    let modified = std::fs::metadata(original)?.modified()?;
+    std::fs::File::options()
+        .write(true)
+        .open(copy)?
+        .set_modified(modified)
 }
 
 /// Reads `git status --porcelain=v2 --branch -z --no-renames`.
