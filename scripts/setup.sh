@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building (and, with --tests, testing) Forkhost needs on Debian/Ubuntu, skipping
 # whatever is already there: Debian packages, Rust, Node.js >= 20, npm dependencies, and for
-# tests tauri-driver and the pinned harness CLIs. Uses sudo only when not root.
+# tests tauri-driver, cargo-mutants and the pinned harness CLIs. Uses sudo only when not root.
 #
 #   scripts/setup.sh           what the app needs
 #   scripts/setup.sh --tests   and what the test suite needs
@@ -47,6 +47,13 @@ if ((for_tests)); then
   if ! command -v tauri-driver >/dev/null; then
     step "cargo install tauri-driver"
     cargo install tauri-driver --locked --root "$FORKHOST_CACHE/tools"
+  fi
+  # The mutation check in scripts/test.sh (scripts/mutants.sh); pinned, since a new version
+  # can make new mutants and move the figures.
+  cargo_mutants_version=27.1.0
+  if [[ "$(cargo-mutants --version 2>/dev/null)" != "cargo-mutants $cargo_mutants_version" ]]; then
+    step "cargo install cargo-mutants $cargo_mutants_version"
+    cargo install --locked "cargo-mutants@$cargo_mutants_version" --root "$FORKHOST_CACHE/tools"
   fi
   step "harness CLIs"
   bash scripts/install-harnesses.sh >/dev/null

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, then runs the whole test suite: formatting and lints, the Rust tests
-# (store, harness readers, core, CLI, fake model, the real harness CLIs), the UI's unit tests,
-# and the desktop app end to end under a virtual display over WebDriver.
+# (store, harness readers, core, CLI, fake model, the real harness CLIs), the mutation check of
+# the store and worktree code changed since its baseline, the UI's unit tests, and the desktop
+# app end to end under a virtual display over WebDriver.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$forkhost_root"
@@ -66,6 +67,10 @@ for file in tests/tests/*.rs; do
   case "$name" in app_* | pkg_*) ;; *) plain_tests+=(--test "$name") ;; esac
 done
 cargo test -p forkhost-tests --lib --bins "${plain_tests[@]}"
+
+step "mutation check: the store and worktree code changed since the baseline (scripts/mutants.sh)"
+# Each small mistake cargo-mutants makes in that code must fail one of the crate's own tests.
+bash scripts/mutants.sh
 
 step "the real-CLI suites again, against the newest verified harness versions"
 # Only for the harnesses whose newest pin differs from the oldest (the rest just ran): its own

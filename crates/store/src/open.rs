@@ -100,8 +100,7 @@ async fn check(path: &Path) -> Result<Health> {
         .await
     {
         Ok(pool) => pool,
-        Err(err) if is_corruption(&err) => return Ok(Health::Broken(err.to_string())),
-        Err(err) => return Err(err.into()),
+        Err(err) => return broken_or_error(err),
     };
     let verdict: std::result::Result<Vec<String>, sqlx::Error> =
         sqlx::query_scalar("PRAGMA integrity_check")
@@ -116,19 +115,28 @@ async fn check(path: &Path) -> Result<Health> {
                 lines.join("; ")
             )));
         }
-        Err(err) if is_corruption(&err) => {
+        Err(err) => {
             pool.close().await;
-            return Ok(Health::Broken(err.to_string()));
+            return broken_or_error(err);
         }
-        Err(err) => return Err(err.into()),
     }
     match MIGRATOR.run(&pool).await {
         Ok(()) => Ok(Health::Good(pool)),
-        Err(sqlx::migrate::MigrateError::Execute(err)) if is_corruption(&err) => {
+        Err(sqlx::migrate::MigrateError::Execute(err)) => {
             pool.close().await;
-            Ok(Health::Broken(err.to_string()))
+            broken_or_error(err)
         }
         Err(err) => Err(err.into()),
+    }
+}
+
+/// The one rule for an error met while checking the file, at any step: damage makes the file
+/// `Broken` (moved aside), anything else is the caller's error and the file stays.
+fn broken_or_error(err: sqlx::Error) -> Result<Health> {
+    if is_corruption(&err) {
+        Ok(Health::Broken(err.to_string()))
+    } else {
+        Err(err.into())
     }
 }
 
@@ -169,9 +177,12 @@ fn private_files(path: &Path) -> std::io::Result<()> {
             let Ok(meta) = std::fs::symlink_metadata(&file) else {
                 continue;
             };
+            // Only ever narrowed: a file the user made stricter (0400) stays as it is, and a
+            // symlink or folder in the way is not ours to change.
             let mode = meta.permissions().mode() & 0o7777;
-            if meta.is_file() && mode & !FILE_MODE != 0 {
-                std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode & FILE_MODE))?;
+            let narrowed = mode & FILE_MODE;
+            if meta.is_file() && narrowed != mode {
+                std::fs::set_permissions(&file, std::fs::Permissions::from_mode(narrowed))?;
             }
         }
     }
@@ -236,3 +247,7 @@ fn move_aside(path: &Path) -> Result<PathBuf> {
     }
     Ok(target)
 }
+
+#[cfg(test)]
+#[path = "tests_open.rs"]
+mod tests;

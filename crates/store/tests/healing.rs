@@ -353,3 +353,71 @@ async fn a_process_killed_inside_a_write_transaction_leaves_no_trace() {
         .await
         .unwrap();
 }
+
+/// A `creating` row whose process is alive is a fork in flight, but for ten minutes only: pids
+/// are reused, so past its lease the row is abandoned whatever its pid says.
+#[tokio::test]
+async fn a_creating_row_of_a_live_process_is_kept_until_its_lease_ends() {
+    use sqlx::sqlite::SqliteConnectOptions;
+    use sqlx::{ConnectOptions, Connection};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("forkhost.sqlite");
+    seeded(&path).await;
+    {
+        let store = Store::open(&path).await.unwrap().store;
+        let mut fork = common::fork_of(
+            "in-flight",
+            "a",
+            Some("a1"),
+            forkhost_store::Boundary::After,
+        );
+        fork.state = ThreadState::Creating;
+        fork.native_session_id = None;
+        store.insert_thread(&fork).await.unwrap();
+        store.close().await;
+    }
+    // Made by pid 1 (always alive, and never this test) `minutes` ago.
+    let made_ago = |minutes: i64| {
+        let path = path.clone();
+        async move {
+            let mut conn = SqliteConnectOptions::new()
+                .filename(&path)
+                .connect()
+                .await
+                .unwrap();
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_millis() as i64;
+            sqlx::query(
+                "UPDATE threads SET creating_pid = 1, created_at = ? WHERE id = 'in-flight'",
+            )
+            .bind(now - minutes * 60 * 1000)
+            .execute(&mut conn)
+            .await
+            .unwrap();
+            conn.close().await.unwrap();
+        }
+    };
+
+    made_ago(9).await;
+    let opened = Store::open(&path).await.unwrap();
+    assert_eq!(
+        opened.removed_creating, 0,
+        "nine minutes is within the lease"
+    );
+    assert_eq!(
+        opened.store.thread("in-flight").await.unwrap().state,
+        ThreadState::Creating
+    );
+    opened.store.close().await;
+
+    made_ago(11).await;
+    let opened = Store::open(&path).await.unwrap();
+    assert_eq!(opened.removed_creating, 1, "eleven minutes is past it");
+    assert!(matches!(
+        opened.store.thread("in-flight").await,
+        Err(StoreError::ThreadNotFound(_))
+    ));
+    assert_eq!(opened.store.threads().await.unwrap().len(), 3);
+}

@@ -202,6 +202,36 @@ async fn checkpoints_and_worktrees_are_kept_per_thread() {
     assert_eq!(store.worktree("f").await.unwrap(), None);
 }
 
+/// A fork that kept its source's checkpoints shares their commits: neither thread's refs may
+/// be pruned while the other still points at them. Once the fork forgets its copies, the
+/// source's are its own again.
+#[tokio::test]
+async fn checkpoints_a_fork_kept_are_shared_until_it_forgets_them() {
+    use forkhost_store::{CheckpointRow, Edge};
+    let (_dir, store) = fresh().await;
+    for id in ["a", "f", "lone"] {
+        store.insert_thread(&thread(id)).await.unwrap();
+    }
+    for (id, commit) in [("a", "c1"), ("lone", "c9")] {
+        store
+            .put_checkpoint(&CheckpointRow {
+                thread_id: id.into(),
+                turn_ordinal: 1,
+                edge: Edge::End,
+                commit_id: commit.into(),
+            })
+            .await
+            .unwrap();
+    }
+    assert!(!store.checkpoints_shared("a").await.unwrap(), "no fork yet");
+    store.copy_checkpoints("a", "f", 1).await.unwrap();
+    assert!(store.checkpoints_shared("a").await.unwrap());
+    assert!(store.checkpoints_shared("f").await.unwrap());
+    assert!(!store.checkpoints_shared("lone").await.unwrap());
+    store.forget_checkpoints("f").await.unwrap();
+    assert!(!store.checkpoints_shared("a").await.unwrap());
+}
+
 #[tokio::test]
 async fn a_repositorys_setup_command_is_set_changed_and_removed() {
     let (_dir, store) = fresh().await;
@@ -536,6 +566,18 @@ async fn reopening_keeps_everything() {
     assert!(opened.recovered.is_none());
     assert_eq!(opened.removed_creating, 0);
     assert_eq!(opened.store.turns("a").await.unwrap().len(), 1);
+}
+
+/// A closed store is closed for every clone (the app closes it before it exits): nothing reads
+/// or writes through it afterwards.
+#[tokio::test]
+async fn a_closed_store_takes_no_more_work() {
+    let (_dir, store) = fresh().await;
+    let clone = store.clone();
+    store.insert_thread(&thread("a")).await.unwrap();
+    store.close().await;
+    assert!(clone.threads().await.is_err());
+    assert!(clone.insert_thread(&thread("b")).await.is_err());
 }
 
 #[tokio::test]

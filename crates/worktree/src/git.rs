@@ -134,24 +134,26 @@ impl Git {
     }
 }
 
-#[cfg(windows)]
-fn own_group(cmd: &mut Command) {
-    use std::os::windows::process::CommandExt;
-    use windows_sys::Win32::System::Threading::CREATE_NO_WINDOW;
-    // A GUI app must not flash a console per git call.
-    cmd.creation_flags(CREATE_NO_WINDOW);
-}
-
-/// Git leads a process group of its own, so that a timeout kills what it started too (a
+/// Git leads a process group of its own on Unix, so that a timeout kills what it started too (a
 /// filter, `git-lfs`, an ssh transport), not git alone with its children left holding the pipes.
-#[cfg(unix)]
+/// On Windows it gets no console window (one platform's code per function body, like
+/// [`kill_tree`], so the function is one whole wherever it is built and mutation-tested).
 fn own_group(cmd: &mut Command) {
-    use std::os::unix::process::CommandExt;
-    cmd.process_group(0);
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    #[cfg(windows)]
+    {
+        use std::os::windows::process::CommandExt;
+        use windows_sys::Win32::System::Threading::CREATE_NO_WINDOW;
+        // A GUI app must not flash a console per git call.
+        cmd.creation_flags(CREATE_NO_WINDOW);
+    }
+    #[cfg(not(any(unix, windows)))]
+    let _ = cmd;
 }
-
-#[cfg(not(any(unix, windows)))]
-fn own_group(_cmd: &mut Command) {}
 
 /// Kills a timed-out call: its whole process group on Unix, its process tree on Windows.
 fn kill_tree(child: &mut Child) {
@@ -369,4 +371,22 @@ pub(crate) fn nul_joined<'a>(paths: impl IntoIterator<Item = &'a str>) -> Vec<u8
         out.push(0);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    /// Errors name a command by its first six arguments, and say when it had more.
+    #[test]
+    fn a_command_is_named_by_its_first_six_arguments() {
+        let git = super::Git::new().unwrap();
+        let named = |n: usize| {
+            git.call(std::path::Path::new("."))
+                .args((1..=n).map(|i| format!("a{i}")))
+                .describe()
+        };
+        assert_eq!(named(0), "git");
+        assert_eq!(named(5), "git a1 a2 a3 a4 a5");
+        assert_eq!(named(6), "git a1 a2 a3 a4 a5 a6");
+        assert_eq!(named(7), "git a1 a2 a3 a4 a5 a6 …");
+    }
 }

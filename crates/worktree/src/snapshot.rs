@@ -86,7 +86,10 @@ impl Repo {
         // With GIT_INDEX_FILE never inherited, a checkout's index is always `<git dir>/index`.
         let real_index = self.git_dir.join("index");
         match std::fs::copy(&real_index, &index) {
-            Ok(_) => {}
+            // Git re-reads an entry no older than the index file ("racily clean": its file may
+            // have changed in the same clock tick, unseen by its stat); the copy must keep the
+            // real index's time for that, or such an edit is left out.
+            Ok(_) => keep_modified(&real_index, &index)?,
             // No index yet (fresh `git init`): start from an empty one.
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(e.into()),
@@ -205,6 +208,15 @@ impl Repo {
     }
 }
 
+/// Gives `copy` the modification time of `original`.
+fn keep_modified(original: &Path, copy: &Path) -> std::io::Result<()> {
+    let modified = std::fs::metadata(original)?.modified()?;
+    std::fs::File::options()
+        .write(true)
+        .open(copy)?
+        .set_modified(modified)
+}
+
 /// Reads `git status --porcelain=v2 --branch -z --no-renames`.
 fn parse_status(bytes: &[u8]) -> Pending {
     let mut pending = Pending::default();
@@ -284,5 +296,19 @@ mod tests {
         assert_eq!(p.nested, vec!["nested/"]);
         let unborn = parse_status(b"# branch.oid (initial)\0? x\0");
         assert_eq!(unborn.head, None);
+    }
+
+    /// A rename (should a git ever report one despite `--no-renames`) updates both its paths,
+    /// the old one to drop it, and its second field is a path, not the next entry.
+    #[test]
+    fn a_renamed_entry_updates_both_paths() {
+        let oid = "0123456789abcdef0123456789abcdef01234567";
+        let raw = format!(
+            "2 R. N... 100644 100644 100644 {oid} {oid} R100 new name.txt\0old name.txt\0\
+             ? after.txt\0"
+        );
+        let p = parse_status(raw.as_bytes());
+        assert_eq!(p.update, vec!["new name.txt", "old name.txt"]);
+        assert_eq!(p.untracked, vec!["after.txt"]);
     }
 }

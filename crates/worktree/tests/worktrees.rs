@@ -356,3 +356,64 @@ fn ignored_files_made_in_a_worktree_block_a_silent_removal() {
         .expect("removed once the loss is accepted");
     assert!(!path.exists());
 }
+
+/// A locked worktree whose folder is gone (on a drive that is not plugged in) is not there:
+/// git keeps its record (locked records are never pruned), and reading its state is no error.
+#[test]
+fn a_locked_worktree_whose_folder_is_gone_is_not_there() {
+    let sb = Sandbox::new();
+    let repo = sb.repo();
+    repo.write("a.txt", "a");
+    repo.commit_all("first");
+    let r = repo.open();
+    let head = r.head().expect("head").expect("born");
+    let (_keep, path) = outside_folder("unplugged");
+    r.create_worktree(&WorktreeSpec {
+        at: head,
+        path: path.clone(),
+        branch: "forkhost/unplugged".into(),
+    })
+    .expect("worktree");
+    repo.git(&["worktree", "lock", path.to_str().expect("utf-8 path")]);
+    std::fs::remove_dir_all(&path).expect("the drive goes");
+    let listed = repo.git(&["worktree", "list", "--porcelain"]);
+    assert!(
+        listed.contains("locked") && !listed.contains("prunable"),
+        "{listed}"
+    );
+    let state = r.worktree_state(&path).expect("state");
+    assert!(!state.exists, "{state:?}");
+    assert!(state.loss().is_empty());
+}
+
+/// A worktree the user deleted, named through a symlinked folder (as macOS names `/var`
+/// through `/private/var`), is still the worktree git lists: its record is pruned, not refused.
+#[cfg(unix)]
+#[test]
+fn a_deleted_worktree_named_through_a_symlink_is_still_found() {
+    let sb = Sandbox::new();
+    let repo = sb.repo();
+    repo.write("a.txt", "a");
+    repo.commit_all("first");
+    let r = repo.open();
+    let head = r.head().expect("head").expect("born");
+    let (_keep, path) = outside_folder("linked away");
+    r.create_worktree(&WorktreeSpec {
+        at: head,
+        path: path.clone(),
+        branch: "forkhost/linked-away".into(),
+    })
+    .expect("worktree");
+    let links = sb.plain_folder();
+    let through_link = links.path().join("link");
+    std::os::unix::fs::symlink(path.parent().expect("parent"), &through_link).expect("symlink");
+    let named = through_link.join("linked away");
+    std::fs::remove_dir_all(&path).expect("user deletes it");
+
+    assert!(!r.worktree_state(&named).expect("state").exists);
+    r.remove_worktree(&named, Confirm::NothingToLose)
+        .expect("the record is pruned");
+    assert!(!repo
+        .git(&["worktree", "list", "--porcelain"])
+        .contains("linked away"));
+}

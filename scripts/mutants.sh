@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Mutation testing of the crates that keep the user's data and files (forkhost-store,
+# forkhost-worktree), each against its own tests: cargo-mutants changes the code one small
+# mistake at a time and a test must fail for each. Settings and the reasoned exclusions are in
+# .cargo/mutants.toml; tests/README.md ("Mutation testing") has the figures.
+#
+#   scripts/mutants.sh           the mutants in the code changed since the baseline commit
+#                                (.cargo/mutants-baseline), what scripts/test.sh runs
+#   scripts/mutants.sh --full    every mutant of both crates; when none is missed and the tree
+#                                is committed, moves the baseline to HEAD (commit the file)
+#
+# Extra arguments go to cargo mutants (e.g. -f crates/store/src/open.rs with --full).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+cd "$forkhost_root"
+
+crates=(store worktree)
+baseline_file=.cargo/mutants-baseline
+out=test-artifacts/mutants
+# A target folder of its own: the mutated builds happen in a copy of the tree elsewhere, and in
+# the shared one they would leave the store crate (and so all that depends on it) to rebuild.
+export CARGO_TARGET_DIR="${FORKHOST_MUTANTS_TARGET:-$FORKHOST_CACHE/target-mutants}"
+
+command -v cargo-mutants >/dev/null || {
+  echo "cargo-mutants is missing: run scripts/setup.sh --tests" >&2
+  exit 1
+}
+
+# cargo-mutants exits 2 when a mutant was missed and 3 when the only trouble was a timeout: a
+# mutant that made the tests hang (a loop that never ends) did not pass them, so it counts as
+# caught, and is listed.
+run() {
+  local status=0
+  rm -rf "$out"
+  mkdir -p "$out"
+  cargo mutants --no-shuffle -o "$out" "$@" || status=$?
+  if [[ -s "$out/mutants.out/timeout.txt" ]]; then
+    echo "mutants that made the tests hang (caught, at the cost of a timeout each):" >&2
+    sed 's/^/  /' "$out/mutants.out/timeout.txt" >&2
+  fi
+  ((status == 3)) && status=0
+  if ((status)) && [[ -s "$out/mutants.out/missed.txt" ]]; then
+    echo "mutants no test failed on:" >&2
+    sed 's/^/  /' "$out/mutants.out/missed.txt" >&2
+    echo "each needs a test able to fail on it or, if it cannot change what the code does, an" >&2
+    echo "exclusion with its reason in .cargo/mutants.toml" >&2
+  fi
+  return "$status"
+}
+
+packages=()
+for crate in "${crates[@]}"; do packages+=(-p "forkhost-$crate"); done
+
+if [[ "${1:-}" == "--full" ]]; then
+  shift
+  started="$(date +%s)"
+  run "${packages[@]}" "$@"
+  echo "full run: $(($(date +%s) - started)) s" >&2
+  if (($#)); then
+    exit 0 # a partial run (a file, a filter) moves nothing
+  fi
+  if [[ -n "$(git status --porcelain -- crates .cargo)" ]]; then
+    echo "uncommitted changes in crates/ or .cargo/: the baseline stays where it is" >&2
+    exit 0
+  fi
+  git rev-parse HEAD >"$baseline_file"
+  echo "baseline moved to $(cat "$baseline_file"): commit $baseline_file" >&2
+  exit 0
+fi
+
+base="$(tr -d '[:space:]' <"$baseline_file")"
+# CI clones with full history; a baseline it cannot reach (a rebased or squashed branch) would
+# check nothing, so it is an error, not a pass.
+if ! git cat-file -e "$base^{commit}" 2>/dev/null || ! git merge-base --is-ancestor "$base" HEAD; then
+  echo "the mutation baseline $base ($baseline_file) is not in this branch's history:" >&2
+  echo "run scripts/mutants.sh --full and commit the file it writes" >&2
+  exit 1
+fi
+
+# The working tree against the baseline (committed and uncommitted changes; a new file counts
+# once it is added to git), and only the crates whose sources changed.
+diff="$(mktemp)"
+trap 'rm -f "$diff"' EXIT
+git diff --no-ext-diff --no-color "$base" -- "${crates[@]/#/crates/}" >"$diff"
+changed=()
+for crate in "${crates[@]}"; do
+  if grep -q "^+++ b/crates/$crate/src/.*\.rs$" "$diff"; then changed+=(-p "forkhost-$crate"); fi
+done
+if ((${#changed[@]} == 0)); then
+  echo "no source of ${crates[*]} changed since the mutation baseline ${base:0:12}" >&2
+  exit 0
+fi
+echo "mutants in the code changed since ${base:0:12}: ${changed[*]}" >&2
+run --in-diff "$diff" "${changed[@]}" "$@"
