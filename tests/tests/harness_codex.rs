@@ -165,8 +165,8 @@ mod codex_approvals {
     use std::path::PathBuf;
 
     use forkhost_harness::{
-        Answer, ApprovalDecision, ApprovalRequest, ApprovalSubject, HarnessError, OpenSpec,
-        PermissionMode, RuntimeEvent, SessionTarget, TurnOutcome,
+        ApprovalDecision, ApprovalRequest, ApprovalSubject, HarnessError, OpenSpec, PermissionMode,
+        RuntimeEvent, SessionTarget, TurnOutcome,
     };
     use forkhost_tests::fake_model::{FakeModel, FakeModelOptions};
     use forkhost_tests::harness_env::HarnessEnv;
@@ -433,7 +433,9 @@ mod codex_approvals {
         // The request's own reply can no longer reach a server: the answer fails in words,
         // and nothing was approved.
         let late = reply
-            .send(Answer::Decision(ApprovalDecision::Approve))
+            .send(forkhost_harness::Answer::Decision(
+                ApprovalDecision::Approve,
+            ))
             .await;
         assert!(
             matches!(late, Err(HarnessError::HarnessFailed { .. })),

@@ -4,8 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{not_a_database, private_files, FILE_MODE, SQLITE_MAGIC};
+use super::{not_a_database, SQLITE_MAGIC};
+#[cfg(unix)]
+use super::{private_files, FILE_MODE};
 
+#[cfg(unix)]
 fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     let mut s = path.as_os_str().to_owned();
     s.push(suffix);

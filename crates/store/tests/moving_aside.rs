@@ -4,7 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use forkhost_store::{Store, StoreError};
+use forkhost_store::Store;
+#[cfg(unix)]
+use forkhost_store::StoreError;
 
 fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     let mut s = path.as_os_str().to_owned();

@@ -5,7 +5,9 @@
 mod common;
 
 use common::{outside_folder, Sandbox};
-use forkhost_worktree::{CheckpointSpec, Git, Repo, WorktreeError, WorktreeSpec, INCLUDE_FILE};
+use forkhost_worktree::{CheckpointSpec, WorktreeSpec, INCLUDE_FILE};
+#[cfg(unix)]
+use forkhost_worktree::{Git, Repo, WorktreeError};
 
 /// Every file the patterns match is one the repository does not ignore (git's "none ignored"
 /// answer, exit 1): nothing is copied, and the worktree is made with the file from the
