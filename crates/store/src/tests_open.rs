@@ -2,6 +2,7 @@
 //! through `Store::open` are either slow to provoke or depend on who runs the tests (root
 //! ignores file modes).
 
+#[cfg(unix)]
 use std::path::{Path, PathBuf};
 
 use super::{not_a_database, SQLITE_MAGIC};
