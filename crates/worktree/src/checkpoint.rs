@@ -6,7 +6,8 @@ use crate::git::nul_fields;
 use crate::names;
 use crate::oid::Oid;
 use crate::repo::Repo;
-use crate::snapshot::{Skipped, DEFAULT_SIZE_LIMIT};
+use crate::snapshot::{Base, Skipped, DEFAULT_SIZE_LIMIT};
+use crate::watch::{Recorded, Since, TreeWatch};
 
 /// The namespace every ref this crate writes lives under. Nothing outside it is ever written or
 /// deleted by a checkpoint or a prune.
@@ -68,23 +69,96 @@ pub struct Checkpoint {
     pub files_changed_vs_parent: usize,
     /// Untracked files left out (too large, nested repositories).
     pub skipped: Vec<Skipped>,
+    /// How much of the folder was read to make it.
+    pub scanned: Scanned,
+}
+
+/// What a checkpoint read of the folder: what it cost, for a log line, a benchmark or a test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scanned {
+    /// Every file in scope (`git status` over the folder).
+    Full,
+    /// Only the paths a [`TreeWatch`] saw change (this many).
+    Changed(usize),
+    /// Nothing: no change since the last checkpoint through the watch, whose commit it is.
+    Unchanged,
 }
 
 impl Repo {
     /// Records the checkout's working files as a commit on `refs/forkhost/<thread>/<label>`.
     pub fn checkpoint(&self, spec: &CheckpointSpec) -> Result<Checkpoint> {
+        self.record(spec, None)
+    }
+
+    /// [`Repo::checkpoint`] for a folder under a [`TreeWatch`] (started on `spec.within`, or on
+    /// the checkout's top without one): only the paths the watch saw change since the last
+    /// checkpoint through it are re-read, and when none changed the checkpoint *is* the last
+    /// one (its commit, under the new label). The first checkpoint through a watch, and any
+    /// after the watch lost track (see [`TreeWatch`]), reads the whole folder.
+    pub fn checkpoint_watched(
+        &self,
+        spec: &CheckpointSpec,
+        watch: &TreeWatch,
+    ) -> Result<Checkpoint> {
+        let taken = self.record(spec, Some(watch));
+        if taken.is_err() {
+            // Its list of changes was taken and is gone with it.
+            watch.forget();
+        }
+        taken
+    }
+
+    fn record(&self, spec: &CheckpointSpec, watch: Option<&TreeWatch>) -> Result<Checkpoint> {
         let thread = names::component(&spec.thread_id)?;
         let label = names::component(&spec.label)?;
         let r#ref = format!("{REF_PREFIX}{thread}/{label}");
+        let message = format!("forkhost checkpoint {thread}/{label}");
+        let since = watch.map(TreeWatch::take);
+        let last = watch.and_then(TreeWatch::last);
+        // Nothing changed since the last checkpoint through the watch: that one it is.
+        if let (Some(Since::Paths(paths)), Some(last)) = (&since, &last) {
+            if paths.is_empty() {
+                self.point(&r#ref, &message, &last.commit)?;
+                let files_changed_vs_parent = match &spec.parent {
+                    Some(parent) if *parent != last.commit => {
+                        let tree = self.tree_of(&last.commit)?;
+                        self.count_changed(Some(parent), &tree)?
+                    }
+                    _ => 0,
+                };
+                tracing::debug!(%r#ref, "checkpoint unchanged since the last one");
+                return Ok(Checkpoint {
+                    commit: last.commit.clone(),
+                    r#ref,
+                    files_changed_vs_parent,
+                    skipped: last.skipped.clone(),
+                    scanned: Scanned::Unchanged,
+                });
+            }
+        }
         let given = match &spec.parent {
+            // The watch's own last commit exists: it was made a checkpoint ago.
+            Some(p) if last.as_ref().is_some_and(|l| l.commit == *p) => Some(p.clone()),
             Some(p) => Some(self.commit(p)?),
             None => None,
         };
 
-        let snapshot = self.snapshot(spec.size_limit, spec.within.as_deref())?;
+        let index = watch.map(TreeWatch::index);
+        let relative = match (watch, &since, &last) {
+            (Some(watch), Some(Since::Paths(paths)), Some(_)) => watch.relative(paths),
+            _ => None,
+        };
+        let base = match (watch, &index) {
+            (Some(watch), Some(index)) => Base::Kept {
+                index,
+                changed: relative.as_deref(),
+                shows_untracked: watch.shows_untracked(),
+            },
+            _ => Base::Fresh,
+        };
+        let snapshot = self.snapshot(spec.size_limit, spec.within.as_deref(), base)?;
         // Without a previous checkpoint the parent is HEAD, as the status pass saw it.
         let parent = given.or_else(|| snapshot.head.clone());
-        let message = format!("forkhost checkpoint {thread}/{label}");
         // Counting changed files needs only the trees, so it runs beside commit + update-ref.
         let (commit, files_changed_vs_parent) = std::thread::scope(|scope| {
             let counting = scope.spawn(|| self.count_changed(parent.as_ref(), &snapshot.tree));
@@ -94,13 +168,43 @@ impl Repo {
                 .unwrap_or_else(|_| Err(crate::git::failed("git diff-tree".into(), b"panicked")));
             Ok::<_, WorktreeError>((commit?, count?))
         })?;
+        if let Some(watch) = watch {
+            watch.recorded(
+                Recorded {
+                    commit: commit.clone(),
+                    skipped: snapshot.skipped.clone(),
+                },
+                snapshot.shows_untracked,
+            );
+        }
         tracing::debug!(%r#ref, files = files_changed_vs_parent, "checkpoint recorded");
         Ok(Checkpoint {
             commit,
             r#ref,
             files_changed_vs_parent,
             skipped: snapshot.skipped,
+            scanned: snapshot.scanned,
         })
+    }
+
+    /// Points `r#ref` at an existing commit.
+    fn point(&self, r#ref: &str, message: &str, commit: &Oid) -> Result<()> {
+        self.git
+            .call(&self.root)
+            .args(["update-ref", "-m", message, r#ref, commit.as_str()])
+            .run()?;
+        Ok(())
+    }
+
+    /// The tree of a commit.
+    fn tree_of(&self, commit: &Oid) -> Result<Oid> {
+        let out = self
+            .git
+            .call(&self.root)
+            .args(["rev-parse", "--verify", "--end-of-options"])
+            .arg(format!("{}^{{tree}}", commit.as_str()))
+            .run()?;
+        Oid::from_output(&out).ok_or_else(|| crate::git::failed("git rev-parse".into(), b"no tree"))
     }
 
     /// `commit-tree` with the fixed identity, then the ref pointed at the new commit.
@@ -125,10 +229,7 @@ impl Repo {
         let out = call.arg(tree.as_str()).run()?;
         let commit = Oid::from_output(&out)
             .ok_or_else(|| crate::git::failed("git commit-tree".into(), b"no commit id"))?;
-        self.git
-            .call(&self.root)
-            .args(["update-ref", "-m", message, r#ref, commit.as_str()])
-            .run()?;
+        self.point(r#ref, message, &commit)?;
         Ok(commit)
     }
 

@@ -101,7 +101,11 @@ impl Repo {
     pub fn diff_worktree_since(&self, folder: &Path, from: &Oid) -> Result<Vec<FileDiff>> {
         let from = self.commit(from)?;
         let checkout = self.sibling(folder)?;
-        let now = checkout.snapshot(DEFAULT_SIZE_LIMIT, Some(folder))?;
+        let now = checkout.snapshot(
+            DEFAULT_SIZE_LIMIT,
+            Some(folder),
+            crate::snapshot::Base::Fresh,
+        )?;
         checkout.diff(&from, &now.tree)
     }
 }

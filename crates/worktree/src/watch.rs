@@ -1,0 +1,313 @@
+//! [`TreeWatch`]: which files of a thread's folder changed since its last checkpoint, so the
+//! next checkpoint re-reads only those instead of the whole tree (`Repo::checkpoint_watched`).
+//!
+//! Why a watcher and not `git status`: status stats every tracked file and walks every folder,
+//! so its cost is the repository's size (about 100 ms for 50,000 files), paid twice a turn.
+//! The OS already knows what changed; the watcher writes it down.
+//!
+//! What makes a recorded list trustworthy, and when it is not:
+//! - **Nothing missed in flight.** Events reach the watcher's thread a moment after the write.
+//!   Before a list is taken, [`TreeWatch::take`] writes a marker file into a folder of its own
+//!   that the same watcher watches and waits until the marker's event arrives: inotify (one
+//!   queue per watcher) and FSEvents (one stream) deliver in order, so every change made before
+//!   the marker has been recorded by then. A marker that does not arrive in time, like any
+//!   watcher error, makes the list unknown.
+//! - **Unknown means a full scan**: before the first checkpoint through the watch, after the
+//!   OS queue overflowed (inotify's `IN_Q_OVERFLOW`, FSEvents' "must scan subdirs"), after a
+//!   watcher error, when more than [`MAX_RECORDED`] paths changed, and after a failed
+//!   checkpoint (its list was taken and is gone). A change made while no watch ran (the app
+//!   closed) is caught the same way: a new watch starts unknown.
+//! - **Folders the OS cannot watch for us** (a network mount, where another machine's writes
+//!   raise no event) are refused by [`TreeWatch::start`]; the caller then checkpoints with a
+//!   full scan every time, as without a watch.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
+
+use crate::error::{Result, WorktreeError};
+use crate::oid::Oid;
+use crate::snapshot::Skipped;
+
+/// More changed paths than this since a checkpoint and the list is dropped for a full scan:
+/// past it, naming every path to git costs more than letting git walk (a build, an install).
+pub const MAX_RECORDED: usize = 2_000;
+
+/// How long [`TreeWatch::take`] waits for its marker's event before calling the list unknown.
+const MARKER_WAIT: Duration = Duration::from_millis(500);
+
+/// What a checkpoint may assume about the files since the last one through the same watch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Since {
+    /// Nothing trustworthy: look at every file.
+    Unknown,
+    /// Only these paths (absolute, as the OS named them) can have changed.
+    Paths(Vec<PathBuf>),
+}
+
+/// A watcher on one folder (recursively) recording the paths that change in it, plus the
+/// private index the checkpoints through it keep between turns. Dropping it stops the watcher
+/// and deletes the index.
+pub struct TreeWatch {
+    folder: PathBuf,
+    /// The folder as the OS may spell it in events (macOS reports `/private/tmp/…`).
+    canonical: Option<PathBuf>,
+    shared: Arc<Shared>,
+    /// Holds `index` (the kept index) and `marks/` (the markers `take` waits for).
+    scratch: tempfile::TempDir,
+    _watcher: RecommendedWatcher,
+}
+
+#[derive(Default)]
+struct Shared {
+    log: Mutex<Log>,
+    marker_arrived: Condvar,
+}
+
+#[derive(Default)]
+struct Log {
+    paths: BTreeSet<PathBuf>,
+    /// Whether `paths` is the whole truth since the last checkpoint (see the module docs).
+    known: bool,
+    /// The newest marker whose event arrived.
+    marker_seen: u64,
+    marker_sent: u64,
+    /// What the last checkpoint through the watch recorded: reused when nothing changed.
+    last: Option<Recorded>,
+    /// `status.showUntrackedFiles` as the last full scan read it.
+    pub(crate) shows_untracked: Option<bool>,
+}
+
+#[derive(Clone)]
+pub(crate) struct Recorded {
+    pub commit: Oid,
+    pub skipped: Vec<Skipped>,
+}
+
+impl TreeWatch {
+    /// Starts watching `folder` and everything under it. Refused (an I/O error saying why) for
+    /// a folder whose changes the OS cannot report (a network mount) or when the watcher
+    /// cannot start (e.g. Linux's inotify watch limit reached).
+    pub fn start(folder: &Path) -> Result<TreeWatch> {
+        if let Some(kind) = crate::mount::remote_kind(folder) {
+            return Err(unwatchable(format!(
+                "{} is on a network file system ({kind}); its changes raise no events here",
+                folder.display()
+            )));
+        }
+        let scratch = tempfile::Builder::new()
+            .prefix("forkhost-watch-")
+            .tempdir()?;
+        let marks = scratch.path().join("marks");
+        std::fs::create_dir(&marks)?;
+        let shared = Arc::new(Shared::default());
+        let canonical = dunce::canonicalize(folder)
+            .ok()
+            .filter(|c| c.as_path() != folder);
+        let filter = Filter {
+            git_dirs: [Some(folder), canonical.as_deref()]
+                .into_iter()
+                .flatten()
+                .map(|f| f.join(".git"))
+                .collect(),
+            marks: [Some(marks.clone()), dunce::canonicalize(&marks).ok()]
+                .into_iter()
+                .flatten()
+                .collect(),
+        };
+        let to_log = Arc::clone(&shared);
+        let mut watcher =
+            notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+                to_log.record(&filter, event);
+            })
+            .map_err(|e| unwatchable(format!("the file watcher did not start: {e}")))?;
+        watcher
+            .watch(&marks, RecursiveMode::NonRecursive)
+            .map_err(|e| unwatchable(format!("the file watcher did not start: {e}")))?;
+        watcher
+            .watch(folder, RecursiveMode::Recursive)
+            .map_err(|e| unwatchable(format!("{} cannot be watched: {e}", folder.display())))?;
+        Ok(TreeWatch {
+            folder: folder.to_owned(),
+            canonical,
+            shared,
+            scratch,
+            _watcher: watcher,
+        })
+    }
+
+    /// The folder watched.
+    pub fn folder(&self) -> &Path {
+        &self.folder
+    }
+
+    /// Whether the next checkpoint through this watch can skip the full scan (for a test or a
+    /// log line; the checkpoint decides for itself).
+    pub fn knows_changes(&self) -> bool {
+        self.log().known
+    }
+
+    /// Makes the next checkpoint a full scan, as after an overflow.
+    pub fn forget(&self) {
+        self.log().known = false;
+    }
+
+    /// The paths recorded since the last checkpoint, emptying the list; `Unknown` when the list
+    /// cannot be trusted. Waits (at most [`MARKER_WAIT`]) until every change made before the
+    /// call has reached the list.
+    pub(crate) fn take(&self) -> Since {
+        let seq = {
+            let mut log = self.log();
+            log.marker_sent += 1;
+            log.marker_sent
+        };
+        let marker = self.scratch.path().join("marks").join(format!("m{seq}"));
+        if std::fs::write(&marker, b"").is_err() {
+            self.forget();
+        }
+        let deadline = Instant::now() + MARKER_WAIT;
+        let mut log = self.log();
+        while log.marker_seen < seq {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                tracing::debug!("file watcher marker late: full scan");
+                log.known = false;
+                break;
+            }
+            log = self
+                .shared
+                .marker_arrived
+                .wait_timeout(log, left)
+                .map(|(guard, _)| guard)
+                .unwrap_or_else(|e| e.into_inner().0);
+        }
+        let paths = std::mem::take(&mut log.paths);
+        let known = std::mem::replace(&mut log.known, true);
+        drop(log);
+        let _ = std::fs::remove_file(&marker);
+        match known {
+            true => Since::Paths(paths.into_iter().collect()),
+            false => Since::Unknown,
+        }
+    }
+
+    /// The paths of `since` relative to the folder, `/`-separated; `None` when one is outside
+    /// it or not Unicode (a full scan settles those).
+    pub(crate) fn relative(&self, paths: &[PathBuf]) -> Option<Vec<String>> {
+        paths
+            .iter()
+            .map(|p| {
+                let rel = p.strip_prefix(&self.folder).ok().or_else(|| {
+                    self.canonical
+                        .as_deref()
+                        .and_then(|c| p.strip_prefix(c).ok())
+                })?;
+                let parts: Option<Vec<&str>> =
+                    rel.components().map(|c| c.as_os_str().to_str()).collect();
+                Some(parts?.join("/"))
+            })
+            .collect()
+    }
+
+    /// The index the checkpoints through this watch keep (it may not exist yet).
+    pub(crate) fn index(&self) -> PathBuf {
+        self.scratch.path().join("index")
+    }
+
+    pub(crate) fn last(&self) -> Option<Recorded> {
+        self.log().last.clone()
+    }
+
+    pub(crate) fn shows_untracked(&self) -> Option<bool> {
+        self.log().shows_untracked
+    }
+
+    /// After a checkpoint through the watch: what it recorded, and the setting it read.
+    pub(crate) fn recorded(&self, recorded: Recorded, shows_untracked: bool) {
+        let mut log = self.log();
+        log.last = Some(recorded);
+        log.shows_untracked = Some(shows_untracked);
+    }
+
+    fn log(&self) -> MutexGuard<'_, Log> {
+        self.shared.log()
+    }
+}
+
+impl std::fmt::Debug for TreeWatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TreeWatch")
+            .field("folder", &self.folder)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Which events are not the user's files: the repository's own `.git` (a commit, an index
+/// refresh) and the markers.
+struct Filter {
+    git_dirs: Vec<PathBuf>,
+    marks: Vec<PathBuf>,
+}
+
+impl Shared {
+    fn log(&self) -> MutexGuard<'_, Log> {
+        self.log.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs on the watcher's thread for every event.
+    fn record(&self, filter: &Filter, event: notify::Result<notify::Event>) {
+        let mut log = self.log();
+        let event = match event {
+            Ok(event) => event,
+            Err(err) => {
+                tracing::debug!(error = %err, "file watcher error: full scan next");
+                log.known = false;
+                return;
+            }
+        };
+        if event.need_rescan() {
+            log.known = false;
+            log.paths.clear();
+            return;
+        }
+        // Reads and opens change nothing (inotify's close-after-write comes with a modify).
+        if matches!(event.kind, EventKind::Access(_)) {
+            return;
+        }
+        for path in event.paths {
+            if path
+                .parent()
+                .is_some_and(|p| filter.marks.iter().any(|m| m == p))
+            {
+                let seq = path
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .and_then(|n| n.strip_prefix('m'))
+                    .and_then(|n| n.parse::<u64>().ok());
+                if let Some(seq) = seq {
+                    log.marker_seen = log.marker_seen.max(seq);
+                    self.marker_arrived.notify_all();
+                }
+                continue;
+            }
+            if filter.git_dirs.iter().any(|g| path.starts_with(g)) {
+                continue;
+            }
+            if !log.known {
+                continue; // a full scan is coming anyway
+            }
+            log.paths.insert(path);
+            if log.paths.len() > MAX_RECORDED {
+                log.known = false;
+                log.paths.clear();
+            }
+        }
+    }
+}
+
+fn unwatchable(why: String) -> WorktreeError {
+    WorktreeError::Io(std::io::Error::new(std::io::ErrorKind::Unsupported, why))
+}

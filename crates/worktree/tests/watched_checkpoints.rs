@@ -1,0 +1,294 @@
+//! Checkpoints through a `TreeWatch`: they re-read only what the watcher saw change, and every
+//! one holds exactly the tree a full scan of the same moment would (the witness: a plain
+//! `Repo::checkpoint` right after, whose tree must be the same).
+
+mod common;
+
+use common::{Sandbox, TestRepo};
+use forkhost_worktree::{
+    Checkpoint, CheckpointSpec, Repo, Scanned, SkipReason, TreeWatch, MAX_RECORDED,
+};
+
+fn tree(repo: &TestRepo, commit: &str) -> String {
+    repo.git(&["rev-parse", &format!("{commit}^{{tree}}")])
+}
+
+/// The paths that differ between two commits.
+fn changed(repo: &TestRepo, from: &str, to: &str) -> Vec<String> {
+    let out = repo.git(&["diff", "--name-only", "--no-renames", "-z", from, to]);
+    let mut paths: Vec<String> = out
+        .split('\0')
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect();
+    paths.sort();
+    paths
+}
+
+struct Watched {
+    repo: TestRepo,
+    open: Repo,
+    watch: TreeWatch,
+    n: usize,
+    last: Option<Checkpoint>,
+}
+
+impl Watched {
+    fn new(repo: TestRepo) -> Watched {
+        let open = repo.open();
+        let watch = TreeWatch::start(&repo.path).expect("watch");
+        Watched {
+            repo,
+            open,
+            watch,
+            n: 0,
+            last: None,
+        }
+    }
+
+    fn spec(&mut self) -> CheckpointSpec {
+        self.n += 1;
+        let spec = CheckpointSpec::new("w", format!("c{}", self.n));
+        match &self.last {
+            Some(last) => spec.parent(last.commit.clone()),
+            None => spec,
+        }
+    }
+
+    /// A checkpoint through the watch, checked against a full scan of the same files.
+    fn checkpoint(&mut self) -> Checkpoint {
+        let spec = self.spec();
+        let cp = self
+            .open
+            .checkpoint_watched(&spec, &self.watch)
+            .expect("watched checkpoint");
+        let full = self
+            .open
+            .checkpoint(&CheckpointSpec::new("full", format!("c{}", self.n)))
+            .expect("full checkpoint");
+        assert_eq!(full.scanned, Scanned::Full);
+        assert_eq!(
+            tree(&self.repo, cp.commit.as_str()),
+            tree(&self.repo, full.commit.as_str()),
+            "the watched checkpoint ({:?}) holds what a full scan finds",
+            cp.scanned
+        );
+        assert_eq!(cp.skipped, full.skipped);
+        self.last = Some(cp.clone());
+        cp
+    }
+
+    fn since_last(&self, cp: &Checkpoint, before: &Checkpoint) -> Vec<String> {
+        changed(&self.repo, before.commit.as_str(), cp.commit.as_str())
+    }
+}
+
+fn committed_repo(sb: &Sandbox) -> TestRepo {
+    let repo = sb.repo();
+    repo.write(".gitignore", "ignored/\n");
+    for i in 0..20 {
+        repo.write(&format!("src/f{i}.txt"), format!("file {i}\n"));
+    }
+    repo.write("b.txt", "bee\n");
+    repo.commit_all("first");
+    repo
+}
+
+#[test]
+fn after_three_changes_a_checkpoint_rereads_those_and_holds_exactly_them() {
+    let sb = Sandbox::new();
+    let mut w = Watched::new(committed_repo(&sb));
+    assert!(!w.watch.knows_changes(), "a new watch knows nothing yet");
+    let first = w.checkpoint();
+    assert_eq!(
+        first.scanned,
+        Scanned::Full,
+        "the first one reads everything"
+    );
+    assert!(w.watch.knows_changes());
+
+    w.repo.write("src/f3.txt", "edited\n");
+    w.repo.write("new file.txt", "new\n");
+    std::fs::remove_file(w.repo.path.join("b.txt")).unwrap();
+    let cp = w.checkpoint();
+    assert_eq!(cp.scanned, Scanned::Changed(3));
+    assert_eq!(
+        w.since_last(&cp, &first),
+        vec!["b.txt", "new file.txt", "src/f3.txt"]
+    );
+    assert_eq!(cp.files_changed_vs_parent, 3);
+}
+
+#[test]
+fn with_nothing_changed_the_checkpoint_is_the_last_one() {
+    let sb = Sandbox::new();
+    let mut w = Watched::new(committed_repo(&sb));
+    w.checkpoint();
+    w.repo.write("src/f1.txt", "edited\n");
+    let end = w.checkpoint();
+    assert_eq!(end.scanned, Scanned::Changed(1));
+    let start = w.checkpoint();
+    assert_eq!(start.scanned, Scanned::Unchanged);
+    assert_eq!(start.commit, end.commit, "the same commit");
+    assert_eq!(start.files_changed_vs_parent, 0);
+    // Under its own label too, so it is found by name and kept from garbage collection.
+    assert_eq!(
+        w.open.checkpoint_commit("w", "c3").expect("label"),
+        end.commit
+    );
+    // A parent other than the last one counts against that parent.
+    let spec = CheckpointSpec::new("w", "other").parent(
+        w.open
+            .checkpoint_commit("w", "c1")
+            .expect("the first checkpoint"),
+    );
+    let other = w.open.checkpoint_watched(&spec, &w.watch).expect("other");
+    assert_eq!(other.scanned, Scanned::Unchanged);
+    assert_eq!(other.files_changed_vs_parent, 1);
+}
+
+#[test]
+fn new_folders_deep_files_and_ignored_files_are_read_right() {
+    let sb = Sandbox::new();
+    let mut w = Watched::new(committed_repo(&sb));
+    let first = w.checkpoint();
+    // Made at once, before the watcher can add a watch on the new folders.
+    w.repo.write("deep/er/still/x.txt", "x\n");
+    w.repo.write("ignored/build.o", "ignored\n");
+    w.repo.write("src/f0.txt", "edited\n");
+    let cp = w.checkpoint();
+    assert!(
+        matches!(cp.scanned, Scanned::Changed(_)),
+        "{:?}",
+        cp.scanned
+    );
+    assert_eq!(
+        w.since_last(&cp, &first),
+        vec!["deep/er/still/x.txt", "src/f0.txt"]
+    );
+    // A folder removed with its files, and one renamed.
+    std::fs::remove_dir_all(w.repo.path.join("deep")).unwrap();
+    std::fs::rename(w.repo.path.join("src"), w.repo.path.join("lib")).unwrap();
+    let after = w.checkpoint();
+    assert!(matches!(after.scanned, Scanned::Changed(_)));
+    let moved = w.since_last(&after, &cp);
+    assert!(moved.contains(&"deep/er/still/x.txt".to_owned()));
+    assert!(moved.contains(&"lib/f19.txt".to_owned()) && moved.contains(&"src/f19.txt".to_owned()));
+}
+
+#[test]
+fn a_changed_gitignore_or_more_than_the_limit_means_a_full_scan_still_exact() {
+    let sb = Sandbox::new();
+    let mut w = Watched::new(committed_repo(&sb));
+    w.checkpoint();
+    w.repo.write("ignored/kept.txt", "now seen\n");
+    w.repo.write(".gitignore", "other/\n");
+    let cp = w.checkpoint();
+    assert_eq!(cp.scanned, Scanned::Full, "what is ignored changed");
+
+    // The watcher's own overflow: past MAX_RECORDED paths the list is dropped.
+    for i in 0..=MAX_RECORDED {
+        w.repo.write(&format!("many/{}/m{i}.txt", i % 7), "m\n");
+    }
+    let cp = w.checkpoint();
+    assert_eq!(cp.scanned, Scanned::Full);
+    assert!(
+        w.watch.knows_changes(),
+        "and the list is kept again after it"
+    );
+    w.repo.write("many/0/m0.txt", "edited\n");
+    assert_eq!(w.checkpoint().scanned, Scanned::Changed(1));
+}
+
+#[test]
+fn a_forgotten_list_or_a_failed_checkpoint_means_a_full_scan() {
+    let sb = Sandbox::new();
+    let mut w = Watched::new(committed_repo(&sb));
+    w.checkpoint();
+    w.repo.write("src/f2.txt", "edited\n");
+    w.watch.forget(); // as after the OS queue overflowed
+    assert!(!w.watch.knows_changes());
+    assert_eq!(w.checkpoint().scanned, Scanned::Full);
+
+    // A checkpoint that fails takes its list with it: the next one reads everything.
+    w.repo.write("src/f4.txt", "edited\n");
+    let missing = "0123456789abcdef0123456789abcdef01234567".parse().unwrap();
+    let failed = w
+        .open
+        .checkpoint_watched(&CheckpointSpec::new("w", "bad").parent(missing), &w.watch);
+    assert!(failed.is_err());
+    assert!(!w.watch.knows_changes());
+    let cp = w.checkpoint();
+    assert_eq!(cp.scanned, Scanned::Full);
+}
+
+#[test]
+fn an_untracked_file_grown_past_the_size_limit_is_left_out_as_in_a_full_scan() {
+    let sb = Sandbox::new();
+    let repo = committed_repo(&sb);
+    let open = repo.open();
+    let watch = TreeWatch::start(&repo.path).expect("watch");
+    let limit = 64;
+    let spec = |label: &str| CheckpointSpec::new("w", label).size_limit(limit);
+    repo.write("notes.txt", "small\n");
+    let first = open.checkpoint_watched(&spec("a"), &watch).unwrap();
+    assert!(changed(&repo, "HEAD", first.commit.as_str()).contains(&"notes.txt".to_owned()));
+    repo.write("notes.txt", "x".repeat(limit as usize * 2));
+    let grown = open.checkpoint_watched(&spec("b"), &watch).unwrap();
+    assert_eq!(grown.scanned, Scanned::Full, "only a fresh index can tell");
+    assert_eq!(grown.skipped.len(), 1);
+    assert_eq!(grown.skipped[0].path, "notes.txt");
+    assert_eq!(grown.skipped[0].reason, SkipReason::TooLarge(limit * 2));
+    // A tracked file over the limit is kept, as a full scan keeps it.
+    repo.write("src/f5.txt", "y".repeat(limit as usize * 2));
+    let tracked = open.checkpoint_watched(&spec("c"), &watch).unwrap();
+    let full = open.checkpoint(&spec("c-full")).unwrap();
+    assert_eq!(
+        tree(&repo, tracked.commit.as_str()),
+        tree(&repo, full.commit.as_str())
+    );
+}
+
+#[test]
+fn a_watch_on_a_subfolder_records_that_folder_only() {
+    let sb = Sandbox::new();
+    let repo = committed_repo(&sb);
+    let open = repo.open();
+    let folder = repo.path.join("src");
+    let watch = TreeWatch::start(&folder).expect("watch");
+    assert_eq!(watch.folder(), folder);
+    let spec = |label: &str| CheckpointSpec::new("w", label).within(&folder);
+    let first = open.checkpoint_watched(&spec("a"), &watch).unwrap();
+    repo.write("src/f7.txt", "edited\n");
+    repo.write("outside.txt", "not this folder's\n");
+    let cp = open.checkpoint_watched(&spec("b"), &watch).unwrap();
+    assert_eq!(cp.scanned, Scanned::Changed(1));
+    assert_eq!(
+        changed(&repo, first.commit.as_str(), cp.commit.as_str()),
+        vec!["src/f7.txt"]
+    );
+    let full = open.checkpoint(&spec("b-full")).unwrap();
+    assert_eq!(
+        tree(&repo, cp.commit.as_str()),
+        tree(&repo, full.commit.as_str())
+    );
+}
+
+#[test]
+fn the_users_index_is_never_written() {
+    let sb = Sandbox::new();
+    let mut w = Watched::new(committed_repo(&sb));
+    w.repo.write("src/f1.txt", "staged\n");
+    w.repo.git(&["add", "src/f1.txt"]);
+    let index = w.repo.index_bytes().unwrap();
+    w.checkpoint();
+    w.repo.write("src/f1.txt", "staged then edited\n");
+    let cp = w.checkpoint();
+    assert_eq!(cp.scanned, Scanned::Changed(1));
+    assert_eq!(w.repo.index_bytes().unwrap(), index);
+    assert_eq!(
+        w.repo
+            .git(&["show", &format!("{}:src/f1.txt", cp.commit.as_str())]),
+        "staged then edited\n"
+    );
+}
