@@ -793,3 +793,113 @@ async fn a_setup_command_saved_for_another_repository_is_not_run() {
     assert!(success, "{message:?}");
     assert!(Path::new(&again.thread.cwd).join("setup-ran.txt").exists());
 }
+
+/// The paths that differ between two commits of `repo`.
+fn changed_between(repo: &Path, from: &str, to: &str) -> Vec<String> {
+    let mut paths: Vec<String> = git(repo, &["diff", "--name-only", "--no-renames", from, to])
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    paths.sort();
+    paths
+}
+
+/// Issue 22, item 2, through the Host: a live thread's folder is watched, so a turn's
+/// checkpoints read only what changed. A start with nothing changed since the last end *is*
+/// that end (the same commit, no scan); an end after the agent changed three files holds
+/// exactly those; more changes than the watcher keeps fall back to a full scan that is still
+/// exact; and a change made while the app was closed (no watcher saw it) is caught by the next
+/// start's full scan.
+#[tokio::test]
+async fn checkpoints_read_what_changed_and_catch_what_no_watcher_saw() {
+    let Some(s) = setup(Harness::Pi).await else {
+        return;
+    };
+    let env = &s.env;
+    let repo = env.work_dir().to_path_buf();
+    committed_repo(&repo);
+    std::fs::write(repo.join("b.txt"), "b\n").unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let options = || HostOptions {
+        harness_env: env.vars().to_vec(),
+        ..Default::default()
+    };
+    let host = Host::open_with(data.path(), options()).await.unwrap().0;
+    let thread = host
+        .create(NewThreadSpec {
+            harness: HarnessKind::Pi,
+            cwd: repo.clone(),
+            title: None,
+            permissions: Default::default(),
+        })
+        .await
+        .unwrap()
+        .thread
+        .id;
+    let commit = |host: &Host, turn: i64, edge: &'static str| {
+        let (host, thread) = (host.clone(), thread.clone());
+        async move {
+            let files = host.files(&thread).await.unwrap();
+            files
+                .checkpoints
+                .iter()
+                .find(|c| c.turn == turn && c.edge == edge)
+                .unwrap_or_else(|| panic!("no checkpoint t{turn}-{edge}: {files:?}"))
+                .commit
+                .clone()
+        }
+    };
+
+    turn(&host, &thread, &writes("t1")).await;
+    turn(
+        &host,
+        &thread,
+        "RUN_COMMAND `printf 'x' > a.txt && rm b.txt && touch three.txt`",
+    )
+    .await;
+    let (end1, start2, end2) = (
+        commit(&host, 1, "end").await,
+        commit(&host, 2, "start").await,
+        commit(&host, 2, "end").await,
+    );
+    assert_eq!(
+        start2, end1,
+        "nothing changed between the turns: the same checkpoint"
+    );
+    assert_eq!(
+        changed_between(&repo, &start2, &end2),
+        ["a.txt", "b.txt", "three.txt"],
+        "exactly the three files the turn changed"
+    );
+    assert_eq!(git(&repo, &["show", &format!("{end2}:a.txt")]), "x");
+
+    // Past what the watcher keeps (2,000 paths), the end checkpoint scans everything.
+    turn(
+        &host,
+        &thread,
+        "RUN_COMMAND `mkdir many && for i in $(seq 0 2100); do echo $i > many/f$i; done`",
+    )
+    .await;
+    let end3 = commit(&host, 3, "end").await;
+    let many = changed_between(&repo, &end2, &end3);
+    assert_eq!(many.len(), 2101, "every new file, none missed");
+    assert!(many.iter().all(|p| p.starts_with("many/f")));
+
+    // The app closes; a file changes with no watcher running; the app opens again.
+    host.shutdown().await;
+    drop(host);
+    std::fs::write(repo.join("a.txt"), "changed while closed\n").unwrap();
+    let host = Host::open_with(data.path(), options()).await.unwrap().0;
+    turn(&host, &thread, &writes("t4")).await;
+    let start4 = commit(&host, 4, "start").await;
+    assert_eq!(
+        changed_between(&repo, &end3, &start4),
+        ["a.txt"],
+        "the next start's full scan catches it"
+    );
+    assert_eq!(
+        git(&repo, &["show", &format!("{start4}:a.txt")]),
+        "changed while closed\n"
+    );
+    host.shutdown().await;
+}

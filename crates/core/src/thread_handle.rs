@@ -3,10 +3,12 @@
 //! file watcher. [`TurnState`] owns the runtime's state machine (idle → streaming → idle, or
 //! dead); its fields are private, so the only way to move it is through its methods.
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex as StdMutex};
 
 use forkhost_harness::{Reply, Runtime, SessionReader, TurnOutcome};
+use forkhost_worktree::TreeWatch;
 use tokio::sync::{oneshot, Mutex};
 use tokio::task::JoinHandle;
 
@@ -30,6 +32,18 @@ pub(crate) struct ThreadHandle {
     /// The requests the thread's runtime waits on, each with its reply: the only list of
     /// them (the harnesses keep none). Ids name the runtime that raised them.
     pending: StdMutex<PendingApprovals>,
+    /// The watch on the thread's folder that lets its checkpoints re-read only what changed;
+    /// started by the first checkpoint of a runtime, stopped with the runtime.
+    folder_watch: StdMutex<Option<FolderWatch>>,
+}
+
+/// A thread's watch on its folder, or why it has none.
+#[derive(Clone)]
+pub(crate) enum FolderWatch {
+    Running(Arc<TreeWatch>),
+    /// The folder cannot be watched (a network mount, the OS's watch limit): every checkpoint
+    /// reads the whole folder, and starting is not tried again until the runtime restarts.
+    Refused(PathBuf),
 }
 
 impl ThreadHandle {
@@ -43,7 +57,21 @@ impl ThreadHandle {
             watch: StdMutex::default(),
             terminal: AtomicBool::default(),
             pending: StdMutex::default(),
+            folder_watch: StdMutex::default(),
         }
+    }
+
+    /// The watch on `folder`, if one was started (or refused) for it.
+    pub fn folder_watch(&self, folder: &std::path::Path) -> Option<FolderWatch> {
+        let watch = self.folder_watch.lock().unwrap_or_else(|e| e.into_inner());
+        watch.clone().filter(|w| match w {
+            FolderWatch::Running(w) => w.folder() == folder,
+            FolderWatch::Refused(f) => f == folder,
+        })
+    }
+
+    pub fn set_folder_watch(&self, watch: FolderWatch) {
+        *self.folder_watch.lock().unwrap_or_else(|e| e.into_inner()) = Some(watch);
     }
 
     /// The thread's pending requests. Never held across an await.
@@ -59,6 +87,12 @@ impl ThreadHandle {
     /// Stops the thread's runtime, if one is live (it starts again on the next send); returns
     /// whether one was.
     pub async fn take_and_close(&self) -> bool {
+        // The next runtime's first checkpoint reads the whole folder again (whatever changed
+        // while none ran is caught then); no watcher outlives the thread's use.
+        self.folder_watch
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
         let Some(live) = self.live.lock().await.take() else {
             return false;
         };

@@ -4,6 +4,8 @@
 //! - a checkpoint when nothing changed, and when 10 files changed (each beside `git status` on
 //!   the same tree, interleaved so a neighbour's load hits both alike; goal ≤ 2×);
 //! - what checkpoints add to a turn (a start and an end one);
+//! - the same through a `TreeWatch` (the Host's way for a live thread) with 0, 10 and 1,000
+//!   changed files, beside `git status` (goal: ≤ 30 ms for 10 files, well under 1×);
 //! - creating a fork worktree from a checkpoint beside `git worktree add` alone;
 //! - the disk a checkpoint adds (goal: only the changed blobs).
 //!
@@ -14,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use forkhost_worktree::{CheckpointSpec, Confirm, Git, Repo, WorktreeSpec};
+use forkhost_worktree::{CheckpointSpec, Confirm, Git, Repo, Scanned, TreeWatch, WorktreeSpec};
 
 const FILES: usize = 50_000;
 const PER_DIR: usize = 100;
@@ -152,6 +154,59 @@ fn main() {
         ms(unchanged + ten),
         ms(unchanged * 2)
     );
+
+    // The same through a watch on the folder (what the Host does for a live thread): only the
+    // paths the watcher saw change are re-read. 0, 10 and 1,000 files, beside `git status`.
+    let watch = TreeWatch::start(&repo).expect("watch");
+    let first = r
+        .checkpoint_watched(
+            &CheckpointSpec::new("bench", "watched-first").parent(parent.clone()),
+            &watch,
+        )
+        .expect("watched checkpoint");
+    assert_eq!(first.scanned, Scanned::Full);
+    parent = first.commit;
+    let mut watched = |label: &str, files: usize, round: usize| {
+        let mut checkpoints = Vec::new();
+        let mut statuses = Vec::new();
+        let mut scanned = Vec::new();
+        for n in 0..RUNS {
+            for i in 0..files {
+                let p = file_path(&repo, (round * 7_919 + n * files + i) * 4_999 % FILES);
+                let mut text = std::fs::read_to_string(&p).expect("read");
+                text.push_str(&format!("watched {round} run {n} edit {i} {nonce}\n"));
+                std::fs::write(&p, text).expect("modify");
+            }
+            let name = format!("watched-{round}-{n}");
+            let spec = CheckpointSpec::new("bench", name).parent(parent.clone());
+            let t = Instant::now();
+            let cp = r.checkpoint_watched(&spec, &watch).expect("checkpoint");
+            checkpoints.push(t.elapsed());
+            scanned.push(cp.scanned);
+            parent = cp.commit;
+            let t = Instant::now();
+            let out = command(&repo, &home, &["status", "--porcelain"])
+                .output()
+                .expect("status");
+            statuses.push(t.elapsed());
+            assert!(out.status.success());
+        }
+        let (cm, cp90) = stats(&mut checkpoints);
+        let (sm, sp90) = stats(&mut statuses);
+        scanned.dedup();
+        println!(
+            "watched checkpoint, {label}: median {} ms p90 {} ms | git status: median {} ms p90 {} ms | ratio {:.2} (goal ≤ 30 ms for 10 files, well under 1×) | read: {scanned:?}",
+            ms(cm),
+            ms(cp90),
+            ms(sm),
+            ms(sp90),
+            cm.as_secs_f64() / sm.as_secs_f64(),
+        );
+    };
+    watched("nothing changed (a start after an end)", 0, 0);
+    watched("10 files changed", 10, 1);
+    watched("1,000 files changed", 1_000, 2);
+    drop(watch);
 
     // A fork worktree from a checkpoint, beside `git worktree add` of the same commit alone.
     let mut ours = Vec::new();

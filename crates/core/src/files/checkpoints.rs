@@ -6,15 +6,17 @@
 //! say so.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use forkhost_store::{CheckpointRow, Edge};
-use forkhost_worktree::{CheckpointSpec, Oid};
+use forkhost_worktree::{CheckpointSpec, Oid, TreeWatch};
 use serde::Serialize;
 
 use super::error::blocking;
 use super::scope::NoCheckpoints;
 use crate::error::HostResult;
 use crate::host::Host;
+use crate::thread_handle::FolderWatch;
 
 /// Which side of a turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,7 +95,34 @@ impl Host {
         }
         .within(folder);
         let started = std::time::Instant::now();
-        let taken = blocking(move || repo.checkpoint(&spec)).await;
+        let slot = self.slot(thread_id);
+        let known = slot.folder_watch(folder);
+        let folder = folder.to_owned();
+        let taken = blocking(move || {
+            let watch = match known {
+                Some(FolderWatch::Running(watch)) => Some(watch),
+                Some(FolderWatch::Refused(_)) => None,
+                // Started before this checkpoint reads anything, so that whatever changes from
+                // now on is seen; this first one through it reads the whole folder.
+                None => match TreeWatch::start(&folder) {
+                    Ok(watch) => {
+                        let watch = Arc::new(watch);
+                        slot.set_folder_watch(FolderWatch::Running(Arc::clone(&watch)));
+                        Some(watch)
+                    }
+                    Err(err) => {
+                        tracing::info!(error = %err, "checkpoints read the whole folder: no watch");
+                        slot.set_folder_watch(FolderWatch::Refused(folder.clone()));
+                        None
+                    }
+                },
+            };
+            match watch {
+                Some(watch) => repo.checkpoint_watched(&spec, &watch),
+                None => repo.checkpoint(&spec),
+            }
+        })
+        .await;
         let checkpoint = match taken {
             Ok(checkpoint) => checkpoint,
             Err(err) => {
@@ -107,6 +136,7 @@ impl Host {
             edge = edge.edge().as_str(),
             changed = checkpoint.files_changed_vs_parent,
             skipped = checkpoint.skipped.len(),
+            read = ?checkpoint.scanned,
             ms = started.elapsed().as_millis() as u64,
             "checkpoint recorded"
         );
