@@ -6,7 +6,8 @@ use crate::git::nul_fields;
 use crate::names;
 use crate::oid::Oid;
 use crate::repo::Repo;
-use crate::snapshot::{Base, Skipped, DEFAULT_SIZE_LIMIT};
+use crate::snapshot::{Skipped, DEFAULT_SIZE_LIMIT};
+use crate::tree_edit::Reading;
 use crate::watch::{Recorded, Since, TreeWatch};
 
 /// The namespace every ref this crate writes lives under. Nothing outside it is ever written or
@@ -115,48 +116,17 @@ impl Repo {
         let message = format!("forkhost checkpoint {thread}/{label}");
         let since = watch.map(TreeWatch::take);
         let last = watch.and_then(TreeWatch::last);
-        // Nothing changed since the last checkpoint through the watch: that one it is.
-        if let (Some(Since::Paths(paths)), Some(last)) = (&since, &last) {
-            if paths.is_empty() {
-                self.point(&r#ref, &message, &last.commit)?;
-                let files_changed_vs_parent = match &spec.parent {
-                    Some(parent) if *parent != last.commit => {
-                        let tree = self.tree_of(&last.commit)?;
-                        self.count_changed(Some(parent), &tree)?
-                    }
-                    _ => 0,
-                };
-                tracing::debug!(%r#ref, "checkpoint unchanged since the last one");
-                return Ok(Checkpoint {
-                    commit: last.commit.clone(),
-                    r#ref,
-                    files_changed_vs_parent,
-                    skipped: last.skipped.clone(),
-                    scanned: Scanned::Unchanged,
-                });
+        if let (Some(watch), Some(Since::Paths(paths)), Some(last)) = (watch, &since, &last) {
+            if let Some(done) = self.record_changes(spec, &r#ref, &message, watch, paths, last)? {
+                return Ok(done);
             }
         }
+
         let given = match &spec.parent {
-            // The watch's own last commit exists: it was made a checkpoint ago.
-            Some(p) if last.as_ref().is_some_and(|l| l.commit == *p) => Some(p.clone()),
             Some(p) => Some(self.commit(p)?),
             None => None,
         };
-
-        let index = watch.map(TreeWatch::index);
-        let relative = match (watch, &since, &last) {
-            (Some(watch), Some(Since::Paths(paths)), Some(_)) => watch.relative(paths),
-            _ => None,
-        };
-        let base = match (watch, &index) {
-            (Some(watch), Some(index)) => Base::Kept {
-                index,
-                changed: relative.as_deref(),
-                shows_untracked: watch.shows_untracked(),
-            },
-            _ => Base::Fresh,
-        };
-        let snapshot = self.snapshot(spec.size_limit, spec.within.as_deref(), base)?;
+        let snapshot = self.snapshot(spec.size_limit, spec.within.as_deref())?;
         // Without a previous checkpoint the parent is HEAD, as the status pass saw it.
         let parent = given.or_else(|| snapshot.head.clone());
         // Counting changed files needs only the trees, so it runs beside commit + update-ref.
@@ -169,13 +139,15 @@ impl Repo {
             Ok::<_, WorktreeError>((commit?, count?))
         })?;
         if let Some(watch) = watch {
-            watch.recorded(
-                Recorded {
-                    commit: commit.clone(),
-                    skipped: snapshot.skipped.clone(),
-                },
-                snapshot.shows_untracked,
-            );
+            let reading = Reading {
+                shows_untracked: snapshot.shows_untracked,
+                file_mode: self.config_bool("core.fileMode")?.unwrap_or(true),
+            };
+            watch.recorded(Recorded {
+                commit: commit.clone(),
+                skipped: snapshot.skipped.clone(),
+                reading,
+            });
         }
         tracing::debug!(%r#ref, files = files_changed_vs_parent, "checkpoint recorded");
         Ok(Checkpoint {
@@ -183,28 +155,84 @@ impl Repo {
             r#ref,
             files_changed_vs_parent,
             skipped: snapshot.skipped,
-            scanned: snapshot.scanned,
+            scanned: Scanned::Full,
         })
     }
 
+    /// The checkpoint from what the watch saw change since `last`: `last` itself when nothing
+    /// did, else an edit of its tree; `None` when a full scan must decide.
+    fn record_changes(
+        &self,
+        spec: &CheckpointSpec,
+        r#ref: &str,
+        message: &str,
+        watch: &TreeWatch,
+        paths: &[std::path::PathBuf],
+        last: &Recorded,
+    ) -> Result<Option<Checkpoint>> {
+        if paths.is_empty() {
+            self.point(r#ref, message, &last.commit)?;
+            let files_changed_vs_parent = match &spec.parent {
+                Some(parent) if *parent != last.commit => {
+                    self.count_changed(Some(parent), &last.commit)?
+                }
+                _ => 0,
+            };
+            tracing::debug!(%r#ref, "checkpoint unchanged since the last one");
+            return Ok(Some(Checkpoint {
+                commit: last.commit.clone(),
+                r#ref: r#ref.to_owned(),
+                files_changed_vs_parent,
+                skipped: last.skipped.clone(),
+                scanned: Scanned::Unchanged,
+            }));
+        }
+        // An edit continues the last checkpoint's chain only.
+        if spec.parent.as_ref() != Some(&last.commit) {
+            return Ok(None);
+        }
+        let Some(relative) = watch.relative(paths) else {
+            return Ok(None);
+        };
+        let changed: Vec<String> = match self.relative_of(watch.folder())? {
+            Some(prefix) => relative
+                .into_iter()
+                .map(|p| match p.is_empty() {
+                    true => prefix.clone(),
+                    false => format!("{prefix}/{p}"),
+                })
+                .collect(),
+            None => relative,
+        };
+        let Some(edited) = self.edit_checkpoint(spec, r#ref, message, last, &changed)? else {
+            return Ok(None);
+        };
+        let files_changed_vs_parent = match edited.files_changed {
+            Some(count) => count,
+            None => self.count_changed(Some(&last.commit), &edited.commit)?,
+        };
+        watch.recorded(Recorded {
+            commit: edited.commit.clone(),
+            skipped: edited.skipped.clone(),
+            reading: last.reading,
+        });
+        tracing::debug!(%r#ref, files = files_changed_vs_parent, "checkpoint edited");
+        Ok(Some(Checkpoint {
+            commit: edited.commit,
+            r#ref: r#ref.to_owned(),
+            files_changed_vs_parent,
+            skipped: edited.skipped,
+            scanned: Scanned::Changed(changed.len()),
+        }))
+    }
+
     /// Points `r#ref` at an existing commit.
-    fn point(&self, r#ref: &str, message: &str, commit: &Oid) -> Result<()> {
+    pub(crate) fn point(&self, r#ref: &str, message: &str, commit: &Oid) -> Result<()> {
         self.git
             .call(&self.root)
             .args(["update-ref", "-m", message, r#ref, commit.as_str()])
             .run()?;
         Ok(())
-    }
-
-    /// The tree of a commit.
-    fn tree_of(&self, commit: &Oid) -> Result<Oid> {
-        let out = self
-            .git
-            .call(&self.root)
-            .args(["rev-parse", "--verify", "--end-of-options"])
-            .arg(format!("{}^{{tree}}", commit.as_str()))
-            .run()?;
-        Oid::from_output(&out).ok_or_else(|| crate::git::failed("git rev-parse".into(), b"no tree"))
     }
 
     /// `commit-tree` with the fixed identity, then the ref pointed at the new commit.
@@ -233,7 +261,8 @@ impl Repo {
         Ok(commit)
     }
 
-    /// Files that differ between `parent`'s tree and `tree` (all of `tree`'s files when none).
+    /// Files that differ between `parent`'s tree and `tree` (a tree or a commit; all of
+    /// `tree`'s files when there is no parent).
     fn count_changed(&self, parent: Option<&Oid>, tree: &Oid) -> Result<usize> {
         let call = self.git.call(&self.root).args([
             "diff-tree",

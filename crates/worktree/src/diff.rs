@@ -101,11 +101,7 @@ impl Repo {
     pub fn diff_worktree_since(&self, folder: &Path, from: &Oid) -> Result<Vec<FileDiff>> {
         let from = self.commit(from)?;
         let checkout = self.sibling(folder)?;
-        let now = checkout.snapshot(
-            DEFAULT_SIZE_LIMIT,
-            Some(folder),
-            crate::snapshot::Base::Fresh,
-        )?;
+        let now = checkout.snapshot(DEFAULT_SIZE_LIMIT, Some(folder))?;
         checkout.diff(&from, &now.tree)
     }
 }

@@ -72,6 +72,7 @@ mod removal;
 mod repo;
 mod snapshot;
 mod status;
+mod tree_edit;
 mod watch;
 mod worktree;
 

@@ -16,7 +16,6 @@
 
 use std::path::Path;
 
-use crate::checkpoint::Scanned;
 use crate::error::{Result, WorktreeError};
 use crate::git::nul_joined;
 use crate::oid::Oid;
@@ -49,29 +48,7 @@ pub(crate) struct Snapshot {
     pub head: Option<Oid>,
     /// `status.showUntrackedFiles` as this snapshot applied it.
     pub shows_untracked: bool,
-    pub scanned: Scanned,
 }
-
-/// The index a snapshot starts from.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Base<'a> {
-    /// A throwaway copy of the checkout's index; every file in scope is looked at.
-    Fresh,
-    /// The index kept at `index` between snapshots (a [`crate::TreeWatch`]'s). With `changed`
-    /// (paths relative to the scope's folder, `/`-separated) and an existing index, only those
-    /// paths are looked at: the index holds the files as the last snapshot through it saw
-    /// them. Otherwise it is made afresh from the checkout's index, as `Fresh` does.
-    Kept {
-        index: &'a Path,
-        changed: Option<&'a [String]>,
-        shows_untracked: Option<bool>,
-    },
-}
-
-/// Past this many bytes of pathspecs a changed-paths snapshot becomes a full one (Windows
-/// allows a command line of 32,767 characters, and naming that many paths costs more than a
-/// walk anyway).
-const MAX_PATHSPEC_BYTES: usize = 24_000;
 
 /// What one `status` pass says must change in the index copy.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -91,53 +68,24 @@ impl Repo {
     ///
     /// Three git passes: one `status` (the stat refresh and untracked walk `git status` itself
     /// does, on the copy), one `update-index` fed exactly the paths that differ, one `write-tree`.
-    /// From a kept index with the changed paths known, `status` looks at those paths only.
     ///
     /// `within` (a folder inside the checkout) limits the walk to that folder; `None` is the
     /// whole checkout.
-    pub(crate) fn snapshot(
-        &self,
-        size_limit: u64,
-        within: Option<&Path>,
-        base: Base<'_>,
-    ) -> Result<Snapshot> {
+    pub(crate) fn snapshot(&self, size_limit: u64, within: Option<&Path>) -> Result<Snapshot> {
         let scope = match within {
-            Some(folder) => self.relative_of(folder)?,
+            Some(folder) => self.pathspec_of(folder)?,
             None => None,
         };
-        if let Base::Kept {
-            index,
-            changed: Some(changed),
-            shows_untracked,
-        } = base
-        {
-            let specs = changed_pathspecs(scope.as_deref(), changed);
-            if let Some(specs) = specs.filter(|_| index.is_file()) {
-                let shows = match shows_untracked {
-                    Some(shows) => shows,
-                    None => self.shows_untracked()?,
-                };
-                let looked_at = Scanned::Changed(specs.len());
-                if let Some(done) =
-                    self.write_snapshot(index, &specs, shows, size_limit, looked_at)?
-                {
-                    return Ok(done);
-                }
-                // An updated file over the size limit may be an untracked one that grew past
-                // it, which only a fresh index can tell: start again from one.
-            }
-        }
-        let shows = self.shows_untracked()?;
-        let temp;
-        let index = match base {
-            Base::Kept { index, .. } => index.to_owned(),
-            Base::Fresh => {
-                temp = tempfile::Builder::new()
-                    .prefix("forkhost-index-")
-                    .tempdir()?;
-                temp.path().join("index")
-            }
+        let shows_untracked = self.shows_untracked()?;
+        let untracked = if shows_untracked {
+            "--untracked-files=all"
+        } else {
+            "--untracked-files=no"
         };
+        let temp = tempfile::Builder::new()
+            .prefix("forkhost-index-")
+            .tempdir()?;
+        let index = temp.path().join("index");
         // With GIT_INDEX_FILE never inherited, a checkout's index is always `<git dir>/index`.
         let real_index = self.git_dir.join("index");
         match std::fs::copy(&real_index, &index) {
@@ -146,35 +94,14 @@ impl Repo {
             // real index's time for that, or such an edit is left out.
             Ok(_) => keep_modified(&real_index, &index)?,
             // No index yet (fresh `git init`): start from an empty one.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let _ = std::fs::remove_file(&index);
-            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(e.into()),
         }
-        let specs: Vec<String> = scope.iter().map(|s| literal(s)).collect();
-        let done = self.write_snapshot(&index, &specs, shows, size_limit, Scanned::Full)?;
-        done.ok_or_else(|| crate::git::failed("git status".into(), b"no snapshot"))
-    }
 
-    /// `status` (limited to `specs`), `update-index` and `write-tree` on `index`. For a
-    /// changed-paths pass, `None` when an updated path is a file over the size limit.
-    fn write_snapshot(
-        &self,
-        index: &Path,
-        specs: &[String],
-        shows_untracked: bool,
-        size_limit: u64,
-        scanned: Scanned,
-    ) -> Result<Option<Snapshot>> {
-        let untracked = if shows_untracked {
-            "--untracked-files=all"
-        } else {
-            "--untracked-files=no"
-        };
         let mut status = self
             .git
             .call(&self.root)
-            .env("GIT_INDEX_FILE", index)
+            .env("GIT_INDEX_FILE", &index)
             .args([
                 "status",
                 "--porcelain=v2",
@@ -183,20 +110,11 @@ impl Repo {
                 untracked,
                 "--no-renames",
             ]);
-        if !specs.is_empty() {
-            status = status.arg("--").args(specs);
+        if let Some(scope) = &scope {
+            status = status.arg("--").arg(scope);
         }
         let status = status.run()?;
         let pending = parse_status(&status);
-
-        if scanned != Scanned::Full
-            && pending.update.iter().any(|path| {
-                std::fs::symlink_metadata(self.root.join(path))
-                    .is_ok_and(|meta| meta.is_file() && meta.len() > size_limit)
-            })
-        {
-            return Ok(None);
-        }
 
         let mut skipped: Vec<Skipped> = pending
             .nested
@@ -224,7 +142,7 @@ impl Repo {
             // --replace settles a file that became a folder or the reverse.
             self.git
                 .call(&self.root)
-                .env("GIT_INDEX_FILE", index)
+                .env("GIT_INDEX_FILE", &index)
                 .args([
                     "update-index",
                     "--add",
@@ -240,7 +158,7 @@ impl Repo {
         let tree = self
             .git
             .call(&self.root)
-            .env("GIT_INDEX_FILE", index)
+            .env("GIT_INDEX_FILE", &index)
             .arg("write-tree")
             .run()?;
         let tree = Oid::from_output(&tree).ok_or_else(|| {
@@ -249,51 +167,30 @@ impl Repo {
         if !skipped.is_empty() {
             tracing::info!(count = skipped.len(), "checkpoint skipped untracked files");
         }
-        Ok(Some(Snapshot {
+        // In path order, as an edit of this checkpoint lists them (`tree_edit`).
+        skipped.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(Snapshot {
             tree,
             skipped,
             head: pending.head,
             shows_untracked,
-            scanned,
-        }))
+        })
     }
-}
-
-/// The pathspecs naming `changed` (relative to the scope folder `scope`, itself relative to the
-/// checkout's top), or `None` when a full scan is needed instead: nothing or the folder itself
-/// named, a `.gitignore` changed (what is ignored changes with it), or too many bytes.
-fn changed_pathspecs(scope: Option<&str>, changed: &[String]) -> Option<Vec<String>> {
-    if changed.is_empty() {
-        return None;
-    }
-    let mut bytes = 0;
-    let mut specs = Vec::with_capacity(changed.len());
-    for path in changed {
-        if path.is_empty() || path.rsplit('/').next() == Some(".gitignore") {
-            return None;
-        }
-        let full = match scope {
-            Some(scope) => format!("{scope}/{path}"),
-            None => path.clone(),
-        };
-        bytes += full.len() + 12;
-        if bytes > MAX_PATHSPEC_BYTES {
-            return None;
-        }
-        specs.push(literal(&full));
-    }
-    Some(specs)
-}
-
-/// A path as a pathspec that means itself (a folder named `*` or `:x` is no pattern).
-fn literal(path: &str) -> String {
-    format!(":(literal){path}")
 }
 
 impl Repo {
-    /// `folder` relative to the checkout's top (`/`-separated), `None` for the top itself. A
+    /// `folder` as a literal pathspec relative to the checkout's top, `None` for the top
+    /// itself. A folder outside the checkout is [`WorktreeError::NotARepository`].
+    fn pathspec_of(&self, folder: &Path) -> Result<Option<String>> {
+        // `literal`: a folder named `*` or `:x` means itself, not a pattern.
+        Ok(self
+            .relative_of(folder)?
+            .map(|rel| format!(":(literal){rel}")))
+    }
+
+    /// `folder` relative to the checkout's top, `/`-separated, `None` for the top itself. A
     /// folder outside the checkout is [`WorktreeError::NotARepository`].
-    fn relative_of(&self, folder: &Path) -> Result<Option<String>> {
+    pub(crate) fn relative_of(&self, folder: &Path) -> Result<Option<String>> {
         let real = folder.canonicalize()?;
         let root = self.root.canonicalize()?;
         let Ok(rel) = real.strip_prefix(&root) else {

@@ -1,5 +1,6 @@
 //! [`TreeWatch`]: which files of a thread's folder changed since its last checkpoint, so the
-//! next checkpoint re-reads only those instead of the whole tree (`Repo::checkpoint_watched`).
+//! next checkpoint re-reads only those instead of the whole tree (`Repo::checkpoint_watched`,
+//! which edits the last checkpoint's tree: `tree_edit`).
 //!
 //! Why a watcher and not `git status`: status stats every tracked file and walks every folder,
 //! so its cost is the repository's size (about 100 ms for 50,000 files), paid twice a turn.
@@ -31,6 +32,7 @@ use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use crate::error::{Result, WorktreeError};
 use crate::oid::Oid;
 use crate::snapshot::Skipped;
+use crate::tree_edit::Reading;
 
 /// More changed paths than this since a checkpoint and the list is dropped for a full scan:
 /// past it, naming every path to git costs more than letting git walk (a build, an install).
@@ -48,15 +50,14 @@ pub(crate) enum Since {
     Paths(Vec<PathBuf>),
 }
 
-/// A watcher on one folder (recursively) recording the paths that change in it, plus the
-/// private index the checkpoints through it keep between turns. Dropping it stops the watcher
-/// and deletes the index.
+/// A watcher on one folder (recursively) recording the paths that change in it, and what the
+/// last checkpoint through it recorded. Dropping it stops the watcher.
 pub struct TreeWatch {
     folder: PathBuf,
     /// The folder as the OS may spell it in events (macOS reports `/private/tmp/…`).
     canonical: Option<PathBuf>,
     shared: Arc<Shared>,
-    /// Holds `index` (the kept index) and `marks/` (the markers `take` waits for).
+    /// Holds `marks/`, the markers `take` waits for.
     scratch: tempfile::TempDir,
     _watcher: RecommendedWatcher,
 }
@@ -75,16 +76,17 @@ struct Log {
     /// The newest marker whose event arrived.
     marker_seen: u64,
     marker_sent: u64,
-    /// What the last checkpoint through the watch recorded: reused when nothing changed.
+    /// What the last checkpoint through the watch recorded: the next one edits it, or is it
+    /// when nothing changed.
     last: Option<Recorded>,
-    /// `status.showUntrackedFiles` as the last full scan read it.
-    pub(crate) shows_untracked: Option<bool>,
 }
 
 #[derive(Clone)]
 pub(crate) struct Recorded {
     pub commit: Oid,
     pub skipped: Vec<Skipped>,
+    /// How the repository reads files, as the last full scan found it.
+    pub reading: Reading,
 }
 
 impl TreeWatch {
@@ -212,24 +214,13 @@ impl TreeWatch {
             .collect()
     }
 
-    /// The index the checkpoints through this watch keep (it may not exist yet).
-    pub(crate) fn index(&self) -> PathBuf {
-        self.scratch.path().join("index")
-    }
-
     pub(crate) fn last(&self) -> Option<Recorded> {
         self.log().last.clone()
     }
 
-    pub(crate) fn shows_untracked(&self) -> Option<bool> {
-        self.log().shows_untracked
-    }
-
-    /// After a checkpoint through the watch: what it recorded, and the setting it read.
-    pub(crate) fn recorded(&self, recorded: Recorded, shows_untracked: bool) {
-        let mut log = self.log();
-        log.last = Some(recorded);
-        log.shows_untracked = Some(shows_untracked);
+    /// After a checkpoint through the watch: what it recorded.
+    pub(crate) fn recorded(&self, recorded: Recorded) {
+        self.log().last = Some(recorded);
     }
 
     fn log(&self) -> MutexGuard<'_, Log> {

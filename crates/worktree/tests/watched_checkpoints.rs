@@ -31,6 +31,7 @@ struct Watched {
     watch: TreeWatch,
     n: usize,
     last: Option<Checkpoint>,
+    limit: Option<u64>,
 }
 
 impl Watched {
@@ -43,12 +44,16 @@ impl Watched {
             watch,
             n: 0,
             last: None,
+            limit: None,
         }
     }
 
     fn spec(&mut self) -> CheckpointSpec {
         self.n += 1;
-        let spec = CheckpointSpec::new("w", format!("c{}", self.n));
+        let mut spec = CheckpointSpec::new("w", format!("c{}", self.n));
+        if let Some(limit) = self.limit {
+            spec = spec.size_limit(limit);
+        }
         match &self.last {
             Some(last) => spec.parent(last.commit.clone()),
             None => spec,
@@ -62,10 +67,11 @@ impl Watched {
             .open
             .checkpoint_watched(&spec, &self.watch)
             .expect("watched checkpoint");
-        let full = self
-            .open
-            .checkpoint(&CheckpointSpec::new("full", format!("c{}", self.n)))
-            .expect("full checkpoint");
+        let mut full = CheckpointSpec::new("full", format!("c{}", self.n));
+        if let Some(limit) = self.limit {
+            full = full.size_limit(limit);
+        }
+        let full = self.open.checkpoint(&full).expect("full checkpoint");
         assert_eq!(full.scanned, Scanned::Full);
         assert_eq!(
             tree(&self.repo, cp.commit.as_str()),
@@ -74,6 +80,13 @@ impl Watched {
             cp.scanned
         );
         assert_eq!(cp.skipped, full.skipped);
+        if let Some(before) = &self.last {
+            assert_eq!(
+                cp.files_changed_vs_parent,
+                self.since_last(&cp, before).len(),
+                "files changed since the last checkpoint"
+            );
+        }
         self.last = Some(cp.clone());
         cp
     }
@@ -261,7 +274,9 @@ fn a_watch_on_a_subfolder_records_that_folder_only() {
     let first = open.checkpoint_watched(&spec("a"), &watch).unwrap();
     repo.write("src/f7.txt", "edited\n");
     repo.write("outside.txt", "not this folder's\n");
-    let cp = open.checkpoint_watched(&spec("b"), &watch).unwrap();
+    let cp = open
+        .checkpoint_watched(&spec("b").parent(first.commit.clone()), &watch)
+        .unwrap();
     assert_eq!(cp.scanned, Scanned::Changed(1));
     assert_eq!(
         changed(&repo, first.commit.as_str(), cp.commit.as_str()),
@@ -272,6 +287,11 @@ fn a_watch_on_a_subfolder_records_that_folder_only() {
         tree(&repo, cp.commit.as_str()),
         tree(&repo, full.commit.as_str())
     );
+    // Without the last checkpoint as its parent, a checkpoint is a full scan (an edit
+    // continues only that chain).
+    repo.write("src/f8.txt", "edited\n");
+    let unchained = open.checkpoint_watched(&spec("c"), &watch).unwrap();
+    assert_eq!(unchained.scanned, Scanned::Full);
 }
 
 #[test]
@@ -291,4 +311,80 @@ fn the_users_index_is_never_written() {
             .git(&["show", &format!("{}:src/f1.txt", cp.commit.as_str())]),
         "staged then edited\n"
     );
+}
+
+#[test]
+fn modes_links_nested_repositories_and_large_new_files_match_a_full_scan() {
+    let sb = Sandbox::new();
+    let mut w = Watched::new(committed_repo(&sb));
+    w.limit = Some(100);
+    w.checkpoint();
+
+    // A new file over the limit is left out and listed; a small one is in.
+    w.repo.write("big.bin", "z".repeat(150));
+    w.repo.write("small.txt", "s\n");
+    let cp = w.checkpoint();
+    assert_eq!(cp.scanned, Scanned::Changed(2));
+    assert_eq!(cp.skipped.len(), 1);
+    assert_eq!(cp.skipped[0].reason, SkipReason::TooLarge(150));
+    // Deleted, it is no longer listed.
+    std::fs::remove_file(w.repo.path.join("big.bin")).unwrap();
+    assert!(w.checkpoint().skipped.is_empty());
+
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let script = w.repo.path.join("src/f9.txt");
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let cp = w.checkpoint();
+        assert_eq!(cp.scanned, Scanned::Changed(1));
+        assert!(w
+            .repo
+            .git(&["ls-tree", cp.commit.as_str(), "src/f9.txt"])
+            .starts_with("100755"));
+        std::os::unix::fs::symlink("src/f1.txt", w.repo.path.join("link")).unwrap();
+        assert_eq!(w.checkpoint().scanned, Scanned::Full, "a symlink");
+    }
+
+    // A nested repository: left out, as a full scan leaves it.
+    w.repo
+        .write("vendor/lib/.git/HEAD", "ref: refs/heads/main\n");
+    w.repo.write("vendor/lib/code.c", "int x;\n");
+    let cp = w.checkpoint();
+    assert_eq!(cp.scanned, Scanned::Full);
+
+    // A name git's line-based input cannot carry.
+    w.repo.write("quote\"d.txt", "q\n");
+    assert_eq!(w.checkpoint().scanned, Scanned::Full);
+}
+
+#[test]
+fn with_untracked_files_hidden_only_known_files_are_recorded() {
+    let sb = Sandbox::new();
+    let repo = committed_repo(&sb);
+    repo.git(&["config", "status.showUntrackedFiles", "no"]);
+    let mut w = Watched::new(repo);
+    w.checkpoint();
+    w.repo.write("untracked.txt", "not recorded\n");
+    w.repo.write("src/f1.txt", "recorded\n");
+    let cp = w.checkpoint();
+    assert_eq!(cp.scanned, Scanned::Changed(2));
+    assert_eq!(cp.files_changed_vs_parent, 1);
+}
+
+#[test]
+fn a_file_written_back_as_it_was_changes_nothing() {
+    let sb = Sandbox::new();
+    let mut w = Watched::new(committed_repo(&sb));
+    let first = w.checkpoint();
+    w.repo.write("src/f1.txt", "file 1\n"); // the same bytes again
+    let cp = w.checkpoint();
+    assert_eq!(cp.scanned, Scanned::Changed(1));
+    assert_eq!(cp.commit, first.commit, "no new commit for no change");
+    assert_eq!(w.open.checkpoint_commit("w", "c2").unwrap(), first.commit);
+    // A deleted folder counts its files.
+    std::fs::remove_dir_all(w.repo.path.join("src")).unwrap();
+    let gone = w.checkpoint();
+    assert_eq!(gone.scanned, Scanned::Changed(21));
+    assert_eq!(gone.files_changed_vs_parent, 20);
 }

@@ -1,0 +1,396 @@
+//! A checkpoint made by editing the last one: its tree with exactly the paths a
+//! [`crate::TreeWatch`] saw change written again, and nothing else read.
+//!
+//! Why not the index: every git plumbing call that touches an index parses all of it (4.4 MB
+//! for 50,000 files) and `update-index` and `write-tree` each write it back, so even a status
+//! limited to ten paths costs ~100 ms there. Editing the tree needs no index at all: the
+//! changed files are hashed (`hash-object`, with the repository's clean filters and
+//! attributes, as `update-index` would), and `fast-import` writes the commit whose tree is the
+//! last one's with those entries replaced or deleted, reading only the trees on their paths.
+//!
+//! What a full scan would decide differently is handed back to it ([`Repo::edit_checkpoint`]
+//! returns `None`): a changed `.gitignore` or `.gitattributes` (what is ignored or filtered
+//! changes with it), a symlink among the paths, a file where the last tree has a folder or a
+//! submodule (or the reverse), a nested repository, a known file grown past the size limit
+//! (only the real index can tell whether it is tracked), more than [`crate::MAX_RECORDED`]
+//! files in new folders, or a path git's line-based inputs cannot carry (a newline or a quote).
+//!
+//! A new folder is read here (its files may have been written before the watcher saw the
+//! folder); a folder the last tree has already is left alone (its changed files are among the
+//! paths themselves).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::checkpoint::CheckpointSpec;
+use crate::error::Result;
+use crate::oid::Oid;
+use crate::repo::Repo;
+use crate::snapshot::{SkipReason, Skipped};
+use crate::watch::Recorded;
+
+/// What the edit wrote.
+pub(crate) struct Edited {
+    pub commit: Oid,
+    pub skipped: Vec<Skipped>,
+    /// Files that differ from the last checkpoint, when known without a diff (`None` when a
+    /// folder was deleted: how many files it held is the diff's to say).
+    pub files_changed: Option<usize>,
+}
+
+/// How the repository reads working files, as the last full scan found it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Reading {
+    pub shows_untracked: bool,
+    /// `core.fileMode`: whether the executable bit on disk is the file's mode.
+    pub file_mode: bool,
+}
+
+/// A tree entry of the last checkpoint, from `ls-tree`.
+struct Entry {
+    mode: String,
+    kind: String,
+    oid: String,
+}
+
+/// One changed path and what it is now.
+enum Change {
+    /// A regular file: written again (`exec` from its mode bits).
+    File {
+        exec: bool,
+        len: u64,
+    },
+    Folder,
+    Gone,
+}
+
+/// Paths per `ls-tree` call, well inside Windows' 32,767-character command line.
+const LS_TREE_BYTES: usize = 8_000;
+
+impl Repo {
+    /// The checkpoint `spec` as an edit of `last` (`spec.parent` must be its commit): `changed` are
+    /// the paths (relative to the checkout's top) that may differ from its tree. `None` when
+    /// only a full scan can decide (see the module docs); nothing is written then.
+    pub(crate) fn edit_checkpoint(
+        &self,
+        spec: &CheckpointSpec,
+        r#ref: &str,
+        message: &str,
+        last: &Recorded,
+        changed: &[String],
+    ) -> Result<Option<Edited>> {
+        let reading = last.reading;
+        let mut now = BTreeMap::new();
+        for path in changed {
+            let name = path.rsplit('/').next().unwrap_or_default();
+            if path.is_empty()
+                || path.contains(['\n', '"'])
+                || matches!(name, ".gitignore" | ".gitattributes")
+            {
+                return Ok(None);
+            }
+            let Some(change) = self.change_of(path)? else {
+                return Ok(None);
+            };
+            now.insert(path.clone(), change);
+        }
+        let known = self.entries(&last.commit, now.keys().map(String::as_str))?;
+
+        // New folders: their files, unless the folder is ignored as a whole.
+        let mut new_folders = Vec::new();
+        for (path, change) in &now {
+            match (change, known.get(path)) {
+                (Change::Folder, Some(entry)) if entry.kind == "tree" => {}
+                (Change::Folder, Some(_)) => return Ok(None),
+                (Change::Folder, None) => new_folders.push(path.clone()),
+                _ => {}
+            }
+        }
+        if !new_folders.is_empty() {
+            let ignored = self.ignored(new_folders.iter().map(String::as_str))?;
+            let mut found = Vec::new();
+            for folder in new_folders.iter().filter(|f| !ignored.contains(*f)) {
+                if !self.files_in(folder, &mut found)? {
+                    return Ok(None);
+                }
+            }
+            for path in found {
+                let Some(change) = self.change_of(&path)? else {
+                    return Ok(None);
+                };
+                now.insert(path, change);
+            }
+        }
+
+        // (path, mode, the last tree's (mode, blob) for a known file)
+        let mut write: Vec<(&str, String, Option<&Entry>)> = Vec::new();
+        let mut delete: Vec<&str> = Vec::new();
+        let mut folder_deleted = false;
+        let mut new_files: Vec<(&str, bool)> = Vec::new();
+        let mut skipped: Vec<Skipped> = last
+            .skipped
+            .iter()
+            .filter(|s| !now.contains_key(s.path.as_str()))
+            .cloned()
+            .collect();
+        for (path, change) in &now {
+            let path = path.as_str();
+            match (change, known.get(path)) {
+                (Change::Folder, _) => {}
+                (Change::Gone, Some(entry)) => {
+                    folder_deleted |= entry.kind != "blob";
+                    delete.push(path);
+                }
+                (Change::Gone, None) => {}
+                (Change::File { exec, len }, Some(entry)) => {
+                    if entry.kind != "blob" || entry.mode == "120000" || *len > spec.size_limit {
+                        return Ok(None);
+                    }
+                    let mode = match reading.file_mode {
+                        true => file_mode(*exec).to_owned(),
+                        false => entry.mode.clone(),
+                    };
+                    write.push((path, mode, Some(entry)));
+                }
+                (Change::File { exec, len }, None) => {
+                    if self.inside_nested_repository(path) {
+                        return Ok(None);
+                    }
+                    if !reading.shows_untracked {
+                        continue;
+                    }
+                    if *len > spec.size_limit {
+                        skipped.push(Skipped {
+                            path: path.to_owned(),
+                            reason: SkipReason::TooLarge(*len),
+                        });
+                        continue;
+                    }
+                    new_files.push((path, *exec && reading.file_mode));
+                }
+            }
+        }
+        if !new_files.is_empty() {
+            let ignored = self.ignored(new_files.iter().map(|(p, _)| *p))?;
+            for (path, exec) in new_files {
+                if !ignored.contains(path) {
+                    write.push((path, file_mode(exec).to_owned(), None));
+                }
+            }
+        }
+        skipped.sort_by(|a, b| a.path.cmp(&b.path));
+
+        let blobs = self.hash_files(write.iter().map(|(p, _, _)| *p))?;
+        // A file written back as it was (touched, or edited and undone) changes nothing.
+        let writes: Vec<(&str, &str, &Oid)> = write
+            .iter()
+            .zip(&blobs)
+            .filter(|((_, mode, was), blob)| {
+                !was.is_some_and(|e| e.mode == *mode && e.oid == blob.as_str())
+            })
+            .map(|((path, mode, _), blob)| (*path, mode.as_str(), blob))
+            .collect();
+        if writes.is_empty() && delete.is_empty() {
+            self.point(r#ref, message, &last.commit)?;
+            return Ok(Some(Edited {
+                commit: last.commit.clone(),
+                skipped,
+                files_changed: Some(0),
+            }));
+        }
+        let mut script = format!(
+            "commit {}\nmark :1\ncommitter Forkhost <forkhost@localhost> now\ndata {}\n{}\nfrom {}\n",
+            r#ref,
+            message.len(),
+            message,
+            last.commit.as_str()
+        );
+        for path in &delete {
+            script.push_str(&format!("D {path}\n"));
+        }
+        for (path, mode, blob) in &writes {
+            script.push_str(&format!("M {mode} {} {path}\n", blob.as_str()));
+        }
+        script.push_str("\nget-mark :1\n");
+        let out = self
+            .git
+            .call(&self.root)
+            // Its few objects stay loose (no tiny pack per turn), as update-index leaves them.
+            .args(["-c", "fastimport.unpackLimit=100000"])
+            .args(["fast-import", "--quiet", "--force", "--date-format=now"])
+            .stdin(script.into_bytes())
+            .run()?;
+        let commit = Oid::from_output(&out)
+            .ok_or_else(|| crate::git::failed("git fast-import".into(), b"no commit id"))?;
+        Ok(Some(Edited {
+            commit,
+            skipped,
+            files_changed: (!folder_deleted).then_some(writes.len() + delete.len()),
+        }))
+    }
+
+    /// What `path` (relative to the top) is on disk now; `None` for what only a full scan
+    /// settles (a symlink, a device).
+    fn change_of(&self, path: &str) -> Result<Option<Change>> {
+        Ok(match std::fs::symlink_metadata(self.root.join(path)) {
+            Ok(meta) if meta.is_file() => Some(Change::File {
+                exec: is_executable(&meta),
+                len: meta.len(),
+            }),
+            Ok(meta) if meta.is_dir() => Some(Change::Folder),
+            Ok(_) => None,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(Change::Gone),
+            Err(e) => return Err(e.into()),
+        })
+    }
+
+    /// Adds the files under the new folder `folder` to `found`; `false` when a full scan must
+    /// decide instead (a nested repository, a symlink, more than `MAX_RECORDED` files).
+    fn files_in(&self, folder: &str, found: &mut Vec<String>) -> Result<bool> {
+        let mut stack = vec![folder.to_owned()];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(self.root.join(&dir))? {
+                let entry = entry?;
+                let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                    return Ok(false);
+                };
+                if name == ".git" {
+                    return Ok(false);
+                }
+                let path = format!("{dir}/{name}");
+                let kind = entry.file_type()?;
+                if kind.is_dir() {
+                    stack.push(path);
+                } else if kind.is_file() {
+                    found.push(path);
+                    if found.len() > crate::MAX_RECORDED {
+                        return Ok(false);
+                    }
+                } else {
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// The entries of `commit`'s tree at `paths` (absent ones are not in the map).
+    fn entries<'p>(
+        &self,
+        commit: &Oid,
+        paths: impl Iterator<Item = &'p str>,
+    ) -> Result<BTreeMap<String, Entry>> {
+        let mut found = BTreeMap::new();
+        let mut paths = paths.peekable();
+        while paths.peek().is_some() {
+            let mut chunk: Vec<&str> = Vec::new();
+            let mut bytes = 0;
+            while let Some(path) =
+                paths.next_if(|p| chunk.is_empty() || bytes + p.len() < LS_TREE_BYTES)
+            {
+                bytes += path.len() + 1;
+                chunk.push(path);
+            }
+            // ls-tree's paths are literal (it never expands wildcards), from the top with
+            // --full-tree.
+            let out = self
+                .git
+                .call(&self.root)
+                .args(["ls-tree", "-z", "--full-tree", commit.as_str(), "--"])
+                .args(&chunk)
+                .run()?;
+            for record in crate::git::nul_fields(&out) {
+                // `<mode> SP <type> SP <oid> TAB <path>`
+                let Some((meta, path)) = record.split_once('\t') else {
+                    continue;
+                };
+                let mut parts = meta.split(' ');
+                if let (Some(mode), Some(kind), Some(oid)) =
+                    (parts.next(), parts.next(), parts.next())
+                {
+                    found.insert(
+                        path.to_owned(),
+                        Entry {
+                            mode: mode.to_owned(),
+                            kind: kind.to_owned(),
+                            oid: oid.to_owned(),
+                        },
+                    );
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    /// Which of `paths` the repository's ignore rules exclude (the index is not consulted: a
+    /// path not in the last tree is untracked there).
+    fn ignored<'p>(
+        &self,
+        paths: impl Iterator<Item = &'p str>,
+    ) -> Result<std::collections::BTreeSet<String>> {
+        let out = self
+            .git
+            .call(&self.root)
+            .args(["check-ignore", "--no-index", "-z", "--stdin"])
+            .stdin(crate::git::nul_joined(paths))
+            .output()?;
+        // Exit 1 (no output, nothing on stderr): none is ignored; 128: a real failure.
+        if !out.success && !out.stderr.is_empty() {
+            return Err(crate::git::failed("git check-ignore".into(), &out.stderr));
+        }
+        Ok(crate::git::nul_fields(&out.stdout).collect())
+    }
+
+    /// Writes the files as blobs (clean filters and attributes applied by path) and returns
+    /// their ids in order.
+    fn hash_files<'p>(&self, paths: impl Iterator<Item = &'p str>) -> Result<Vec<Oid>> {
+        let mut input = String::new();
+        for path in paths {
+            input.push_str(path);
+            input.push('\n');
+        }
+        if input.is_empty() {
+            return Ok(Vec::new());
+        }
+        let out = self
+            .git
+            .call(&self.root)
+            .args(["hash-object", "-w", "--stdin-paths"])
+            .stdin(input.into_bytes())
+            .run()?;
+        String::from_utf8_lossy(&out)
+            .lines()
+            .map(str::parse)
+            .collect()
+    }
+
+    /// Whether a folder between the checkout's top and `path` is a repository of its own.
+    fn inside_nested_repository(&self, path: &str) -> bool {
+        let mut dir = Path::new(path).parent();
+        while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
+            if std::fs::symlink_metadata(self.root.join(d).join(".git")).is_ok() {
+                return true;
+            }
+            dir = d.parent();
+        }
+        false
+    }
+}
+
+fn file_mode(exec: bool) -> &'static str {
+    match exec {
+        true => "100755",
+        false => "100644",
+    }
+}
+
+#[cfg(unix)]
+fn is_executable(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    meta.permissions().mode() & 0o100 != 0
+}
+
+#[cfg(not(unix))]
+fn is_executable(_meta: &std::fs::Metadata) -> bool {
+    false
+}
