@@ -188,3 +188,56 @@ async fn codex_fork_runs_in_a_warm_spare_that_becomes_its_runtime() {
         forked.timing.native_ms, again.timing.native_ms, cold_fork.timing.native_ms
     );
 }
+
+/// The first fork is warm too (issue 22, item 4): a thread only opened in a view (followed, as
+/// the app does when it shows one), whose harness never ran in this Host, starts its harness's
+/// spare; its first fork runs in it and comes with its runtime.
+#[tokio::test]
+async fn opening_a_thread_starts_its_harnesss_spare_for_the_first_fork() {
+    let Some(s) = setup(Harness::Codex).await else {
+        return;
+    };
+    // The conversation was had elsewhere (another Host, as the user's own terminal would).
+    let other = s.host().await;
+    let (_, source_path, source_bytes) = source(&s, &other).await;
+    other.shutdown().await;
+    let data = tempfile::tempdir().unwrap();
+    let warm = Host::open_with(
+        data.path(),
+        HostOptions {
+            harness_env: s.env.vars().to_vec(),
+            warm_forks: true,
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap()
+    .0;
+    let imported = warm
+        .import(s.kind(), &source_path.display().to_string())
+        .await
+        .unwrap()
+        .thread
+        .id;
+    warm.follow(&imported).await.unwrap();
+    // The user reads the thread before choosing where to fork.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let mut events = warm.subscribe();
+    let forked = warm
+        .fork(&imported, ForkAt::After(TurnRef::Number(1)))
+        .await
+        .unwrap();
+    let fork = forked.thread.thread.id.clone();
+    assert!(
+        started(&mut events, &fork, Duration::from_secs(5)).await,
+        "the first fork did not run in a warm spare"
+    );
+    turn(&warm, &fork, "after the fork").await;
+    assert_eq!(prompts(&s.model), ["first question", "after the fork"]);
+    assert_eq!(std::fs::read(&source_path).unwrap(), source_bytes);
+    println!(
+        "first codex fork of a thread only opened: native call {:.0} ms (warm spare)",
+        forked.timing.native_ms
+    );
+    warm.shutdown().await;
+}

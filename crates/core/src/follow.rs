@@ -13,6 +13,9 @@ impl Host {
     /// thread whose file doesn't exist yet (a pending fork) watches its folder.
     pub async fn follow(&self, thread_id: &str) -> HostResult<()> {
         let thread = self.thread(thread_id).await?;
+        // A thread in view may be forked next: its harness's warm spare starts now, not at the
+        // first fork (which would otherwise wait seconds for a cold process). One per harness.
+        self.ensure_spare(thread.kind);
         let Some(path) = thread.native_path() else {
             return Ok(());
         };
