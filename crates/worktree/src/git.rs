@@ -99,6 +99,7 @@ impl Git {
             args: Vec::new(),
             env: Vec::new(),
             stdin: None,
+            stderr_lines: None,
         }
     }
 
@@ -180,11 +181,42 @@ fn kill_tree(child: &mut Child) {
 
 /// Reads a pipe to its end on a thread of its own; the bytes arrive on the channel.
 fn drain(pipe: Option<impl Read + Send + 'static>) -> mpsc::Receiver<Vec<u8>> {
+    drain_watching(pipe, None)
+}
+
+/// Sees the lines of a call's stderr as they come (git ends a progress line with `\r`).
+pub(crate) type LineWatcher = Box<dyn FnMut(&str) + Send>;
+
+/// [`drain`], handing each line to `watch` as soon as it is complete.
+fn drain_watching(
+    pipe: Option<impl Read + Send + 'static>,
+    mut watch: Option<LineWatcher>,
+) -> mpsc::Receiver<Vec<u8>> {
     let (tx, rx) = mpsc::channel();
     if let Some(mut pipe) = pipe {
         std::thread::spawn(move || {
             let mut bytes = Vec::new();
-            let _ = pipe.read_to_end(&mut bytes);
+            let mut chunk = [0u8; 4096];
+            let mut line_start = 0;
+            loop {
+                let n = match pipe.read(&mut chunk) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => n,
+                };
+                bytes.extend_from_slice(&chunk[..n]);
+                let Some(watch) = watch.as_mut() else {
+                    continue;
+                };
+                while let Some(end) = bytes[line_start..]
+                    .iter()
+                    .position(|b| *b == b'\r' || *b == b'\n')
+                {
+                    watch(&String::from_utf8_lossy(
+                        &bytes[line_start..line_start + end],
+                    ));
+                    line_start += end + 1;
+                }
+            }
             let _ = tx.send(bytes);
         });
     } else {
@@ -206,9 +238,16 @@ pub(crate) struct Call<'g> {
     args: Vec<OsString>,
     env: Vec<(OsString, OsString)>,
     stdin: Option<Vec<u8>>,
+    stderr_lines: Option<LineWatcher>,
 }
 
 impl Call<'_> {
+    /// Hands each line git writes to stderr to `watch` while the call runs (progress).
+    pub fn watch_stderr(mut self, watch: impl FnMut(&str) + Send + 'static) -> Self {
+        self.stderr_lines = Some(Box::new(watch));
+        self
+    }
+
     pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Self {
         self.args.push(arg.as_ref().to_owned());
         self
@@ -248,7 +287,7 @@ impl Call<'_> {
 
     /// Runs and returns the exit status with the output, for commands whose non-zero exit is an
     /// answer (`rev-parse --verify`, `apply --check`) rather than a failure.
-    pub fn output(self) -> Result<Output> {
+    pub fn output(mut self) -> Result<Output> {
         let mut cmd = self.git.command(&self.cwd);
         cmd.args(&self.args);
         for (k, v) in &self.env {
@@ -273,7 +312,7 @@ impl Call<'_> {
             _ => None,
         };
         let stdout = drain(child.stdout.take());
-        let stderr = drain(child.stderr.take());
+        let stderr = drain_watching(child.stderr.take(), self.stderr_lines.take());
         // The end of stdout (git closed it: it exited or was killed) or the deadline, whichever
         // comes first; then the exit status.
         let deadline = std::time::Instant::now() + self.git.timeout;

@@ -26,6 +26,12 @@
 //! Checkpoint commits carry the fixed identity `Forkhost <forkhost@localhost>`, so no user
 //! configuration is needed. The cost is about 1.5–2× one `git status` (`benches/checkpoint.rs`).
 //!
+//! # Checkpoints that cost what changed
+//! A folder under a [`TreeWatch`] is checkpointed with [`Repo::checkpoint_watched`]: the first
+//! time by the full scan above, then as an edit of the last checkpoint's tree with exactly the
+//! paths the watcher saw change (`tree_edit.rs`; no index is read), or as the last checkpoint
+//! itself when nothing changed. Whatever only a full scan can decide falls back to one.
+//!
 //! # The scope
 //! A checkpoint given its thread's folder ([`CheckpointSpec::within`]) walks only that folder:
 //! untracked files and unsaved edits elsewhere in the repository are not recorded (tracked
@@ -87,4 +93,4 @@ pub use removal::{Confirm, WorktreeState};
 pub use repo::Repo;
 pub use snapshot::{SkipReason, Skipped, DEFAULT_SIZE_LIMIT};
 pub use watch::{TreeWatch, MAX_RECORDED};
-pub use worktree::{Worktree, WorktreeSpec};
+pub use worktree::{FillProgress, Worktree, WorktreeSpec};

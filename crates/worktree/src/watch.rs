@@ -94,9 +94,9 @@ impl TreeWatch {
     /// a folder whose changes the OS cannot report (a network mount) or when the watcher
     /// cannot start (e.g. Linux's inotify watch limit reached).
     pub fn start(folder: &Path) -> Result<TreeWatch> {
-        if let Some(kind) = crate::mount::remote_kind(folder) {
+        if let Some(kind) = crate::mount::unwatchable_kind(folder) {
             return Err(unwatchable(format!(
-                "{} is on a network file system ({kind}); its changes raise no events here",
+                "{} is on a {kind} file system, whose changes may raise no events here",
                 folder.display()
             )));
         }

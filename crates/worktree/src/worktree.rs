@@ -1,4 +1,6 @@
-//! A new linked worktree on a fresh branch, checked out at a checkpoint.
+//! A new linked worktree on a fresh branch, checked out at a checkpoint: added at once
+//! ([`Repo::add_worktree`], milliseconds whatever the repository's size), its files written
+//! afterwards ([`Repo::fill_worktree`], with progress), so a fork can open before they are.
 //!
 //! A checkpoint commit holds the untracked files of the moment too, so in the new worktree they
 //! are ordinary tracked files on the fork's branch. That is intended: the fork starts from exactly
@@ -21,6 +23,17 @@ pub(crate) const BASE_FILE: &str = "forkhost-base";
 /// source are no loss when the worktree is removed.
 pub(crate) const INCLUDED_FILE: &str = "forkhost-included";
 
+/// Beside them while the files are being written: a worktree holding it is half made (its
+/// fill failed, or the app ended meanwhile) and is filled again before use.
+pub(crate) const FILLING_FILE: &str = "forkhost-filling";
+
+/// How far a fill is: `done` of `total` files written (as git counts them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FillProgress {
+    pub done: u64,
+    pub total: u64,
+}
+
 #[derive(Debug, Clone)]
 pub struct WorktreeSpec {
     /// The commit (usually a checkpoint) the worktree starts at.
@@ -42,8 +55,17 @@ pub struct Worktree {
 }
 
 impl Repo {
-    /// `git worktree add -b <branch> <path> <at>`, then copies the `.worktreeinclude` files.
+    /// [`Repo::add_worktree`] and [`Repo::fill_worktree`] in one: the worktree with its files.
     pub fn create_worktree(&self, spec: &WorktreeSpec) -> Result<Worktree> {
+        let mut made = self.add_worktree(spec)?;
+        self.fill_worktree(&mut made, |_| {})?;
+        Ok(made)
+    }
+
+    /// `git worktree add --no-checkout -b <branch> <path> <at>`: the worktree registered, its
+    /// branch made and its folder there, but no file written yet ([`Repo::fill_worktree`]
+    /// does that), so this takes milliseconds in any repository.
+    pub fn add_worktree(&self, spec: &WorktreeSpec) -> Result<Worktree> {
         let base = self.commit(&spec.at)?;
         names::branch(&spec.branch)?;
         if let Ok(mut entries) = std::fs::read_dir(&spec.path) {
@@ -54,25 +76,88 @@ impl Repo {
         let branch = self.free_branch_name(&spec.branch)?;
         self.git
             .call(&self.root)
-            .args(["worktree", "add", "--quiet", "-b", &branch])
+            .args(["worktree", "add", "--quiet", "--no-checkout", "-b", &branch])
             .arg(&spec.path)
             .arg(base.as_str())
             .run()?;
         let created = self.sibling(&spec.path)?;
         std::fs::write(created.git_dir.join(BASE_FILE), format!("{base}\n"))?;
+        std::fs::write(created.git_dir.join(FILLING_FILE), "")?;
+        tracing::info!(branch, "worktree added");
+        Ok(Worktree {
+            path: created.root,
+            branch,
+            base,
+            included: Vec::new(),
+        })
+    }
+
+    /// Writes an added worktree's files: `git checkout -f` of its branch with git's parallel
+    /// checkout (one worker per core), `progress` called as git counts files, then the
+    /// `.worktreeinclude` files copied from this checkout. Run again on a worktree whose fill
+    /// was cut short, it finishes it. On failure the worktree stays half made
+    /// ([`Repo::worktree_needs_fill`]); [`Repo::discard_worktree`] removes it.
+    pub fn fill_worktree(
+        &self,
+        worktree: &mut Worktree,
+        progress: impl FnMut(FillProgress) + Send + 'static,
+    ) -> Result<()> {
+        let created = self.sibling(&worktree.path)?;
+        let mut progress = progress;
+        created
+            .git
+            .call(&created.root)
+            // Progress from the first file (git waits 2 s by default), for the fork's header.
+            .env("GIT_PROGRESS_DELAY", "0")
+            .args(["-c", "checkout.workers=0"])
+            .args(["checkout", "--progress", "--force", "--quiet"])
+            .arg(&worktree.branch)
+            .watch_stderr(move |line| {
+                if let Some(counted) = parse_progress(line) {
+                    progress(counted);
+                }
+            })
+            .run()?;
         let included = self.copy_included(&created.root)?;
         if !included.is_empty() {
             let mut list = included.join("\n");
             list.push('\n');
             std::fs::write(created.git_dir.join(INCLUDED_FILE), list)?;
         }
-        tracing::info!(branch, included = included.len(), "worktree created");
-        Ok(Worktree {
-            path: created.root,
-            branch,
-            base,
-            included,
-        })
+        match std::fs::remove_file(created.git_dir.join(FILLING_FILE)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
+            _ => {}
+        }
+        tracing::info!(included = included.len(), "worktree filled");
+        worktree.included = included;
+        Ok(())
+    }
+
+    /// Whether the worktree at `path` was added and its files are not all written yet.
+    pub fn worktree_needs_fill(&self, path: &Path) -> Result<bool> {
+        let created = self.sibling(path)?;
+        Ok(created.git_dir.join(FILLING_FILE).exists())
+    }
+
+    /// Removes a worktree [`Repo::add_worktree`] made whose files are not all written (a fill
+    /// that failed): nothing in it is the user's yet, so it goes without asking, with its
+    /// branch. Refused ([`WorktreeError::NotAWorktree`]) for any other folder.
+    pub fn discard_worktree(&self, worktree: &Worktree) -> Result<()> {
+        if !self.worktree_needs_fill(&worktree.path)? {
+            return Err(WorktreeError::NotAWorktree(worktree.path.clone()));
+        }
+        self.git
+            .call(&self.root)
+            .args(["worktree", "remove", "--force", "--force"])
+            .arg(&worktree.path)
+            .run()?;
+        self.git
+            .call(&self.root)
+            .args(["branch", "-D", "--end-of-options"])
+            .arg(&worktree.branch)
+            .output()?;
+        tracing::info!(branch = worktree.branch, "half-made worktree discarded");
+        Ok(())
     }
 
     /// `wanted`, or `wanted-2`, `wanted-3`, … — the first that names no branch yet.
@@ -98,6 +183,18 @@ impl Repo {
     }
 }
 
+/// Git's progress line `Updating files:  45% (22500/50000)` (the count is what matters).
+fn parse_progress(line: &str) -> Option<FillProgress> {
+    let counts = line.strip_prefix("Updating files:")?;
+    let open = counts.rfind('(')?;
+    let (done, total) = counts[open + 1..]
+        .trim_end_matches([')', ',', ' '])
+        .split_once('/')?;
+    let done = done.trim().parse().ok()?;
+    let total = total.split(')').next()?.trim().parse().ok()?;
+    Some(FillProgress { done, total })
+}
+
 /// `a` and `b` name the same folder (through symlinks such as macOS's `/var` → `/private/var`).
 /// A folder that no longer exists is compared through its parent.
 pub(crate) fn same_folder(a: &Path, b: &Path) -> bool {
@@ -111,4 +208,26 @@ pub(crate) fn same_folder(a: &Path, b: &Path) -> bool {
         }
     }
     norm(a) == norm(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gits_progress_lines_are_read() {
+        assert_eq!(
+            parse_progress("Updating files:  45% (22500/50000)"),
+            Some(FillProgress {
+                done: 22500,
+                total: 50000
+            })
+        );
+        assert_eq!(
+            parse_progress("Updating files: 100% (7/7), done."),
+            Some(FillProgress { done: 7, total: 7 })
+        );
+        assert_eq!(parse_progress("Updating files (7/7)"), None);
+        assert_eq!(parse_progress("warning: something (1/2)"), None);
+    }
 }

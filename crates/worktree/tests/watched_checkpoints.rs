@@ -388,3 +388,12 @@ fn a_file_written_back_as_it_was_changes_nothing() {
     assert_eq!(gone.scanned, Scanned::Changed(21));
     assert_eq!(gone.files_changed_vs_parent, 20);
 }
+
+/// A folder whose changes raise no events (here `/proc`, read through statfs; a network mount
+/// the same) gets no watch: the caller checkpoints with full scans.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_folder_the_os_cannot_watch_for_us_is_refused() {
+    let err = TreeWatch::start(std::path::Path::new("/proc/self")).unwrap_err();
+    assert!(err.to_string().contains("proc file system"), "{err}");
+}
