@@ -61,11 +61,8 @@ mod imp;
 mod imp;
 
 #[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
-mod imp {
-    pub fn unwatchable_kind(_folder: &std::path::Path) -> Option<String> {
-        None
-    }
-}
+#[path = "mount/other.rs"]
+mod imp;
 
 #[cfg(test)]
 mod tests {

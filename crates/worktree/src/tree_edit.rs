@@ -89,7 +89,7 @@ impl Repo {
             {
                 return Ok(None);
             }
-            let Some(change) = self.change_of(path)? else {
+            let Some(change) = self.change_of(path) else {
                 return Ok(None);
             };
             now.insert(path.clone(), change);
@@ -115,7 +115,7 @@ impl Repo {
                 }
             }
             for path in found {
-                let Some(change) = self.change_of(&path)? else {
+                let Some(change) = self.change_of(&path) else {
                     return Ok(None);
                 };
                 now.insert(path, change);
@@ -230,18 +230,27 @@ impl Repo {
     }
 
     /// What `path` (relative to the top) is on disk now; `None` for what only a full scan
-    /// settles (a symlink, a device).
-    fn change_of(&self, path: &str) -> Result<Option<Change>> {
-        Ok(match std::fs::symlink_metadata(self.root.join(path)) {
+    /// settles (a symlink, a device, a path that cannot be read).
+    fn change_of(&self, path: &str) -> Option<Change> {
+        match std::fs::symlink_metadata(self.root.join(path)) {
             Ok(meta) if meta.is_file() => Some(Change::File {
                 exec: is_executable(&meta),
                 len: meta.len(),
             }),
             Ok(meta) if meta.is_dir() => Some(Change::Folder),
             Ok(_) => None,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(Change::Gone),
-            Err(e) => return Err(e.into()),
-        })
+            // Gone, or a folder on its path became a file.
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+                ) =>
+            {
+                Some(Change::Gone)
+            }
+            // Unreadable (permissions): the full scan says what git makes of it.
+            Err(_) => None,
+        }
     }
 
     /// Adds the files under the new folder `folder` to `found`; `false` when a full scan must
@@ -292,11 +301,20 @@ impl Repo {
                 chunk.push(path);
             }
             // ls-tree's paths are literal (it never expands wildcards), from the top with
-            // --full-tree.
+            // --full-tree. `-r -t`: every folder on a path is listed as the tree it is (without
+            // them, asking for `a` and `a/b` lists `a/b` alone), and a folder's files with it.
             let out = self
                 .git
                 .call(&self.root)
-                .args(["ls-tree", "-z", "--full-tree", commit.as_str(), "--"])
+                .args([
+                    "ls-tree",
+                    "-r",
+                    "-t",
+                    "-z",
+                    "--full-tree",
+                    commit.as_str(),
+                    "--",
+                ])
                 .args(&chunk)
                 .run()?;
             for record in crate::git::nul_fields(&out) {

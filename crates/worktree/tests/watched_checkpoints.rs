@@ -397,3 +397,24 @@ fn a_folder_the_os_cannot_watch_for_us_is_refused() {
     let err = TreeWatch::start(std::path::Path::new("/proc/self")).unwrap_err();
     assert!(err.to_string().contains("proc file system"), "{err}");
 }
+
+#[test]
+fn a_file_that_became_a_folder_or_the_reverse_is_read_right() {
+    let sb = Sandbox::new();
+    let mut w = Watched::new(committed_repo(&sb));
+    w.checkpoint();
+    // Files written into the new folder at once, before the watcher can watch it.
+    let was_file = w.repo.path.join("src/f1.txt");
+    std::fs::remove_file(&was_file).unwrap();
+    std::fs::create_dir(&was_file).unwrap();
+    for name in ["a.txt", "b.txt", "c.txt"] {
+        std::fs::write(was_file.join(name), name).unwrap();
+    }
+    let cp = w.checkpoint();
+    assert_eq!(cp.scanned, Scanned::Full);
+    let folder = w.repo.path.join("src");
+    std::fs::remove_dir_all(&folder).unwrap();
+    std::fs::write(&folder, "now a file\n").unwrap();
+    let cp = w.checkpoint();
+    assert_eq!(cp.scanned, Scanned::Full);
+}
