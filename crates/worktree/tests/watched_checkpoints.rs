@@ -418,3 +418,20 @@ fn a_file_that_became_a_folder_or_the_reverse_is_read_right() {
     let cp = w.checkpoint();
     assert_eq!(cp.scanned, Scanned::Full);
 }
+
+/// An event on a folder the last tree has (its mode changed) reads none of its files: the
+/// files that changed in it are among the paths themselves.
+#[cfg(unix)]
+#[test]
+fn an_existing_folders_own_event_costs_no_scan() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    let mut w = Watched::new(committed_repo(&sb));
+    w.checkpoint();
+    let src = w.repo.path.join("src");
+    std::fs::set_permissions(&src, std::fs::Permissions::from_mode(0o700)).unwrap();
+    w.repo.write("src/f2.txt", "edited\n");
+    let cp = w.checkpoint();
+    assert_eq!(cp.scanned, Scanned::Changed(2), "the folder and one file");
+    assert_eq!(cp.files_changed_vs_parent, 1);
+}
