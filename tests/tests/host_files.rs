@@ -144,6 +144,8 @@ async fn forks_carry_their_files(harness: Harness) {
         .unwrap();
     assert_eq!(after1.files_note, None);
     let fork = after1.thread.thread.id.clone();
+    // The fork returns before its worktree is filled; its files are there once this returns.
+    host.files_ready(&fork).await.unwrap();
     let fork_dir = PathBuf::from(&after1.thread.thread.cwd);
     assert_ne!(fork_dir, repo);
     assert_eq!(read(&fork_dir.join("notes.txt")), "t1");
@@ -170,6 +172,7 @@ async fn forks_carry_their_files(harness: Harness) {
         .await
         .unwrap();
     let target = before2.thread.thread.id.clone();
+    host.files_ready(&target).await.unwrap();
     let target_dir = PathBuf::from(&before2.thread.thread.cwd);
     assert_eq!(read(&target_dir.join("notes.txt")), "t1");
     assert!(!target_dir.join("t2.txt").exists());
@@ -900,6 +903,236 @@ async fn checkpoints_read_what_changed_and_catch_what_no_watcher_saw() {
     assert_eq!(
         git(&repo, &["show", &format!("{start4}:a.txt")]),
         "changed while closed\n"
+    );
+    host.shutdown().await;
+}
+
+/// A repository whose `slow.dat` is written by a smudge filter that waits for `release` to
+/// exist: a fork's fill stays in progress until the test lets it go (deterministic, no timing).
+fn repo_with_a_held_fill(repo: &Path, release: &Path) {
+    committed_repo(repo);
+    std::fs::write(repo.join(".gitattributes"), "*.dat filter=held\n").unwrap();
+    let smudge = format!(
+        "sh -c 'while [ ! -e \"{}\" ]; do sleep 0.02; done; cat'",
+        release.display()
+    );
+    git(repo, &["config", "filter.held.smudge", &smudge]);
+    std::fs::write(repo.join("slow.dat"), "the held file\n").unwrap();
+    for i in 0..200 {
+        std::fs::write(repo.join(format!("f{i}.txt")), format!("{i}\n")).unwrap();
+    }
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-q", "-m", "with a held file"]);
+}
+
+async fn wait_for_event(
+    events: &mut tokio::sync::broadcast::Receiver<forkhost_core::HostEvent>,
+    mut wanted: impl FnMut(&forkhost_core::HostEvent) -> bool,
+) -> forkhost_core::HostEvent {
+    tokio::time::timeout(std::time::Duration::from_secs(60), async {
+        loop {
+            if let Ok(event) = events.recv().await {
+                if wanted(&event) {
+                    return event;
+                }
+            }
+        }
+    })
+    .await
+    .expect("the event came")
+}
+
+/// Issue 22, item 1, through the Host: a worktree fork returns before its files are written;
+/// a prompt sent meanwhile waits and reaches the model only once they are there (it sees the
+/// held file); Stop drops a prompt still waiting; the header's progress is in `FilesView`.
+#[tokio::test]
+async fn a_worktree_fork_opens_before_its_files_and_its_first_send_waits_for_them() {
+    use forkhost_core::HostEvent;
+    let Some(s) = setup(Harness::Pi).await else {
+        return;
+    };
+    let (model, env) = (&s.model, &s.env);
+    let repo = env.work_dir().to_path_buf();
+    let gate = tempfile::tempdir().unwrap();
+    let release = gate.path().join("release");
+    repo_with_a_held_fill(&repo, &release);
+    let data = tempfile::tempdir().unwrap();
+    let options = HostOptions {
+        harness_env: env.vars().to_vec(),
+        ..Default::default()
+    };
+    let host = Host::open_with(data.path(), options).await.unwrap().0;
+    let source = host
+        .create(NewThreadSpec {
+            harness: HarnessKind::Pi,
+            cwd: repo.clone(),
+            title: None,
+            permissions: Default::default(),
+        })
+        .await
+        .unwrap()
+        .thread
+        .id;
+    turn(&host, &source, "first question").await;
+    let source_bytes = std::fs::read(repo.join("slow.dat")).unwrap();
+
+    let mut events = host.subscribe();
+    let forked = host
+        .fork_with(&source, ForkAt::Latest, ForkFiles::Worktree)
+        .await
+        .unwrap();
+    assert!(forked.files_pending, "the fork returned before its files");
+    let fork = forked.thread.thread.id.clone();
+    let folder = PathBuf::from(&forked.thread.thread.cwd);
+    let files = host.files(&fork).await.unwrap();
+    assert!(files.preparing.is_some(), "{files:?}");
+    assert!(!folder.join("slow.dat").exists());
+
+    // Stop drops a prompt that is still waiting for the files.
+    let requests = model.model_requests().len();
+    let waiting = {
+        let (host, fork) = (host.clone(), fork.clone());
+        tokio::spawn(async move { host.start_turn(&fork, "never sent").await })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    host.interrupt(&fork).await.unwrap();
+    let stopped = waiting.await.unwrap().unwrap().await.unwrap();
+    assert_eq!(stopped, forkhost_core::TurnOutcome::Interrupted);
+
+    // A prompt sent now waits until the files are there.
+    let sending = {
+        let (host, fork) = (host.clone(), fork.clone());
+        tokio::spawn(async move { host.send(&fork, "RUN_COMMAND `cat slow.dat`").await })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert_eq!(
+        model.model_requests().len(),
+        requests,
+        "nothing sent before the files"
+    );
+    std::fs::write(&release, "").unwrap();
+    let prepared = wait_for_event(
+        &mut events,
+        |e| matches!(e, HostEvent::FilesPrepared { thread_id, .. } if *thread_id == fork),
+    )
+    .await;
+    assert!(
+        matches!(&prepared, HostEvent::FilesPrepared { error: None, .. }),
+        "{prepared:?}"
+    );
+    let sent = tokio::time::timeout(std::time::Duration::from_secs(60), sending)
+        .await
+        .expect("the send went out")
+        .unwrap();
+    sent.unwrap();
+    assert_eq!(
+        std::fs::read(folder.join("slow.dat")).unwrap(),
+        source_bytes
+    );
+    let prompts: Vec<String> = model
+        .last_model_request()
+        .unwrap()
+        .dialogue()
+        .into_iter()
+        .filter(|m| m.role == Role::User)
+        .map(|m| m.text)
+        .collect();
+    assert_eq!(prompts, ["first question", "RUN_COMMAND `cat slow.dat`"]);
+    assert!(
+        model
+            .last_model_request()
+            .unwrap()
+            .dialogue()
+            .iter()
+            .any(|m| m.text.contains("the held file")),
+        "the command ran in the complete tree"
+    );
+    assert!(host.files(&fork).await.unwrap().preparing.is_none());
+    host.shutdown().await;
+}
+
+/// A fill that fails (here a smudge filter that exits 1) removes the half-made worktree and
+/// its branch, says why, and a Send is refused in those words; the source is untouched.
+#[tokio::test]
+async fn a_worktree_fill_that_fails_cleans_up_and_says_why() {
+    use forkhost_core::HostEvent;
+    let Some(s) = setup(Harness::Pi).await else {
+        return;
+    };
+    let env = &s.env;
+    let repo = env.work_dir().to_path_buf();
+    committed_repo(&repo);
+    std::fs::write(repo.join(".gitattributes"), "*.dat filter=broken\n").unwrap();
+    git(&repo, &["config", "filter.broken.clean", "cat"]);
+    git(&repo, &["config", "filter.broken.smudge", "false"]);
+    git(&repo, &["config", "filter.broken.required", "true"]);
+    std::fs::write(repo.join("x.dat"), "data\n").unwrap();
+    git(&repo, &["add", "-A"]);
+    git(
+        &repo,
+        &["commit", "-q", "-m", "a file that cannot be checked out"],
+    );
+    let data = tempfile::tempdir().unwrap();
+    let options = HostOptions {
+        harness_env: env.vars().to_vec(),
+        ..Default::default()
+    };
+    let host = Host::open_with(data.path(), options).await.unwrap().0;
+    let source = host
+        .create(NewThreadSpec {
+            harness: HarnessKind::Pi,
+            cwd: repo.clone(),
+            title: None,
+            permissions: Default::default(),
+        })
+        .await
+        .unwrap()
+        .thread
+        .id;
+    turn(&host, &source, "first question").await;
+    let before = user_state(&repo);
+    let mut events = host.subscribe();
+    let forked = host
+        .fork_with(&source, ForkAt::Latest, ForkFiles::Worktree)
+        .await
+        .unwrap();
+    let fork = forked.thread.thread.id.clone();
+    let folder = PathBuf::from(&forked.thread.thread.cwd);
+    let prepared = wait_for_event(
+        &mut events,
+        |e| matches!(e, HostEvent::FilesPrepared { thread_id, .. } if *thread_id == fork),
+    )
+    .await;
+    let HostEvent::FilesPrepared {
+        error: Some(why), ..
+    } = prepared
+    else {
+        panic!("the fill did not fail: {prepared:?}");
+    };
+    assert!(
+        why.contains("could not be written") && why.contains("broken"),
+        "{why}"
+    );
+    assert!(!folder.exists(), "no half-made worktree left");
+    assert!(
+        git(&repo, &["branch", "--list", "forkhost/*"])
+            .trim()
+            .is_empty(),
+        "nor its branch"
+    );
+    assert_eq!(
+        git(&repo, &["worktree", "list", "--porcelain"])
+            .matches("worktree ")
+            .count(),
+        1
+    );
+    let err = host.send(&fork, "hello").await.unwrap_err();
+    assert_eq!(err.code(), "invalid_input");
+    assert!(err.to_string().contains("could not be written"), "{err}");
+    assert_eq!(
+        user_state(&repo),
+        before,
+        "the source's repository is untouched"
     );
     host.shutdown().await;
 }

@@ -301,6 +301,7 @@ async fn a_worktree_fork_of_a_trusted_repository_is_trusted() {
         )
         .await
         .unwrap();
+    host.files_ready(&forked.thread.thread.id).await.unwrap();
     let fork_dir = std::path::PathBuf::from(&forked.thread.thread.cwd);
     assert_ne!(fork_dir, work);
     let view = host.folder_trust(&fork_dir).await.unwrap();

@@ -1,6 +1,7 @@
 //! The file side of threads from a terminal: `checkpoints`, `diff`, `apply`, and the files
 //! part of `show`.
 
+use std::io::IsTerminal;
 use std::path::Path;
 
 use forkhost_core::{ChangesView, FilesView, ForkAt, ForkFiles, Host, HostEvent, HostResult};
@@ -20,6 +21,17 @@ pub async fn fork(host: &Host, thread: &str, at: ForkAt, files: ForkFiles) -> Ho
         text.push_str(&format!("\nfiles: {note}"));
     }
     let fork_id = forked.thread.thread.id.clone();
+    if forked.files_pending {
+        // The fork is made; its worktree is being filled. Progress on a terminal, and back
+        // once the files are there (a failure has removed the worktree and says why).
+        let progress = show_fill_progress(host.subscribe(), fork_id.clone());
+        let ready = host.files_ready(&fork_id).await;
+        progress.abort();
+        if std::io::stderr().is_terminal() {
+            eprint!("\r\x1b[2K");
+        }
+        ready?;
+    }
     let folder = Path::new(&forked.thread.thread.cwd);
     let in_worktree = host.files(&fork_id).await?.folder_kind == "worktree";
     let mut setup = serde_json::Value::Null;
@@ -60,6 +72,50 @@ pub async fn fork(host: &Host, thread: &str, at: ForkAt, files: ForkFiles) -> Ho
         }),
         text,
     ))
+}
+
+/// "Preparing files 12,340 / 50,000" on stderr while a fork's worktree is filled, when stderr
+/// is a terminal.
+fn show_fill_progress(
+    mut events: tokio::sync::broadcast::Receiver<HostEvent>,
+    fork_id: String,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        if !std::io::stderr().is_terminal() {
+            return;
+        }
+        eprint!("Preparing files…");
+        loop {
+            match events.recv().await {
+                Ok(HostEvent::FilesProgress {
+                    thread_id,
+                    done,
+                    total,
+                }) if thread_id == fork_id && total > 0 => {
+                    eprint!(
+                        "\r\x1b[2KPreparing files {} / {}",
+                        thousands(done),
+                        thousands(total)
+                    );
+                }
+                Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(_) => break,
+            }
+        }
+    })
+}
+
+/// 12340 → "12,340".
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// `forkhost setup-command FOLDER [COMMAND] [--clear]`.
@@ -169,4 +225,15 @@ fn changes_text(changes: &ChangesView, with_diff: bool) -> String {
 
 fn short(commit: &str) -> &str {
     &commit[..commit.len().min(10)]
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn counts_are_grouped_by_thousands() {
+        assert_eq!(super::thousands(0), "0");
+        assert_eq!(super::thousands(999), "999");
+        assert_eq!(super::thousands(12_340), "12,340");
+        assert_eq!(super::thousands(1_050_000), "1,050,000");
+    }
 }

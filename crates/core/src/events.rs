@@ -56,6 +56,21 @@ pub enum HostEvent {
         success: bool,
         message: Option<String>,
     },
+    /// A fork's worktree is being filled: `done` of `total` files written (`total` 0 until
+    /// git has counted them). A Send meanwhile waits.
+    FilesProgress {
+        thread_id: String,
+        #[ts(type = "number")]
+        done: u64,
+        #[ts(type = "number")]
+        total: u64,
+    },
+    /// The fork's files are there (`error: null`), or could not be written (`error` says why;
+    /// the half-made worktree was removed).
+    FilesPrepared {
+        thread_id: String,
+        error: Option<String>,
+    },
     /// The thread's harness process started (for a turn, or ahead of a fork's first Send).
     RuntimeStarted {
         thread_id: String,
@@ -158,6 +173,8 @@ impl HostEvent {
             | HostEvent::RuntimeStarted { thread_id }
             | HostEvent::WorktreeSetup { thread_id, .. }
             | HostEvent::WorktreeSetupEnded { thread_id, .. }
+            | HostEvent::FilesProgress { thread_id, .. }
+            | HostEvent::FilesPrepared { thread_id, .. }
             | HostEvent::RuntimeStopped { thread_id }
             | HostEvent::ApprovalRequested { thread_id, .. }
             | HostEvent::ApprovalResolved { thread_id, .. }

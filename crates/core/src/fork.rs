@@ -144,7 +144,13 @@ impl Host {
             env: &self.inner.harness_env,
             cwd: worktree.as_ref().map(|w| w.cwd.as_path()),
         };
-        let (forked, adopted) = self.native_fork(&plan, request).await;
+        // The folder whose project config decides whether a warm spare may fork it: a new
+        // worktree has no file yet, so its source's folder (the same repository) speaks for it.
+        let config_folder = match &worktree {
+            Some(_) => std::path::PathBuf::from(&plan.source.cwd),
+            None => plan.native.cwd.clone(),
+        };
+        let (forked, adopted) = self.native_fork(&plan, request, &config_folder).await;
         let forked = match forked {
             Ok(forked) => forked,
             Err(err) => {
@@ -195,14 +201,14 @@ impl Host {
             {
                 tracing::warn!(fork = %committed.id, error = %err, "could not record the worktree");
             }
-            self.run_setup(
-                &committed.id,
-                &crate::files::main_root(&worktree.repo),
-                worktree.cwd.clone(),
-            )
-            .await;
         }
         failpoint::hit("after_commit")?;
+        // Its files are written now, after the fork returns; its Sends wait for them (and the
+        // repository's setup command runs once they are there).
+        let files_pending = worktree.is_some();
+        if let Some(worktree) = worktree {
+            self.fill_fork_files(&committed.id, *worktree);
+        }
         let commit_ms = ms(commit_started);
 
         let read_started = std::time::Instant::now();
@@ -235,6 +241,7 @@ impl Host {
             thread,
             prefill,
             files_note,
+            files_pending,
             timing: ForkTiming {
                 check_ms,
                 native_ms,
@@ -255,8 +262,8 @@ impl Host {
         &self,
         plan: &Plan,
         request: forkhost_harness::ForkRequest<'_>,
+        folder: &std::path::Path,
     ) -> (HostResult<Forked>, Option<Adopted>) {
-        let folder = request.cwd.unwrap_or(&request.source.cwd);
         let plain_folder =
             matches!(self.folder_trust(folder).await, Ok(v) if v.for_harness().is_none());
         let spare = match plain_folder {

@@ -35,6 +35,63 @@ pub(crate) struct ThreadHandle {
     /// The watch on the thread's folder that lets its checkpoints re-read only what changed;
     /// started by the first checkpoint of a runtime, stopped with the runtime.
     folder_watch: StdMutex<Option<FolderWatch>>,
+    /// Whether the thread's files are there yet (a fork's worktree is filled after the fork
+    /// returns); a Send waits on it.
+    pub files: FilesGate,
+    /// Stop pressed while a Send waits for the files: that Send goes out no more.
+    pub stop_waiting_send: tokio::sync::Notify,
+    /// Whether a half-made worktree left by an earlier run was looked for already.
+    pub fill_checked: AtomicBool,
+}
+
+/// Where a thread's files are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum FilesState {
+    Ready,
+    /// Being written: `done` of `total` files (0 of 0 until git has counted them).
+    Filling {
+        done: u64,
+        total: u64,
+    },
+    /// The fill failed and the worktree was removed; why, in words.
+    Failed(String),
+}
+
+/// The thread's [`FilesState`], and a way to wait until it is not `Filling`.
+pub(crate) struct FilesGate {
+    state: tokio::sync::watch::Sender<FilesState>,
+}
+
+impl Default for FilesGate {
+    fn default() -> Self {
+        FilesGate {
+            state: tokio::sync::watch::Sender::new(FilesState::Ready),
+        }
+    }
+}
+
+impl FilesGate {
+    pub fn state(&self) -> FilesState {
+        self.state.borrow().clone()
+    }
+
+    pub fn set(&self, state: FilesState) {
+        self.state.send_replace(state);
+    }
+
+    /// Waits while the files are being written; the failure's words if the fill failed.
+    pub async fn ready(&self) -> Result<(), String> {
+        let mut seen = self.state.subscribe();
+        let state = seen
+            .wait_for(|s| !matches!(s, FilesState::Filling { .. }))
+            .await
+            .map(|s| s.clone())
+            .unwrap_or(FilesState::Ready);
+        match state {
+            FilesState::Failed(why) => Err(why),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// A thread's watch on its folder, or why it has none.
@@ -58,6 +115,9 @@ impl ThreadHandle {
             terminal: AtomicBool::default(),
             pending: StdMutex::default(),
             folder_watch: StdMutex::default(),
+            files: FilesGate::default(),
+            stop_waiting_send: tokio::sync::Notify::new(),
+            fill_checked: AtomicBool::default(),
         }
     }
 

@@ -42,6 +42,11 @@ impl Host {
             return Err(HostError::InvalidInput("the prompt is empty".into()));
         }
         let slot = self.slot(thread_id);
+        // A fork whose files are still being written: the prompt waits (not holding `ops`, so
+        // Close works meanwhile; Stop drops it) and goes out when they are there.
+        if let Some(stopped) = self.wait_for_files(&slot).await? {
+            return Ok(stopped);
+        }
         let _op = slot.ops.lock().await;
         let thread = self.thread(thread_id).await?;
         thread.usable()?;
@@ -134,6 +139,10 @@ impl Host {
     /// logged and the first Send starts it as usual.
     pub(crate) async fn prewarm(&self, thread_id: &str) {
         let slot = self.slot(thread_id);
+        // Started in its folder, so only once the files are there.
+        if slot.files.ready().await.is_err() {
+            return;
+        }
         let _op = slot.ops.lock().await;
         if slot.terminal.load(Ordering::SeqCst) {
             return;
@@ -162,6 +171,7 @@ impl Host {
     pub async fn interrupt(&self, thread_id: &str) -> HostResult<()> {
         let slot = self.slot(thread_id);
         self.store().thread(thread_id).await?;
+        self.stop_waiting_send(&slot);
         let mut live = slot.live.lock().await;
         match live.as_mut() {
             Some(l) if l.turn.is_streaming() => {

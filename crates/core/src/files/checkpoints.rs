@@ -65,6 +65,8 @@ pub struct FilesView {
     /// The checkpoint a worktree fork started from.
     pub base_commit: Option<String>,
     pub checkpoints: Vec<CheckpointView>,
+    /// The fork's worktree being filled, how far (`None` once its files are there).
+    pub preparing: Option<super::FillView>,
 }
 
 impl Host {
@@ -209,6 +211,7 @@ impl Host {
             branch: worktree.as_ref().map(|w| w.branch.clone()),
             base_commit: worktree.map(|w| w.base_commit),
             checkpoints,
+            preparing: self.preparing(thread_id),
         })
     }
 }

@@ -6,6 +6,7 @@
 mod checkpoints;
 mod compare;
 mod error;
+mod fill;
 mod lifecycle;
 mod prune;
 mod repo;
@@ -15,6 +16,7 @@ pub(crate) mod worktree_fork;
 
 pub use checkpoints::{CheckpointView, FilesView};
 pub use compare::{ChangesView, FileChangeStatus, FileChangeView};
+pub use fill::FillView;
 pub use lifecycle::{ThreadInFolder, WorktreeLoss};
 pub use worktree_fork::ForkFiles;
 

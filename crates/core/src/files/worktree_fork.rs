@@ -1,12 +1,14 @@
 //! A fork "with its files": a git worktree (outside the repository, under the app-data folder,
 //! one folder per repository) on a branch `forkhost/<slug>`, checked out from the checkpoint of
 //! the fork point (after T: the end of T; before T: the start of T), with `.worktreeinclude`'s
-//! ignored files copied in. The fork's harness session then runs there.
+//! ignored files copied in. The fork's harness session then runs there. The worktree is only
+//! added here (no file written: milliseconds in any repository); its files are written after
+//! the fork returns (`fill.rs`).
 
 use std::path::{Path, PathBuf};
 
 use forkhost_store::{Boundary, ThreadRow, WorktreeRow};
-use forkhost_worktree::{CheckpointSpec, Confirm, Oid, Repo, WorktreeSpec};
+use forkhost_worktree::{CheckpointSpec, Oid, Repo, Worktree, WorktreeSpec};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
@@ -30,9 +32,11 @@ pub enum ForkFiles {
     Auto,
 }
 
-/// A worktree made for a fork that is not committed yet.
+/// A worktree added for a fork, its files not written yet.
 pub(crate) struct Prepared {
     pub repo: Repo,
+    /// What `add_worktree` made, for the fill.
+    pub made: Worktree,
     pub worktree: PathBuf,
     /// The fork's folder inside the worktree (the source's folder relative to its repository).
     pub cwd: PathBuf,
@@ -43,6 +47,19 @@ pub(crate) struct Prepared {
 }
 
 impl Prepared {
+    /// A worktree found half made (its fill cut short), to be filled again.
+    pub fn resumed(repo: Repo, made: Worktree, cwd: PathBuf) -> Prepared {
+        Prepared {
+            repo,
+            worktree: made.path.clone(),
+            cwd,
+            branch: made.branch.clone(),
+            base: made.base.clone(),
+            made,
+            note: None,
+        }
+    }
+
     pub fn row(&self, thread_id: &str) -> WorktreeRow {
         WorktreeRow {
             thread_id: thread_id.to_owned(),
@@ -111,25 +128,28 @@ impl Host {
             branch: format!("forkhost/{}", slug(&source.title, child_id)),
         };
         let made_in = repo.clone();
-        let made = blocking(move || made_in.create_worktree(&spec)).await?;
-        tracing::info!(fork = %child_id, included = made.included.len(), "fork worktree made");
+        let made = blocking(move || made_in.add_worktree(&spec)).await?;
+        tracing::info!(fork = %child_id, "fork worktree added");
         Ok(Decided::Worktree(Box::new(Prepared {
             repo,
-            worktree: made.path,
+            worktree: made.path.clone(),
             cwd,
-            branch: made.branch,
+            branch: made.branch.clone(),
             base,
+            made,
             note,
         })))
     }
 
-    /// Removes a worktree made for a fork that failed: it holds nothing of the user's yet.
+    /// Removes a worktree added for a fork that failed: no file of it is written yet.
     pub(crate) async fn undo_worktree(&self, prepared: Prepared) {
-        let Prepared { repo, worktree, .. } = prepared;
-        let path = worktree.clone();
-        if let Err(err) =
-            blocking(move || repo.remove_worktree(&path, Confirm::NothingToLose)).await
-        {
+        let Prepared {
+            repo,
+            made,
+            worktree,
+            ..
+        } = prepared;
+        if let Err(err) = blocking(move || repo.discard_worktree(&made)).await {
             tracing::warn!(error = %err, folder = %worktree.display(), "could not remove a failed fork's worktree");
         }
     }

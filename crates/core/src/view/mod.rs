@@ -181,6 +181,9 @@ pub struct ForkResult {
     /// Said to the user when the fork's files are not what they might expect (its folder is
     /// not in git; no checkpoint at that point, so it starts from the current files).
     pub files_note: Option<String>,
+    /// The fork's worktree is being filled (`FilesProgress` events follow, then
+    /// `FilesPrepared`); a Send meanwhile waits.
+    pub files_pending: bool,
     pub timing: ForkTiming,
 }
 

@@ -1,0 +1,214 @@
+//! Filling a fork's worktree after the fork returns: the fork opens at once, whatever the
+//! repository's size, while git writes the files (`Repo::fill_worktree`: parallel checkout,
+//! progress as `FilesProgress` events and in `FilesView::preparing`). A Send meanwhile waits on
+//! the thread's [`FilesGate`](crate::thread_handle::FilesGate) and goes out when the files are
+//! there; Stop drops that waiting Send; Close works as ever (the fill goes on). A fill that
+//! fails removes the half-made worktree (`Repo::discard_worktree`) and says why
+//! (`FilesPrepared { error }`); one cut short by the app ending is finished at the next Send.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use forkhost_harness::TurnOutcome;
+use forkhost_worktree::{FillProgress, Repo, Worktree};
+use serde::Serialize;
+use tokio::sync::oneshot;
+
+use super::error::blocking;
+use super::worktree_fork::Prepared;
+use crate::error::{HostError, HostResult};
+use crate::events::HostEvent;
+use crate::host::Host;
+use crate::thread_handle::{FilesState, ThreadHandle};
+
+/// How often progress is sent at most (the header redraws no faster than this helps).
+const PROGRESS_EVERY: Duration = Duration::from_millis(100);
+
+/// A fork's files being written, for a view opened meanwhile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct FillView {
+    #[ts(type = "number")]
+    pub done: u64,
+    /// 0 until git has counted the files.
+    #[ts(type = "number")]
+    pub total: u64,
+}
+
+impl Host {
+    /// Fills a fork's worktree in the background; the thread's Sends wait until it is done.
+    pub(crate) fn fill_fork_files(&self, thread_id: &str, prepared: Prepared) {
+        let slot = self.slot(thread_id);
+        slot.files.set(FilesState::Filling { done: 0, total: 0 });
+        let (host, thread_id) = (self.clone(), thread_id.to_owned());
+        tokio::spawn(async move { host.fill(&slot, &thread_id, prepared).await });
+    }
+
+    async fn fill(&self, slot: &Arc<ThreadHandle>, thread_id: &str, prepared: Prepared) {
+        let started = Instant::now();
+        let (tx, mut counted) = tokio::sync::mpsc::unbounded_channel::<FillProgress>();
+        let Prepared {
+            repo, made, cwd, ..
+        } = prepared;
+        let root = crate::files::main_root(&repo);
+        let mut filling = tokio::spawn(fill_or_discard(repo, made, tx));
+        let mut sent = Instant::now() - PROGRESS_EVERY;
+        let outcome = loop {
+            tokio::select! {
+                done = &mut filling => break done.unwrap_or_else(|e| Err(format!("the fill stopped: {e}"))),
+                Some(progress) = counted.recv() => {
+                    slot.files.set(FilesState::Filling { done: progress.done, total: progress.total });
+                    if sent.elapsed() >= PROGRESS_EVERY || progress.done == progress.total {
+                        sent = Instant::now();
+                        self.emit(HostEvent::FilesProgress {
+                            thread_id: thread_id.to_owned(),
+                            done: progress.done,
+                            total: progress.total,
+                        });
+                    }
+                }
+            }
+        };
+        let ms = started.elapsed().as_millis() as u64;
+        match outcome {
+            Ok(()) => {
+                tracing::info!(thread = %thread_id, ms, "fork's files ready");
+                slot.files.set(FilesState::Ready);
+                self.emit(HostEvent::FilesPrepared {
+                    thread_id: thread_id.to_owned(),
+                    error: None,
+                });
+                self.run_setup(thread_id, &root, cwd).await;
+            }
+            Err(why) => {
+                tracing::warn!(thread = %thread_id, ms, "fork's files could not be written");
+                let message = format!(
+                    "The fork's files could not be written ({why}). Its half-made worktree was \
+                     removed; the conversation is kept. Fork again, or fork in the same folder."
+                );
+                slot.files.set(FilesState::Failed(message.clone()));
+                self.emit(HostEvent::FilesPrepared {
+                    thread_id: thread_id.to_owned(),
+                    error: Some(message),
+                });
+            }
+        }
+        self.thread_changed(thread_id).await;
+    }
+
+    /// Waits until the thread's files are there (a fork's worktree being filled), as a Send
+    /// does. `invalid_input` with the reason when they could not be written.
+    pub async fn files_ready(&self, thread_id: &str) -> HostResult<()> {
+        self.resume_fill(thread_id).await;
+        let slot = self.slot(thread_id);
+        slot.files.ready().await.map_err(HostError::InvalidInput)
+    }
+
+    /// For a Send: `None` once the files are there (at once, mostly); a turn already
+    /// `Interrupted` when Stop was pressed while it waited.
+    pub(crate) async fn wait_for_files(
+        &self,
+        slot: &ThreadHandle,
+    ) -> HostResult<Option<oneshot::Receiver<TurnOutcome>>> {
+        self.resume_fill(&slot.thread_id).await;
+        match slot.files.state() {
+            FilesState::Ready => return Ok(None),
+            FilesState::Failed(why) => return Err(HostError::InvalidInput(why)),
+            FilesState::Filling { .. } => {}
+        }
+        tracing::info!(thread = %slot.thread_id, "send waits for the fork's files");
+        tokio::select! {
+            ready = slot.files.ready() => ready.map(|()| None).map_err(HostError::InvalidInput),
+            () = slot.stop_waiting_send.notified() => {
+                let (tx, rx) = oneshot::channel();
+                let _ = tx.send(TurnOutcome::Interrupted);
+                Ok(Some(rx))
+            }
+        }
+    }
+
+    /// Stop while the files are being written: a Send waiting for them goes out no more.
+    pub(crate) fn stop_waiting_send(&self, slot: &ThreadHandle) {
+        if matches!(slot.files.state(), FilesState::Filling { .. }) {
+            slot.stop_waiting_send.notify_waiters();
+        }
+    }
+
+    /// What a view shows of a fill in progress.
+    pub(crate) fn preparing(&self, thread_id: &str) -> Option<FillView> {
+        match self.slot(thread_id).files.state() {
+            FilesState::Filling { done, total } => Some(FillView { done, total }),
+            _ => None,
+        }
+    }
+
+    /// A worktree whose fill an earlier run of the app did not finish (it ended meanwhile) is
+    /// filled again, once per thread and run, before its files are used.
+    pub(crate) async fn resume_fill(&self, thread_id: &str) {
+        let slot = self.slot(thread_id);
+        if slot.fill_checked.swap(true, Ordering::SeqCst) || slot.files.state() != FilesState::Ready
+        {
+            return;
+        }
+        let Ok(Some(row)) = self.store().worktree(thread_id).await else {
+            return;
+        };
+        let Ok(thread) = self.store().thread(thread_id).await else {
+            return;
+        };
+        let path = std::path::PathBuf::from(&row.path);
+        let Some(repo) = super::repo::repo_of(std::path::Path::new(&row.repo_root)).await else {
+            return;
+        };
+        let check = repo.clone();
+        let checked = path.clone();
+        if !blocking(move || check.worktree_needs_fill(&checked))
+            .await
+            .unwrap_or(false)
+        {
+            return;
+        }
+        let Ok(base) = row.base_commit.parse() else {
+            return;
+        };
+        tracing::info!(thread = %thread_id, "a fork's fill was cut short: filling it again");
+        let made = Worktree {
+            path,
+            branch: row.branch,
+            base,
+            included: Vec::new(),
+        };
+        self.fill_fork_files(
+            thread_id,
+            Prepared::resumed(repo, made, std::path::PathBuf::from(thread.cwd)),
+        );
+    }
+}
+
+/// Fills the worktree; on failure removes it again. The failure in words.
+async fn fill_or_discard(
+    repo: Repo,
+    made: Worktree,
+    progress: tokio::sync::mpsc::UnboundedSender<FillProgress>,
+) -> Result<(), String> {
+    let filled = blocking(move || {
+        let mut made = made;
+        match repo.fill_worktree(&mut made, move |p| {
+            let _ = progress.send(p);
+        }) {
+            Ok(()) => Ok(Ok(())),
+            Err(err) => {
+                if let Err(left) = repo.discard_worktree(&made) {
+                    tracing::warn!(error = %left, "could not remove a half-made worktree");
+                }
+                Ok(Err(err.to_string()))
+            }
+        }
+    })
+    .await;
+    match filled {
+        Ok(result) => result,
+        Err(err) => Err(err.to_string()),
+    }
+}
