@@ -86,6 +86,7 @@ impl Repo {
             if path.is_empty()
                 || path.contains(['\n', '"'])
                 || matches!(name, ".gitignore" | ".gitattributes")
+                || !self.on_a_plain_path(path)
             {
                 return Ok(None);
             }
@@ -115,7 +116,10 @@ impl Repo {
                 }
             }
             for path in found {
-                let Some(change) = self.change_of(&path) else {
+                let Some(change) = self
+                    .change_of(&path)
+                    .filter(|_| self.on_a_plain_path(&path))
+                else {
                     return Ok(None);
                 };
                 now.insert(path, change);
@@ -153,9 +157,6 @@ impl Repo {
                     write.push((path, mode, Some(entry)));
                 }
                 (Change::File { exec, len }, None) => {
-                    if self.inside_nested_repository(path) {
-                        return Ok(None);
-                    }
                     if !reading.shows_untracked {
                         continue;
                     }
@@ -382,16 +383,21 @@ impl Repo {
             .collect()
     }
 
-    /// Whether a folder between the checkout's top and `path` is a repository of its own.
-    fn inside_nested_repository(&self, path: &str) -> bool {
+    /// Whether every folder between the checkout's top and `path` is an ordinary folder of
+    /// this repository: not a repository of its own (a `.git` in it, whose files a full scan
+    /// leaves out) and not a symlink (git sees the link, never what lies behind it).
+    fn on_a_plain_path(&self, path: &str) -> bool {
         let mut dir = Path::new(path).parent();
         while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
-            if std::fs::symlink_metadata(self.root.join(d).join(".git")).is_ok() {
-                return true;
+            let folder = self.root.join(d);
+            let is_link =
+                std::fs::symlink_metadata(&folder).is_ok_and(|m| m.file_type().is_symlink());
+            if is_link || std::fs::symlink_metadata(folder.join(".git")).is_ok() {
+                return false;
             }
             dir = d.parent();
         }
-        false
+        true
     }
 }
 

@@ -121,11 +121,14 @@ impl TreeWatch {
                 .collect(),
         };
         let to_log = Arc::clone(&shared);
-        let mut watcher =
-            notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-                to_log.record(&filter, event);
-            })
-            .map_err(|e| unwatchable(format!("the file watcher did not start: {e}")))?;
+        // A symlinked folder is one entry to git (the link), so what lies behind it is not
+        // watched (it may be anywhere on the disk).
+        let config = notify::Config::default().with_follow_symlinks(false);
+        let mut watcher = RecommendedWatcher::new(
+            move |event: notify::Result<notify::Event>| to_log.record(&filter, event),
+            config,
+        )
+        .map_err(|e| unwatchable(format!("the file watcher did not start: {e}")))?;
         watcher
             .watch(&marks, RecursiveMode::NonRecursive)
             .map_err(|e| unwatchable(format!("the file watcher did not start: {e}")))?;

@@ -435,3 +435,47 @@ fn an_existing_folders_own_event_costs_no_scan() {
     assert_eq!(cp.scanned, Scanned::Changed(2), "the folder and one file");
     assert_eq!(cp.files_changed_vs_parent, 1);
 }
+
+/// A repository of its own inside the folder is left out by a full scan; a change made in it
+/// later is left to the full scan too (it is no file of this repository).
+#[test]
+fn a_change_inside_a_nested_repository_is_not_recorded_as_this_ones() {
+    let sb = Sandbox::new();
+    let repo = committed_repo(&sb);
+    repo.write("vendor/lib/code.c", "int x;\n");
+    repo.git_in(&repo.path.join("vendor/lib"), &["init", "-q"]);
+    let mut w = Watched::new(repo);
+    let first = w.checkpoint();
+    assert_eq!(first.skipped.len(), 1, "{:?}", first.skipped);
+    w.repo.write("vendor/lib/code.c", "int y;\n");
+    w.repo.write("src/f1.txt", "edited\n");
+    assert_eq!(w.checkpoint().scanned, Scanned::Full);
+}
+
+/// Behind a symlinked folder lie no files of the repository (git records the link): what lies
+/// behind it is not watched, and a path through it is the full scan's to judge.
+#[cfg(unix)]
+#[test]
+fn a_symlinked_folder_is_one_entry() {
+    let sb = Sandbox::new();
+    let repo = committed_repo(&sb);
+    let outside = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), repo.path.join("linked")).unwrap();
+    std::os::unix::fs::symlink(repo.path.join("src"), repo.path.join("src-link")).unwrap();
+    let mut w = Watched::new(repo);
+    w.checkpoint();
+    std::fs::write(outside.path().join("behind.txt"), "not the repository's\n").unwrap();
+    w.repo.write("src/f1.txt", "edited\n");
+    let cp = w.checkpoint();
+    assert_eq!(
+        cp.scanned,
+        Scanned::Changed(1),
+        "nothing behind the link is watched"
+    );
+    // The same file named through the link (as an OS may report it) goes to the full scan.
+    let link_path = w.repo.path.join("src-link/f1.txt");
+    let spec = CheckpointSpec::new("w", "through-link").parent(cp.commit.clone());
+    std::fs::write(&link_path, "edited again\n").unwrap();
+    let through = w.open.checkpoint_watched(&spec, &w.watch).unwrap();
+    assert_ne!(through.commit, cp.commit);
+}
