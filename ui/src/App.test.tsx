@@ -38,6 +38,7 @@ vi.mock("./ipc", async () => {
         branch: null,
         base_commit: null,
         checkpoints: [],
+        preparing: null,
       }),
     ),
     openWindow: vi.fn(() => Promise.resolve("w-1")),

@@ -5,6 +5,7 @@ import type { ApprovalView } from "./bindings/ApprovalView";
 import type { GrantView } from "./bindings/GrantView";
 import type { DiscoveredSession } from "./bindings/DiscoveredSession";
 import type { FilesView } from "./bindings/FilesView";
+import type { FillView } from "./bindings/FillView";
 import type { TrustView } from "./bindings/TrustView";
 import type { WorktreeLoss } from "./bindings/WorktreeLoss";
 import type { HarnessReport } from "./bindings/HarnessReport";
@@ -139,6 +140,8 @@ export interface AppState {
   files: Record<string, FilesView>;
   /** Per thread: its worktree's setup command, from `worktree_setup` events. */
   setup: Record<string, WorktreeSetup>;
+  /** Per thread: its fork's worktree being filled, from `files_progress` events. */
+  preparing: Record<string, FillView>;
   trustAsk: TrustAsk | null;
   menu: ContextMenuState | null;
   toasts: Toast[];
@@ -183,6 +186,7 @@ export function initialState(): AppState {
     dialog: null,
     files: {},
     setup: {},
+    preparing: {},
     trustAsk: null,
     menu: null,
     toasts: [],

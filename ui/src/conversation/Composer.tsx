@@ -25,6 +25,7 @@ let handledFocus = 0;
 export function Composer(props: ComposerProps) {
   const { threadId, harness, live, terminalOpen, focusSignal, autoFocus, threadState } = props;
   const draft = useApp((s) => s.drafts[threadId] ?? "");
+  const preparing = useApp((s) => Boolean(s.preparing[threadId]));
   const first = useApp((s) => s.approvals[threadId]?.[0]);
   const waitingOn = first?.id;
   // A question is answered in its card, never by the composer's Enter.
@@ -78,6 +79,7 @@ export function Composer(props: ComposerProps) {
   else if (threadState === "archived") state = { tone: "muted", text: "Archived" };
   else if (asks) state = { tone: "warn", text: "Waiting for your answer" };
   else if (waitingOn) state = { tone: "warn", text: "Waiting for your approval" };
+  else if (live?.phase === "starting" && preparing) state = { tone: "busy", text: "Waiting for the fork's files · sends when they are there" };
   else if (live?.phase === "starting") state = { tone: "busy", text: `Starting ${harnessName(harness)}…` };
   else if (live?.phase === "streaming") state = { tone: "busy", text: "Streaming" };
   else if (live?.outcome === "failed") state = { tone: "error", text: "Last turn failed" };

@@ -10,7 +10,7 @@ import { stripTurns } from "../threads/cache";
 import { ArchiveDialog } from "./ArchiveDialog";
 import { ChangesDialog } from "./ChangesDialog";
 import { CompareDialog } from "./CompareDialog";
-import { applySetupEvent } from "./files";
+import { applyFillEvent, applySetupEvent } from "./files";
 import { FolderBar, FolderChip, forkFileItems } from "./FolderChip";
 import { SetupDialog } from "./SetupDialog";
 import { TrustDialog } from "./TrustDialog";
@@ -113,7 +113,7 @@ describe("Compare", () => {
 
 describe("the folder in the header", () => {
   it("shows a worktree with its branch, and Changes", async () => {
-    m.files.mockResolvedValue({ folder_kind: "worktree", in_git: true, checkpoints_note: null, folder_exists: true, branch: "forkhost/fork-1", base_commit: "c", checkpoints: [] });
+    m.files.mockResolvedValue({ folder_kind: "worktree", in_git: true, checkpoints_note: null, folder_exists: true, branch: "forkhost/fork-1", base_commit: "c", checkpoints: [], preparing: null });
     const view = render(<FolderChip thread={fork} />);
     const chip = await view.findByText("worktree · forkhost/fork-1");
     expect(chip.dataset.folderKind).toBe("worktree");
@@ -122,14 +122,14 @@ describe("the folder in the header", () => {
   });
 
   it("says a folder outside git has no checkpoints (and offers no setup command)", async () => {
-    m.files.mockResolvedValue({ folder_kind: "folder", in_git: false, checkpoints_note: null, folder_exists: true, branch: null, base_commit: null, checkpoints: [] });
+    m.files.mockResolvedValue({ folder_kind: "folder", in_git: false, checkpoints_note: null, folder_exists: true, branch: null, base_commit: null, checkpoints: [], preparing: null });
     const view = render(<FolderChip thread={source} />);
     await view.findByText("not a git repository (no checkpoints)");
     expect(view.container.querySelector('[data-action="setup-command"]')).toBeNull();
   });
 
   it("opens the repository's setup command from a folder in git", async () => {
-    m.files.mockResolvedValue({ folder_kind: "folder", in_git: true, checkpoints_note: null, folder_exists: true, branch: null, base_commit: null, checkpoints: [] });
+    m.files.mockResolvedValue({ folder_kind: "folder", in_git: true, checkpoints_note: null, folder_exists: true, branch: null, base_commit: null, checkpoints: [], preparing: null });
     const view = render(<FolderChip thread={source} />);
     fireEvent.click(await view.findByText("Setup…"));
     expect(store.get().dialog).toEqual({ kind: "setup", threadId: "src" });
@@ -137,7 +137,7 @@ describe("the folder in the header", () => {
 
   it("a folder that is gone is a clear state with Remove worktree and Archive", async () => {
     m.files.mockReset();
-    store.set({ files: { fork: { folder_kind: "worktree", in_git: true, checkpoints_note: null, folder_exists: false, branch: "b", base_commit: null, checkpoints: [] } } });
+    store.set({ files: { fork: { folder_kind: "worktree", in_git: true, checkpoints_note: null, folder_exists: false, branch: "b", base_commit: null, checkpoints: [], preparing: null } } });
     const view = render(<FolderBar thread={fork} />);
     expect(view.container.textContent).toContain("Its folder is gone");
     m.removeWorktree.mockResolvedValue(undefined);
@@ -202,6 +202,44 @@ describe("the worktree's setup command", () => {
       applySetupEvent({ type: "worktree_setup_ended", thread_id: "fork", success: false, message: "the setup command exit status: 1" });
     });
     expect(view.container.querySelector('[data-worktree-setup="failed"]')?.textContent).toContain("exit status: 1");
+  });
+});
+
+describe("a fork's worktree filled after the fork opened", () => {
+  it("shows how far the files are, then goes away when they are there", async () => {
+    m.files.mockResolvedValue({ folder_kind: "worktree", in_git: true, checkpoints_note: null, folder_exists: true, branch: "b", base_commit: "c", checkpoints: [], preparing: null });
+    expect(applyFillEvent({ type: "turn_started", thread_id: "fork" })).toBe(false);
+    expect(applyFillEvent({ type: "files_progress", thread_id: "fork", done: 0, total: 0 })).toBe(true);
+    const view = render(<FolderBar thread={fork} />);
+    expect(view.container.querySelector("[data-files-preparing]")?.textContent).toContain("Preparing files…");
+    act(() => {
+      applyFillEvent({ type: "files_progress", thread_id: "fork", done: 12340, total: 50000 });
+    });
+    const bar = view.container.querySelector("[data-files-preparing]");
+    expect(bar?.textContent).toContain("Preparing files 12,340 / 50,000");
+    expect(bar?.textContent).toContain("goes out when the files are there");
+    expect(bar?.querySelector("progress")?.getAttribute("value")).toBe("12340");
+    act(() => {
+      applyFillEvent({ type: "files_prepared", thread_id: "fork", error: null });
+    });
+    expect(view.container.querySelector("[data-files-preparing]")).toBeNull();
+    await waitFor(() => expect(m.files).toHaveBeenCalledWith("fork"));
+    expect(store.get().toasts).toEqual([]);
+  });
+
+  it("says why when the files could not be written", () => {
+    m.files.mockResolvedValue({ folder_kind: "worktree", in_git: true, checkpoints_note: null, folder_exists: false, branch: "b", base_commit: "c", checkpoints: [], preparing: null });
+    applyFillEvent({ type: "files_progress", thread_id: "fork", done: 3, total: 9 });
+    applyFillEvent({ type: "files_prepared", thread_id: "fork", error: "The fork's files could not be written (disk full)." });
+    expect(store.get().preparing.fork).toBeUndefined();
+    expect(store.get().toasts.map((t) => t.message)).toEqual(["The fork's files could not be written (disk full)."]);
+  });
+
+  it("seeds the bar from the files a new window reads", async () => {
+    m.files.mockResolvedValue({ folder_kind: "worktree", in_git: true, checkpoints_note: null, folder_exists: true, branch: "b", base_commit: "c", checkpoints: [], preparing: { done: 5, total: 10 } });
+    const view = render(<FolderBar thread={fork} />);
+    render(<FolderChip thread={fork} />);
+    await waitFor(() => expect(view.container.querySelector("[data-files-preparing]")?.textContent).toContain("Preparing files 5 / 10"));
   });
 });
 

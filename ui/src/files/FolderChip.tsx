@@ -5,10 +5,10 @@ import { useEffect } from "react";
 import type { ForkFilesSetting } from "../bindings/ForkFilesSetting";
 import type { ThreadView } from "../bindings/ThreadView";
 import { openDialog } from "../dialogs/open";
-import { AlertIcon, BranchIcon, FolderIcon } from "../icons";
+import { AlertIcon, BranchIcon, FolderIcon, Spinner } from "../icons";
 import type { ForkFiles } from "../ipc";
 import { type ContextMenuItem, useApp } from "../state";
-import { archiveThread, folderWords, loadFiles, removeGoneWorktree } from "./files";
+import { archiveThread, fillWords, folderWords, loadFiles, removeGoneWorktree } from "./files";
 import { lineageOf } from "./lineage";
 
 /** The fork menu's choice of files, when the thread's folder is in git. */
@@ -134,10 +134,25 @@ export function SetupOutput({ threadId }: { threadId: string }) {
   );
 }
 
+/** A fork's worktree being filled: how far, and that a prompt waits for it. */
+export function FilesPreparing({ threadId }: { threadId: string }) {
+  const fill = useApp((s) => s.preparing[threadId]);
+  if (!fill) return null;
+  return (
+    <div className="files-preparing" role="status" data-files-preparing={`${fill.done}/${fill.total}`}>
+      <Spinner size={11} />
+      <span>{fillWords(fill)}</span>
+      {fill.total > 0 && <progress max={fill.total} value={fill.done} />}
+      <span className="files-preparing__note">A prompt sent now goes out when the files are there.</span>
+    </div>
+  );
+}
+
 /** "Its folder is gone" with what the user can do, instead of errors; the worktree's setup. */
 export function FolderBar({ thread }: { thread: ThreadView }) {
   return (
     <>
+      <FilesPreparing threadId={thread.id} />
       <SetupOutput threadId={thread.id} />
       <FolderGone thread={thread} />
     </>

@@ -17,6 +17,7 @@ const files = (over: Partial<ipc.FilesView> = {}): ipc.FilesView => ({
   branch: null,
   base_commit: null,
   checkpoints: [],
+  preparing: null,
   ...over,
 });
 

@@ -3,6 +3,7 @@
 // worktree (never removed without naming what would be lost), bring a fork's changes back.
 import { describeError } from "../errors";
 import * as ipc from "../ipc";
+import type { FillView } from "../bindings/FillView";
 import type { FilesView, HostEvent, TrustView, WorktreeLoss } from "../ipc";
 import { store, threadById } from "../state";
 import { closeTab } from "../tabs/tabs";
@@ -20,7 +21,7 @@ export function loadFiles(threadId: string): Promise<FilesView | null> {
     .then(
       (view) => {
         if (!view) return null;
-        store.set((s) => ({ files: { ...s.files, [threadId]: view } }));
+        store.set((s) => ({ files: { ...s.files, [threadId]: view }, preparing: withFill(s.preparing, threadId, view.preparing) }));
         return view;
       },
       () => null,
@@ -60,6 +61,40 @@ export function folderWords(view: FilesView): { kind: string; label: string; tit
     label: n === 1 ? "git · 1 checkpoint" : `git · ${n} checkpoints`,
     title: "The files are recorded at the start and end of every turn",
   };
+}
+
+// ---- a fork's worktree being filled -------------------------------------------------------------
+
+function withFill(all: Record<string, FillView>, threadId: string, fill: FillView | null) {
+  if (fill) return { ...all, [threadId]: fill };
+  if (!(threadId in all)) return all;
+  const { [threadId]: _, ...rest } = all;
+  return rest;
+}
+
+/**
+ * Keeps a `files_progress` / `files_prepared` event (a fork's worktree filled after the fork
+ * opened); false for any other event. A failure is said in a toast, and the files are read
+ * again (the half-made worktree is gone).
+ */
+export function applyFillEvent(event: HostEvent): boolean {
+  if (event.type === "files_progress") {
+    const fill = { done: event.done, total: event.total };
+    store.set((s) => ({ preparing: withFill(s.preparing, event.thread_id, fill) }));
+    return true;
+  }
+  if (event.type !== "files_prepared") return false;
+  store.set((s) => ({ preparing: withFill(s.preparing, event.thread_id, null) }));
+  if (event.error) notify({ kind: "error", title: "The fork's files", message: event.error }, 15_000);
+  void loadFiles(event.thread_id);
+  return true;
+}
+
+/** "Preparing files 12,340 / 50,000" (the count once git has one). */
+export function fillWords(fill: FillView): string {
+  if (fill.total === 0) return "Preparing files…";
+  const n = (x: number) => x.toLocaleString("en-US");
+  return `Preparing files ${n(fill.done)} / ${n(fill.total)}`;
 }
 
 // ---- the worktree's setup command ------------------------------------------------------------------

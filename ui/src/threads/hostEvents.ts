@@ -5,7 +5,7 @@ import type { HostEvent } from "../ipc";
 import { applyEvent } from "./live";
 import { type AppState, store, threadById, updateSlot } from "../state";
 import { notify } from "../toasts";
-import { applySetupEvent } from "../files/files";
+import { applyFillEvent, applySetupEvent } from "../files/files";
 import { applyApprovalEvent } from "./approvals";
 import { refreshGrants } from "./grants";
 import { scheduleThreads, upsertThread } from "./cache";
@@ -67,6 +67,7 @@ export function handleHostEvent(event: HostEvent) {
   applyApprovalEvent(event);
   // A fork's setup output comes before its window shows it: kept whatever this window shows.
   if (applySetupEvent(event)) return;
+  if (applyFillEvent(event)) return;
   if (event.type === "grants_changed") {
     if (isShown(state, id)) void refreshGrants(id);
     return;

@@ -121,8 +121,15 @@ impl Host {
         tokio::select! {
             ready = slot.files.ready() => ready.map(|()| None).map_err(HostError::InvalidInput),
             () = slot.stop_waiting_send.notified() => {
+                tracing::info!(thread = %slot.thread_id, "a send waiting for the files was stopped");
+                let outcome = TurnOutcome::Interrupted;
+                self.emit(HostEvent::TurnEnded {
+                    thread_id: slot.thread_id.clone(),
+                    outcome: (&outcome).into(),
+                    message: Some("Stopped before it was sent: the fork's files were not ready yet".into()),
+                });
                 let (tx, rx) = oneshot::channel();
-                let _ = tx.send(TurnOutcome::Interrupted);
+                let _ = tx.send(outcome);
                 Ok(Some(rx))
             }
         }
