@@ -92,5 +92,6 @@ pub use oid::Oid;
 pub use removal::{Confirm, WorktreeState};
 pub use repo::Repo;
 pub use snapshot::{SkipReason, Skipped, DEFAULT_SIZE_LIMIT};
+pub use tree_edit::MAX_NEW_FOLDER_FILES;
 pub use watch::{TreeWatch, MAX_RECORDED};
 pub use worktree::{FillProgress, Worktree, WorktreeSpec};

@@ -10,9 +10,9 @@
 //!
 //! What a full scan would decide differently is handed back to it ([`Repo::edit_checkpoint`]
 //! returns `None`): a changed `.gitignore` or `.gitattributes` (what is ignored or filtered
-//! changes with it), a symlink among the paths, a file where the last tree has a folder or a
-//! submodule (or the reverse), a nested repository, a known file grown past the size limit
-//! (only the real index can tell whether it is tracked), more than [`crate::MAX_RECORDED`]
+//! changes with it), a symlink among the paths or on their way, a folder where the last tree
+//! has a file, a nested repository, a known file grown past the size limit
+//! (only the real index can tell whether it is tracked), more than [`MAX_NEW_FOLDER_FILES`]
 //! files in new folders, or a path git's line-based inputs cannot carry (a newline or a quote).
 //!
 //! A new folder is read here (its files may have been written before the watcher saw the
@@ -64,8 +64,12 @@ enum Change {
     Gone,
 }
 
-/// Paths per `ls-tree` call, well inside Windows' 32,767-character command line.
-const LS_TREE_BYTES: usize = 8_000;
+/// Paths per `ls-tree` call: 64 paths of Windows' usual 260 characters stay well inside its
+/// 32,767-character command line.
+const LS_TREE_PATHS: usize = 64;
+
+/// Files in new folders read at most; past it, the full scan (a fresh clone, an install).
+pub const MAX_NEW_FOLDER_FILES: usize = 1_000;
 
 impl Repo {
     /// The checkpoint `spec` as an edit of `last` (`spec.parent` must be its commit): `changed` are
@@ -147,14 +151,18 @@ impl Repo {
                 }
                 (Change::Gone, None) => {}
                 (Change::File { exec, len }, Some(entry)) => {
-                    if entry.kind != "blob" || entry.mode == "120000" || *len > spec.size_limit {
+                    // Past the limit it may be an untracked file grown large, which only the
+                    // real index can tell from a tracked one.
+                    if *len > spec.size_limit {
                         return Ok(None);
                     }
-                    let mode = match reading.file_mode {
-                        true => file_mode(*exec).to_owned(),
-                        false => entry.mode.clone(),
+                    let mode = match (reading.file_mode, entry.mode.as_str()) {
+                        (true, _) => file_mode(*exec),
+                        (false, kept @ ("100644" | "100755")) => kept,
+                        // A file where the last tree had a link, a folder or a submodule.
+                        (false, _) => file_mode(false),
                     };
-                    write.push((path, mode, Some(entry)));
+                    write.push((path, mode.to_owned(), Some(entry)));
                 }
                 (Change::File { exec, len }, None) => {
                     if !reading.shows_untracked {
@@ -255,7 +263,7 @@ impl Repo {
     }
 
     /// Adds the files under the new folder `folder` to `found`; `false` when a full scan must
-    /// decide instead (a nested repository, a symlink, more than `MAX_RECORDED` files).
+    /// decide instead (a nested repository, a symlink, more than [`MAX_NEW_FOLDER_FILES`]).
     fn files_in(&self, folder: &str, found: &mut Vec<String>) -> Result<bool> {
         let mut stack = vec![folder.to_owned()];
         while let Some(dir) = stack.pop() {
@@ -273,7 +281,7 @@ impl Repo {
                     stack.push(path);
                 } else if kind.is_file() {
                     found.push(path);
-                    if found.len() > crate::MAX_RECORDED {
+                    if found.len() > MAX_NEW_FOLDER_FILES {
                         return Ok(false);
                     }
                 } else {
@@ -291,16 +299,8 @@ impl Repo {
         paths: impl Iterator<Item = &'p str>,
     ) -> Result<BTreeMap<String, Entry>> {
         let mut found = BTreeMap::new();
-        let mut paths = paths.peekable();
-        while paths.peek().is_some() {
-            let mut chunk: Vec<&str> = Vec::new();
-            let mut bytes = 0;
-            while let Some(path) =
-                paths.next_if(|p| chunk.is_empty() || bytes + p.len() < LS_TREE_BYTES)
-            {
-                bytes += path.len() + 1;
-                chunk.push(path);
-            }
+        let paths: Vec<&str> = paths.collect();
+        for chunk in paths.chunks(LS_TREE_PATHS) {
             // ls-tree's paths are literal (it never expands wildcards), from the top with
             // --full-tree. `-r -t`: every folder on a path is listed as the tree it is (without
             // them, asking for `a` and `a/b` lists `a/b` alone), and a folder's files with it.
@@ -316,7 +316,7 @@ impl Repo {
                     commit.as_str(),
                     "--",
                 ])
-                .args(&chunk)
+                .args(chunk)
                 .run()?;
             for record in crate::git::nul_fields(&out) {
                 // `<mode> SP <type> SP <oid> TAB <path>`
@@ -408,13 +408,51 @@ fn file_mode(exec: bool) -> &'static str {
     }
 }
 
-#[cfg(unix)]
+/// Whether the owner may run the file (git's own test); never on Windows, where a file's mode
+/// is the last tree's (`core.fileMode` is false there).
 fn is_executable(meta: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    meta.permissions().mode() & 0o100 != 0
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        meta.permissions().mode() & 0o100 != 0
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        false
+    }
 }
 
-#[cfg(not(unix))]
-fn is_executable(_meta: &std::fs::Metadata) -> bool {
-    false
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::git::Git;
+
+    fn repo() -> (tempfile::TempDir, Repo) {
+        let dir = tempfile::tempdir().unwrap();
+        let git = Git::new()
+            .unwrap()
+            .env("GIT_CONFIG_GLOBAL", dir.path().join("none"))
+            .env("GIT_CONFIG_NOSYSTEM", "1");
+        git.call(dir.path()).args(["init", "-q"]).run().unwrap();
+        let repo = Repo::discover(&git, dir.path()).unwrap().unwrap();
+        (dir, repo)
+    }
+
+    /// A path lstat cannot answer for (here a name longer than any file system allows; for a
+    /// user, one in a folder they may not read) is no deletion: the full scan judges it.
+    #[test]
+    fn a_path_that_cannot_be_read_is_left_to_the_full_scan() {
+        let (_dir, repo) = repo();
+        assert!(repo.change_of(&"x".repeat(300)).is_none());
+        assert!(matches!(repo.change_of("gone.txt"), Some(Change::Gone)));
+    }
+
+    /// check-ignore failing (a path outside the work tree) is an error, not "nothing ignored".
+    #[test]
+    fn a_failed_ignore_check_is_an_error() {
+        let (_dir, repo) = repo();
+        assert!(repo.ignored(["../outside.txt"].into_iter()).is_err());
+        assert!(repo.ignored(["inside.txt"].into_iter()).unwrap().is_empty());
+    }
 }

@@ -106,9 +106,7 @@ impl TreeWatch {
         let marks = scratch.path().join("marks");
         std::fs::create_dir(&marks)?;
         let shared = Arc::new(Shared::default());
-        let canonical = dunce::canonicalize(folder)
-            .ok()
-            .filter(|c| c.as_path() != folder);
+        let canonical = dunce::canonicalize(folder).ok();
         let filter = Filter {
             git_dirs: [Some(folder), canonical.as_deref()]
                 .into_iter()

@@ -6,7 +6,8 @@ mod common;
 
 use common::{Sandbox, TestRepo};
 use forkhost_worktree::{
-    Checkpoint, CheckpointSpec, Repo, Scanned, SkipReason, TreeWatch, MAX_RECORDED,
+    Checkpoint, CheckpointSpec, Repo, Scanned, SkipReason, TreeWatch, MAX_NEW_FOLDER_FILES,
+    MAX_RECORDED,
 };
 
 fn tree(repo: &TestRepo, commit: &str) -> String {
@@ -416,7 +417,13 @@ fn a_file_that_became_a_folder_or_the_reverse_is_read_right() {
     std::fs::remove_dir_all(&folder).unwrap();
     std::fs::write(&folder, "now a file\n").unwrap();
     let cp = w.checkpoint();
-    assert_eq!(cp.scanned, Scanned::Full);
+    // A file where the tree had a folder replaces it (and the helper checks it against a
+    // full scan).
+    assert!(
+        matches!(cp.scanned, Scanned::Changed(_)),
+        "{:?}",
+        cp.scanned
+    );
 }
 
 /// An event on a folder the last tree has (its mode changed) reads none of its files: the
@@ -478,4 +485,105 @@ fn a_symlinked_folder_is_one_entry() {
     std::fs::write(&link_path, "edited again\n").unwrap();
     let through = w.open.checkpoint_watched(&spec, &w.watch).unwrap();
     assert_ne!(through.commit, cp.commit);
+}
+
+#[test]
+fn files_of_exactly_the_size_limit_are_kept_known_or_new() {
+    let sb = Sandbox::new();
+    let mut w = Watched::new(committed_repo(&sb));
+    w.limit = Some(64);
+    w.checkpoint();
+    w.repo.write("src/f3.txt", "k".repeat(64));
+    w.repo.write("new.txt", "n".repeat(64));
+    let cp = w.checkpoint();
+    assert_eq!(cp.scanned, Scanned::Changed(2));
+    assert!(cp.skipped.is_empty());
+    assert_eq!(cp.files_changed_vs_parent, 2);
+}
+
+#[test]
+fn a_new_folder_is_read_up_to_its_limit_then_scanned() {
+    let sb = Sandbox::new();
+    let mut w = Watched::new(committed_repo(&sb));
+    w.checkpoint();
+    let root = w.repo.path.clone();
+    let write_folder = |name: &str, n: usize| {
+        let dir = root.join(name);
+        std::fs::create_dir(&dir).unwrap();
+        for i in 0..n {
+            std::fs::write(dir.join(format!("f{i}")), "x").unwrap();
+        }
+    };
+    write_folder("exactly", MAX_NEW_FOLDER_FILES);
+    assert!(matches!(w.checkpoint().scanned, Scanned::Changed(_)));
+    write_folder("one-more", MAX_NEW_FOLDER_FILES + 1);
+    assert_eq!(w.checkpoint().scanned, Scanned::Full);
+}
+
+#[test]
+fn exactly_as_many_changes_as_the_watcher_keeps_are_still_read_one_by_one() {
+    let sb = Sandbox::new();
+    let mut w = Watched::new(committed_repo(&sb));
+    w.checkpoint();
+    // In a folder already watched: one path each, nothing else.
+    for i in 0..MAX_RECORDED {
+        w.repo.write(&format!("src/n{i}.txt"), "n");
+    }
+    assert_eq!(w.checkpoint().scanned, Scanned::Changed(MAX_RECORDED));
+}
+
+/// Every change made before a checkpoint is in it, however many the watcher still has to read
+/// when the checkpoint starts (its marker waits for them).
+#[test]
+fn changes_still_in_flight_are_waited_for() {
+    let sb = Sandbox::new();
+    let mut w = Watched::new(committed_repo(&sb));
+    w.checkpoint();
+    for i in 0..600 {
+        w.repo.write(&format!("src/burst{i}.txt"), format!("{i}"));
+    }
+    let cp = w.checkpoint();
+    assert_eq!(cp.scanned, Scanned::Changed(600));
+    assert_eq!(cp.files_changed_vs_parent, 600);
+    assert!(format!("{:?}", w.watch).contains("TreeWatch"));
+    assert!(format!("{:?}", w.watch).contains(&*w.repo.path.to_string_lossy()));
+}
+
+/// With `core.fileMode` off (Windows' default) a file keeps the last tree's mode, and one
+/// that replaces a link is a plain file, as git's own scan says.
+#[cfg(unix)]
+#[test]
+fn without_file_modes_a_file_keeps_its_recorded_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    let repo = committed_repo(&sb);
+    std::os::unix::fs::symlink("b.txt", repo.path.join("link")).unwrap();
+    repo.write("tool.sh", "#!/bin/sh\n");
+    std::fs::set_permissions(
+        repo.path.join("tool.sh"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    repo.commit_all("a link and a tool");
+    repo.git(&["config", "core.fileMode", "false"]);
+    let mut w = Watched::new(repo);
+    w.checkpoint();
+    std::fs::set_permissions(
+        w.repo.path.join("src/f1.txt"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    w.repo.write("tool.sh", "#!/bin/sh\necho hi\n");
+    std::fs::remove_file(w.repo.path.join("link")).unwrap();
+    w.repo.write("link", "a file now\n");
+    let cp = w.checkpoint();
+    assert!(
+        matches!(cp.scanned, Scanned::Changed(_)),
+        "{:?}",
+        cp.scanned
+    );
+    let mode = |path: &str| w.repo.git(&["ls-tree", cp.commit.as_str(), path]);
+    assert!(mode("src/f1.txt").starts_with("100644"));
+    assert!(mode("tool.sh").starts_with("100755"));
+    assert!(mode("link").starts_with("100644"));
 }
