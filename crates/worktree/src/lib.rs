@@ -46,7 +46,9 @@
 //! otherwise be copied into the object store at every turn. Nested repositories are left out too.
 //!
 //! # Worktrees
-//! [`Repo::create_worktree`] runs `git worktree add -b forkhost/<slug>` at a checkpoint. Because
+//! [`Repo::create_worktree`] runs `git worktree add -b forkhost/<slug>` at a checkpoint; in two
+//! steps, [`Repo::add_worktree`] (no file written: milliseconds) and [`Repo::fill_worktree`]
+//! (the checkout, with progress), so a fork can open before its files are there. Because
 //! the checkpoint commit contains the untracked files of its moment, the fork has them checked out
 //! as tracked files on its branch; that is intended. Gitignored files listed by `.worktreeinclude`
 //! (such as `.env`) are copied from the source folder.
