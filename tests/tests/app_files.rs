@@ -234,6 +234,8 @@ async fn worktree_session(client: &Client, repo: &Path, shots: &mut Shots) -> Re
     let (fork, worktree) = active_thread(client).await?;
     ensure!(fork != source, "the fork window shows the source");
     ensure!(worktree != repo, "the fork runs in the source's folder");
+    // The worktree is filled after the fork opened; its setup command runs once it is.
+    wait_css(client, r#"[data-worktree-setup="done"]"#, WAIT).await?;
     ensure!(
         read(&worktree.join("notes.txt")) == "turn 1\n",
         "the worktree's notes.txt is {:?}, not turn 1's",
@@ -442,6 +444,77 @@ async fn worktree_session(client: &Client, repo: &Path, shots: &mut Shots) -> Re
     )
     .await?;
     Ok(())
+}
+
+/// A worktree fork opens before its files are written: its header says "Preparing files", a
+/// prompt sent meanwhile says it waits for them, and goes out (and runs in the complete tree)
+/// once they are there. A smudge filter holds the fill until the test lets it go.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn app_pi_fork_opens_before_its_files_and_its_prompt_waits() -> Result<()> {
+    let Some(app) = app_binary()? else {
+        return Ok(());
+    };
+    let model = FakeModel::start(FakeModelOptions::default()).await?;
+    let Some(harness) = HarnessEnv::for_fake(Harness::Pi, &model)? else {
+        return Ok(());
+    };
+    let scratch = tempfile::tempdir()?;
+    let repo = repository(scratch.path())?;
+    let release = scratch.path().join("release");
+    std::fs::write(repo.join(".gitattributes"), "*.dat filter=held\n")?;
+    let smudge = format!(
+        "sh -c 'while [ ! -e \"{}\" ]; do sleep 0.02; done; cat'",
+        release.display()
+    );
+    git(&repo, &["config", "filter.held.smudge", &smudge])?;
+    std::fs::write(repo.join("held.dat"), "held until released\n")?;
+    git(&repo, &["add", "-A"])?;
+    git(&repo, &["commit", "-q", "-m", "a held file"])?;
+    let env = AppEnv::new(&app, Some(&harness))?;
+    let mut shots = Shots::new("app_files_pi_preparing")?;
+    run(&env, &mut shots, async |client, shots| {
+        new_thread(client, "pi", &repo, &write_notes("turn 1")).await?;
+        fork_from_menu(client, 1, "New worktree with the files as of this message").await?;
+        let bar = text_of(client, "[data-files-preparing]").await?;
+        ensure!(bar.contains("Preparing files"), "the header says {bar:?}");
+        send_prompt(client, "RUN_COMMAND `cat held.dat`").await?;
+        let state = wait_js(
+            client,
+            r#"document.querySelector('[data-runtime-state]')?.textContent.includes("Waiting for the fork's files") || null"#,
+            WAIT,
+            "the composer to say the prompt waits for the files",
+        )
+        .await?;
+        ensure!(state == true);
+        shots.take(client, "fork-preparing-files").await;
+        let asked = model.model_requests().len();
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        ensure!(
+            model.model_requests().len() == asked,
+            "the prompt went out before the files were there"
+        );
+        std::fs::write(&release, "")?;
+        wait_js(
+            client,
+            "!document.querySelector('[data-files-preparing]') || null",
+            WAIT,
+            "the header's progress to go",
+        )
+        .await?;
+        wait_turn_done(client, 2).await?;
+        let last = model
+            .last_model_request()
+            .ok_or_else(|| anyhow!("the model saw nothing"))?;
+        ensure!(
+            last.dialogue()
+                .iter()
+                .any(|m| m.text.contains("held until released")),
+            "the prompt ran before the files were there"
+        );
+        shots.take(client, "fork-files-ready").await;
+        Ok(())
+    })
+    .await
 }
 
 /// (c) New thread in a folder with `.pi/` asks whether to trust it (text naming the folder and
