@@ -185,6 +185,8 @@ impl Host {
     /// Stops the thread's runtime (it starts again on the next send).
     pub async fn close(&self, thread_id: &str) -> HostResult<()> {
         let slot = self.slot(thread_id);
+        // A prompt still waiting for a fork's files goes out no more: its tab is closing.
+        self.stop_waiting_send(&slot);
         let _op = slot.ops.lock().await;
         self.store().thread(thread_id).await?;
         self.stop_runtime(&slot).await;
