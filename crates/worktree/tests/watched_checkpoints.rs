@@ -587,3 +587,22 @@ fn without_file_modes_a_file_keeps_its_recorded_mode() {
     assert!(mode("tool.sh").starts_with("100755"));
     assert!(mode("link").starts_with("100644"));
 }
+
+/// A folder moved out of the tree raises one event, for the folder: it counts as all its files.
+#[test]
+fn a_folder_moved_away_counts_as_every_file_it_held() {
+    let sb = Sandbox::new();
+    let mut w = Watched::new(committed_repo(&sb));
+    w.checkpoint();
+    let away = tempfile::tempdir().unwrap();
+    // Same file system (the rename must be one move, not a copy and delete).
+    let beside = w.repo.path.parent().unwrap().join(format!(
+        "moved-away-{}",
+        away.path().file_name().unwrap().to_string_lossy()
+    ));
+    std::fs::rename(w.repo.path.join("src"), &beside).unwrap();
+    let cp = w.checkpoint();
+    std::fs::remove_dir_all(&beside).ok();
+    assert_eq!(cp.scanned, Scanned::Changed(1), "one event, for the folder");
+    assert_eq!(cp.files_changed_vs_parent, 20);
+}
