@@ -822,23 +822,8 @@ async fn checkpoints_read_what_changed_and_catch_what_no_watcher_saw() {
     let repo = env.work_dir().to_path_buf();
     committed_repo(&repo);
     std::fs::write(repo.join("b.txt"), "b\n").unwrap();
-    let data = tempfile::tempdir().unwrap();
-    let options = || HostOptions {
-        harness_env: env.vars().to_vec(),
-        ..Default::default()
-    };
-    let host = Host::open_with(data.path(), options()).await.unwrap().0;
-    let thread = host
-        .create(NewThreadSpec {
-            harness: HarnessKind::Pi,
-            cwd: repo.clone(),
-            title: None,
-            permissions: Default::default(),
-        })
-        .await
-        .unwrap()
-        .thread
-        .id;
+    let host = s.host().await;
+    let thread = s.thread(&host, Default::default()).await;
     let commit = |host: &Host, turn: i64, edge: &'static str| {
         let (host, thread) = (host.clone(), thread.clone());
         async move {
@@ -892,7 +877,7 @@ async fn checkpoints_read_what_changed_and_catch_what_no_watcher_saw() {
     host.shutdown().await;
     drop(host);
     std::fs::write(repo.join("a.txt"), "changed while closed\n").unwrap();
-    let host = Host::open_with(data.path(), options()).await.unwrap().0;
+    let host = s.host().await;
     turn(&host, &thread, &writes("t4")).await;
     let start4 = commit(&host, 4, "start").await;
     assert_eq!(
@@ -956,23 +941,8 @@ async fn a_worktree_fork_opens_before_its_files_and_its_first_send_waits_for_the
     let gate = tempfile::tempdir().unwrap();
     let release = gate.path().join("release");
     repo_with_a_held_fill(&repo, &release);
-    let data = tempfile::tempdir().unwrap();
-    let options = HostOptions {
-        harness_env: env.vars().to_vec(),
-        ..Default::default()
-    };
-    let host = Host::open_with(data.path(), options).await.unwrap().0;
-    let source = host
-        .create(NewThreadSpec {
-            harness: HarnessKind::Pi,
-            cwd: repo.clone(),
-            title: None,
-            permissions: Default::default(),
-        })
-        .await
-        .unwrap()
-        .thread
-        .id;
+    let host = s.host().await;
+    let source = s.thread(&host, Default::default()).await;
     turn(&host, &source, "first question").await;
     let source_bytes = std::fs::read(repo.join("slow.dat")).unwrap();
 
@@ -1072,23 +1042,8 @@ async fn a_worktree_fill_that_fails_cleans_up_and_says_why() {
         &repo,
         &["commit", "-q", "-m", "a file that cannot be checked out"],
     );
-    let data = tempfile::tempdir().unwrap();
-    let options = HostOptions {
-        harness_env: env.vars().to_vec(),
-        ..Default::default()
-    };
-    let host = Host::open_with(data.path(), options).await.unwrap().0;
-    let source = host
-        .create(NewThreadSpec {
-            harness: HarnessKind::Pi,
-            cwd: repo.clone(),
-            title: None,
-            permissions: Default::default(),
-        })
-        .await
-        .unwrap()
-        .thread
-        .id;
+    let host = s.host().await;
+    let source = s.thread(&host, Default::default()).await;
     turn(&host, &source, "first question").await;
     let before = user_state(&repo);
     let mut events = host.subscribe();
