@@ -94,8 +94,8 @@ impl Repo {
 
     /// Writes an added worktree's files: `git checkout -f` of its branch with git's parallel
     /// checkout (one worker per core), `progress` called as git counts files, then the
-    /// `.worktreeinclude` files copied from this checkout. Run again on a worktree whose fill
-    /// was cut short, it finishes it. On failure the worktree stays half made
+    /// `.worktreeinclude` files copied from this checkout. For a worktree [`Repo::add_worktree`]
+    /// made; run again on one whose fill was cut short, it finishes it. On failure the worktree stays half made
     /// ([`Repo::worktree_needs_fill`]); [`Repo::discard_worktree`] removes it.
     pub fn fill_worktree(
         &self,
@@ -124,10 +124,8 @@ impl Repo {
             list.push('\n');
             std::fs::write(created.git_dir.join(INCLUDED_FILE), list)?;
         }
-        match std::fs::remove_file(created.git_dir.join(FILLING_FILE)) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
-            _ => {}
-        }
+        // `add_worktree` left it; without it the worktree would count as half made.
+        std::fs::remove_file(created.git_dir.join(FILLING_FILE))?;
         tracing::info!(included = included.len(), "worktree filled");
         worktree.included = included;
         Ok(())
