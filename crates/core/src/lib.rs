@@ -62,9 +62,9 @@ pub use host::{Host, HostOptions, NewThreadSpec, OpenReport};
 pub use layout::{LayoutView, TabView, WindowView};
 pub use terminal::TerminalCommand;
 pub use view::{
-    ApprovalView, ForkResult, ForkTiming, ForkView, MessageView, NativeView, PermissionsView,
-    QuestionView, SubjectView, ThreadDetail, ThreadView, ToolView, TrustDecision, TrustView,
-    TurnView,
+    ApprovalView, FillView, ForkResult, ForkTiming, ForkView, MessageView, NativeView,
+    PermissionsView, QuestionView, SubjectView, ThreadDetail, ThreadView, ToolView, TrustDecision,
+    TrustView, TurnView,
 };
 
 /// The app's bundle identifier. The CLI derives its default data folder from it so that the app

@@ -57,6 +57,19 @@ pub(crate) enum FilesState {
     Failed(String),
 }
 
+impl FilesState {
+    /// How far a fill in progress is; `None` when the files are there (or failed).
+    pub fn preparing(&self) -> Option<crate::view::FillView> {
+        match self {
+            FilesState::Filling { done, total } => Some(crate::view::FillView {
+                done: *done,
+                total: *total,
+            }),
+            _ => None,
+        }
+    }
+}
+
 /// The thread's [`FilesState`], and a way to wait until it is not `Filling`.
 pub(crate) struct FilesGate {
     state: tokio::sync::watch::Sender<FilesState>,

@@ -5,10 +5,10 @@ use crate::error::{Result, WorktreeError};
 use crate::git::nul_fields;
 use crate::names;
 use crate::oid::Oid;
+use crate::recorded::{Reading, Recorded};
 use crate::repo::Repo;
 use crate::snapshot::{Skipped, DEFAULT_SIZE_LIMIT};
-use crate::tree_edit::Reading;
-use crate::watch::{Recorded, Since, TreeWatch};
+use crate::watch::{Since, TreeWatch};
 
 /// The namespace every ref this crate writes lives under. Nothing outside it is ever written or
 /// deleted by a checkpoint or a prune.
@@ -204,7 +204,8 @@ impl Repo {
                 .collect(),
             None => relative,
         };
-        let Some(edited) = self.edit_checkpoint(spec, r#ref, message, last, &changed)? else {
+        let Some(edited) = self.edit_checkpoint(spec.size_limit, r#ref, message, last, &changed)?
+        else {
             return Ok(None);
         };
         let files_changed_vs_parent = match edited.files_changed {

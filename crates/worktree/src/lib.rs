@@ -76,6 +76,7 @@ mod include;
 mod mount;
 mod names;
 mod oid;
+mod recorded;
 mod removal;
 mod repo;
 mod snapshot;

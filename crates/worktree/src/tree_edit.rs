@@ -22,12 +22,11 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::checkpoint::CheckpointSpec;
 use crate::error::Result;
 use crate::oid::Oid;
+use crate::recorded::Recorded;
 use crate::repo::Repo;
 use crate::snapshot::{SkipReason, Skipped};
-use crate::watch::Recorded;
 
 /// What the edit wrote.
 pub(crate) struct Edited {
@@ -36,14 +35,6 @@ pub(crate) struct Edited {
     /// Files that differ from the last checkpoint, when known without a diff (`None` when a
     /// folder was deleted: how many files it held is the diff's to say).
     pub files_changed: Option<usize>,
-}
-
-/// How the repository reads working files, as the last full scan found it.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Reading {
-    pub shows_untracked: bool,
-    /// `core.fileMode`: whether the executable bit on disk is the file's mode.
-    pub file_mode: bool,
 }
 
 /// A tree entry of the last checkpoint, from `ls-tree`.
@@ -72,12 +63,12 @@ const LS_TREE_PATHS: usize = 64;
 pub const MAX_NEW_FOLDER_FILES: usize = 1_000;
 
 impl Repo {
-    /// The checkpoint `spec` as an edit of `last` (`spec.parent` must be its commit): `changed` are
+    /// A checkpoint as an edit of `last` (whose commit must be its parent): `changed` are
     /// the paths (relative to the checkout's top) that may differ from its tree. `None` when
     /// only a full scan can decide (see the module docs); nothing is written then.
     pub(crate) fn edit_checkpoint(
         &self,
-        spec: &CheckpointSpec,
+        size_limit: u64,
         r#ref: &str,
         message: &str,
         last: &Recorded,
@@ -153,7 +144,7 @@ impl Repo {
                 (Change::File { exec, len }, Some(entry)) => {
                     // Past the limit it may be an untracked file grown large, which only the
                     // real index can tell from a tracked one.
-                    if *len > spec.size_limit {
+                    if *len > size_limit {
                         return Ok(None);
                     }
                     let mode = match (reading.file_mode, entry.mode.as_str()) {
@@ -168,7 +159,7 @@ impl Repo {
                     if !reading.shows_untracked {
                         continue;
                     }
-                    if *len > spec.size_limit {
+                    if *len > size_limit {
                         skipped.push(Skipped {
                             path: path.to_owned(),
                             reason: SkipReason::TooLarge(*len),

@@ -20,4 +20,9 @@ prefill: string | null,
  * Said to the user when the fork's files are not what they might expect (its folder is
  * not in git; no checkpoint at that point, so it starts from the current files).
  */
-files_note: string | null, timing: ForkTiming, };
+files_note: string | null, 
+/**
+ * The fork's worktree is being filled (`FilesProgress` events follow, then
+ * `FilesPrepared`); a Send meanwhile waits.
+ */
+files_pending: boolean, timing: ForkTiming, };

@@ -13,7 +13,7 @@ const m = vi.mocked(ipc);
 const timing = { check_ms: 1, native_ms: 20, warm: false, commit_ms: 1, read_back_ms: 1, total_ms: 30.4 };
 
 function reply(over: Partial<ForkReply> = {}): ForkReply {
-  return { window: null, thread: threadDetail("fork", 1), prefill: null, files_note: null, timing, ...over };
+  return { window: null, thread: threadDetail("fork", 1), prefill: null, files_note: null, files_pending: false, timing, ...over };
 }
 
 beforeEach(() => {

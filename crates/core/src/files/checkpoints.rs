@@ -66,7 +66,7 @@ pub struct FilesView {
     pub base_commit: Option<String>,
     pub checkpoints: Vec<CheckpointView>,
     /// The fork's worktree being filled, how far (`None` once its files are there).
-    pub preparing: Option<super::FillView>,
+    pub preparing: Option<crate::view::FillView>,
 }
 
 impl Host {
@@ -211,7 +211,7 @@ impl Host {
             branch: worktree.as_ref().map(|w| w.branch.clone()),
             base_commit: worktree.map(|w| w.base_commit),
             checkpoints,
-            preparing: self.preparing(thread_id),
+            preparing: self.slot(thread_id).files.state().preparing(),
         })
     }
 }

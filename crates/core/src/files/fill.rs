@@ -12,7 +12,6 @@ use std::time::{Duration, Instant};
 
 use forkhost_harness::TurnOutcome;
 use forkhost_worktree::{FillProgress, Repo, Worktree};
-use serde::Serialize;
 use tokio::sync::oneshot;
 
 use super::error::blocking;
@@ -24,17 +23,6 @@ use crate::thread_handle::{FilesState, ThreadHandle};
 
 /// How often progress is sent at most (the header redraws no faster than this helps).
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
-
-/// A fork's files being written, for a view opened meanwhile.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
-#[ts(export)]
-pub struct FillView {
-    #[ts(type = "number")]
-    pub done: u64,
-    /// 0 until git has counted the files.
-    #[ts(type = "number")]
-    pub total: u64,
-}
 
 impl Host {
     /// Fills a fork's worktree in the background; the thread's Sends wait until it is done.
@@ -139,14 +127,6 @@ impl Host {
     pub(crate) fn stop_waiting_send(&self, slot: &ThreadHandle) {
         if matches!(slot.files.state(), FilesState::Filling { .. }) {
             slot.stop_waiting_send.notify_waiters();
-        }
-    }
-
-    /// What a view shows of a fill in progress.
-    pub(crate) fn preparing(&self, thread_id: &str) -> Option<FillView> {
-        match self.slot(thread_id).files.state() {
-            FilesState::Filling { done, total } => Some(FillView { done, total }),
-            _ => None,
         }
     }
 

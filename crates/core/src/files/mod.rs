@@ -16,7 +16,6 @@ pub(crate) mod worktree_fork;
 
 pub use checkpoints::{CheckpointView, FilesView};
 pub use compare::{ChangesView, FileChangeStatus, FileChangeView};
-pub use fill::FillView;
 pub use lifecycle::{ThreadInFolder, WorktreeLoss};
 pub use worktree_fork::ForkFiles;
 

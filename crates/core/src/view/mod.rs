@@ -2,9 +2,11 @@
 //! Field names are a public contract (scripts parse them): add fields, never rename.
 
 mod approval;
+mod fill;
 mod trust;
 
 pub use approval::{ApprovalView, QuestionView, SubjectView};
+pub use fill::FillView;
 pub use trust::{TrustDecision, TrustView};
 
 use forkhost_harness::HarnessKind;
