@@ -487,6 +487,18 @@ async fn app_pi_fork_opens_before_its_files_and_its_prompt_waits() -> Result<()>
         .await?;
         ensure!(state == true);
         shots.take(client, "fork-preparing-files").await;
+        // Still waiting, the prompt shown as the live turn, after the screenshot too.
+        let waiting = js(
+            client,
+            r#"return [document.querySelector('[data-runtime-state]')?.textContent ?? '',
+                       [...document.querySelectorAll('[data-live]')].map(e => e.textContent).join(' ')];"#,
+        )
+        .await?;
+        ensure!(
+            waiting[0].as_str().unwrap_or_default().contains("Waiting for the fork's files")
+                && waiting[1].as_str().unwrap_or_default().contains("cat held.dat"),
+            "after the screenshot: {waiting}"
+        );
         let asked = model.model_requests().len();
         tokio::time::sleep(Duration::from_millis(500)).await;
         ensure!(
