@@ -966,8 +966,29 @@ async fn a_worktree_fork_opens_before_its_files_and_its_first_send_waits_for_the
     };
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     host.interrupt(&fork).await.unwrap();
-    let stopped = waiting.await.unwrap().unwrap().await.unwrap();
+    let stopped = tokio::time::timeout(std::time::Duration::from_secs(20), waiting)
+        .await
+        .expect("the waiting prompt was dropped")
+        .unwrap()
+        .unwrap()
+        .await
+        .unwrap();
     assert_eq!(stopped, forkhost_core::TurnOutcome::Interrupted);
+    // Close (its tab closing) drops one too.
+    let waiting = {
+        let (host, fork) = (host.clone(), fork.clone());
+        tokio::spawn(async move { host.start_turn(&fork, "never sent either").await })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    host.close(&fork).await.unwrap();
+    let closed = tokio::time::timeout(std::time::Duration::from_secs(20), waiting)
+        .await
+        .expect("the waiting prompt was dropped")
+        .unwrap()
+        .unwrap()
+        .await
+        .unwrap();
+    assert_eq!(closed, forkhost_core::TurnOutcome::Interrupted);
 
     // A prompt sent now waits until the files are there.
     let sending = {
