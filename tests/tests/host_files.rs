@@ -1112,3 +1112,43 @@ async fn a_worktree_fill_that_fails_cleans_up_and_says_why() {
     );
     host.shutdown().await;
 }
+
+/// A fill the app did not finish (it ended meanwhile: simulated by a worktree marked half made
+/// and missing a file) is finished by the next run before its first Send goes out.
+#[tokio::test]
+async fn a_fill_cut_short_by_the_app_ending_is_finished_at_the_next_send() {
+    let Some(s) = setup(Harness::Pi).await else {
+        return;
+    };
+    let repo = s.env.work_dir().to_path_buf();
+    committed_repo(&repo);
+    let host = s.host().await;
+    let source = s.thread(&host, Default::default()).await;
+    turn(&host, &source, "first question").await;
+    let forked = host
+        .fork_with(&source, ForkAt::Latest, ForkFiles::Worktree)
+        .await
+        .unwrap();
+    let fork = forked.thread.thread.id.clone();
+    host.files_ready(&fork).await.unwrap();
+    host.shutdown().await;
+    drop(host);
+
+    let folder = PathBuf::from(&forked.thread.thread.cwd);
+    let git_dir = PathBuf::from(git(&folder, &["rev-parse", "--absolute-git-dir"]).trim());
+    std::fs::write(git_dir.join("forkhost-filling"), "").unwrap();
+    std::fs::remove_file(folder.join("a.txt")).unwrap();
+
+    let host = s.host().await;
+    turn(&host, &fork, "RUN_COMMAND `cat a.txt`").await;
+    assert_eq!(read(&folder.join("a.txt")), "a\n", "the fill was finished");
+    assert!(!git_dir.join("forkhost-filling").exists());
+    let last = s.model.last_model_request().unwrap();
+    let dialogue = last.dialogue();
+    assert!(
+        dialogue.iter().any(|m| m.text.contains("cat a.txt"))
+            && !dialogue.iter().any(|m| m.text.contains("No such file")),
+        "the command ran in the complete tree: {dialogue:?}"
+    );
+    host.shutdown().await;
+}
