@@ -927,6 +927,38 @@ async fn wait_for_event(
     .expect("the event came")
 }
 
+/// How a test drops a prompt waiting for a fork's files.
+enum DropBy {
+    Stop,
+    Close,
+}
+
+/// Sends `prompt` to a fork whose files are held, drops it as `how` says once it waits, and
+/// returns how that turn ended (bounded: a prompt not dropped fails the test).
+async fn prompt_dropped_while_waiting(
+    host: &Host,
+    fork: &str,
+    prompt: &'static str,
+    how: DropBy,
+) -> forkhost_core::TurnOutcome {
+    let waiting = {
+        let (host, fork) = (host.clone(), fork.to_owned());
+        tokio::spawn(async move { host.start_turn(&fork, prompt).await })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    match how {
+        DropBy::Stop => host.interrupt(fork).await.unwrap(),
+        DropBy::Close => host.close(fork).await.unwrap(),
+    }
+    tokio::time::timeout(std::time::Duration::from_secs(20), waiting)
+        .await
+        .expect("the waiting prompt was dropped")
+        .unwrap()
+        .unwrap()
+        .await
+        .unwrap()
+}
+
 /// Issue 22, item 1, through the Host: a worktree fork returns before its files are written;
 /// a prompt sent meanwhile waits and reaches the model only once they are there (it sees the
 /// held file); Stop drops a prompt still waiting; the header's progress is in `FilesView`.
@@ -958,36 +990,12 @@ async fn a_worktree_fork_opens_before_its_files_and_its_first_send_waits_for_the
     assert!(files.preparing.is_some(), "{files:?}");
     assert!(!folder.join("slow.dat").exists());
 
-    // Stop drops a prompt that is still waiting for the files.
+    // Stop drops a prompt that is still waiting for the files; so does Close (its tab closing).
     let requests = model.model_requests().len();
-    let waiting = {
-        let (host, fork) = (host.clone(), fork.clone());
-        tokio::spawn(async move { host.start_turn(&fork, "never sent").await })
-    };
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    host.interrupt(&fork).await.unwrap();
-    let stopped = tokio::time::timeout(std::time::Duration::from_secs(20), waiting)
-        .await
-        .expect("the waiting prompt was dropped")
-        .unwrap()
-        .unwrap()
-        .await
-        .unwrap();
+    let stopped = prompt_dropped_while_waiting(&host, &fork, "never sent", DropBy::Stop).await;
     assert_eq!(stopped, forkhost_core::TurnOutcome::Interrupted);
-    // Close (its tab closing) drops one too.
-    let waiting = {
-        let (host, fork) = (host.clone(), fork.clone());
-        tokio::spawn(async move { host.start_turn(&fork, "never sent either").await })
-    };
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    host.close(&fork).await.unwrap();
-    let closed = tokio::time::timeout(std::time::Duration::from_secs(20), waiting)
-        .await
-        .expect("the waiting prompt was dropped")
-        .unwrap()
-        .unwrap()
-        .await
-        .unwrap();
+    let closed =
+        prompt_dropped_while_waiting(&host, &fork, "never sent either", DropBy::Close).await;
     assert_eq!(closed, forkhost_core::TurnOutcome::Interrupted);
 
     // A prompt sent now waits until the files are there.

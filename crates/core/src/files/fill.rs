@@ -41,14 +41,17 @@ impl Host {
         } = prepared;
         let root = crate::files::main_root(&repo);
         let mut filling = tokio::spawn(fill_or_discard(repo, made, tx));
-        let mut sent = Instant::now() - PROGRESS_EVERY;
+        // None until the first progress is sent (subtracting from `Instant::now()` may underflow
+        // on a machine just booted).
+        let mut sent: Option<Instant> = None;
         let outcome = loop {
             tokio::select! {
                 done = &mut filling => break done.unwrap_or_else(|e| Err(format!("the fill stopped: {e}"))),
                 Some(progress) = counted.recv() => {
                     slot.files.set(FilesState::Filling { done: progress.done, total: progress.total });
-                    if sent.elapsed() >= PROGRESS_EVERY || progress.done == progress.total {
-                        sent = Instant::now();
+                    let due = sent.is_none_or(|at| at.elapsed() >= PROGRESS_EVERY);
+                    if due || progress.done == progress.total {
+                        sent = Some(Instant::now());
                         self.emit(HostEvent::FilesProgress {
                             thread_id: thread_id.to_owned(),
                             done: progress.done,
