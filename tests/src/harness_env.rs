@@ -148,6 +148,26 @@ impl HarnessEnv {
     /// Sets up `harness` against the fake model at `base_url` (`http://127.0.0.1:PORT`, no
     /// `/v1`). The binary comes from the harness's `FORKHOST_*_BIN` (may be unset).
     pub fn new(harness: Harness, base_url: &str) -> anyhow::Result<HarnessEnv> {
+        HarnessEnv::shared(&[harness], base_url)
+    }
+
+    /// One temporary HOME and work dir set up for every harness of `harnesses` against the
+    /// fake model (for a Host that runs them side by side); `None` when one of their binaries
+    /// is missing and the suite allows skipping. `harness` is the first of them.
+    pub fn for_fake_all(
+        harnesses: &[Harness],
+        fake: &FakeModel,
+    ) -> anyhow::Result<Option<HarnessEnv>> {
+        for harness in harnesses {
+            if need(Group::Harness, harness.bin_var()).is_none() {
+                return Ok(None);
+            }
+        }
+        Ok(Some(HarnessEnv::shared(harnesses, &fake.base_url())?))
+    }
+
+    fn shared(harnesses: &[Harness], base_url: &str) -> anyhow::Result<HarnessEnv> {
+        let harness = harnesses[0];
         let base_url = base_url.trim_end_matches('/').to_string();
         let root = tempfile::Builder::new()
             .prefix(&format!("forkhost-{}-", harness.name()))
@@ -166,44 +186,45 @@ impl HarnessEnv {
             ("XDG_STATE_HOME".into(), s(&home.join(".local/state"))),
             ("NO_COLOR".into(), "1".into()),
         ];
-        match harness {
-            Harness::Claude => {
-                vars.extend(
-                    [
-                        ("ANTHROPIC_BASE_URL", base_url.as_str()),
-                        ("ANTHROPIC_API_KEY", FAKE_API_KEY),
-                        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
-                        ("DISABLE_TELEMETRY", "1"),
-                        ("DISABLE_ERROR_REPORTING", "1"),
-                        ("DISABLE_AUTOUPDATER", "1"),
-                    ]
-                    .map(|(k, v)| (k.to_string(), v.to_string())),
-                );
-                // The pre-seeded config skips Claude's onboarding, trust and API-key dialogs.
-                let key_tail: String = {
-                    let chars: Vec<char> = FAKE_API_KEY.chars().collect();
-                    chars[chars.len().saturating_sub(20)..].iter().collect()
-                };
-                let mut projects = serde_json::Map::new();
-                projects.insert(
+        for &harness in harnesses {
+            match harness {
+                Harness::Claude => {
+                    vars.extend(
+                        [
+                            ("ANTHROPIC_BASE_URL", base_url.as_str()),
+                            ("ANTHROPIC_API_KEY", FAKE_API_KEY),
+                            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+                            ("DISABLE_TELEMETRY", "1"),
+                            ("DISABLE_ERROR_REPORTING", "1"),
+                            ("DISABLE_AUTOUPDATER", "1"),
+                        ]
+                        .map(|(k, v)| (k.to_string(), v.to_string())),
+                    );
+                    // The pre-seeded config skips Claude's onboarding, trust and API-key dialogs.
+                    let key_tail: String = {
+                        let chars: Vec<char> = FAKE_API_KEY.chars().collect();
+                        chars[chars.len().saturating_sub(20)..].iter().collect()
+                    };
+                    let mut projects = serde_json::Map::new();
+                    projects.insert(
                     s(&work_dir),
                     json!({ "hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true }),
                 );
-                let config = json!({
-                    "hasCompletedOnboarding": true,
-                    "projects": projects,
-                    "customApiKeyResponses": { "approved": [key_tail], "rejected": [] }
-                });
-                std::fs::write(
-                    home.join(".claude.json"),
-                    serde_json::to_string_pretty(&config)?,
-                )?;
-            }
-            Harness::Codex => {
-                let codex_home = home.join(".codex");
-                std::fs::create_dir_all(&codex_home)?;
-                let config = format!(
-                    r#"model = "{FAKE_MODEL_ID}"
+                    let config = json!({
+                        "hasCompletedOnboarding": true,
+                        "projects": projects,
+                        "customApiKeyResponses": { "approved": [key_tail], "rejected": [] }
+                    });
+                    std::fs::write(
+                        home.join(".claude.json"),
+                        serde_json::to_string_pretty(&config)?,
+                    )?;
+                }
+                Harness::Codex => {
+                    let codex_home = home.join(".codex");
+                    std::fs::create_dir_all(&codex_home)?;
+                    let config = format!(
+                        r#"model = "{FAKE_MODEL_ID}"
 model_provider = "{FAKE_PROVIDER}"
 approval_policy = "never"
 sandbox_mode = "danger-full-access"
@@ -220,44 +241,45 @@ stream_max_retries = 0
 [projects."{work}"]
 trust_level = "trusted"
 "#,
-                    work = s(&work_dir)
-                );
-                std::fs::write(codex_home.join("config.toml"), config)?;
-                vars.push(("CODEX_HOME".into(), s(&codex_home)));
-                vars.push(("FORKHOST_FAKE_API_KEY".into(), FAKE_API_KEY.into()));
-            }
-            Harness::Pi => {
-                let agent_dir = home.join(".pi/agent");
-                std::fs::create_dir_all(&agent_dir)?;
-                let models = json!({ "providers": { FAKE_PROVIDER: {
-                    "baseUrl": format!("{base_url}/v1"),
-                    "api": "openai-completions",
-                    "apiKey": FAKE_API_KEY,
-                    "compat": { "supportsDeveloperRole": false, "supportsReasoningEffort": false },
-                    "models": [{ "id": FAKE_MODEL_ID, "name": "Forkhost fake model",
-                                 "contextWindow": 32000, "maxTokens": 1024 }]
-                }}});
-                std::fs::write(
-                    agent_dir.join("models.json"),
-                    serde_json::to_string_pretty(&models)?,
-                )?;
-                let settings = json!({
-                    "defaultProvider": FAKE_PROVIDER,
-                    "defaultModel": FAKE_MODEL_ID,
-                    "defaultThinkingLevel": "off"
-                });
-                std::fs::write(
-                    agent_dir.join("settings.json"),
-                    serde_json::to_string_pretty(&settings)?,
-                )?;
-                vars.extend(
-                    [
-                        ("PI_CODING_AGENT_DIR", s(&agent_dir)),
-                        ("PI_OFFLINE", "1".into()),
-                        ("PI_TELEMETRY", "0".into()),
-                    ]
-                    .map(|(k, v)| (k.to_string(), v)),
-                );
+                        work = s(&work_dir)
+                    );
+                    std::fs::write(codex_home.join("config.toml"), config)?;
+                    vars.push(("CODEX_HOME".into(), s(&codex_home)));
+                    vars.push(("FORKHOST_FAKE_API_KEY".into(), FAKE_API_KEY.into()));
+                }
+                Harness::Pi => {
+                    let agent_dir = home.join(".pi/agent");
+                    std::fs::create_dir_all(&agent_dir)?;
+                    let models = json!({ "providers": { FAKE_PROVIDER: {
+                        "baseUrl": format!("{base_url}/v1"),
+                        "api": "openai-completions",
+                        "apiKey": FAKE_API_KEY,
+                        "compat": { "supportsDeveloperRole": false, "supportsReasoningEffort": false },
+                        "models": [{ "id": FAKE_MODEL_ID, "name": "Forkhost fake model",
+                                     "contextWindow": 32000, "maxTokens": 1024 }]
+                    }}});
+                    std::fs::write(
+                        agent_dir.join("models.json"),
+                        serde_json::to_string_pretty(&models)?,
+                    )?;
+                    let settings = json!({
+                        "defaultProvider": FAKE_PROVIDER,
+                        "defaultModel": FAKE_MODEL_ID,
+                        "defaultThinkingLevel": "off"
+                    });
+                    std::fs::write(
+                        agent_dir.join("settings.json"),
+                        serde_json::to_string_pretty(&settings)?,
+                    )?;
+                    vars.extend(
+                        [
+                            ("PI_CODING_AGENT_DIR", s(&agent_dir)),
+                            ("PI_OFFLINE", "1".into()),
+                            ("PI_TELEMETRY", "0".into()),
+                        ]
+                        .map(|(k, v)| (k.to_string(), v)),
+                    );
+                }
             }
         }
         Ok(HarnessEnv {

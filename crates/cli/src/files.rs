@@ -4,15 +4,23 @@
 use std::io::IsTerminal;
 use std::path::Path;
 
-use forkhost_core::{ChangesView, FilesView, ForkAt, ForkFiles, Host, HostEvent, HostResult};
+use forkhost_core::{
+    ChangesView, FilesView, ForkAt, ForkFiles, HarnessKind, Host, HostEvent, HostResult,
+};
 
 use crate::output::Printed;
 
 /// `forkhost fork`: the fork, and where its files come from; with a worktree and a setup
 /// command, the command's output (on stderr) until it ends.
-pub async fn fork(host: &Host, thread: &str, at: ForkAt, files: ForkFiles) -> HostResult<Printed> {
+pub async fn fork(
+    host: &Host,
+    thread: &str,
+    at: ForkAt,
+    files: ForkFiles,
+    into: Option<HarnessKind>,
+) -> HostResult<Printed> {
     let mut events = host.subscribe();
-    let forked = host.fork_with(thread, at, files).await?;
+    let forked = host.fork_into(thread, at, files, into).await?;
     let mut text = crate::output::thread_text(&forked.thread);
     if let Some(prefill) = &forked.prefill {
         text.push_str(&format!("\nprefill: {prefill}"));

@@ -121,6 +121,11 @@ enum Command {
         /// Fork in the source's folder, as its files are now.
         #[arg(long)]
         same_folder: bool,
+        /// Continue the conversation in another harness (claude, codex or pi): a new native
+        /// session of it holding the turns up to the cut. The source's own harness is a
+        /// native fork.
+        #[arg(long, value_name = "HARNESS")]
+        into: Option<HarnessKind>,
     },
     /// A thread's folder kind and its file checkpoints (one per turn start and end).
     Checkpoints { thread: String },
@@ -320,6 +325,7 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
             latest,
             worktree,
             same_folder,
+            into,
         } => {
             let files = match (worktree, same_folder) {
                 (true, _) => ForkFiles::Worktree,
@@ -336,7 +342,7 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
                     ))
                 }
             };
-            files::fork(host, &thread, at, files).await?
+            files::fork(host, &thread, at, files, into).await?
         }
         Command::Show { thread } => {
             let detail = host.show(&thread).await?;

@@ -65,6 +65,8 @@ struct Plan {
     /// The native session the harness forks: the thread's own, or a pending fork's source.
     native: NativeSession,
     kind: HarnessKind,
+    /// The harness the fork runs in: `kind`, or another one the conversation continues in.
+    target: HarnessKind,
     turn: TurnRow,
     boundary: Boundary,
     cut: Cut,
@@ -89,13 +91,40 @@ impl Host {
         at: ForkAt,
         files: ForkFiles,
     ) -> HostResult<ForkResult> {
+        self.fork_into(source_id, at, files, None).await
+    }
+
+    /// [`Host::fork_with`] into `into`'s harness: the same harness (or `None`) is a native
+    /// fork; another one continues the conversation there, in a new native session of that
+    /// harness holding the turns up to the cut ([`crate::cross_fork`]).
+    pub async fn fork_into(
+        &self,
+        source_id: &str,
+        at: ForkAt,
+        files: ForkFiles,
+        into: Option<HarnessKind>,
+    ) -> HostResult<ForkResult> {
         let started = std::time::Instant::now();
         let ms = |since: std::time::Instant| since.elapsed().as_secs_f64() * 1e3;
-        let plan = self.plan_fork(source_id, &at).await?;
+        let plan = self.plan_fork(source_id, &at, into).await?;
         let check_ms = ms(started);
-        let binary = self.inner.harnesses.binary(plan.kind).await?;
+        let cross = plan.target != plan.kind;
+        let binary = self.inner.harnesses.binary(plan.target).await?;
         let caps = binary.capabilities();
-        if !caps.boundaries.contains(&plan.boundary.as_str()) {
+        if cross {
+            // Another harness reads the folder's project config: trust is decided for it as
+            // for a new thread.
+            self.require_trust_decision(std::path::Path::new(&plan.source.cwd))
+                .await?;
+            if caps.boundaries.is_empty() {
+                return Err(HostError::Unsupported(format!(
+                    "{} {} cannot take a conversation from another harness{}",
+                    plan.target,
+                    binary.version,
+                    caps.note.map(|n| format!(": {n}")).unwrap_or_default()
+                )));
+            }
+        } else if !caps.boundaries.contains(&plan.boundary.as_str()) {
             return Err(HostError::Unsupported(format!(
                 "{} {} cannot fork {}{}",
                 plan.kind,
@@ -150,7 +179,19 @@ impl Host {
             Some(_) => std::path::PathBuf::from(&plan.source.cwd),
             None => plan.native.cwd.clone(),
         };
-        let (forked, adopted) = self.native_fork(&plan, request, &config_folder).await;
+        let (forked, adopted) = match cross {
+            true => {
+                let cwd = match &worktree {
+                    Some(w) => w.cwd.clone(),
+                    None => std::path::PathBuf::from(&plan.source.cwd),
+                };
+                let seeded = self
+                    .seed_fork(&plan.native, plan.kind, plan.kept, &binary, &cwd)
+                    .await;
+                (seeded, None)
+            }
+            false => self.native_fork(&plan, request, &config_folder).await,
+        };
         let forked = match forked {
             Ok(forked) => forked,
             Err(err) => {
@@ -176,6 +217,9 @@ impl Host {
             Err(err) => {
                 if let Some((runtime, _)) = adopted {
                     let _ = runtime.close().await;
+                }
+                if cross {
+                    self.remove_seeded(&forked);
                 }
                 self.discard(&child).await;
                 if let Some(worktree) = worktree {
@@ -292,7 +336,12 @@ impl Host {
     }
 
     /// Step 1: refuse with a typed error before anything is created.
-    async fn plan_fork(&self, source_id: &str, at: &ForkAt) -> HostResult<Plan> {
+    async fn plan_fork(
+        &self,
+        source_id: &str,
+        at: &ForkAt,
+        into: Option<HarnessKind>,
+    ) -> HostResult<Plan> {
         let thread = self.thread(source_id).await?;
         thread.usable()?;
         let kind = thread.kind;
@@ -381,6 +430,7 @@ impl Host {
             source: thread.row,
             native,
             kind,
+            target: into.unwrap_or(kind),
             turn,
             boundary,
             cut,
@@ -390,15 +440,23 @@ impl Host {
     }
 
     async fn insert_creating(&self, plan: &Plan) -> HostResult<ThreadRow> {
-        let title: String = format!("{} (fork)", plan.source.title)
-            .chars()
-            .take(200)
-            .collect();
+        let cross = plan.target != plan.kind;
+        let title: String = match cross {
+            true => format!(
+                "{} (in {})",
+                plan.source.title,
+                plan.target.harness().product_name()
+            ),
+            false => format!("{} (fork)", plan.source.title),
+        }
+        .chars()
+        .take(200)
+        .collect();
         Ok(self
             .store()
             .insert_thread(&NewThread {
                 id: new_id(),
-                harness: plan.source.harness.clone(),
+                harness: plan.target.to_string(),
                 cwd: plan.source.cwd.clone(),
                 title,
                 state: ThreadState::Creating,
@@ -410,9 +468,14 @@ impl Host {
                     boundary: plan.boundary,
                 }),
                 pending_fork: None,
-                // A fork may do what its source may.
-                permission_mode: plan.source.permission_mode.clone(),
-                permission_sandbox: plan.source.permission_sandbox.clone(),
+                // A fork may do what its source may; another harness starts at its default,
+                // as a new thread does (the source's words are not its words).
+                permission_mode: (!cross)
+                    .then(|| plan.source.permission_mode.clone())
+                    .flatten(),
+                permission_sandbox: (!cross)
+                    .then(|| plan.source.permission_sandbox.clone())
+                    .flatten(),
             })
             .await?)
     }
@@ -429,7 +492,7 @@ impl Host {
             // source's, at the source's coordinates.
             (Some(_), _) => plan.anchors[..plan.kept].to_vec(),
             (None, Some(path)) => {
-                let anchors = self.read_anchors(&child.id, plan.kind, path).await?;
+                let anchors = self.read_anchors(&child.id, plan.target, path).await?;
                 if anchors.len() != plan.kept || anchors.iter().any(|a| !a.complete) {
                     return Err(HostError::HarnessFailed(format!(
                         "the derived session holds {} turns; expected {}",

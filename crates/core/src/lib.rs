@@ -10,6 +10,7 @@ pub mod harnesses;
 pub mod logging;
 
 mod approvals;
+mod cross_fork;
 mod discovery;
 mod error;
 mod events;

@@ -8,6 +8,7 @@
 //! [`runtime`], [`binary`] and [`verified`], which the Host calls and which ask the trait.
 
 pub mod binary;
+pub mod carry;
 pub mod claude;
 pub mod codex;
 pub mod contract;
@@ -33,8 +34,8 @@ mod tree;
 pub use contract::{
     Answer, ApprovalDecision, ApprovalRequest, ApprovalSubject, Capabilities, Cut, EventSender,
     ForkRequest, Forked, Harness, HarnessBinary, LiveRuntime, NativeSession, OpenSpec, PendingFork,
-    PermissionChoices, PermissionMode, Question, Reply, RuntimeEvent, SessionTarget, TurnOutcome,
-    WarmSpare,
+    PermissionChoices, PermissionMode, Question, Reply, RuntimeEvent, Seed, SeedRequest,
+    SessionTarget, TurnOutcome, WarmSpare,
 };
 pub use error::{HarnessError, HarnessResult};
 pub use history::{

@@ -88,6 +88,12 @@ pub async fn fork(
     fork_with(request).await
 }
 
+/// Writes a conversation carried from another harness as a new native session of
+/// `request.binary`'s harness ([`crate::Harness::seed`]).
+pub async fn seed_with(request: crate::contract::SeedRequest<'_>) -> HarnessResult<Forked> {
+    request.binary.kind.harness().seed(request).await
+}
+
 /// [`fork`] with everything a [`ForkRequest`] holds, such as the folder the fork runs in
 /// (`request.cwd`, e.g. a git worktree; `None` = the source's folder).
 pub async fn fork_with(request: ForkRequest<'_>) -> HarnessResult<Forked> {

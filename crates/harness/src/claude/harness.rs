@@ -5,11 +5,12 @@ use std::path::{Path, PathBuf};
 use async_trait::async_trait;
 
 use super::version::{self, MIN_VERSION};
-use super::{approvals, fork};
+use super::{approvals, fork, seed};
 use super::{git_bash, paths, ClaudeReader, ClaudeRuntime};
 use crate::contract::{
     first_recorded, Capabilities, EventSender, ForkRequest, Forked, Harness, HarnessFacts,
-    LiveRuntime, NativeSession, OpenSpec, PermissionChoices, SessionLayout, VersionPins,
+    LiveRuntime, NativeSession, OpenSpec, PermissionChoices, SeedRequest, SessionLayout,
+    VersionPins,
 };
 use crate::history::{HistoryError, SessionReader};
 use crate::{HarnessKind, HarnessResult};
@@ -101,6 +102,10 @@ impl Harness for Claude {
 
     async fn fork(&self, request: ForkRequest<'_>) -> HarnessResult<Forked> {
         fork::fork(request).await
+    }
+
+    async fn seed(&self, request: SeedRequest<'_>) -> HarnessResult<Forked> {
+        seed::seed(request).await
     }
 
     fn terminal_args(&self, session: &NativeSession) -> HarnessResult<Vec<String>> {

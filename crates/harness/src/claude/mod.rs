@@ -15,6 +15,7 @@ mod launch;
 mod paths;
 mod process;
 mod protocol;
+mod seed;
 mod trust;
 mod version;
 mod write_diff;

@@ -10,6 +10,7 @@ use super::binary::HarnessBinary;
 use super::binary::{Capabilities, VersionPins};
 use super::events::EventSender;
 use super::live::LiveRuntime;
+use super::seed::SeedRequest;
 use super::session::{ForkRequest, Forked, NativeSession, OpenSpec};
 use super::sessions::SessionLayout;
 use super::spare::WarmSpare;
@@ -94,6 +95,16 @@ pub trait Harness: Send + Sync {
     /// Derives a new native session at a turn boundary. Never writes a native file of the
     /// source; runs in a process of its own, never through a live runtime.
     async fn fork(&self, request: ForkRequest<'_>) -> HarnessResult<Forked>;
+    /// Writes a new native session holding a conversation carried from another harness
+    /// ([`crate::carry`]), resumable like any of its sessions. Sends nothing to a model and
+    /// touches no other session; on failure nothing of it is left behind.
+    async fn seed(&self, request: SeedRequest<'_>) -> HarnessResult<Forked> {
+        let _ = request;
+        Err(crate::HarnessError::Unsupported(format!(
+            "{} cannot take a conversation from another harness",
+            self.product_name()
+        )))
+    }
     /// Starts a warm spare: an initialized process a later fork runs in, which then is the
     /// fork's runtime. `None` for a harness whose fork needs no process of its own (Claude's
     /// is lazy: its runtime starts at fork time instead).

@@ -7,6 +7,7 @@ mod events;
 mod harness;
 mod live;
 mod reply;
+mod seed;
 mod session;
 mod sessions;
 mod spare;
@@ -23,6 +24,10 @@ pub use harness::{Harness, HarnessFacts};
 pub(crate) use live::live_runtime;
 pub use live::LiveRuntime;
 pub use reply::{Ack, Answer, Awaited, Reply};
+pub use seed::{
+    bounded, now_ms, timestamp, Seed, SeedRequest, SeedStep, SeedTool, SeedTurn, ShellCall,
+    MAX_NOTE_OUTPUT,
+};
 pub use session::{Cut, ForkRequest, Forked, NativeSession, OpenSpec, PendingFork, SessionTarget};
 pub use sessions::{env_value, first_recorded, SessionLayout};
 pub use spare::WarmSpare;

@@ -9,7 +9,8 @@ use super::version::MIN_VERSION;
 use super::{session_files, PiReader};
 use crate::contract::{
     first_recorded, Capabilities, EventSender, ForkRequest, Forked, Harness, HarnessBinary,
-    HarnessFacts, LiveRuntime, NativeSession, OpenSpec, SessionLayout, VersionPins, WarmSpare,
+    HarnessFacts, LiveRuntime, NativeSession, OpenSpec, SeedRequest, SessionLayout, VersionPins,
+    WarmSpare,
 };
 use crate::history::{HistoryError, SessionReader};
 use crate::{HarnessError, HarnessKind, HarnessResult};
@@ -83,6 +84,10 @@ impl Harness for Pi {
 
     async fn fork(&self, request: ForkRequest<'_>) -> HarnessResult<Forked> {
         super::fork::fork(request).await
+    }
+
+    async fn seed(&self, request: SeedRequest<'_>) -> HarnessResult<Forked> {
+        super::seed::seed(request).await
     }
 
     /// `pi --mode rpc --no-session`, ready: a fork switches it to the source and forks there,

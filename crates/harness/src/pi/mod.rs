@@ -12,6 +12,7 @@ mod fork;
 mod harness;
 mod process;
 mod protocol;
+mod seed;
 mod session_files;
 mod spare;
 mod state;

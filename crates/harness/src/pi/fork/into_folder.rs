@@ -28,7 +28,7 @@ use crate::contract::{first_recorded, Forked, NativeSession};
 use crate::pi::process::RpcProcess;
 use crate::pi::session_files::same_file;
 use crate::pi::timeouts::{CLOSE_GRACE, STARTUP_TIMEOUT};
-use crate::{HarnessError, HarnessKind, HarnessResult};
+use crate::{HarnessBinary, HarnessError, HarnessKind, HarnessResult};
 
 /// How long to wait for the rest of stderr when reporting a failure.
 const WAIT: std::time::Duration = std::time::Duration::from_millis(500);
@@ -38,7 +38,14 @@ pub(super) async fn into_folder(request: NativeCut<'_>, dir: &Path) -> HarnessRe
     let started = Instant::now();
     let staging = Staging::create()?;
     let (staged, _) = cut(&request, Some(staging.path())).await?;
-    let copied = copy_into(&request, &staged, dir).await;
+    let copy = Copy {
+        binary: request.binary,
+        env: request.env,
+        staged: &staged,
+        keep_to: request.keep_to,
+        parent: Some(request.path),
+    };
+    let copied = copy_into(&copy, dir).await;
     drop(staging);
     let (file, id) = copied?;
     tracing::info!(
@@ -59,12 +66,22 @@ pub(super) async fn into_folder(request: NativeCut<'_>, dir: &Path) -> HarnessRe
     })
 }
 
+/// A staged session to copy into a folder with Pi's own `--fork`.
+pub(crate) struct Copy<'a> {
+    pub binary: &'a HarnessBinary,
+    pub env: &'a [(String, String)],
+    /// The staged file (in a [`Staging`] folder).
+    pub staged: &'a Path,
+    /// The entry the copy must end at.
+    pub keep_to: &'a str,
+    /// The session the copy's `parentSession` names; `None`: it names none (a conversation
+    /// carried from another harness has no Pi parent).
+    pub parent: Option<&'a Path>,
+}
+
 /// Step 2: `--fork <staged>` in `dir`; the new session's file and id.
-async fn copy_into(
-    request: &NativeCut<'_>,
-    staged: &Path,
-    dir: &Path,
-) -> HarnessResult<(PathBuf, String)> {
+pub(crate) async fn copy_into(request: &Copy<'_>, dir: &Path) -> HarnessResult<(PathBuf, String)> {
+    let staged = request.staged;
     let args = fork_args("--fork", staged);
     let (process, _events) =
         RpcProcess::spawn(request.binary, &args, dir, request.env, false).await?;
@@ -72,7 +89,7 @@ async fn copy_into(
     let mut created = None;
     let result = async {
         let (file, id) = state(&client, STARTUP_TIMEOUT).await?;
-        if same_file(&file, staged) || same_file(&file, request.path) {
+        if same_file(&file, staged) || request.parent.is_some_and(|p| same_file(&file, p)) {
             return Err(client
                 .failure(
                     format!(
@@ -91,12 +108,12 @@ async fn copy_into(
     process.shutdown(CLOSE_GRACE).await;
     let result = result.and_then(|(file, id)| {
         check_written_for(&file, dir)?;
-        repoint_parent(&file, request.path)?;
+        repoint_parent(&file, request.parent)?;
         Ok((file, id))
     });
     if result.is_err() {
         if let Some(file) = created {
-            remove_stray(&file, request.path);
+            remove_stray(&file, request.parent.unwrap_or(staged));
         }
     }
     result
@@ -123,9 +140,10 @@ fn check_written_for(file: &Path, dir: &Path) -> HarnessResult<()> {
 
 /// The new session's header names the staged cut as its `parentSession`, a file removed right
 /// after: it is made to name the source, as a fork Pi makes in the source's folder does (Pi's
-/// own session tree then finds the parent). Only the fork's first line changes, written to a
-/// temporary file and renamed over it; the rest is copied byte for byte.
-fn repoint_parent(file: &Path, source: &Path) -> HarnessResult<()> {
+/// own session tree then finds the parent), or, without one, to name none. Only the fork's
+/// first line changes, written to a temporary file and renamed over it; the rest is copied
+/// byte for byte.
+fn repoint_parent(file: &Path, source: Option<&Path>) -> HarnessResult<()> {
     let failed = |what: String| HarnessError::failed(HarnessKind::Pi, what, "");
     let bytes = std::fs::read(file)
         .map_err(|err| failed(format!("cannot read the fork {}: {err}", file.display())))?;
@@ -138,10 +156,13 @@ fn repoint_parent(file: &Path, source: &Path) -> HarnessResult<()> {
     let Some(fields) = header.as_object_mut() else {
         return Err(failed(format!("the fork {} has no header", file.display())));
     };
-    fields.insert(
-        "parentSession".into(),
-        serde_json::Value::String(source.display().to_string()),
-    );
+    match source {
+        Some(source) => fields.insert(
+            "parentSession".into(),
+            serde_json::Value::String(source.display().to_string()),
+        ),
+        None => fields.remove("parentSession"),
+    };
     let mut out = serde_json::to_vec(&header).map_err(|err| failed(err.to_string()))?;
     out.extend_from_slice(&bytes[end..]);
     let temp = file.with_extension("jsonl.forkhost-tmp");
@@ -154,10 +175,10 @@ fn repoint_parent(file: &Path, source: &Path) -> HarnessResult<()> {
 }
 
 /// A private folder for the staged cut, removed with everything in it when dropped.
-struct Staging(PathBuf);
+pub(crate) struct Staging(PathBuf);
 
 impl Staging {
-    fn create() -> HarnessResult<Staging> {
+    pub(crate) fn create() -> HarnessResult<Staging> {
         let path = std::env::temp_dir().join(format!("forkhost-pi-fork-{}", uuid::Uuid::new_v4()));
         std::fs::create_dir(&path).map_err(|err| {
             HarnessError::failed(
@@ -169,7 +190,7 @@ impl Staging {
         Ok(Staging(path))
     }
 
-    fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.0
     }
 }

@@ -32,7 +32,7 @@
 //! This file is the entry (plan, then dispatch); the steps every path shares (checks, the cut,
 //! the RPC exchange) are [`steps`], and the fork into another folder is [`into_folder`].
 
-mod into_folder;
+pub(super) mod into_folder;
 pub(super) mod steps;
 #[cfg(test)]
 mod tests;
@@ -69,7 +69,7 @@ pub async fn fork(request: ForkRequest<'_>) -> HarnessResult<Forked> {
 }
 
 /// Before turn 1: a fresh session in `cwd`, pending until its first prompt.
-fn fresh(cwd: &Path) -> Forked {
+pub(crate) fn fresh(cwd: &Path) -> Forked {
     let session = NativeSession {
         kind: HarnessKind::Pi,
         session_id: uuid::Uuid::now_v7().to_string(),

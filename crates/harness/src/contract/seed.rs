@@ -1,0 +1,190 @@
+//! A conversation carried into another harness: the neutral form one harness's turns take on
+//! their way into a native session of another ("Continue in another agent"). Built from a
+//! source's [`Turn`](crate::Turn)s by [`crate::carry`]; written by the target's
+//! [`Harness::seed`](super::Harness::seed) in its own format, with nothing sent to a model.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::binary::HarnessBinary;
+
+/// The turns to carry, in order, and what of them could not come as they were.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Seed {
+    /// The name of the harness the turns come from ("Claude Code"), for the notes tools are
+    /// carried as.
+    pub from: String,
+    pub turns: Vec<SeedTurn>,
+}
+
+/// One turn: the user's prompt and the reply, step by step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeedTurn {
+    pub prompt: String,
+    pub reply: Vec<SeedStep>,
+}
+
+/// One step of a reply.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SeedStep {
+    /// Text the assistant wrote (also a tool call carried as a note, see [`SeedTool::note`]).
+    Text(String),
+    /// A shell command and what it printed: every harness has a shell tool, so the target
+    /// records it as its own tool call and result.
+    Shell(ShellCall),
+}
+
+/// A shell command run in the source and its output.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShellCall {
+    pub command: String,
+    pub output: String,
+    pub is_error: bool,
+}
+
+/// A tool call of the source with no equivalent in every target: carried as faithful text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeedTool {
+    pub name: String,
+    pub input: Value,
+    pub output: Option<String>,
+    pub is_error: bool,
+}
+
+/// How much of one tool's output a note keeps: a long output keeps its head and tail.
+pub const MAX_NOTE_OUTPUT: usize = 16 * 1024;
+
+impl SeedTool {
+    /// The call as text the target's model reads as what happened.
+    pub fn note(&self, from: &str) -> String {
+        let who = match from {
+            "" => String::new(),
+            name => format!(" in {name}"),
+        };
+        let input = match &self.input {
+            Value::Null => String::new(),
+            Value::String(s) => s.clone(),
+            other => serde_json::to_string(other).unwrap_or_default(),
+        };
+        let result = match &self.output {
+            None => "no result was recorded".to_owned(),
+            Some(out) => {
+                let word = if self.is_error { "failed" } else { "returned" };
+                format!("{word}:\n{}", bounded(out, MAX_NOTE_OUTPUT))
+            }
+        };
+        format!(
+            "[tool call{who}: {}] {input}\n[tool result] {result}",
+            self.name
+        )
+    }
+}
+
+/// `text` cut to about `max` bytes at character boundaries, its head and tail kept.
+pub fn bounded(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let half = max / 2;
+    let mut head = half;
+    while !text.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = text.len() - half;
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!(
+        "{}\n[… {} bytes left out …]\n{}",
+        &text[..head],
+        tail - head,
+        &text[tail..]
+    )
+}
+
+/// A record timestamp as the harnesses write them (`2026-12-04T21:03:11.123Z`), `at_ms` being
+/// milliseconds since the Unix epoch.
+pub fn timestamp(at_ms: i128) -> String {
+    let format = time::macros::format_description!(
+        "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
+    );
+    time::OffsetDateTime::from_unix_timestamp_nanos(at_ms * 1_000_000)
+        .ok()
+        .and_then(|t| t.format(format).ok())
+        .unwrap_or_else(|| "1970-01-01T00:00:00.000Z".into())
+}
+
+/// Milliseconds since the Unix epoch, now.
+pub fn now_ms() -> i128 {
+    time::OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000
+}
+
+impl Seed {
+    /// The number of turns it holds.
+    pub fn len(&self) -> usize {
+        self.turns.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.turns.is_empty()
+    }
+}
+
+/// Everything a target harness needs to write a seeded session.
+#[derive(Debug, Clone, Copy)]
+pub struct SeedRequest<'a> {
+    pub binary: &'a HarnessBinary,
+    pub seed: &'a Seed,
+    /// The folder the new session runs in (an existing directory).
+    pub cwd: &'a Path,
+    /// Extra environment for any process it runs (the rest is inherited).
+    pub env: &'a [(String, String)],
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_iso_with_milliseconds() {
+        assert_eq!(timestamp(1_795_982_200_487), "2026-11-29T19:56:40.487Z");
+        assert_eq!(timestamp(0), "1970-01-01T00:00:00.000Z");
+    }
+
+    #[test]
+    fn bounded_keeps_short_text_and_cuts_long_text_at_char_boundaries() {
+        assert_eq!(bounded("short", 10), "short");
+        let long = "é".repeat(50); // 100 bytes
+        let cut = bounded(&long, 21);
+        assert!(cut.starts_with(&"é".repeat(5)));
+        assert!(cut.ends_with(&"é".repeat(5)));
+        assert!(cut.contains("bytes left out"));
+        assert!(cut.len() < long.len());
+    }
+
+    #[test]
+    fn a_note_names_the_tool_its_input_and_its_result() {
+        let tool = SeedTool {
+            name: "apply_patch".into(),
+            input: serde_json::json!({"patch": "x"}),
+            output: Some("done".into()),
+            is_error: false,
+        };
+        assert_eq!(
+            tool.note("Codex"),
+            "[tool call in Codex: apply_patch] {\"patch\":\"x\"}\n[tool result] returned:\ndone"
+        );
+        let failed = SeedTool {
+            output: Some("no".into()),
+            is_error: true,
+            ..tool.clone()
+        };
+        assert!(failed.note("").ends_with("failed:\nno"));
+        let dangling = SeedTool {
+            output: None,
+            ..tool
+        };
+        assert!(dangling.note("").ends_with("no result was recorded"));
+    }
+}

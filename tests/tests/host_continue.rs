@@ -1,0 +1,329 @@
+//! Continue in another agent, with the real harness CLIs against the fake model: a 3-turn
+//! source with a tool call is continued in another harness after and before its turn 2. The
+//! proof is what the target's model receives: the source's history up to the cut (texts
+//! equal, in order; the tool call and its result present), then the new prompt, and nothing
+//! after the cut. Then the fork's second turn resumes, the source's file is byte-identical, a
+//! native fork of the cross fork works, and a restart keeps it all.
+
+use std::time::Duration;
+
+use forkhost_core::{ForkAt, ForkFiles, HarnessKind, Host, HostOptions, NewThreadSpec, TurnRef};
+use forkhost_tests::fake_model::{FakeModel, FakeModelOptions, RequestRecord, Role};
+use forkhost_tests::harness_env::{Harness, HarnessEnv};
+
+const TURN: Duration = Duration::from_secs(120);
+
+const PROMPTS: [&str; 3] = [
+    "alpha first question",
+    "CALL_TOOL beta second question",
+    "gamma third question",
+];
+
+struct Setup {
+    model: FakeModel,
+    env: HarnessEnv,
+    data: tempfile::TempDir,
+}
+
+impl Setup {
+    async fn new(source: Harness, target: Harness) -> Option<Setup> {
+        let model = FakeModel::start(FakeModelOptions::default()).await.unwrap();
+        let env = HarnessEnv::for_fake_all(&[source, target], &model).unwrap()?;
+        Some(Setup {
+            model,
+            env,
+            data: tempfile::tempdir().unwrap(),
+        })
+    }
+
+    async fn host(&self) -> Host {
+        let options = HostOptions {
+            harness_env: self.env.vars().to_vec(),
+            ..Default::default()
+        };
+        Host::open_with(self.data.path(), options).await.unwrap().0
+    }
+}
+
+fn kind(h: Harness) -> HarnessKind {
+    h.name().parse().unwrap()
+}
+
+async fn send(host: &Host, thread: &str, prompt: &str) -> forkhost_core::ThreadDetail {
+    tokio::time::timeout(TURN, host.send(thread, prompt))
+        .await
+        .expect("turn hung")
+        .unwrap()
+}
+
+/// The user texts of a model request, in order.
+fn users(r: &RequestRecord) -> Vec<String> {
+    r.conversation()
+        .into_iter()
+        .filter(|m| m.role == Role::User)
+        .map(|m| m.text)
+        .collect()
+}
+
+/// The assistant texts (tool calls left out) of a model request, in order.
+fn replies(r: &RequestRecord) -> Vec<String> {
+    r.conversation()
+        .into_iter()
+        .filter(|m| m.role == Role::Assistant)
+        .map(|m| m.text)
+        .collect()
+}
+
+/// The model request that carried `prompt` as its last user text.
+fn request_for(model: &FakeModel, prompt: &str) -> RequestRecord {
+    model
+        .model_requests()
+        .into_iter()
+        .rev()
+        .find(|r| r.last_user_text() == Some(prompt))
+        .unwrap_or_else(|| panic!("no model request ended with {prompt:?}"))
+}
+
+fn user_texts(detail: &forkhost_core::ThreadDetail) -> Vec<String> {
+    detail
+        .turns
+        .iter()
+        .flat_map(|t| t.messages.iter().filter(|m| m.role == "user"))
+        .map(|m| m.text.clone())
+        .collect()
+}
+
+async fn continue_in(source: Harness, target: Harness) {
+    let Some(s) = Setup::new(source, target).await else {
+        return;
+    };
+    let host = s.host().await;
+    let created = host
+        .create(NewThreadSpec {
+            harness: kind(source),
+            cwd: s.env.work_dir().to_owned(),
+            title: Some("source".into()),
+            permissions: Default::default(),
+        })
+        .await
+        .unwrap();
+    let src = created.thread.id;
+    for p in PROMPTS {
+        send(&host, &src, p).await;
+    }
+    // The source's turn 2 called the shell tool; its reply names the result.
+    let source_turn_2 = request_for(&s.model, PROMPTS[1]);
+    let path = host.show(&src).await.unwrap().thread.native.path.unwrap();
+    // The source's own process is closed first: an idle Claude Code appends bookkeeping
+    // (`last-prompt`) to its own file; what must not happen is anything of the fork's.
+    host.close(&src).await.unwrap();
+    let before = digest(&path);
+
+    // After turn 2.
+    let forked = host
+        .fork_into(
+            &src,
+            ForkAt::After(TurnRef::Number(2)),
+            ForkFiles::SameFolder,
+            Some(kind(target)),
+        )
+        .await
+        .unwrap();
+    let fork = forked.thread.thread.id.clone();
+    assert_eq!(forked.thread.thread.harness, kind(target));
+    assert_eq!(
+        forked.thread.thread.fork.as_ref().unwrap().source_thread,
+        src
+    );
+    assert_eq!(user_texts(&forked.thread), PROMPTS[..2]);
+    let tool_carried = forked.thread.turns[1].messages.iter().any(|m| {
+        m.tool
+            .as_ref()
+            .is_some_and(|t| t.output.as_deref().is_some_and(|o| o.contains("tool-ok")))
+    });
+    assert!(
+        tool_carried,
+        "the fork shows the shell call and its result: {:?}",
+        forked.thread.turns[1]
+    );
+
+    let next = "delta after the cut";
+    let reply = send(&host, &fork, next).await;
+    let received = request_for(&s.model, next);
+    assert_eq!(
+        users(&received),
+        [PROMPTS[0], PROMPTS[1], next],
+        "{received:#?}"
+    );
+    let source_replies: Vec<String> = replies(&request_for(&s.model, PROMPTS[2]));
+    assert_eq!(
+        replies(&received),
+        source_replies[..2],
+        "the target model reads the source's replies exactly"
+    );
+    // The tool call and its result reach the target's model.
+    let dialogue = received.dialogue();
+    let call = dialogue.iter().position(|m| {
+        m.role == Role::Assistant
+            && m.text.starts_with("tool_call ")
+            && m.text.contains("echo tool-ok")
+    });
+    let result = dialogue
+        .iter()
+        .position(|m| m.role == Role::Tool && m.text.contains("tool-ok"));
+    assert!(
+        matches!((call, result), (Some(c), Some(r)) if c < r),
+        "tool call then result in {dialogue:#?}"
+    );
+    assert!(
+        !format!("{dialogue:?}").contains("gamma"),
+        "nothing after the cut"
+    );
+    assert!(
+        source_turn_2
+            .dialogue()
+            .iter()
+            .any(|m| m.role == Role::Tool),
+        "the source's own turn 2 had a tool result"
+    );
+    let last = reply.turns.last().unwrap();
+    assert!(
+        last.messages
+            .iter()
+            .any(|m| m.role == "assistant" && m.text == format!("reply (turn 3) to: {next}")),
+        "{last:?}"
+    );
+
+    // Its second turn resumes it.
+    let then = "epsilon next";
+    send(&host, &fork, then).await;
+    assert_eq!(
+        users(&request_for(&s.model, then)),
+        [PROMPTS[0], PROMPTS[1], next, then]
+    );
+    assert_eq!(digest(&path), before, "the source is untouched");
+
+    // A native fork of the cross fork at its turn 1.
+    let native = host
+        .fork(&fork, ForkAt::After(TurnRef::Number(1)))
+        .await
+        .unwrap();
+    let native_id = native.thread.thread.id;
+    let third = "zeta on the native fork";
+    send(&host, &native_id, third).await;
+    assert_eq!(users(&request_for(&s.model, third)), [PROMPTS[0], third]);
+
+    // Before turn 2: the prompt comes back, the kept turn is turn 1.
+    let edited = host
+        .fork_into(
+            &src,
+            ForkAt::Before(TurnRef::Number(2)),
+            ForkFiles::SameFolder,
+            Some(kind(target)),
+        )
+        .await
+        .unwrap();
+    assert_eq!(edited.prefill.as_deref(), Some(PROMPTS[1]));
+    assert_eq!(user_texts(&edited.thread), PROMPTS[..1]);
+    let edited_id = edited.thread.thread.id;
+    let rewritten = "beta rewritten";
+    send(&host, &edited_id, rewritten).await;
+    let received = request_for(&s.model, rewritten);
+    assert_eq!(users(&received), [PROMPTS[0], rewritten]);
+    assert_eq!(replies(&received), source_replies[..1]);
+
+    // A restart keeps it all.
+    host.shutdown().await;
+    drop(host);
+    let host = s.host().await;
+    let shown = host.show(&fork).await.unwrap();
+    assert_eq!(shown.thread.harness, kind(target));
+    assert_eq!(user_texts(&shown), [PROMPTS[0], PROMPTS[1], next, then]);
+    let after = "eta after restart";
+    send(&host, &fork, after).await;
+    assert_eq!(users(&request_for(&s.model, after)).len(), 5);
+    assert_eq!(digest(&path), before, "the source is untouched");
+    host.shutdown().await;
+}
+
+macro_rules! direction {
+    ($name:ident, $source:ident, $target:ident) => {
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn $name() {
+            continue_in(Harness::$source, Harness::$target).await;
+        }
+    };
+}
+
+direction!(claude_continues_in_pi, Claude, Pi);
+direction!(pi_continues_in_claude, Pi, Claude);
+direction!(codex_continues_in_claude, Codex, Claude);
+direction!(codex_continues_in_pi, Codex, Pi);
+
+/// Bad input is refused in words before anything is made.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_turn_that_does_not_exist_is_refused_and_nothing_is_left() {
+    let Some(s) = Setup::new(Harness::Pi, Harness::Claude).await else {
+        return;
+    };
+    let host = s.host().await;
+    let created = host
+        .create(NewThreadSpec {
+            harness: HarnessKind::Pi,
+            cwd: s.env.work_dir().to_owned(),
+            title: None,
+            permissions: Default::default(),
+        })
+        .await
+        .unwrap();
+    let src = created.thread.id;
+    send(&host, &src, "only turn").await;
+    let threads = host.threads().await.unwrap().len();
+    let err = host
+        .fork_into(
+            &src,
+            ForkAt::After(TurnRef::Number(5)),
+            ForkFiles::SameFolder,
+            Some(HarnessKind::Claude),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "turn_not_found", "{err}");
+    let err = host
+        .fork_into(
+            "no-such-thread",
+            ForkAt::Latest,
+            ForkFiles::SameFolder,
+            Some(HarnessKind::Claude),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "thread_not_found", "{err}");
+    assert_eq!(host.threads().await.unwrap().len(), threads);
+    let projects = s.env.home().join(".claude/projects");
+    let files = walk(&projects);
+    assert!(files.is_empty(), "no Claude session was written: {files:?}");
+    host.shutdown().await;
+}
+
+/// A short stand-in for a file's bytes (so a failure prints a line, not the file).
+fn digest(path: &str) -> (usize, u64) {
+    use std::hash::{Hash, Hasher};
+    let bytes = std::fs::read(path).unwrap();
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    bytes.hash(&mut hasher);
+    (bytes.len(), hasher.finish())
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .flat_map(|e| match e.path().is_dir() {
+            true => walk(&e.path()),
+            false => vec![e.path()],
+        })
+        .collect()
+}
