@@ -10,7 +10,7 @@ use crate::{approvals, cli_tool, commands, files, first_run, settings, trust, up
 use forkhost_core::DiscoveredSession;
 use forkhost_core::{
     ApprovalDecision, ApprovalView, ChangesView, FilesView, ForkAt, ForkFiles, GrantView,
-    HarnessReport, TrustDecision, TrustView, WorktreeLoss,
+    HarnessKind, HarnessReport, TrustDecision, TrustView, WorktreeLoss,
 };
 use forkhost_core::{ThreadDetail, ThreadView};
 
@@ -64,7 +64,7 @@ command_list! {
     approvals::set_mode(thread_id: String, mode: Option<String>, sandbox: Option<String>) -> ThreadView;
     commands::rename(thread_id: String, title: String) -> ThreadView;
     commands::archive(thread_id: String, archived: bool) -> ThreadView;
-    commands::fork(thread_id: String, at: ForkAt, files: Option<ForkFiles>, for_window: Option<bool>) -> ForkReply;
+    commands::fork(thread_id: String, at: ForkAt, files: Option<ForkFiles>, for_window: Option<bool>, into: Option<HarnessKind>) -> ForkReply;
     files::files(thread_id: String) -> FilesView;
     files::changes(thread_id: String, other: Option<String>) -> ChangesView;
     files::bring_back(fork_id: String, target_id: String) -> ChangesView;

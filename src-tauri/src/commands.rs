@@ -155,7 +155,10 @@ pub struct ForkReply {
 /// Forks `thread_id` at `at`, its files as `files` says (null: as Settings' "When I fork" says).
 /// `for_window`: the fork opens in a window of its own, here: the spare window shows while the
 /// harness forks, and gets the fork's detail serialized once (in its `window_init` reply), not
-/// through the calling window.
+/// through the calling window. `into`: continue in another harness (null or the thread's own:
+/// a native fork).
+// A Tauri command's arguments are its IPC fields, one each (generated into commands.ts).
+#[allow(clippy::too_many_arguments)]
 #[tauri::command(rename_all = "snake_case")]
 pub async fn fork(
     app: AppHandle,
@@ -165,6 +168,7 @@ pub async fn fork(
     at: ForkAt,
     files: Option<ForkFiles>,
     for_window: Option<bool>,
+    into: Option<HarnessKind>,
 ) -> CmdResult<ForkReply> {
     let for_window = for_window.unwrap_or(false);
     let files = files.unwrap_or_else(|| {
@@ -178,7 +182,7 @@ pub async fn fork(
             crate::spare::show_spare(&app, &app.state::<AppState>(), &near)
         })
     });
-    let forked = state.host.fork_with(&thread_id, at, files).await;
+    let forked = state.host.fork_into(&thread_id, at, files, into).await;
     let shown = match showing {
         Some(task) => task.await.ok().flatten(),
         None => None,

@@ -16,6 +16,7 @@ import type { ChangesView } from "./bindings/ChangesView";
 import type { FileChangeView } from "./bindings/FileChangeView";
 import type { FilesView } from "./bindings/FilesView";
 import type { ForkFiles } from "./bindings/ForkFiles";
+import type { HarnessKind } from "./bindings/HarnessKind";
 import type { TrustView } from "./bindings/TrustView";
 import type { WorktreeLoss } from "./bindings/WorktreeLoss";
 import type { ApprovalDecision } from "./bindings/ApprovalDecision";
@@ -156,8 +157,13 @@ export const archive = (threadId: string, archived: boolean) =>
  * reply names that window, and its thread then has no turns. `files`: a new worktree with the
  * files as of the fork point, or the same folder; null: as Settings' "When I fork" says.
  */
-export const fork = (threadId: string, at: ForkAt, forWindow = false, files: ForkFiles | null = null) =>
-  call("fork", { thread_id: threadId, at, files, for_window: forWindow });
+export const fork = (
+  threadId: string,
+  at: ForkAt,
+  forWindow = false,
+  files: ForkFiles | null = null,
+  into: HarnessKind | null = null,
+) => call("fork", { thread_id: threadId, at, files, for_window: forWindow, into });
 export const discover = () => call("discover");
 /** Adopts a native session; `trust`: the user's answer for its folder's agent config. */
 export const importSession = (harness: string, session: string, trust: boolean | null = null) =>

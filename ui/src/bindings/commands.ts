@@ -10,6 +10,7 @@ import type { ForkAt } from "./ForkAt";
 import type { ForkFiles } from "./ForkFiles";
 import type { ForkReply } from "./ForkReply";
 import type { GrantView } from "./GrantView";
+import type { HarnessKind } from "./HarnessKind";
 import type { HarnessReport } from "./HarnessReport";
 import type { NewTab } from "./NewTab";
 import type { NewThreadArgs } from "./NewThreadArgs";
@@ -45,7 +46,7 @@ export type Commands = {
   set_mode: { args: [{ thread_id: string; mode: string | null; sandbox: string | null }]; reply: ThreadView };
   rename: { args: [{ thread_id: string; title: string }]; reply: ThreadView };
   archive: { args: [{ thread_id: string; archived: boolean }]; reply: ThreadView };
-  fork: { args: [{ thread_id: string; at: ForkAt; files: ForkFiles | null; for_window: boolean | null }]; reply: ForkReply };
+  fork: { args: [{ thread_id: string; at: ForkAt; files: ForkFiles | null; for_window: boolean | null; into: HarnessKind | null }]; reply: ForkReply };
   files: { args: [{ thread_id: string }]; reply: FilesView };
   changes: { args: [{ thread_id: string; other: string | null }]; reply: ChangesView };
   bring_back: { args: [{ fork_id: string; target_id: string }]; reply: ChangesView };

@@ -1,6 +1,8 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type MouseEvent } from "react";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { forkAt } from "../fork/fork";
+import { continueItems } from "../fork/continueIn";
+import type { HarnessKind } from "../bindings/HarnessKind";
 import { reveal, sourceTurnNumber } from "../fork/reveal";
 import { select, selectionKey } from "../fork/selection";
 import { openDialog } from "../dialogs/open";
@@ -240,11 +242,12 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
   };
 
   const onFork = useCallback(
-    (row: MessageRowData | LiveRow, invert: boolean, files?: ForkFiles) => {
-      void forkAt({ threadId, turn: row.turn, role: row.role, rowKey: row.key, invert, files });
+    (row: MessageRowData | LiveRow, invert: boolean, files?: ForkFiles, into?: HarnessKind) => {
+      void forkAt({ threadId, turn: row.turn, role: row.role, rowKey: row.key, invert, files, into });
     },
     [threadId],
   );
+  const harness = useApp((s) => threadById(s, threadId)?.harness);
   const inGit = useApp((s) => s.files[threadId]?.in_git ?? false);
   const hasCheckpoints = useApp((s) => (s.files[threadId]?.checkpoints.length ?? 0) > 0);
   const forkFiles = useApp((s) => s.settings.fork_files);
@@ -279,6 +282,7 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
             action: () => onFork(row, true),
           },
           ...forkFileItems(inGit, forkFiles, row.fork.ok, why, (files) => onFork(row, false, files), hasCheckpoints),
+          ...continueItems(harness, row.role, row.fork.ok, why, (into) => onFork(row, false, undefined, into)),
           "separator",
           {
             label: "Copy text",
@@ -287,7 +291,7 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
         ],
       });
     },
-    [threadId, where, onFork, inGit, forkFiles, hasCheckpoints],
+    [threadId, where, onFork, inGit, forkFiles, hasCheckpoints, harness],
   );
 
   const onChips = useCallback((chips: ForkChip[], e: MouseEvent) => {

@@ -48,7 +48,7 @@ describe("forking in a tab", () => {
   it("forks before a prompt: the fork's tab opens with its detail and the prompt back in its composer", async () => {
     m.fork.mockResolvedValue(reply({ prefill: "prompt 2" }));
     await forkAt({ threadId: "src", turn: 2, role: "user", rowKey: "r" });
-    expect(m.fork).toHaveBeenCalledWith("src", { kind: "before", turn: 2 }, false, null);
+    expect(m.fork).toHaveBeenCalledWith("src", { kind: "before", turn: 2 }, false, null, null);
     const state = store.get();
     expect(state.tabs.map((t) => t.thread_id)).toEqual(["src", "fork"]);
     expect(state.slots.fork?.detail?.id).toBe("fork");
@@ -63,10 +63,17 @@ describe("forking in a tab", () => {
     expect(perf().opens).toMatchObject([{ threadId: "fork", messages: 2 }]);
   });
 
+  it("continues in another harness when asked, and says so", async () => {
+    m.fork.mockResolvedValue(reply({}));
+    await forkAt({ threadId: "src", turn: 1, role: "assistant", rowKey: "r", into: "pi" });
+    expect(m.fork).toHaveBeenCalledWith("src", { kind: "after", turn: 1 }, false, null, "pi");
+    expect(store.get().toasts[0]).toMatchObject({ kind: "success", title: "Continued in Pi after turn 1" });
+  });
+
   it("passes the files the user chose, and says the fork's files note", async () => {
     m.fork.mockResolvedValue(reply({ files_note: "no checkpoint at turn 1: the fork starts from the current files" }));
     await forkAt({ threadId: "src", turn: 1, role: "assistant", rowKey: "r", files: "worktree" });
-    expect(m.fork).toHaveBeenCalledWith("src", { kind: "after", turn: 1 }, false, "worktree");
+    expect(m.fork).toHaveBeenCalledWith("src", { kind: "after", turn: 1 }, false, "worktree", null);
     expect(store.get().toasts).toMatchObject([
       { kind: "success" },
       { kind: "info", message: "no checkpoint at turn 1: the fork starts from the current files" },
@@ -76,7 +83,7 @@ describe("forking in a tab", () => {
   it("forks after a reply, and re-reads the source only after the fork has painted", async () => {
     m.fork.mockResolvedValue(reply());
     await forkAt({ threadId: "src", turn: 3, role: "assistant", rowKey: "r" });
-    expect(m.fork).toHaveBeenCalledWith("src", { kind: "after", turn: 3 }, false, null);
+    expect(m.fork).toHaveBeenCalledWith("src", { kind: "after", turn: 3 }, false, null, null);
     vi.advanceTimersByTime(1_000);
     expect(m.show).not.toHaveBeenCalledWith("src");
     vi.advanceTimersByTime(200 + 60);
@@ -104,7 +111,7 @@ describe("forking in a window", () => {
   it("leaves the showing to the window the app opened", async () => {
     m.fork.mockResolvedValue(reply({ window: "w-2" }));
     await forkAt({ threadId: "src", turn: 1, role: "assistant", rowKey: "r", invert: true });
-    expect(m.fork).toHaveBeenCalledWith("src", { kind: "after", turn: 1 }, true, null);
+    expect(m.fork).toHaveBeenCalledWith("src", { kind: "after", turn: 1 }, true, null, null);
     expect(m.openWindow).not.toHaveBeenCalled();
     expect(store.get().tabs).toHaveLength(1);
     expect(perf().forks).toMatchObject([{ window: "w-2", opensIn: "window" }]);
@@ -129,13 +136,13 @@ describe("keyboard forks", () => {
     m.fork.mockResolvedValue(reply());
     store.set({ selected: { src: "2|user|turn-2:0" } });
     forkSelected();
-    await vi.waitFor(() => expect(m.fork).toHaveBeenCalledWith("src", { kind: "before", turn: 2 }, false, null));
+    await vi.waitFor(() => expect(m.fork).toHaveBeenCalledWith("src", { kind: "before", turn: 2 }, false, null, null));
   });
 
   it("fork after the latest reply without a selection", async () => {
     m.fork.mockResolvedValue(reply());
     forkSelected(true);
-    await vi.waitFor(() => expect(m.fork).toHaveBeenCalledWith("src", { kind: "after", turn: 3 }, true, null));
+    await vi.waitFor(() => expect(m.fork).toHaveBeenCalledWith("src", { kind: "after", turn: 3 }, true, null, null));
   });
 
   it("do nothing without a conversation that has turns", () => {

@@ -1,6 +1,8 @@
 // Forking a thread at a message: where the fork opens (the setting, or its opposite with
 // Cmd/Ctrl), the command, showing the fork, and its measurements.
+import type { HarnessKind } from "../bindings/HarnessKind";
 import { describeError } from "../errors";
+import { harnessName } from "../harnesses";
 import * as ipc from "../ipc";
 import type { ForkAt, ForkFiles } from "../ipc";
 import { type ForkMeasure, markRead, perf } from "../perf";
@@ -23,6 +25,9 @@ export interface ForkRequest {
   invert?: boolean;
   /** A new worktree or the same folder; unset: as Settings' "When I fork" says (no round trip). */
   files?: ForkFiles;
+  /** Continue in another harness (a new native session of it holding the turns up to the
+   * cut); unset or the thread's own harness: a native fork. */
+  into?: HarnessKind;
 }
 
 export function forkWhere(invert: boolean | undefined): OpenWhere {
@@ -42,11 +47,13 @@ export async function forkAt(req: ForkRequest) {
   const at: ForkAt =
     req.role === "user" ? { kind: "before", turn: req.turn } : { kind: "after", turn: req.turn };
   const source = threadById(state, req.threadId);
-  const words = req.role === "user" ? `before turn ${req.turn}` : `after turn ${req.turn}`;
+  const boundary = req.role === "user" ? `before turn ${req.turn}` : `after turn ${req.turn}`;
+  const crossing = req.into !== undefined && source !== undefined && req.into !== source.harness;
+  const words = crossing ? `in ${harnessName(req.into ?? "")} ${boundary}` : boundary;
   store.set((s) => ({ forking: { ...s.forking, [req.rowKey]: true } }));
   const progress = notify({
     kind: "progress",
-    title: `Forking ${words}…`,
+    title: crossing ? `Continuing ${words}…` : `Forking ${words}…`,
     message: source ? `${source.title} · ${source.harness}` : undefined,
   });
   const clickedAt = Date.now();
@@ -56,7 +63,7 @@ export async function forkAt(req: ForkRequest) {
   try {
     // A window's fork: the app opens its window and hands it the fork's detail (not through
     // here: this reply's thread then has no turns).
-    const result = await ipc.fork(req.threadId, at, where === "window", req.files ?? null);
+    const result = await ipc.fork(req.threadId, at, where === "window", req.files ?? null, req.into ?? null);
     const fork = result.thread;
     const measure: ForkMeasure = {
       threadId: req.threadId,
@@ -93,7 +100,7 @@ export async function forkAt(req: ForkRequest) {
     shown = true;
     replaceToast(progress, {
       kind: "success",
-      title: `Forked ${words}`,
+      title: crossing ? `Continued ${words}` : `Forked ${words}`,
       message: `Opened in a new ${where} · ${Math.round(result.timing.total_ms)} ms`,
     });
     if (result.files_note) {
