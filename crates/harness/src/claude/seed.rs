@@ -1,5 +1,5 @@
-//! A conversation from another harness, written as a Claude Code transcript ("Continue in
-//! another agent": "Claude Code as the target" in docs/harness-behaviour.md).
+//! A conversation from another harness, written as a Claude Code transcript (see "Continue in another
+//! agent: what each target needs" in docs/harness-behaviour.md).
 //!
 //! The file goes where the CLI keeps the folder's sessions, `<config dir>/projects/<encoded
 //! cwd>/<new id>.jsonl`, and is resumed like any session (`--resume <id>`), so it is an

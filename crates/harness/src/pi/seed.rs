@@ -1,5 +1,5 @@
-//! A conversation from another harness, written as a Pi session ("Continue in another agent":
-//! "Pi as the target" in docs/harness-behaviour.md).
+//! A conversation from another harness, written as a Pi session (see "Continue in another
+//! agent: what each target needs" in docs/harness-behaviour.md).
 //!
 //! The session is written in Pi's documented format (v3: a header, then `message` entries
 //! chained by `id`/`parentId`: `user`, `assistant` with `text` and `toolCall` blocks, and
