@@ -259,6 +259,8 @@ direction!(claude_continues_in_pi, Claude, Pi);
 direction!(pi_continues_in_claude, Pi, Claude);
 direction!(codex_continues_in_claude, Codex, Claude);
 direction!(codex_continues_in_pi, Codex, Pi);
+direction!(claude_continues_in_codex, Claude, Codex);
+direction!(pi_continues_in_codex, Pi, Codex);
 
 /// Bad input is refused in words before anything is made.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -67,6 +67,10 @@ struct Plan {
     kind: HarnessKind,
     /// The harness the fork runs in: `kind`, or another one the conversation continues in.
     target: HarnessKind,
+    /// The cut falls where the harness has no native coordinate (a turn carried in from
+    /// another harness, which Codex records outside its turns): the fork is seeded from the
+    /// turns' text, as a cross fork is, in the same harness.
+    reseed: bool,
     turn: TurnRow,
     boundary: Boundary,
     cut: Cut,
@@ -109,6 +113,7 @@ impl Host {
         let plan = self.plan_fork(source_id, &at, into).await?;
         let check_ms = ms(started);
         let cross = plan.target != plan.kind;
+        let seeded = cross || plan.reseed;
         let binary = self.inner.harnesses.binary(plan.target).await?;
         let caps = binary.capabilities();
         if cross {
@@ -179,7 +184,7 @@ impl Host {
             Some(_) => std::path::PathBuf::from(&plan.source.cwd),
             None => plan.native.cwd.clone(),
         };
-        let (forked, adopted) = match cross {
+        let (forked, adopted) = match seeded {
             true => {
                 let cwd = match &worktree {
                     Some(w) => w.cwd.clone(),
@@ -218,7 +223,7 @@ impl Host {
                 if let Some((runtime, _)) = adopted {
                     let _ = runtime.close().await;
                 }
-                if cross {
+                if seeded {
                     self.remove_seeded(&forked);
                 }
                 self.discard(&child).await;
@@ -426,11 +431,19 @@ impl Host {
             Boundary::Before => (Cut::Before(index), index),
             _ => (Cut::After(index), index + 1),
         };
+        // A synthetic ref (`@<offset>`: a turn the harness recorded without an id) is no
+        // coordinate the harness can cut at.
+        let synthetic = |i: usize| anchors[i].native_turn_ref.starts_with('@');
+        let reseed = match cut {
+            Cut::After(i) => synthetic(i),
+            Cut::Before(i) => synthetic(i),
+        };
         Ok(Plan {
             source: thread.row,
             native,
             kind,
             target: into.unwrap_or(kind),
+            reseed,
             turn,
             boundary,
             cut,

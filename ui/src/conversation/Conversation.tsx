@@ -448,7 +448,7 @@ function ConversationHeader({ thread, terminalOpen }: { thread: ThreadView; term
           Terminal
         </button>
       </div>
-      {thread.fork && <LineageLine fork={thread.fork} />}
+      {thread.fork && <LineageLine fork={thread.fork} harness={thread.harness} />}
       <FolderBar thread={thread} />
     </header>
   );
@@ -499,9 +499,13 @@ function useSourceTurn(sourceId: string, turnId: string | null): number | null |
   return n;
 }
 
-/** "Forked from ‹title› after turn N": jumps to the source message. */
-export function LineageLine({ fork }: { fork: ForkView }) {
+/**
+ * "Forked from ‹title› after turn N" ("Continued in Codex from …" when the fork runs in
+ * another harness than its source): jumps to the source message.
+ */
+export function LineageLine({ fork, harness }: { fork: ForkView; harness: HarnessKind }) {
   const source = useApp((s) => threadById(s, fork.source_thread));
+  const crossed = source !== undefined && source.harness !== harness;
   const n = useSourceTurn(fork.source_thread, fork.source_turn);
   const sourceError = n === "gone";
   const before = fork.boundary === "before";
@@ -535,7 +539,8 @@ export function LineageLine({ fork }: { fork: ForkView }) {
     >
       <ForkIcon width={13} height={13} />
       <span>
-        Forked from <strong>{title}</strong> {where}
+        {crossed ? `Continued in ${harnessName(harness)} from ` : "Forked from "}
+        <strong>{title}</strong> {where}
       </span>
       <ArrowUpRightIcon width={13} height={13} className="lineage__go" />
     </button>

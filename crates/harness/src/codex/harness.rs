@@ -9,7 +9,7 @@ use super::CodexReader;
 use crate::contract::{
     env_value, first_recorded, Capabilities, EventSender, ForkRequest, Forked, Harness,
     HarnessBinary, HarnessFacts, LiveRuntime, NativeSession, OpenSpec, PermissionChoices,
-    SessionLayout, VersionPins, WarmSpare,
+    SeedRequest, SessionLayout, VersionPins, WarmSpare,
 };
 use crate::history::{HistoryError, SessionReader};
 use crate::{HarnessKind, HarnessResult};
@@ -87,6 +87,10 @@ impl Harness for Codex {
 
     async fn fork(&self, request: ForkRequest<'_>) -> HarnessResult<Forked> {
         super::native_fork::fork(request).await
+    }
+
+    async fn seed(&self, request: SeedRequest<'_>) -> HarnessResult<Forked> {
+        super::seed::seed(request).await
     }
 
     async fn spare(

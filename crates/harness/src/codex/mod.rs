@@ -11,6 +11,7 @@ mod harness;
 mod native_fork;
 mod protocol;
 pub mod runtime;
+mod seed;
 mod spare;
 mod state;
 mod trust;

@@ -50,11 +50,19 @@ enum Kind {
     /// Oldest format: a bare user or assistant response item.
     BareUser,
     BareAssistant,
+    /// A paginated file's enveloped user or assistant response item outside any turn: history
+    /// injected with `thread/inject_items` (a conversation continued from another harness),
+    /// which Codex records without turn events. Inside a turn the events carry the text.
+    InjectedUser,
+    InjectedAssistant,
 }
 
 impl Kind {
     fn is_user(self) -> bool {
-        matches!(self, Kind::UserEvent | Kind::UserItem | Kind::BareUser)
+        matches!(
+            self,
+            Kind::UserEvent | Kind::UserItem | Kind::BareUser | Kind::InjectedUser
+        )
     }
 }
 
@@ -69,6 +77,9 @@ struct Meta {
     id: Option<Box<str>>,
     forked_from: Option<Box<str>>,
     base: Option<Base>,
+    /// `history_mode: "paginated"`: only then is an enveloped message outside a turn injected
+    /// history (legacy files carry every message twice, as an item and as an event).
+    paginated: bool,
 }
 
 enum Line {

@@ -246,6 +246,11 @@ impl CodexReader {
                     first = first.min(keep);
                 }
                 Line::Item { kind, turn_id } => {
+                    let injected = matches!(kind, Kind::InjectedUser | Kind::InjectedAssistant);
+                    let in_turn = self.current.is_some_and(|c| self.turns[c].explicit);
+                    if injected && (!self.meta.paginated || in_turn) {
+                        continue;
+                    }
                     let routed = turn_id
                         .as_deref()
                         .and_then(|id| self.by_id.get(id))

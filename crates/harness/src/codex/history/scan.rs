@@ -102,14 +102,20 @@ fn scan_payload(c: &mut Cursor, ty: RawStr) -> Option<Line> {
     } else if ty.is("response_item") {
         while let Some(key) = c.next_key() {
             if key.is("type") {
-                // Enveloped messages are not read for text: the events carry it.
-                return c
-                    .opt_string()
-                    .filter(|&t| tool_item(t))
-                    .map(|_| Line::Item {
-                        kind: Kind::Tool,
-                        turn_id: None,
-                    });
+                let t = c.opt_string()?;
+                if tool_item(t) {
+                    return Some(item(Kind::Tool, None));
+                }
+                if !t.is("message") {
+                    return None;
+                }
+                // A message's role and first text tell injected history (the reader keeps
+                // it only outside a turn: inside one, the events carry the text).
+                let mut fields = BareItem::default();
+                while let Some(key) = c.next_key() {
+                    fields.field(key, c);
+                }
+                return fields.injected_line();
             }
             c.skip();
         }
@@ -146,6 +152,7 @@ fn scan_meta(c: &mut Cursor) -> Meta {
         match key.0 {
             b"id" => meta.id = c.opt_string().and_then(|s| s.boxed()),
             b"forked_from_id" => meta.forked_from = c.opt_string().and_then(|s| s.boxed()),
+            b"history_mode" => meta.paginated = c.opt_string().is_some_and(|m| m.is("paginated")),
             b"history_base" => {
                 if !c.begin_object() {
                     c.skip();
@@ -300,6 +307,18 @@ impl<'a> BareItem<'a> {
             _ => {
                 c.skip();
             }
+        }
+    }
+
+    /// An enveloped message as injected history: a typed user prompt or an assistant reply.
+    fn injected_line(&self) -> Option<Line> {
+        let role = self.role?;
+        if role.is("user") && !self.injected {
+            Some(item(Kind::InjectedUser, None))
+        } else if role.is("assistant") {
+            Some(item(Kind::InjectedAssistant, None))
+        } else {
+            None
         }
     }
 

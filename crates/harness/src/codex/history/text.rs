@@ -30,12 +30,12 @@ pub(super) fn add_record(msgs: &mut TurnMessages, kind: Kind, v: &Value, prefer_
             };
             msgs.push(Message::new(role, text).with_ref(str_of(item, "id")));
         }
-        Kind::BareUser => msgs.text(
+        Kind::BareUser | Kind::InjectedUser => msgs.text(
             Role::User,
             content_text(payload.get("content").unwrap_or(&Value::Null)),
             str_of(payload, "id"),
         ),
-        Kind::BareAssistant => msgs.push(
+        Kind::BareAssistant | Kind::InjectedAssistant => msgs.push(
             Message::new(
                 Role::Assistant,
                 content_text(payload.get("content").unwrap_or(&Value::Null)),

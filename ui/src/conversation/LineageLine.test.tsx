@@ -1,0 +1,31 @@
+// @vitest-environment jsdom
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { cleanup, render } from "@testing-library/react";
+import { store } from "../state";
+import { stripTurns } from "../threads/cache";
+import { threadDetail } from "../testing/threads";
+import { LineageLine } from "./Conversation";
+
+vi.mock("../ipc", () => import("../testing/ipcMock"));
+
+const source = threadDetail("src", 3, { title: "Plan the parser" });
+const fork = { source_thread: "src", source_turn: "turn-2", boundary: "after" as const };
+
+describe("LineageLine", () => {
+  afterEach(() => {
+    cleanup();
+    store.set({ threads: [], slots: {} });
+  });
+
+  it("says a fork in another harness continued there", () => {
+    store.set({ threads: [stripTurns(source)], slots: { src: { loading: false, detail: source } } });
+    const view = render(<LineageLine fork={fork} harness="codex" />);
+    expect(view.container.textContent).toBe("Continued in Codex from Plan the parser after turn 2");
+  });
+
+  it("says a fork in its source's harness was forked", () => {
+    store.set({ threads: [stripTurns(source)], slots: { src: { loading: false, detail: source } } });
+    const view = render(<LineageLine fork={fork} harness="claude" />);
+    expect(view.container.textContent).toBe("Forked from Plan the parser after turn 2");
+  });
+});
