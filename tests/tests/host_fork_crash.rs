@@ -4,18 +4,21 @@
 //! row and a typed error.
 //!
 //! The crashing process is this test binary re-run as a child (`FORKHOST_CRASH_CHILD`), with
-//! forkhost-core's test-only `failpoints` feature.
+//! forkhost-core's test-only `failpoints` feature. The same holds for a fork that continues in
+//! another harness (`FORKHOST_CRASH_INTO`): its seeding step is step 3 of the same engine.
 
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
 use forkhost_core::FORK_STEPS;
-use forkhost_core::{ForkAt, HarnessKind, Host, HostOptions, TurnRef};
+use forkhost_core::{ForkAt, ForkFiles, HarnessKind, Host, HostOptions, TurnRef};
 use forkhost_tests::fake_model::{FakeModel, FakeModelOptions};
 use forkhost_tests::harness_env::{Harness, HarnessEnv};
 
 const CHILD: &str = "FORKHOST_CRASH_CHILD";
+/// The harness the child's fork continues in (unset: a native fork).
+const INTO: &str = "FORKHOST_CRASH_INTO";
 
 fn kind(h: Harness) -> HarnessKind {
     h.name().parse().unwrap()
@@ -47,7 +50,12 @@ fn child_fork() -> bool {
         )
         .await
         .unwrap();
-        match host.fork(&source, ForkAt::After(TurnRef::Number(1))).await {
+        let into = std::env::var(INTO).ok().map(|h| h.parse().unwrap());
+        let at = ForkAt::After(TurnRef::Number(1));
+        match host
+            .fork_into(&source, at, ForkFiles::SameFolder, into)
+            .await
+        {
             Ok(done) => println!("FORK_OK {}", done.thread.thread.id),
             Err(err) => println!("FORK_ERR {}", err.code()),
         }
@@ -64,11 +72,13 @@ struct Fixture {
     source: String,
     native: PathBuf,
     bytes: Vec<u8>,
+    into: Option<Harness>,
 }
 
-async fn fixture(harness: Harness) -> Option<Fixture> {
+async fn fixture(harness: Harness, into: Option<Harness>) -> Option<Fixture> {
     let model = FakeModel::start(FakeModelOptions::default()).await.unwrap();
-    let env = HarnessEnv::for_fake(harness, &model).unwrap()?;
+    let harnesses: Vec<Harness> = std::iter::once(harness).chain(into).collect();
+    let env = HarnessEnv::for_fake_all(&harnesses, &model).unwrap()?;
     // The source is made by the harness CLI itself, outside Forkhost, then imported.
     let first = env
         .run_prompt("one", None, Duration::from_secs(120))
@@ -108,6 +118,7 @@ async fn fixture(harness: Harness) -> Option<Fixture> {
         source: imported.thread.id,
         native,
         bytes,
+        into,
     })
 }
 
@@ -126,6 +137,9 @@ fn run_child(test: &str, fx: &Fixture, failpoint: &str) -> (Option<i32>, String)
         )
         .env("FORKHOST_FAILPOINT", failpoint)
         .stdin(std::process::Stdio::null());
+    if let Some(into) = fx.into {
+        cmd.env(INTO, into.name());
+    }
     let out = cmd.output().unwrap();
     (
         out.status.code(),
@@ -153,7 +167,12 @@ async fn check_after_restart(fx: &Fixture, harness: Harness) -> Option<String> {
             _ => fx.native.clone(),
         };
         if path.exists() {
-            let native = forkhost_harness::read_history(kind(harness), &path).unwrap();
+            // A fork that continued in another harness is read as that harness's session.
+            let read_as = match t.pending_fork {
+                None => t.harness.parse().unwrap(),
+                Some(_) => kind(harness),
+            };
+            let native = forkhost_harness::read_history(read_as, &path).unwrap();
             for a in &anchors {
                 assert!(
                     native
@@ -192,6 +211,11 @@ async fn check_after_restart(fx: &Fixture, harness: Harness) -> Option<String> {
             let shown = host.show(id).await.unwrap();
             assert_eq!(shown.turns.len(), 1);
             assert_eq!(shown.thread.fork.as_ref().unwrap().source_thread, fx.source);
+            let runs_in = fx.into.map_or(kind(harness), kind);
+            assert_eq!(
+                shown.thread.harness, runs_in,
+                "the fork runs where it was asked to"
+            );
             host.shutdown().await;
             assert_eq!(removed, 0);
         }
@@ -200,8 +224,8 @@ async fn check_after_restart(fx: &Fixture, harness: Harness) -> Option<String> {
     fork
 }
 
-async fn crash_at_every_step(harness: Harness, test: &str) {
-    let Some(fx) = fixture(harness).await else {
+async fn crash_at_every_step(harness: Harness, into: Option<Harness>, test: &str) {
+    let Some(fx) = fixture(harness, into).await else {
         return;
     };
     let mut forks = 0;
@@ -255,7 +279,7 @@ macro_rules! crash_test {
                 return;
             }
             let rt = tokio::runtime::Runtime::new().unwrap();
-            rt.block_on(crash_at_every_step($harness, stringify!($name)));
+            rt.block_on(crash_at_every_step($harness, None, stringify!($name)));
         }
     };
 }
@@ -263,3 +287,37 @@ macro_rules! crash_test {
 crash_test!(claude_fork_survives_a_crash_at_every_step, Harness::Claude);
 crash_test!(codex_fork_survives_a_crash_at_every_step, Harness::Codex);
 crash_test!(pi_fork_survives_a_crash_at_every_step, Harness::Pi);
+
+/// A fork that continues in another harness: a crash at every step of the same engine.
+macro_rules! crash_test_into {
+    ($name:ident, $harness:expr, $into:expr) => {
+        #[test]
+        fn $name() {
+            if child_fork() {
+                return;
+            }
+            let rt = tokio::runtime::Runtime::new().unwrap();
+            rt.block_on(crash_at_every_step(
+                $harness,
+                Some($into),
+                stringify!($name),
+            ));
+        }
+    };
+}
+
+crash_test_into!(
+    pi_continuing_in_claude_survives_a_crash_at_every_step,
+    Harness::Pi,
+    Harness::Claude
+);
+crash_test_into!(
+    claude_continuing_in_codex_survives_a_crash_at_every_step,
+    Harness::Claude,
+    Harness::Codex
+);
+crash_test_into!(
+    codex_continuing_in_pi_survives_a_crash_at_every_step,
+    Harness::Codex,
+    Harness::Pi
+);
