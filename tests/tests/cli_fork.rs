@@ -224,3 +224,56 @@ fn codex_forks_through_the_cli() {
 fn pi_forks_through_the_cli() {
     fork_flow(Harness::Pi);
 }
+
+/// `forkhost fork --into`: continues a Pi thread in Claude Code; a harness it does not know,
+/// and a turn that does not exist, are refused in words.
+#[test]
+fn a_thread_continues_in_another_harness_through_the_cli() {
+    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
+    let Some(env) = HarnessEnv::for_fake_all(&[Harness::Pi, Harness::Claude], &model).unwrap()
+    else {
+        return;
+    };
+    let data = tempfile::tempdir().unwrap();
+    let cli = Cli {
+        env: &env,
+        data: data.path(),
+    };
+    let cwd = env.work_dir().to_str().unwrap().to_owned();
+    let created = cli.ok(&["new", "--harness", "pi", "--cwd", &cwd, "first prompt"]);
+    let source = id(&created);
+    cli.ok(&["send", &source, "second prompt"]);
+
+    let forked = cli.ok(&["fork", &source, "--after", "1", "--into", "claude"]);
+    let thread = &forked["thread"];
+    assert_eq!(thread["harness"], "claude", "{forked}");
+    assert_eq!(thread["fork"]["source_thread"], source.as_str());
+    assert_eq!(thread["turns"].as_array().unwrap().len(), 1);
+    let fork = id(&forked);
+    cli.ok(&["send", &fork, "on claude now"]);
+    let users: Vec<String> = conversation(&model)
+        .into_iter()
+        .filter(|m| m.role == forkhost_tests::fake_model::Role::User)
+        .map(|m| m.text)
+        .collect();
+    assert_eq!(users, ["first prompt", "on claude now"]);
+
+    let (ok, _, stderr) = {
+        let mut cmd = std::process::Command::new(forkhost_tests::cli::forkhost_bin());
+        env.apply_std(&mut cmd);
+        cmd.args(["--data-dir", data.path().to_str().unwrap()])
+            .args(["fork", &source, "--after", "1", "--into", "gemini"]);
+        let out = forkhost_tests::cli::run_with_timeout(cmd, std::time::Duration::from_secs(60));
+        (
+            out.status.success(),
+            (),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    assert!(!ok);
+    assert!(stderr.contains("gemini"), "{stderr}");
+    assert_eq!(
+        cli.err_code(&["fork", &source, "--after", "9", "--into", "claude"]),
+        "turn_not_found"
+    );
+}
