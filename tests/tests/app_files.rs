@@ -58,43 +58,6 @@ fn write_notes(text: &str) -> String {
     format!("RUN_COMMAND `printf '{text}\\n' > notes.txt`")
 }
 
-/// Opens the Fork menu of turn `turn`'s reply, picks `item`, and switches to the fork's window.
-async fn fork_from_menu(client: &Client, turn: u32, item: &str) -> Result<()> {
-    let forks = fork_count(client).await?;
-    click(
-        client,
-        &format!(
-            r#"article[data-role="assistant"][data-turn="{turn}"] button[data-action="fork-options"]"#
-        ),
-    )
-    .await?;
-    menu_item(client, item).await?;
-    fork_window(client, forks).await?;
-    Ok(())
-}
-
-/// Clicks the open context menu's item whose text starts with `label`.
-async fn menu_item(client: &Client, label: &str) -> Result<()> {
-    let found = wait_js(
-        client,
-        &format!(
-            r#"(() => {{
-                const item = [...document.querySelectorAll('[role="menuitem"]')]
-                  .find(b => b.innerText.trim().startsWith({label}) && !b.disabled);
-                if (!item) return false;
-                item.click();
-                return true;
-            }})()"#,
-            label = json!(label)
-        ),
-        Duration::from_secs(10),
-        &format!("the menu item {label:?}"),
-    )
-    .await?;
-    ensure!(found == true, "no menu item {label:?}");
-    Ok(())
-}
-
 /// Opens the sidebar's menu of a thread.
 async fn thread_menu(client: &Client, thread_id: &str) -> Result<()> {
     let css = format!(r#"button.thread[data-thread-id="{thread_id}"]"#);

@@ -801,3 +801,85 @@ async fn harness_session(
     shots.take(client, "edit-and-fork").await;
     Ok(())
 }
+
+/// Continue in Codex on reply 2 of a Claude Code thread: the window that opens shows the two
+/// turns and the chip, and a prompt sent there is answered by Codex (its own protocol to the
+/// fake model), which received the Claude conversation as its history.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn app_claude_continues_in_codex() -> Result<()> {
+    let Some(app) = app_binary()? else {
+        return Ok(());
+    };
+    let model = FakeModel::start(FakeModelOptions::default()).await?;
+    let Some(harness) = HarnessEnv::for_fake_all(&[Harness::Claude, Harness::Codex], &model)?
+    else {
+        return Ok(());
+    };
+    let env = AppEnv::new(&app, Some(&harness))?;
+    let mut shots = Shots::new("app_continue_in_codex")?;
+    let (model, harness) = (&model, &harness);
+    with_app(&env, &mut shots, |client| async move {
+        let result = continue_in_codex(&client, model, harness).await;
+        (client, result)
+    })
+    .await
+}
+
+async fn continue_in_codex(client: &Client, model: &FakeModel, harness: &HarnessEnv) -> Result<()> {
+    new_thread(client, "claude", harness.work_dir(), "first prompt").await?;
+    send_prompt(client, "second prompt").await?;
+    wait_turn_done(client, 2).await?;
+    let source_rows = rows(client).await?;
+    fork_from_menu(client, 2, "Continue in Codex").await?;
+    wait_js(
+        client,
+        "document.querySelectorAll('article[data-turn][data-role]').length > 0",
+        Duration::from_secs(20),
+        "the continued conversation",
+    )
+    .await?;
+    let fork_rows = rows(client).await?;
+    ensure!(
+        fork_rows[..] == source_rows[..],
+        "the two turns shown differ: {fork_rows:?} vs {source_rows:?}"
+    );
+    // The chip reads the source's turn number after a moment ("…" until then).
+    let chip = wait_js(
+        client,
+        "(t => t && !t.includes('…') ? t : null)(document.querySelector('.lineage')?.textContent)",
+        Duration::from_secs(10),
+        "the lineage chip",
+    )
+    .await?;
+    let chip = chip.as_str().unwrap_or_default();
+    ensure!(
+        chip.starts_with("Continued in Codex from") && chip.contains("after turn 2"),
+        "the chip says {chip:?}"
+    );
+    send_prompt(client, "on codex now").await?;
+    wait_turn_done(client, 3).await?;
+    let request = model.last_model_request().context("no model request")?;
+    ensure!(
+        request.path.ends_with("/responses"),
+        "the reply should come from Codex (the Responses API), not {}",
+        request.path
+    );
+    let want = [
+        history(&["first prompt", "second prompt"]),
+        vec![Msg::user("on codex now")],
+    ]
+    .concat();
+    ensure!(
+        request.conversation() == want,
+        "Codex received {:?}",
+        request.conversation()
+    );
+    let shown = rows(client).await?;
+    ensure!(
+        shown
+            .iter()
+            .any(|r| r.0 == 3 && r.2 == "reply (turn 3) to: on codex now"),
+        "the reply is shown: {shown:?}"
+    );
+    Ok(())
+}

@@ -8,7 +8,7 @@ pub mod forks;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, ensure, Context, Result};
 use fantoccini::elements::Element;
 use fantoccini::wd::WindowHandle;
 use fantoccini::{Client, ClientBuilder, Locator};
@@ -757,4 +757,41 @@ pub async fn save_screenshot(client: &Client, name: &str) -> Result<PathBuf> {
     let path = dir.join(format!("{name}.png"));
     std::fs::write(&path, png)?;
     Ok(path.canonicalize().unwrap_or(path))
+}
+
+/// Opens the Fork menu of turn `turn`'s reply, picks `item`, and switches to the fork's window.
+pub async fn fork_from_menu(client: &Client, turn: u32, item: &str) -> Result<()> {
+    let forks = fork_count(client).await?;
+    click(
+        client,
+        &format!(
+            r#"article[data-role="assistant"][data-turn="{turn}"] button[data-action="fork-options"]"#
+        ),
+    )
+    .await?;
+    menu_item(client, item).await?;
+    fork_window(client, forks).await?;
+    Ok(())
+}
+
+/// Clicks the open context menu's item whose text starts with `label`.
+pub async fn menu_item(client: &Client, label: &str) -> Result<()> {
+    let found = wait_js(
+        client,
+        &format!(
+            r#"(() => {{
+                const item = [...document.querySelectorAll('[role="menuitem"]')]
+                  .find(b => b.innerText.trim().startsWith({label}) && !b.disabled);
+                if (!item) return false;
+                item.click();
+                return true;
+            }})()"#,
+            label = json!(label)
+        ),
+        Duration::from_secs(10),
+        &format!("the menu item {label:?}"),
+    )
+    .await?;
+    ensure!(found == true, "no menu item {label:?}");
+    Ok(())
 }
