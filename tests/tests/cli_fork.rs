@@ -249,6 +249,8 @@ fn a_thread_continues_in_another_harness_through_the_cli() {
     assert_eq!(thread["harness"], "claude", "{forked}");
     assert_eq!(thread["fork"]["source_thread"], source.as_str());
     assert_eq!(thread["turns"].as_array().unwrap().len(), 1);
+    let note = forked["carry_note"].as_str().unwrap_or_default();
+    assert!(note.starts_with("Continued from Pi: 1 turn"), "{forked}");
     let fork = id(&forked);
     cli.ok(&["send", &fork, "on claude now"]);
     let users: Vec<String> = conversation(&model)

@@ -136,6 +136,11 @@ async fn continue_in(source: Harness, target: Harness) {
         src
     );
     assert_eq!(user_texts(&forked.thread), PROMPTS[..2]);
+    let note = forked.carry_note.clone().unwrap_or_default();
+    assert!(
+        note.contains("2 turns") && note.contains("1 shell command as"),
+        "the fork says what came over: {note:?}"
+    );
     let tool_carried = forked.thread.turns[1].messages.iter().any(|m| {
         m.tool
             .as_ref()

@@ -28,6 +28,9 @@ pub async fn fork(
     if let Some(note) = &forked.files_note {
         text.push_str(&format!("\nfiles: {note}"));
     }
+    if let Some(note) = &forked.carry_note {
+        text.push_str(&format!("\ncarried: {note}"));
+    }
     let fork_id = forked.thread.thread.id.clone();
     if forked.files_pending {
         // The fork is made; its worktree is being filled. Progress on a terminal, and back
@@ -76,6 +79,7 @@ pub async fn fork(
             "thread": forked.thread,
             "prefill": forked.prefill,
             "files_note": forked.files_note,
+            "carry_note": forked.carry_note,
             "setup": setup,
         }),
         text,

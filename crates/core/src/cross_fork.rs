@@ -22,7 +22,7 @@ impl Host {
         kept: usize,
         target: &HarnessBinary,
         cwd: &Path,
-    ) -> HostResult<Forked> {
+    ) -> HostResult<(Forked, String)> {
         let path = source
             .path
             .clone()
@@ -38,13 +38,14 @@ impl Host {
             )));
         }
         let seed = forkhost_harness::carry::seed_of(kind, &turns[..kept]);
+        let note = seed.note(target.kind.harness().product_name());
         let request = forkhost_harness::SeedRequest {
             binary: target,
             seed: &seed,
             cwd,
             env: &self.inner.harness_env,
         };
-        Ok(forkhost_harness::runtime::seed_with(request).await?)
+        Ok((forkhost_harness::runtime::seed_with(request).await?, note))
     }
 
     /// Removes the session a seed wrote when the fork that made it fails after all: it is

@@ -184,6 +184,7 @@ impl Host {
             Some(_) => std::path::PathBuf::from(&plan.source.cwd),
             None => plan.native.cwd.clone(),
         };
+        let mut carry_note = None;
         let (forked, adopted) = match seeded {
             true => {
                 let cwd = match &worktree {
@@ -193,6 +194,12 @@ impl Host {
                 let seeded = self
                     .seed_fork(&plan.native, plan.kind, plan.kept, &binary, &cwd)
                     .await;
+                let (seeded, note) = match seeded {
+                    Ok((forked, note)) => (Ok(forked), Some(note)),
+                    Err(err) => (Err(err), None),
+                };
+                // Said only where the conversation crossed into another harness.
+                carry_note = note.filter(|_| cross);
                 (seeded, None)
             }
             false => self.native_fork(&plan, request, &config_folder).await,
@@ -290,6 +297,7 @@ impl Host {
             thread,
             prefill,
             files_note,
+            carry_note,
             files_pending,
             timing: ForkTiming {
                 check_ms,

@@ -22,6 +22,11 @@ prefill: string | null,
  */
 files_note: string | null, 
 /**
+ * For a fork that continues in another harness: what came over and how (every text;
+ * shell calls as the target's own; other tools as text; no reasoning, no approvals).
+ */
+carry_note: string | null, 
+/**
  * The fork's worktree is being filled (`FilesProgress` events follow, then
  * `FilesPrepared`); a Send meanwhile waits.
  */

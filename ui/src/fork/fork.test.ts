@@ -13,7 +13,7 @@ const m = vi.mocked(ipc);
 const timing = { check_ms: 1, native_ms: 20, warm: false, commit_ms: 1, read_back_ms: 1, total_ms: 30.4 };
 
 function reply(over: Partial<ForkReply> = {}): ForkReply {
-  return { window: null, thread: threadDetail("fork", 1), prefill: null, files_note: null, files_pending: false, timing, ...over };
+  return { window: null, thread: threadDetail("fork", 1), prefill: null, files_note: null, carry_note: null, files_pending: false, timing, ...over };
 }
 
 beforeEach(() => {
@@ -64,10 +64,13 @@ describe("forking in a tab", () => {
   });
 
   it("continues in another harness when asked, and says so", async () => {
-    m.fork.mockResolvedValue(reply({}));
+    m.fork.mockResolvedValue(reply({ carry_note: "Continued from Claude Code: 1 turn, every text as it was." }));
     await forkAt({ threadId: "src", turn: 1, role: "assistant", rowKey: "r", into: "pi" });
     expect(m.fork).toHaveBeenCalledWith("src", { kind: "after", turn: 1 }, false, null, "pi");
-    expect(store.get().toasts[0]).toMatchObject({ kind: "success", title: "Continued in Pi after turn 1" });
+    expect(store.get().toasts).toMatchObject([
+      { kind: "success", title: "Continued in Pi after turn 1" },
+      { kind: "info", title: "What came over", message: "Continued from Claude Code: 1 turn, every text as it was." },
+    ]);
   });
 
   it("passes the files the user chose, and says the fork's files note", async () => {

@@ -103,6 +103,9 @@ export async function forkAt(req: ForkRequest) {
       title: crossing ? `Continued ${words}` : `Forked ${words}`,
       message: `Opened in a new ${where} · ${Math.round(result.timing.total_ms)} ms`,
     });
+    if (result.carry_note) {
+      notify({ kind: "info", title: "What came over", message: result.carry_note }, 10_000);
+    }
     if (result.files_note) {
       // Its files are not exactly the fork point's (or its folder is not in git): say so.
       notify({ kind: "info", title: "About the fork's files", message: result.files_note }, 10_000);

@@ -183,6 +183,9 @@ pub struct ForkResult {
     /// Said to the user when the fork's files are not what they might expect (its folder is
     /// not in git; no checkpoint at that point, so it starts from the current files).
     pub files_note: Option<String>,
+    /// For a fork that continues in another harness: what came over and how (every text;
+    /// shell calls as the target's own; other tools as text; no reasoning, no approvals).
+    pub carry_note: Option<String>,
     /// The fork's worktree is being filled (`FilesProgress` events follow, then
     /// `FilesPrepared`); a Send meanwhile waits.
     pub files_pending: bool,

@@ -121,6 +121,45 @@ pub fn now_ms() -> i128 {
 }
 
 impl Seed {
+    /// What the fork's header tells the user about what came and how, e.g. "Continued from
+    /// Claude Code: 3 turns, every text as it was, 1 shell command as Codex's own tool call,
+    /// 2 other tool calls as text. Reasoning and approvals do not carry over."
+    pub fn note(&self, target: &str) -> String {
+        let steps = self.turns.iter().flat_map(|t| &t.reply);
+        let shell = steps
+            .clone()
+            .filter(|s| matches!(s, SeedStep::Shell(_)))
+            .count();
+        let as_text = steps
+            .filter(|s| matches!(s, SeedStep::Text(t) if t.starts_with("[tool call")))
+            .count();
+        let plural = |n: usize, one: &str, many: &str| match n {
+            1 => format!("1 {one}"),
+            n => format!("{n} {many}"),
+        };
+        let mut parts = vec![
+            plural(self.turns.len(), "turn", "turns"),
+            "every text as it was".to_owned(),
+        ];
+        if shell > 0 {
+            parts.push(format!(
+                "{} as {target}'s own",
+                plural(shell, "shell command", "shell commands")
+            ));
+        }
+        if as_text > 0 {
+            parts.push(format!(
+                "{} as text",
+                plural(as_text, "other tool call", "other tool calls")
+            ));
+        }
+        format!(
+            "Continued from {}: {}. Reasoning and approvals do not carry over.",
+            self.from,
+            parts.join(", ")
+        )
+    }
+
     /// The number of turns it holds.
     pub fn len(&self) -> usize {
         self.turns.len()
@@ -145,6 +184,47 @@ pub struct SeedRequest<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_note_says_what_came_and_how() {
+        let shell = SeedStep::Shell(ShellCall {
+            command: "ls".into(),
+            output: String::new(),
+            is_error: false,
+        });
+        let seed = Seed {
+            from: "Claude Code".into(),
+            turns: vec![
+                SeedTurn {
+                    prompt: "a".into(),
+                    reply: vec![
+                        shell.clone(),
+                        SeedStep::Text("[tool call in Claude Code: Edit] {}".into()),
+                    ],
+                },
+                SeedTurn {
+                    prompt: "b".into(),
+                    reply: vec![shell, SeedStep::Text("done".into())],
+                },
+            ],
+        };
+        assert_eq!(
+            seed.note("Codex"),
+            "Continued from Claude Code: 2 turns, every text as it was, 2 shell commands as \
+             Codex's own, 1 other tool call as text. Reasoning and approvals do not carry over."
+        );
+        let plain = Seed {
+            from: "Pi".into(),
+            turns: vec![SeedTurn {
+                prompt: "a".into(),
+                reply: vec![],
+            }],
+        };
+        assert_eq!(
+            plain.note("Codex"),
+            "Continued from Pi: 1 turn, every text as it was. Reasoning and approvals do not carry over."
+        );
+    }
 
     #[test]
     fn timestamps_are_iso_with_milliseconds() {
