@@ -131,9 +131,12 @@ async fn continue_in(source: Harness, target: Harness) {
         .unwrap();
     let fork = forked.thread.thread.id.clone();
     assert_eq!(forked.thread.thread.harness, kind(target));
+    let lineage = forked.thread.thread.fork.clone().unwrap();
+    assert_eq!(lineage.source_thread, src);
     assert_eq!(
-        forked.thread.thread.fork.as_ref().unwrap().source_thread,
-        src
+        lineage.source_harness,
+        Some(kind(source)),
+        "it crossed harnesses"
     );
     assert_eq!(user_texts(&forked.thread), PROMPTS[..2]);
     let note = forked.carry_note.clone().unwrap_or_default();

@@ -265,12 +265,14 @@ impl Host {
                 source_thread: source.id.clone(),
                 source_turn: theirs.first().map(|t| t.id.clone()),
                 boundary: Boundary::Before,
+                source_harness: Some(source.harness.clone()),
             }
         } else {
             Lineage {
                 source_thread: source.id.clone(),
                 source_turn: Some(theirs[shared - 1].id.clone()),
                 boundary: Boundary::After,
+                source_harness: Some(source.harness.clone()),
             }
         });
         self.store().update_thread(&next).await?;

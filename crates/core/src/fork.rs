@@ -487,6 +487,7 @@ impl Host {
                     source_thread: plan.source.id.clone(),
                     source_turn: Some(plan.turn.id.clone()),
                     boundary: plan.boundary,
+                    source_harness: Some(plan.source.harness.clone()),
                 }),
                 pending_fork: None,
                 // A fork may do what its source may; another harness starts at its default,

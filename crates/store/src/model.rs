@@ -115,6 +115,9 @@ pub struct Lineage {
     pub source_thread: String,
     pub source_turn: Option<String>,
     pub boundary: Boundary,
+    /// The source's harness when the fork was made (another one than the fork's own: the
+    /// conversation continued in another harness); `None` where it is not known.
+    pub source_harness: Option<String>,
 }
 
 /// A thread as stored. `revision` is the compare-and-swap token for every change.

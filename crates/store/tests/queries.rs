@@ -649,3 +649,30 @@ async fn forgetting_checkpoints_removes_the_threads_own_only() {
         "another thread's went too"
     );
 }
+
+#[tokio::test]
+async fn a_forks_source_harness_is_kept_and_updated() {
+    let (_dir, store) = fresh().await;
+    store.insert_thread(&thread("src")).await.unwrap();
+    let mut crossed = fork_of("into-codex", "src", None, Boundary::After);
+    crossed.harness = "codex".into();
+    if let Some(fork) = crossed.fork.as_mut() {
+        fork.source_harness = Some("claude".into());
+    }
+    let row = store.insert_thread(&crossed).await.unwrap();
+    let fork = row.fork.clone().unwrap();
+    assert_eq!(fork.source_harness.as_deref(), Some("claude"));
+    assert_eq!(store.thread("into-codex").await.unwrap(), row);
+
+    // An update writes it like the rest of the lineage; a fork without one reads `None`.
+    let mut next = row.clone();
+    next.fork.as_mut().unwrap().source_harness = Some("pi".into());
+    let updated = store.update_thread(&next).await.unwrap();
+    assert_eq!(updated.fork.unwrap().source_harness.as_deref(), Some("pi"));
+    store
+        .insert_thread(&fork_of("plain", "src", None, Boundary::After))
+        .await
+        .unwrap();
+    let plain = store.thread("plain").await.unwrap().fork.unwrap();
+    assert_eq!(plain.source_harness, None);
+}

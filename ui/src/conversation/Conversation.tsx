@@ -505,7 +505,9 @@ function useSourceTurn(sourceId: string, turnId: string | null): number | null |
  */
 export function LineageLine({ fork, harness }: { fork: ForkView; harness: HarnessKind }) {
   const source = useApp((s) => threadById(s, fork.source_thread));
-  const crossed = source !== undefined && source.harness !== harness;
+  // The harness recorded with the lineage, else (older forks) the source's own.
+  const sourceHarness = fork.source_harness ?? source?.harness;
+  const crossed = sourceHarness !== undefined && sourceHarness !== harness;
   const n = useSourceTurn(fork.source_thread, fork.source_turn);
   const sourceError = n === "gone";
   const before = fork.boundary === "before";

@@ -9,7 +9,7 @@ import { LineageLine } from "./Conversation";
 vi.mock("../ipc", () => import("../testing/ipcMock"));
 
 const source = threadDetail("src", 3, { title: "Plan the parser" });
-const fork = { source_thread: "src", source_turn: "turn-2", boundary: "after" as const };
+const fork = { source_thread: "src", source_turn: "turn-2", boundary: "after" as const, source_harness: null };
 
 describe("LineageLine", () => {
   afterEach(() => {
@@ -21,6 +21,12 @@ describe("LineageLine", () => {
     store.set({ threads: [stripTurns(source)], slots: { src: { loading: false, detail: source } } });
     const view = render(<LineageLine fork={fork} harness="codex" />);
     expect(view.container.textContent).toBe("Continued in Codex from Plan the parser after turn 2");
+  });
+
+  it("reads the recorded harness when the source is gone", () => {
+    const gone = { ...fork, source_harness: "pi" as const };
+    const view = render(<LineageLine fork={gone} harness="claude" />);
+    expect(view.container.textContent).toMatch(/^Continued in Claude Code from /);
   });
 
   it("says a fork in its source's harness was forked", () => {

@@ -58,6 +58,9 @@ pub struct ForkView {
     pub source_thread: String,
     pub source_turn: Option<String>,
     pub boundary: Boundary,
+    /// The source's harness when the fork was made: another one than the thread's own means
+    /// the conversation continued in this harness. `None` for forks recorded before it was kept.
+    pub source_harness: Option<HarnessKind>,
 }
 
 /// The store keeps the harness as text: a row naming none this build knows has no view
@@ -84,6 +87,7 @@ impl TryFrom<&ThreadRow> for ThreadView {
                 source_thread: f.source_thread.clone(),
                 source_turn: f.source_turn.clone(),
                 boundary: f.boundary,
+                source_harness: f.source_harness.as_deref().and_then(|h| h.parse().ok()),
             }),
             permissions: PermissionsView {
                 mode: row.permission_mode.clone(),

@@ -7,8 +7,8 @@ use crate::time::now_ms;
 use crate::{Boundary, Lineage, NewThread, Result, StoreError, ThreadRow, ThreadState};
 
 pub(crate) const COLUMNS: &str = "id, harness, cwd, title, state, native_session_id, native_path, \
-     fork_source_thread, fork_source_turn, fork_boundary, pending_fork, permission_mode, permission_sandbox, \
-     revision, created_at, updated_at";
+     fork_source_thread, fork_source_turn, fork_boundary, fork_source_harness, pending_fork, \
+     permission_mode, permission_sandbox, revision, created_at, updated_at";
 
 pub(crate) fn from_row(row: &SqliteRow) -> Result<ThreadRow> {
     let boundary: Option<String> = row.try_get("fork_boundary")?;
@@ -18,6 +18,7 @@ pub(crate) fn from_row(row: &SqliteRow) -> Result<ThreadRow> {
             source_thread,
             source_turn: row.try_get("fork_source_turn")?,
             boundary: boundary.parse::<Boundary>()?,
+            source_harness: row.try_get("fork_source_harness")?,
         }),
         _ => None,
     };
@@ -62,9 +63,9 @@ pub async fn insert(conn: &mut SqliteConnection, thread: &NewThread) -> Result<T
     let fork = thread.fork.as_ref();
     let row = sqlx::query(&format!(
         "INSERT INTO threads (id, harness, cwd, title, state, native_session_id, native_path, \
-         fork_source_thread, fork_source_turn, fork_boundary, pending_fork, creating_pid, \
-         permission_mode, permission_sandbox, revision, created_at, updated_at) \
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?) RETURNING {COLUMNS}"
+         fork_source_thread, fork_source_turn, fork_boundary, fork_source_harness, pending_fork, \
+         creating_pid, permission_mode, permission_sandbox, revision, created_at, updated_at) \
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?) RETURNING {COLUMNS}"
     ))
     .bind(&thread.id)
     .bind(&thread.harness)
@@ -76,6 +77,7 @@ pub async fn insert(conn: &mut SqliteConnection, thread: &NewThread) -> Result<T
     .bind(fork.map(|f| &f.source_thread))
     .bind(fork.and_then(|f| f.source_turn.as_ref()))
     .bind(fork.map(|f| f.boundary.as_str()))
+    .bind(fork.and_then(|f| f.source_harness.as_ref()))
     .bind(&thread.pending_fork)
     .bind(creating_pid)
     .bind(&thread.permission_mode)
@@ -136,7 +138,7 @@ pub async fn update(conn: &mut SqliteConnection, thread: &ThreadRow) -> Result<T
     let row = sqlx::query(&format!(
         "UPDATE threads SET cwd = ?, title = ?, state = ?, native_session_id = ?, \
          native_path = ?, fork_source_thread = ?, fork_source_turn = ?, fork_boundary = ?, \
-         pending_fork = ?, creating_pid = CASE WHEN ? = 'creating' THEN creating_pid END, \
+         fork_source_harness = ?, pending_fork = ?, creating_pid = CASE WHEN ? = 'creating' THEN creating_pid END, \
          permission_mode = ?, permission_sandbox = ?, revision = revision + 1, updated_at = ? \
          WHERE id = ? AND revision = ? RETURNING {COLUMNS}"
     ))
@@ -148,6 +150,7 @@ pub async fn update(conn: &mut SqliteConnection, thread: &ThreadRow) -> Result<T
     .bind(fork.map(|f| &f.source_thread))
     .bind(fork.and_then(|f| f.source_turn.as_ref()))
     .bind(fork.map(|f| f.boundary.as_str()))
+    .bind(fork.and_then(|f| f.source_harness.as_ref()))
     .bind(&thread.pending_fork)
     .bind(thread.state.as_str())
     .bind(&thread.permission_mode)

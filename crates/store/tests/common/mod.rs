@@ -33,6 +33,7 @@ pub fn fork_of(id: &str, source: &str, turn: Option<&str>, boundary: Boundary) -
             source_thread: source.into(),
             source_turn: turn.map(Into::into),
             boundary,
+            source_harness: None,
         }),
         ..thread(id)
     }
