@@ -282,7 +282,7 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
             action: () => onFork(row, true),
           },
           ...forkFileItems(inGit, forkFiles, row.fork.ok, why, (files) => onFork(row, false, files), hasCheckpoints),
-          ...continueItems(harness, row.role, row.fork.ok, why, (into) => onFork(row, false, undefined, into)),
+          ...continueItems(harness, row.role, row.fork.ok, why, (into) => onFork(row, false, undefined, into), doctor),
           "separator",
           {
             label: "Copy text",
@@ -291,7 +291,7 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
         ],
       });
     },
-    [threadId, where, onFork, inGit, forkFiles, hasCheckpoints, harness],
+    [threadId, where, onFork, inGit, forkFiles, hasCheckpoints, harness, doctor],
   );
 
   const onChips = useCallback((chips: ForkChip[], e: MouseEvent) => {

@@ -73,6 +73,18 @@ describe("forking in a tab", () => {
     ]);
   });
 
+  it("starts a fork in another harness in Settings' mode for that harness", async () => {
+    store.set({
+      settings: { ...store.get().settings, default_modes: { claude: null, codex_policy: "untrusted", codex_sandbox: null } },
+    });
+    m.fork.mockResolvedValue(reply({}));
+    await forkAt({ threadId: "src", turn: 1, role: "assistant", rowKey: "r", into: "codex" });
+    expect(m.setMode).toHaveBeenCalledWith("fork", "untrusted", null);
+    m.setMode.mockClear();
+    await forkAt({ threadId: "src", turn: 1, role: "assistant", rowKey: "r2", into: "pi" });
+    expect(m.setMode).not.toHaveBeenCalled();
+  });
+
   it("passes the files the user chose, and says the fork's files note", async () => {
     m.fork.mockResolvedValue(reply({ files_note: "no checkpoint at turn 1: the fork starts from the current files" }));
     await forkAt({ threadId: "src", turn: 1, role: "assistant", rowKey: "r", files: "worktree" });

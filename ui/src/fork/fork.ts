@@ -3,6 +3,7 @@
 import type { HarnessKind } from "../bindings/HarnessKind";
 import { describeError } from "../errors";
 import { harnessName } from "../harnesses";
+import { defaultModeFor } from "../permissions";
 import * as ipc from "../ipc";
 import type { ForkAt, ForkFiles } from "../ipc";
 import { type ForkMeasure, markRead, perf } from "../perf";
@@ -65,6 +66,16 @@ export async function forkAt(req: ForkRequest) {
     // here: this reply's thread then has no turns).
     const result = await ipc.fork(req.threadId, at, where === "window", req.files ?? null, req.into ?? null);
     const fork = result.thread;
+    if (crossing && req.into) {
+      // Another harness starts where Settings' "New threads start in" says for it, as a new
+      // thread does (the source's words are not its words).
+      const choice = defaultModeFor(store.get().settings.default_modes, req.into);
+      if (choice.mode !== null || choice.sandbox !== null) {
+        await ipc.setMode(fork.id, choice.mode, choice.sandbox).catch((err: unknown) => {
+          notify({ kind: "error", title: "Could not set the fork's mode", message: describeError(err).message });
+        });
+      }
+    }
     const measure: ForkMeasure = {
       threadId: req.threadId,
       forkId: fork.id,
