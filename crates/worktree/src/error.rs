@@ -43,6 +43,14 @@ pub enum WorktreeError {
     InvalidName(String),
     #[error("{0} is not a worktree of this repository")]
     NotAWorktree(PathBuf),
+    /// Not a spare worktree of this repository ready to be claimed: no spare marker, another
+    /// repository's, or holding files its commit does not (`spare.rs`).
+    #[error("{0} is not a clean spare worktree of this repository")]
+    NotASpare(PathBuf),
+    /// A git process is still writing the spare's files (another run of the app or CLI
+    /// started it); it is left alone.
+    #[error("the spare worktree {0} is still being filled")]
+    SpareBusy(PathBuf),
     #[error("the worktree folder {0} already exists and is not empty")]
     PathTaken(PathBuf),
     /// A git call ran past its deadline ([`crate::Git::timeout`]) and was killed.

@@ -53,6 +53,13 @@
 //! as tracked files on its branch; that is intended. Gitignored files listed by `.worktreeinclude`
 //! (such as `.env`) are copied from the source folder.
 //!
+//! # Spare worktrees
+//! Where the file system has no copy-on-write clones, a checkout costs what the repository
+//! weighs. [`Repo::add_spare`] keeps a detached worktree filled ahead of time (marked in its
+//! git folder, so it is never taken for a fork's); [`Repo::claim_spare`] moves it to a fork's
+//! place on the fork's branch and leaves it as [`Repo::add_worktree`] would, and the fill then
+//! writes only the paths that differ. Only a clean spare is claimed.
+//!
 //! # What is never deleted
 //! [`Repo::prune`] deletes only `refs/forkhost/<thread>/*`. [`Repo::remove_worktree`] removes a
 //! worktree this repository lists (never the main checkout) only when nothing would be lost or
@@ -80,6 +87,7 @@ mod recorded;
 mod removal;
 mod repo;
 mod snapshot;
+mod spare;
 mod status;
 mod tree_edit;
 mod watch;

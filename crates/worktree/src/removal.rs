@@ -49,14 +49,14 @@ pub enum Confirm {
 }
 
 /// One record of `git worktree list --porcelain -z`.
-struct Listed {
-    path: PathBuf,
-    branch: Option<String>,
-    prunable: bool,
+pub(crate) struct Listed {
+    pub path: PathBuf,
+    pub branch: Option<String>,
+    pub prunable: bool,
 }
 
 impl Repo {
-    fn listed_worktree(&self, path: &Path) -> Result<Option<Listed>> {
+    pub(crate) fn listed_worktree(&self, path: &Path) -> Result<Option<Listed>> {
         let out = self
             .git
             .call(&self.root)

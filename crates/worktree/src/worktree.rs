@@ -104,13 +104,10 @@ impl Repo {
     ) -> Result<()> {
         let created = self.sibling(&worktree.path)?;
         let mut progress = progress;
-        created
-            .git
-            .call(&created.root)
+        checkout_files(&created)
             // Progress from the first file (git waits 2 s by default), for the fork's header.
             .env("GIT_PROGRESS_DELAY", "0")
-            .args(["-c", "checkout.workers=0"])
-            .args(["checkout", "--progress", "--force", "--quiet"])
+            .arg("--progress")
             .arg(&worktree.branch)
             .watch_stderr(move |line| {
                 if let Some(counted) = parse_progress(line) {
@@ -159,7 +156,7 @@ impl Repo {
     }
 
     /// `wanted`, or `wanted-2`, `wanted-3`, … — the first that names no branch yet.
-    fn free_branch_name(&self, wanted: &str) -> Result<String> {
+    pub(crate) fn free_branch_name(&self, wanted: &str) -> Result<String> {
         for n in 1..10_000u32 {
             let name = if n == 1 {
                 wanted.to_owned()
@@ -179,6 +176,18 @@ impl Repo {
         }
         Err(WorktreeError::InvalidName(wanted.to_owned()))
     }
+}
+
+/// `git checkout --force` in the checkout `tree` with git's parallel checkout (one worker per
+/// core), to be finished with the revision (and `--progress` before it, if wanted). Forced,
+/// checkout compares the index with the new tree and the files' stat data with the index: it
+/// writes exactly the paths that differ or were changed on disk, which is what lets a claimed
+/// spare (`spare.rs`) be brought to a fork's commit by writing only the difference.
+pub(crate) fn checkout_files(tree: &Repo) -> crate::git::Call<'_> {
+    tree.git
+        .call(&tree.root)
+        .args(["-c", "checkout.workers=0"])
+        .args(["checkout", "--force", "--quiet"])
 }
 
 /// Git's progress line `Updating files:  45% (22500/50000)` (the count is what matters).

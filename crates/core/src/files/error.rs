@@ -12,8 +12,11 @@ impl From<WorktreeError> for HostError {
             WorktreeError::CheckpointNotFound(_) => HostError::CheckpointNotFound(text),
             WorktreeError::Conflict { .. }
             | WorktreeError::Dirty { .. }
-            | WorktreeError::PathTaken(_) => HostError::Conflict(text),
-            WorktreeError::InvalidName(_) | WorktreeError::NotAWorktree(_) => {
+            | WorktreeError::PathTaken(_)
+            | WorktreeError::SpareBusy(_) => HostError::Conflict(text),
+            WorktreeError::InvalidName(_)
+            | WorktreeError::NotAWorktree(_)
+            | WorktreeError::NotASpare(_) => {
                 HostError::InvalidInput(text)
             }
             WorktreeError::GitMissing(_) => {

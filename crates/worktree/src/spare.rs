@@ -1,0 +1,245 @@
+//! A spare worktree: a detached linked worktree kept filled at some commit, so that a fork on
+//! a file system without copy-on-write clones (ext4) need not write a whole checkout. A fork
+//! claims it ([`Repo::claim_spare`]): the folder is moved to the fork's place, put on the
+//! fork's new branch without a file touched, and left exactly as [`Repo::add_worktree`] leaves
+//! a worktree; the usual [`Repo::fill_worktree`] then writes only the paths that differ
+//! between the spare's commit and the fork's (its index already matches the spare's commit,
+//! and a forced checkout writes only what differs from the index or on disk).
+//!
+//! A spare is known by [`SPARE_FILE`] in its private git folder (holding its commit), so
+//! nothing mistakes it for a fork's worktree, and while its files are written it holds
+//! [`FILLING_FILE`] too, so one cut short (its process ended) is recognisable and is finished
+//! or discarded, never claimed as it is. Only a clean spare is claimed: an untracked or ignored
+//! file left in it would otherwise become a file of the fork.
+
+use std::path::Path;
+use std::time::SystemTime;
+
+use crate::error::{Result, WorktreeError};
+use crate::git::DEFAULT_TIMEOUT;
+use crate::names;
+use crate::oid::Oid;
+use crate::repo::Repo;
+use crate::worktree::{checkout_files, Worktree, WorktreeSpec, BASE_FILE, FILLING_FILE};
+
+/// In a spare's private git folder: the commit it holds. Git ignores unknown files there and
+/// deletes it with the worktree.
+pub(crate) const SPARE_FILE: &str = "forkhost-spare";
+
+impl Repo {
+    /// Makes a spare at `path` (missing or empty; outside the repository, on the file system
+    /// of the fork worktrees it will become): a detached worktree holding the files of `at`.
+    /// Takes as long as a full checkout. On failure nothing is left.
+    pub fn add_spare(&self, path: &Path, at: &Oid) -> Result<()> {
+        let at = self.commit(at)?;
+        if let Ok(mut entries) = std::fs::read_dir(path) {
+            if entries.next().is_some() {
+                return Err(WorktreeError::PathTaken(path.to_owned()));
+            }
+        }
+        let mut add = self.git.call(&self.root).args(["worktree", "add"]);
+        if self.listed_worktree(path)?.is_some_and(|l| l.prunable) {
+            // A spare whose folder was deleted: git keeps its record until told to forget it.
+            add = add.arg("--force");
+        }
+        add.args(["--quiet", "--detach", "--no-checkout"])
+            .arg(path)
+            .arg(at.as_str())
+            .run()?;
+        let filled = self.sibling(path).and_then(|spare| {
+            // Marked first: from here on a cut-short spare is known for what it is.
+            std::fs::write(spare.git_dir.join(SPARE_FILE), format!("{at}\n"))?;
+            std::fs::write(spare.git_dir.join(FILLING_FILE), "")?;
+            spare.write_spare_files(&at)
+        });
+        if let Err(err) = filled {
+            self.forget_spare(path);
+            return Err(err);
+        }
+        tracing::info!("spare worktree filled");
+        Ok(())
+    }
+
+    /// Whether `path` is a spare of this repository whose files are all written.
+    pub fn spare_ready(&self, path: &Path) -> bool {
+        self.spare_at(path)
+            .is_ok_and(|(spare, _)| !spare.git_dir.join(FILLING_FILE).exists())
+    }
+
+    /// Turns the spare at `spare` into a fork's worktree at `spec.path` on a new branch (a free
+    /// name, as [`Repo::add_worktree`] picks) at `spec.at`, marked as added and not yet filled:
+    /// [`Repo::fill_worktree`] then writes only what differs from the spare's commit. A spare
+    /// cut short is finished first. Refused with [`WorktreeError::NotASpare`] for a folder
+    /// that is not a spare of this repository or is not clean (nothing changed then; the
+    /// caller may [`Repo::discard_spare`] it), [`WorktreeError::SpareBusy`] while another
+    /// process writes its files. A failure after the spare was moved removes it (and the
+    /// branch): every failure leaves the spare as it was, or nothing.
+    pub fn claim_spare(&self, spare: &Path, spec: &WorktreeSpec) -> Result<Worktree> {
+        let (tree, at) = self.spare_at(spare)?;
+        let base = self.commit(&spec.at)?;
+        names::branch(&spec.branch)?;
+        if let Ok(mut entries) = std::fs::read_dir(&spec.path) {
+            if entries.next().is_some() {
+                return Err(WorktreeError::PathTaken(spec.path.clone()));
+            }
+        }
+        if tree.git_dir.join(FILLING_FILE).exists() {
+            tree.refuse_busy()?;
+            tree.write_spare_files(&at)?;
+        }
+        tree.check_clean(&at)?;
+        let branch = self.free_branch_name(&spec.branch)?;
+        self.git
+            .call(&self.root)
+            .args(["worktree", "move"])
+            .arg(spare)
+            .arg(&spec.path)
+            .run()?;
+        let mut branch_made = false;
+        match self.adopt_spare(&spec.path, &branch, &base, &mut branch_made) {
+            Ok(path) => {
+                tracing::info!(branch, "spare worktree claimed");
+                Ok(Worktree {
+                    path,
+                    branch,
+                    base,
+                    included: Vec::new(),
+                })
+            }
+            Err(err) => {
+                self.forget_spare(&spec.path);
+                if branch_made {
+                    let _ = self
+                        .git
+                        .call(&self.root)
+                        .args(["update-ref", "-d"])
+                        .arg(format!("refs/heads/{branch}"))
+                        .output();
+                }
+                Err(err)
+            }
+        }
+    }
+
+    /// Removes the spare at `path`, whatever state it is in (nothing in it is anyone's).
+    /// Refused for a folder that is not a spare of this repository, and while another process
+    /// writes its files ([`WorktreeError::SpareBusy`]).
+    pub fn discard_spare(&self, path: &Path) -> Result<()> {
+        let (tree, _) = self.spare_at(path)?;
+        tree.refuse_busy()?;
+        self.git
+            .call(&self.root)
+            .args(["worktree", "remove", "--force", "--force"])
+            .arg(path)
+            .run()?;
+        tracing::info!("spare worktree discarded");
+        Ok(())
+    }
+
+    /// The spare at `path` as a checkout of its own, and the commit it holds; refused unless
+    /// `path` is the top of a linked worktree this repository lists, detached and marked.
+    fn spare_at(&self, path: &Path) -> Result<(Repo, Oid)> {
+        let not_a_spare = || WorktreeError::NotASpare(path.to_owned());
+        let listed = self.listed_worktree(path)?.ok_or_else(not_a_spare)?;
+        if listed.prunable || listed.branch.is_some() || !path.is_dir() {
+            return Err(not_a_spare());
+        }
+        let tree = Repo::discover(&self.git, path)?.ok_or_else(not_a_spare)?;
+        let marker = std::fs::read_to_string(tree.git_dir.join(SPARE_FILE));
+        let at = marker.ok().and_then(|text| text.trim().parse::<Oid>().ok());
+        match at {
+            // The main checkout's git folder is the common one; a spare's never is.
+            Some(at) if tree.git_dir != tree.common_dir => Ok((tree, at)),
+            _ => Err(not_a_spare()),
+        }
+    }
+
+    /// In the spare: its files written as of `at`, then the fill marker dropped.
+    fn write_spare_files(&self, at: &Oid) -> Result<()> {
+        // No progress: git then writes nothing to its error pipe, so a checkout whose process
+        // ended (the CLI) runs to its end rather than dying on a closed pipe.
+        checkout_files(self)
+            .arg("--detach")
+            .arg(at.as_str())
+            .run()?;
+        std::fs::remove_file(self.git_dir.join(FILLING_FILE))?;
+        Ok(())
+    }
+
+    /// [`WorktreeError::SpareBusy`] while a git process holds this checkout's index (another
+    /// process filling the spare). A lock older than any git call may run is a dead process's
+    /// and is removed.
+    fn refuse_busy(&self) -> Result<()> {
+        let lock = self.git_dir.join("index.lock");
+        let Ok(meta) = std::fs::metadata(&lock) else {
+            return Ok(());
+        };
+        let age = meta
+            .modified()
+            .ok()
+            .and_then(|at| SystemTime::now().duration_since(at).ok());
+        if age.is_some_and(|age| age > DEFAULT_TIMEOUT) {
+            std::fs::remove_file(&lock)?;
+            return Ok(());
+        }
+        Err(WorktreeError::SpareBusy(self.root.clone()))
+    }
+
+    /// [`WorktreeError::NotASpare`] unless HEAD is still `at` and nothing differs from it:
+    /// no staged or unstaged change, no untracked and no ignored file.
+    fn check_clean(&self, at: &Oid) -> Result<()> {
+        let status = self
+            .git
+            .call(&self.root)
+            .args(["status", "--porcelain", "-z", "--no-renames"])
+            .args(["--untracked-files=normal", "--ignored"])
+            .run()?;
+        if self.head()?.as_ref() != Some(at) || !status.is_empty() {
+            tracing::info!("a spare worktree was not clean");
+            return Err(WorktreeError::NotASpare(self.root.clone()));
+        }
+        Ok(())
+    }
+
+    /// A spare just moved to `path` made a fork's worktree: the new branch at `base`, HEAD on
+    /// it (no file touched), the markers [`Repo::add_worktree`] leaves, the spare's dropped.
+    fn adopt_spare(
+        &self,
+        path: &Path,
+        branch: &str,
+        base: &Oid,
+        branch_made: &mut bool,
+    ) -> Result<std::path::PathBuf> {
+        let moved = self.sibling(path)?;
+        self.git
+            .call(&self.root)
+            .args(["branch", "--no-track", "--end-of-options", branch])
+            .arg(base.as_str())
+            .run()?;
+        *branch_made = true;
+        moved
+            .git
+            .call(&moved.root)
+            .args(["symbolic-ref", "-m", "forkhost: spare claimed", "HEAD"])
+            .arg(format!("refs/heads/{branch}"))
+            .run()?;
+        std::fs::write(moved.git_dir.join(BASE_FILE), format!("{base}\n"))?;
+        std::fs::write(moved.git_dir.join(FILLING_FILE), "")?;
+        std::fs::remove_file(moved.git_dir.join(SPARE_FILE))?;
+        Ok(moved.root)
+    }
+
+    /// Removes the worktree at `path` after a failed spare step; a failure is only logged
+    /// (the caller reports the first one).
+    fn forget_spare(&self, path: &Path) {
+        let removed = self
+            .git
+            .call(&self.root)
+            .args(["worktree", "remove", "--force", "--force"])
+            .arg(path)
+            .output();
+        if !removed.is_ok_and(|out| out.success) {
+            tracing::warn!("could not remove a spare worktree after a failure");
+        }
+    }
+}
