@@ -169,8 +169,9 @@ async fn continue_in(source: Harness, target: Harness) {
         source_replies[..2],
         "the target model reads the source's replies exactly"
     );
-    // The tool call and its result reach the target's model.
+    // The tool call and its result reach the target's model (printed: the proof, in words).
     let dialogue = received.dialogue();
+    eprintln!("{source:?} -> {target:?}: the target's model received {dialogue:#?}");
     let call = dialogue.iter().position(|m| {
         m.role == Role::Assistant
             && m.text.starts_with("tool_call ")
@@ -251,7 +252,37 @@ async fn continue_in(source: Harness, target: Harness) {
     send(&host, &fork, after).await;
     assert_eq!(users(&request_for(&s.model, after)).len(), 5);
     assert_eq!(digest(&path), before, "the source is untouched");
+    let fork_native = host.show(&fork).await.unwrap().thread.native;
     host.shutdown().await;
+    drop(host);
+
+    // Another Forkhost (its own store) finds the fork among the harness's own sessions and
+    // imports it as any session: the same turns, in order.
+    let other_data = tempfile::tempdir().unwrap();
+    let other = Host::open_with(
+        other_data.path(),
+        HostOptions {
+            harness_env: s.env.vars().to_vec(),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap()
+    .0;
+    let found = other.discover().await.unwrap();
+    let listed = found
+        .iter()
+        .find(|d| {
+            d.harness == kind(target) && Some(&d.session_id) == fork_native.session_id.as_ref()
+        })
+        .unwrap_or_else(|| panic!("the fork's session is not among {found:#?}"));
+    assert_eq!(listed.thread_id, None);
+    let imported = other.import(kind(target), &listed.path).await.unwrap();
+    assert_eq!(
+        user_texts(&imported),
+        [PROMPTS[0], PROMPTS[1], next, then, after]
+    );
+    other.shutdown().await;
 }
 
 macro_rules! direction {
@@ -270,7 +301,8 @@ direction!(codex_continues_in_pi, Codex, Pi);
 direction!(claude_continues_in_codex, Claude, Codex);
 direction!(pi_continues_in_codex, Pi, Codex);
 
-/// Bad input is refused in words before anything is made.
+/// Bad input is refused in words before anything is made: a turn or thread that does not
+/// exist, a target harness whose binary is missing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_turn_that_does_not_exist_is_refused_and_nothing_is_left() {
     let Some(s) = Setup::new(Harness::Pi, Harness::Claude).await else {
@@ -310,9 +342,144 @@ async fn a_turn_that_does_not_exist_is_refused_and_nothing_is_left() {
         .unwrap_err();
     assert_eq!(err.code(), "thread_not_found", "{err}");
     assert_eq!(host.threads().await.unwrap().len(), threads);
+    host.shutdown().await;
+    drop(host);
+
+    // A target whose binary is not there: `harness_not_found`, in words, and no thread.
+    let missing = s.data.path().join("no-such-claude");
+    let host = Host::open_with(
+        s.data.path(),
+        HostOptions {
+            harness_env: s.env.vars().to_vec(),
+            harness_paths: vec![(HarnessKind::Claude, missing.display().to_string())],
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap()
+    .0;
+    let err = host
+        .fork_into(
+            &src,
+            ForkAt::Latest,
+            ForkFiles::SameFolder,
+            Some(HarnessKind::Claude),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "harness_not_found", "{err}");
+    assert!(
+        err.to_string().contains("does not exist"),
+        "in words: {err}"
+    );
+    assert_eq!(host.threads().await.unwrap().len(), threads);
     let projects = s.env.home().join(".claude/projects");
     let files = walk(&projects);
     assert!(files.is_empty(), "no Claude session was written: {files:?}");
+    host.shutdown().await;
+}
+
+/// The files come too: a Pi thread whose turns write files in a git repository, continued in
+/// Claude Code after turn 1 in a worktree, has exactly turn 1's files there (the source's folder
+/// keeps turn 2's), and Claude Code's model receives turn 1 and the new prompt.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pi_continued_in_claude_opens_in_a_worktree_with_the_files_of_its_fork_point() {
+    let Some(s) = Setup::new(Harness::Pi, Harness::Claude).await else {
+        return;
+    };
+    let repo = s.env.work_dir().to_path_buf();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .current_dir(&repo)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    };
+    git(&["init", "-q", "-b", "main"]);
+    std::fs::write(repo.join("a.txt"), "a\n").unwrap();
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "start"]);
+    let host = s.host().await;
+    let src = host
+        .create(NewThreadSpec {
+            harness: HarnessKind::Pi,
+            cwd: repo.clone(),
+            title: Some("files".into()),
+            permissions: Default::default(),
+        })
+        .await
+        .unwrap()
+        .thread
+        .id;
+    for n in ["t1", "t2"] {
+        send(
+            &host,
+            &src,
+            &format!("RUN_COMMAND `printf '{n}' > notes.txt && touch {n}.txt`"),
+        )
+        .await;
+    }
+    assert_eq!(
+        std::fs::read_to_string(repo.join("notes.txt")).unwrap(),
+        "t2"
+    );
+
+    let forked = host
+        .fork_into(
+            &src,
+            ForkAt::After(TurnRef::Number(1)),
+            ForkFiles::Worktree,
+            Some(HarnessKind::Claude),
+        )
+        .await
+        .unwrap();
+    let fork = forked.thread.thread.id.clone();
+    let cwd = std::path::PathBuf::from(&forked.thread.thread.cwd);
+    assert_ne!(cwd, repo, "the fork has a folder of its own");
+    assert!(cwd.starts_with(s.data.path()), "{}", cwd.display());
+    host.files_ready(&fork).await.unwrap();
+    assert_eq!(
+        std::fs::read_to_string(cwd.join("notes.txt")).unwrap(),
+        "t1"
+    );
+    assert!(cwd.join("t1.txt").exists() && cwd.join("a.txt").exists());
+    assert!(
+        !cwd.join("t2.txt").exists(),
+        "nothing of turn 2 in the fork's files"
+    );
+    assert!(
+        repo.join("t2.txt").exists(),
+        "the source's folder keeps its files"
+    );
+
+    let next = "what is in notes.txt now";
+    send(&host, &fork, next).await;
+    let received = request_for(&s.model, next);
+    assert_eq!(users(&received).len(), 2, "{received:#?}");
+    assert!(users(&received)[0].contains("printf 't1'"));
+    assert_eq!(users(&received)[1], next);
+    // Claude Code keeps the fork's session under the worktree's project folder, where its own
+    // `--resume` finds it.
+    let native = host.show(&fork).await.unwrap().thread.native.path.unwrap();
+    let project = std::path::Path::new(&native).parent().unwrap();
+    let expected: String = cwd
+        .canonicalize()
+        .unwrap()
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    assert_eq!(project.file_name().unwrap().to_string_lossy(), expected);
     host.shutdown().await;
 }
 
