@@ -1160,3 +1160,90 @@ async fn a_fill_cut_short_by_the_app_ending_is_finished_at_the_next_send() {
     );
     host.shutdown().await;
 }
+
+/// The repository's spare worktree, once it is filled (it is made in the background).
+async fn spare_of(host: &Host, repo: &Path) -> PathBuf {
+    for _ in 0..600 {
+        if let Some(spare) = host.spare_worktree(repo).await {
+            return spare;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("no spare worktree was made for {}", repo.display());
+}
+
+#[cfg(unix)]
+fn inode(path: &Path) -> u64 {
+    std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(path).unwrap())
+}
+
+/// Issue 22: after a worktree fork the repository gets a spare worktree, filled in the
+/// background at that fork's base; the next worktree fork claims it, so only the files that
+/// differ are written (an unchanged file keeps its inode), and it holds exactly the files of
+/// its own fork point. A new spare is made after it.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_worktree_fork_claims_the_repositorys_spare_and_a_new_one_is_made() {
+    let Some(s) = setup(Harness::Pi).await else {
+        return;
+    };
+    let repo = s.env.work_dir().to_path_buf();
+    committed_repo(&repo);
+    let host = s.host().await;
+    let source = s.thread(&host, Default::default()).await;
+    turn(&host, &source, &writes("t1")).await;
+    turn(&host, &source, &writes("t2")).await;
+    let fork_at = |n| {
+        let (host, source) = (host.clone(), source.clone());
+        async move {
+            let at = ForkAt::After(TurnRef::Number(n));
+            let forked = host.fork_with(&source, at, ForkFiles::Worktree).await;
+            let forked = forked.unwrap().thread.thread;
+            host.files_ready(&forked.id).await.unwrap();
+            (forked.id, PathBuf::from(forked.cwd))
+        }
+    };
+
+    let (first, first_folder) = fork_at(1).await;
+    assert!(!host.fork_claimed_spare(&first), "no spare yet");
+    let spare = spare_of(&host, &repo).await;
+    assert_eq!(
+        read(&spare.join("notes.txt")),
+        "t1",
+        "at the first fork's base"
+    );
+    assert!(!spare.join("t2.txt").exists());
+    let kept = inode(&spare.join("a.txt"));
+
+    let (second, folder) = fork_at(2).await;
+    assert!(
+        host.fork_claimed_spare(&second),
+        "the second fork claimed it"
+    );
+    assert!(folder.parent() == spare.parent() && folder != spare);
+    let base = format!("refs/forkhost/{source}/t2-end");
+    let mut on_disk: Vec<String> = git(&folder, &["ls-files", "--cached", "--others"])
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    on_disk.sort();
+    assert_eq!(on_disk, tree_of(&repo, &base), "exactly turn 2's files");
+    assert_eq!(read(&folder.join("notes.txt")), "t2");
+    assert!(folder.join("t1.txt").exists() && folder.join("t2.txt").exists());
+    assert_eq!(git(&folder, &["status", "--porcelain", "--ignored"]), "");
+    assert_eq!(
+        inode(&folder.join("a.txt")),
+        kept,
+        "an unchanged file is not written"
+    );
+    let branch = git(&folder, &["symbolic-ref", "--short", "HEAD"]);
+    assert!(branch.trim().starts_with("forkhost/"), "{branch}");
+    assert!(first_folder.join("t1.txt").exists() && !first_folder.join("t2.txt").exists());
+
+    // The fork works there like any other, and the repository has a spare again.
+    turn(&host, &second, &writes("t3")).await;
+    assert_eq!(read(&folder.join("notes.txt")), "t3");
+    assert_eq!(read(&repo.join("notes.txt")), "t2");
+    assert_eq!(spare_of(&host, &repo).await, spare);
+    host.shutdown().await;
+}

@@ -41,6 +41,8 @@ pub(crate) struct Inner {
     /// How long a harness process (a runtime, a warm spare) may sit unused.
     pub idle_timeout: std::time::Duration,
     pub spares: crate::spare_pool::SparePool,
+    /// Spare worktrees being filled, and the forks that claimed one.
+    pub worktree_spares: crate::worktree_spares::WorktreeSpares,
     /// Whether requests are answered by the user's session grants (crate::grants).
     pub session_grants: std::sync::atomic::AtomicBool,
     pub texts: crate::text::TextCache,
@@ -115,6 +117,7 @@ impl Host {
                 warm_forks: options.warm_forks,
                 idle_timeout: options_idle.unwrap_or(IDLE_TIMEOUT),
                 spares: Default::default(),
+                worktree_spares: Default::default(),
                 session_grants: std::sync::atomic::AtomicBool::new(true),
                 texts: crate::text::TextCache::default(),
             }),

@@ -38,6 +38,7 @@ mod trust;
 mod turns;
 mod view;
 mod watch;
+mod worktree_spares;
 
 pub use discovery::DiscoveredSession;
 pub use error::{ErrorCode, HostError, HostResult};

@@ -69,7 +69,8 @@ impl Repo {
     /// Turns the spare at `spare` into a fork's worktree at `spec.path` on a new branch (a free
     /// name, as [`Repo::add_worktree`] picks) at `spec.at`, marked as added and not yet filled:
     /// [`Repo::fill_worktree`] then writes only what differs from the spare's commit. A spare
-    /// cut short is finished first. Refused with [`WorktreeError::NotASpare`] for a folder
+    /// cut short after its checkout ended is finished first; one cut short before is no spare
+    /// to claim. Refused with [`WorktreeError::NotASpare`] for a folder
     /// that is not a spare of this repository or is not clean (nothing changed then; the
     /// caller may [`Repo::discard_spare`] it), [`WorktreeError::SpareBusy`] while another
     /// process writes its files. A failure after the spare was moved removes it (and the
@@ -85,6 +86,14 @@ impl Repo {
         }
         if tree.git_dir.join(FILLING_FILE).exists() {
             tree.refuse_busy()?;
+            if !tree.git_dir.join("index").exists() {
+                // Its checkout never finished (git writes the index last): writing it all now
+                // would hold the fork as long as having no spare. Discard it instead.
+                return Err(WorktreeError::NotASpare(spare.to_owned()));
+            }
+            // The checkout ran to its end and only the marker's removal was cut short (a
+            // CLI's spare: its git outlives the process): a forced checkout now only checks
+            // the files' stat data, and writes back any that went missing.
             tree.write_spare_files(&at)?;
         }
         tree.check_clean(&at)?;
@@ -123,10 +132,15 @@ impl Repo {
 
     /// Removes the spare at `path`, whatever state it is in (nothing in it is anyone's).
     /// Refused for a folder that is not a spare of this repository, and while another process
-    /// writes its files ([`WorktreeError::SpareBusy`]).
+    /// writes its files ([`WorktreeError::SpareBusy`]). A detached worktree holding no file
+    /// at all goes too: a spare whose process ended between its `git worktree add` and its
+    /// marker (nothing in it to lose).
     pub fn discard_spare(&self, path: &Path) -> Result<()> {
-        let (tree, _) = self.spare_at(path)?;
-        tree.refuse_busy()?;
+        match self.spare_at(path) {
+            Ok((tree, _)) => tree.refuse_busy()?,
+            Err(WorktreeError::NotASpare(_)) if self.unmarked_empty(path)? => {}
+            Err(err) => return Err(err),
+        }
         self.git
             .call(&self.root)
             .args(["worktree", "remove", "--force", "--force"])
@@ -152,6 +166,17 @@ impl Repo {
             Some(at) if tree.git_dir != tree.common_dir => Ok((tree, at)),
             _ => Err(not_a_spare()),
         }
+    }
+
+    /// Whether `path` is a detached linked worktree of this repository with no file but its
+    /// `.git` link.
+    fn unmarked_empty(&self, path: &Path) -> Result<bool> {
+        let listed = self.listed_worktree(path)?;
+        if !listed.is_some_and(|l| !l.prunable && l.branch.is_none()) {
+            return Ok(false);
+        }
+        let mut entries = std::fs::read_dir(path)?;
+        Ok(entries.all(|e| e.is_ok_and(|e| e.file_name() == ".git")))
     }
 
     /// In the spare: its files written as of `at`, then the fill marker dropped.

@@ -291,11 +291,10 @@ fn a_spare_cut_short_is_finished_at_its_claim_unless_a_git_still_fills_it() {
     let (_keep, parent) = outside_folder("x");
     let spare = parent.with_file_name("spare");
     r.add_spare(&spare, &a).unwrap();
-    // As a checkout whose process ended leaves it: marked half made, files missing, and (as
-    // after `worktree add --no-checkout`) no index.
+    // As a CLI's spare is left when the process ended after its checkout did: still marked
+    // half made (and here a folder of files gone too).
     let dir = git_dir(&repo, &spare);
     std::fs::write(dir.join("forkhost-filling"), "").unwrap();
-    std::fs::remove_file(dir.join("index")).unwrap();
     std::fs::remove_dir_all(spare.join("d2")).unwrap();
     assert!(!r.spare_ready(&spare), "half made");
 
@@ -329,11 +328,41 @@ fn a_spare_cut_short_is_finished_at_its_claim_unless_a_git_still_fills_it() {
         ""
     );
 
-    // A half-made spare is discarded whole.
+    // Cut short before its checkout ended (no index yet, as after `worktree add
+    // --no-checkout`): no spare to claim, discarded whole.
     r.add_spare(&spare, &a).unwrap();
-    std::fs::write(git_dir(&repo, &spare).join("forkhost-filling"), "").unwrap();
+    let dir = git_dir(&repo, &spare);
+    std::fs::write(dir.join("forkhost-filling"), "").unwrap();
+    std::fs::remove_file(dir.join("index")).unwrap();
+    let fork = parent.with_file_name("fork-2");
+    let err = r
+        .claim_spare(&spare, &spec(&b, &fork, "forkhost/g"))
+        .unwrap_err();
+    assert!(matches!(err, WorktreeError::NotASpare(_)), "{err}");
+    assert!(!fork.exists() && spare.exists() && !dir.join("index").exists());
     r.discard_spare(&spare).unwrap();
     assert!(!spare.exists());
+
+    // Cut short between its `worktree add` and its marker: no file in it, discarded too.
+    repo.git(&[
+        "worktree",
+        "add",
+        "-q",
+        "--detach",
+        "--no-checkout",
+        spare.to_str().unwrap(),
+    ]);
+    let err = r
+        .claim_spare(&spare, &spec(&b, &fork, "forkhost/g"))
+        .unwrap_err();
+    assert!(matches!(err, WorktreeError::NotASpare(_)), "{err}");
+    r.discard_spare(&spare).unwrap();
+    assert!(!spare.exists());
+    assert_eq!(
+        worktrees(&repo).matches("worktree ").count(),
+        3,
+        "main, fork, fresh"
+    );
 }
 
 #[test]

@@ -16,9 +16,7 @@ impl From<WorktreeError> for HostError {
             | WorktreeError::SpareBusy(_) => HostError::Conflict(text),
             WorktreeError::InvalidName(_)
             | WorktreeError::NotAWorktree(_)
-            | WorktreeError::NotASpare(_) => {
-                HostError::InvalidInput(text)
-            }
+            | WorktreeError::NotASpare(_) => HostError::InvalidInput(text),
             WorktreeError::GitMissing(_) => {
                 HostError::Unsupported(format!("{text}: install git to fork with files"))
             }

@@ -40,6 +40,7 @@ impl Host {
             repo, made, cwd, ..
         } = prepared;
         let root = crate::files::main_root(&repo);
+        let (spare_repo, spare_at) = (repo.clone(), made.base.clone());
         let mut filling = tokio::spawn(fill_or_discard(repo, made, tx));
         // None until the first progress is sent (subtracting from `Instant::now()` may underflow
         // on a machine just booted).
@@ -70,6 +71,8 @@ impl Host {
                     thread_id: thread_id.to_owned(),
                     error: None,
                 });
+                // Only now, so the spare's checkout never competes with the fork's.
+                self.keep_spare(&spare_repo, spare_at);
                 self.run_setup(thread_id, &root, cwd).await;
             }
             Err(why) => {

@@ -12,6 +12,7 @@ mod prune;
 mod repo;
 mod scope;
 mod setup;
+mod spare_worktrees;
 pub(crate) mod worktree_fork;
 
 pub use checkpoints::{CheckpointView, FilesView};

@@ -13,8 +13,9 @@ use crate::host::Host;
 
 impl Host {
     /// Prunes the checkpoints of threads archived more than `days` ago; returns how many
-    /// threads lost theirs.
+    /// threads lost theirs. The spare worktrees of repositories that are gone go too.
     pub async fn prune_checkpoints(&self, days: u32) -> HostResult<usize> {
+        self.drop_orphan_spares().await;
         let now_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis() as i64)

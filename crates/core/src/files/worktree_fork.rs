@@ -127,8 +127,7 @@ impl Host {
             path: worktree.clone(),
             branch: format!("forkhost/{}", slug(&source.title, child_id)),
         };
-        let made_in = repo.clone();
-        let made = blocking(move || made_in.add_worktree(&spec)).await?;
+        let made = self.add_fork_worktree(&repo, spec, child_id).await?;
         tracing::info!(fork = %child_id, "fork worktree added");
         Ok(Decided::Worktree(Box::new(Prepared {
             repo,
@@ -155,11 +154,12 @@ impl Host {
     }
 
     /// `<data>/worktrees/<repository name>-<hash of its root>/<fork id>`: outside the
-    /// repository, one folder per repository. The hash is SHA-256's (std's `DefaultHasher` may
+    /// repository, one folder per repository (its spare worktree beside the forks, on the
+    /// same file system, so claiming it is a rename). The hash is SHA-256's (std's `DefaultHasher` may
     /// change between Rust releases, and a new build would start a second folder per
     /// repository). The path is computed only here and then stored with the fork (its
     /// worktree row and its thread's cwd), so a fork made under another hash is still found.
-    fn worktree_folder(&self, repo: &Repo, child_id: &str) -> PathBuf {
+    pub(super) fn worktree_folder(&self, repo: &Repo, child_id: &str) -> PathBuf {
         let root = super::repo::main_root(repo);
         self.inner
             .data_dir

@@ -1,0 +1,144 @@
+//! A spare worktree per repository, kept filled in the background (docs/architecture.md
+//! "Files of a thread"): on a file system without copy-on-write clones a fork's checkout costs
+//! what the repository weighs, so after every worktree fork the Host fills a spare at that
+//! fork's base, and the next fork in the repository claims it (`Repo::claim_spare`): its fill
+//! then writes only the paths that differ. Any trouble with a spare (none, half made, not
+//! clean, another process filling it) falls back to a plain `git worktree add`; a spare cut
+//! short is finished or discarded at the next claim, and one whose repository is gone is
+//! removed when checkpoints are pruned.
+
+use std::path::{Path, PathBuf};
+
+use forkhost_worktree::{Oid, Repo, Worktree, WorktreeError, WorktreeSpec};
+
+use super::error::blocking;
+use super::repo::repo_of;
+use crate::error::HostResult;
+use crate::host::Host;
+
+/// The spare's folder name beside the forks' (`<data>/worktrees/<repo>/<fork id>`): fork ids
+/// are UUIDs, never this.
+const SPARE_NAME: &str = "spare";
+
+impl Host {
+    /// The fork's worktree, added and not yet filled: the repository's spare claimed when one
+    /// is there and not being filled by this process, else `git worktree add`.
+    pub(crate) async fn add_fork_worktree(
+        &self,
+        repo: &Repo,
+        spec: WorktreeSpec,
+        child_id: &str,
+    ) -> HostResult<Worktree> {
+        let spare = self.spare_folder(repo);
+        let spares = &self.inner.worktree_spares;
+        if spare.exists() && !spares.filling(&spare) {
+            let (claim_in, from, wanted) = (repo.clone(), spare.clone(), spec.clone());
+            match blocking(move || claim_in.claim_spare(&from, &wanted)).await {
+                Ok(made) => {
+                    spares.claimed(child_id);
+                    tracing::info!(fork = %child_id, "fork worktree claimed from the spare");
+                    return Ok(made);
+                }
+                Err(err) => {
+                    tracing::info!(fork = %child_id, code = err.code(), "spare worktree not claimed");
+                    let (discard_in, gone) = (repo.clone(), spare.clone());
+                    if let Err(err) = blocking(move || discard_in.discard_spare(&gone)).await {
+                        tracing::info!(code = err.code(), "spare worktree left as it is");
+                    }
+                }
+            }
+        }
+        let made_in = repo.clone();
+        Ok(blocking(move || made_in.add_worktree(&spec)).await?)
+    }
+
+    /// After a worktree fork: a spare for its repository at `at`, filled in the background,
+    /// unless there is one (ready, or being filled). Cut short (the process ends), it is
+    /// finished or discarded at the next claim.
+    pub(crate) fn keep_spare(&self, repo: &Repo, at: Oid) {
+        let spare = self.spare_folder(repo);
+        let spares = &self.inner.worktree_spares;
+        if spare.exists() || !spares.begin_fill(&spare) {
+            return;
+        }
+        let (host, repo) = (self.clone(), repo.clone());
+        tokio::spawn(async move {
+            let into = spare.clone();
+            match blocking(move || repo.add_spare(&into, &at)).await {
+                Ok(()) => tracing::info!("spare worktree ready"),
+                Err(err) => tracing::warn!(code = err.code(), "could not fill a spare worktree"),
+            }
+            host.inner.worktree_spares.end_fill(&spare);
+        });
+    }
+
+    /// The folder of the ready spare worktree of the repository holding `folder`, if there is
+    /// one (for tests and diagnostics; nothing the user sees).
+    pub async fn spare_worktree(&self, folder: &Path) -> Option<PathBuf> {
+        let repo = repo_of(folder).await?;
+        let spare = self.spare_folder(&repo);
+        if self.inner.worktree_spares.filling(&spare) {
+            return None;
+        }
+        let found = spare.clone();
+        blocking(move || Ok::<_, WorktreeError>(repo.spare_ready(&found)))
+            .await
+            .ok()?
+            .then_some(spare)
+    }
+
+    /// Whether the fork `thread_id`'s worktree was a claimed spare (made by this Host; for
+    /// tests and diagnostics).
+    pub fn fork_claimed_spare(&self, thread_id: &str) -> bool {
+        self.inner.worktree_spares.was_claimed(thread_id)
+    }
+
+    /// Removes the spares whose repository is gone (their `.git` link names a git folder that
+    /// is no more) and the empty folders a spare's add left; returns how many went.
+    pub(crate) async fn drop_orphan_spares(&self) -> usize {
+        let worktrees = self.inner.data_dir.join("worktrees");
+        tokio::task::spawn_blocking(move || orphan_spares(&worktrees))
+            .await
+            .unwrap_or(0)
+    }
+
+    /// `<data>/worktrees/<repository's folder>/spare`, beside the repository's forks.
+    fn spare_folder(&self, repo: &Repo) -> PathBuf {
+        self.worktree_folder(repo, SPARE_NAME)
+    }
+}
+
+fn orphan_spares(worktrees: &Path) -> usize {
+    let Ok(repos) = std::fs::read_dir(worktrees) else {
+        return 0;
+    };
+    let mut dropped = 0;
+    for spare in repos.flatten().map(|e| e.path().join(SPARE_NAME)) {
+        if !spare.is_dir() || !orphaned(&spare) {
+            continue;
+        }
+        match std::fs::remove_dir_all(&spare) {
+            Ok(()) => dropped += 1,
+            Err(err) => tracing::warn!(error = %err.kind(), "could not remove an orphan spare"),
+        }
+    }
+    if dropped > 0 {
+        tracing::info!(
+            dropped,
+            "spare worktrees of repositories that are gone removed"
+        );
+    }
+    dropped
+}
+
+/// A spare folder no repository has: its `.git` link names a git folder that does not exist,
+/// or it has no link and no file at all (its `git worktree add` never finished).
+fn orphaned(spare: &Path) -> bool {
+    match std::fs::read_to_string(spare.join(".git")) {
+        Ok(link) => link
+            .strip_prefix("gitdir:")
+            // Relative with `worktree.useRelativePaths`: from the spare's folder.
+            .is_some_and(|dir| !spare.join(dir.trim()).exists()),
+        Err(_) => std::fs::read_dir(spare).is_ok_and(|mut e| e.next().is_none()),
+    }
+}

@@ -1,0 +1,41 @@
+//! The spare worktrees' bookkeeping (`files/spare_worktrees.rs` makes and claims them): which
+//! spares this process is filling now, so a fork never claims one mid-fill and no second fill
+//! starts beside it, and which forks were made from a spare. Only the bookkeeping.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+#[derive(Default)]
+pub(crate) struct WorktreeSpares {
+    filling: Mutex<HashSet<PathBuf>>,
+    claimed_by: Mutex<HashSet<String>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl WorktreeSpares {
+    /// Marks the spare at `folder` as being filled; `false` when it is already.
+    pub fn begin_fill(&self, folder: &Path) -> bool {
+        lock(&self.filling).insert(folder.to_owned())
+    }
+
+    pub fn end_fill(&self, folder: &Path) {
+        lock(&self.filling).remove(folder);
+    }
+
+    pub fn filling(&self, folder: &Path) -> bool {
+        lock(&self.filling).contains(folder)
+    }
+
+    /// The fork `thread_id`'s worktree was a claimed spare.
+    pub fn claimed(&self, thread_id: &str) {
+        lock(&self.claimed_by).insert(thread_id.to_owned());
+    }
+
+    pub fn was_claimed(&self, thread_id: &str) -> bool {
+        lock(&self.claimed_by).contains(thread_id)
+    }
+}
