@@ -16,6 +16,7 @@ use crate::files::worktree_fork::Decided;
 use crate::files::ForkFiles;
 use crate::host::{new_id, Host};
 use crate::thread::{encode_pending, Thread};
+use crate::titles::{fork_label, numbered};
 use crate::view::{ForkResult, ForkTiming};
 
 /// A turn as the user names it: its host turn id or its 1-based number. The UI sends it as a
@@ -462,17 +463,9 @@ impl Host {
 
     async fn insert_creating(&self, plan: &Plan) -> HostResult<ThreadRow> {
         let cross = plan.target != plan.kind;
-        let title: String = match cross {
-            true => format!(
-                "{} (in {})",
-                plan.source.title,
-                plan.target.harness().product_name()
-            ),
-            false => format!("{} (fork)", plan.source.title),
-        }
-        .chars()
-        .take(200)
-        .collect();
+        let into = cross.then(|| plan.target.harness().product_name());
+        let label = fork_label(plan.boundary, plan.turn.ordinal, into);
+        let title = numbered(&label, &self.store().children(&plan.source.id).await?);
         Ok(self
             .store()
             .insert_thread(&NewThread {

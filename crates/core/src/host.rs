@@ -176,7 +176,7 @@ impl Host {
     pub(crate) fn row_changed(&self, row: &ThreadRow) {
         self.emit(HostEvent::ThreadChanged {
             thread_id: row.id.clone(),
-            thread: ThreadView::try_from(row).ok().map(Box::new),
+            thread: self.view_of(row).ok().map(Box::new),
         });
     }
 
@@ -226,9 +226,10 @@ impl Host {
     /// All threads, oldest first, without their turns.
     pub async fn threads(&self) -> HostResult<Vec<ThreadView>> {
         let rows = self.store().threads().await?;
+        self.learn_titles(&rows).await;
         Ok(rows
             .iter()
-            .filter_map(|row| match ThreadView::try_from(row) {
+            .filter_map(|row| match self.view_of(row) {
                 Ok(view) => Some(view),
                 Err(err) => {
                     // Left out rather than failing the list: it could not be opened anyway.
@@ -306,9 +307,10 @@ impl Host {
             row.revision = expected;
         }
         row.title = title;
+        row.title_custom = true;
         let row = self.store().update_thread(&row).await?;
         self.row_changed(&row);
-        ThreadView::try_from(&row)
+        self.view_of(&row)
     }
 
     /// Archives a thread (hidden from the default list; its native session is kept), or brings
@@ -330,7 +332,7 @@ impl Host {
         }
         let row = self.store().update_thread(&row).await?;
         self.row_changed(&row);
-        ThreadView::try_from(&row)
+        self.view_of(&row)
     }
 
     /// Stops every runtime (all at once, killed if not closed within a short grace, so quitting

@@ -34,6 +34,7 @@ mod terminal;
 mod text;
 mod thread;
 mod thread_handle;
+mod titles;
 mod trust;
 mod turns;
 mod view;

@@ -29,7 +29,7 @@ impl Host {
         let permissions = sorted(thread.kind, permissions);
         checked_permissions(thread.kind, &permissions)?;
         if thread.permissions() == permissions {
-            return ThreadView::try_from(&thread.row);
+            return self.view_of(&thread.row);
         }
         let mut live = slot.live.lock().await;
         let mut row = thread.row.clone();
@@ -75,6 +75,6 @@ impl Host {
         }
         tracing::info!(thread = %thread_id, live = applied_live, "permission mode changed");
         self.row_changed(&row);
-        ThreadView::try_from(&row)
+        self.view_of(&row)
     }
 }

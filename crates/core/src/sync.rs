@@ -14,7 +14,7 @@ use forkhost_store::{NewTurn, StoreError, ThreadRow, ThreadState, TurnRow};
 use crate::error::{HostError, HostResult};
 use crate::host::{new_id, Host};
 use crate::thread::Thread;
-use crate::view::{MessageView, ThreadDetail, ThreadView, TurnView};
+use crate::view::{MessageView, ThreadDetail, TurnView};
 
 /// How often a sync retries when another writer moved the thread on meanwhile.
 const SYNC_ATTEMPTS: usize = 5;
@@ -60,6 +60,10 @@ impl Host {
                 Ok((row, added)) => {
                     if !added.is_empty() {
                         tracing::info!(thread = %thread_id, added = added.len(), "turns recorded");
+                    }
+                    if !added.is_empty() {
+                        // A fork's first own turn names it.
+                        self.learn_titles(std::slice::from_ref(&row)).await;
                     }
                     self.row_changed(&row);
                     return Ok(true);
@@ -188,8 +192,9 @@ impl Host {
                 forks: forks.remove(&t.id).unwrap_or_default(),
             })
             .collect();
+        self.learn_titles(std::slice::from_ref(&thread.row)).await;
         Ok(ThreadDetail {
-            thread: ThreadView::try_from(&thread.row)?,
+            thread: self.view_of(&thread.row)?,
             turns,
         })
     }

@@ -174,6 +174,7 @@ pub(crate) mod tests {
             harness: "claude".into(),
             cwd: "/w".into(),
             title: "t".into(),
+            title_custom: false,
             state: ThreadState::Pending,
             native_session_id: None,
             native_path: None,

@@ -127,6 +127,8 @@ pub struct ThreadRow {
     pub harness: String,
     pub cwd: String,
     pub title: String,
+    /// The user named it (a rename): no derived title ever replaces it.
+    pub title_custom: bool,
     pub state: ThreadState,
     pub native_session_id: Option<String>,
     pub native_path: Option<String>,

@@ -198,6 +198,12 @@ impl Store {
         lineage::children(&mut conn, thread_id).await
     }
 
+    /// Each fork's first own turn as `(fork id, native turn ref)`; of one fork when given.
+    pub async fn first_own_turns(&self, thread_id: Option<&str>) -> Result<Vec<(String, String)>> {
+        let mut conn = self.pool.acquire().await?;
+        lineage::first_own_turns(&mut conn, thread_id).await
+    }
+
     pub async fn forks_of_turn(&self, turn_id: &str) -> Result<Vec<ThreadRow>> {
         let mut conn = self.pool.acquire().await?;
         lineage::forks_of_turn(&mut conn, turn_id).await

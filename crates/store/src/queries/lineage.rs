@@ -1,6 +1,6 @@
 //! Lineage: which threads were forked from which, read from the fork columns of `threads`.
 
-use sqlx::SqliteConnection;
+use sqlx::{Row, SqliteConnection};
 
 use super::threads::{from_row, COLUMNS};
 use crate::{Result, ThreadRow};
@@ -45,4 +45,26 @@ pub async fn ancestors(conn: &mut SqliteConnection, thread_id: &str) -> Result<V
     .fetch_all(&mut *conn)
     .await?;
     rows.iter().map(from_row).collect()
+}
+
+/// Each fork's first own turn (the one after the turns it inherited, whose prompt names it), as
+/// `(fork id, native turn ref)`; of one fork when `thread_id` is given. A fork whose source turn
+/// is gone, or with no own turn yet, has none.
+pub async fn first_own_turns(
+    conn: &mut SqliteConnection,
+    thread_id: Option<&str>,
+) -> Result<Vec<(String, String)>> {
+    let rows = sqlx::query(
+        "SELECT f.id AS fork_id, t.native_turn_ref AS native_turn_ref FROM threads f \
+         JOIN turns s ON s.id = f.fork_source_turn \
+         JOIN turns t ON t.thread_id = f.id \
+              AND t.ordinal = s.ordinal + (CASE f.fork_boundary WHEN 'before' THEN 0 ELSE 1 END) \
+         WHERE f.fork_source_thread IS NOT NULL AND (?1 IS NULL OR f.id = ?1)",
+    )
+    .bind(thread_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    rows.iter()
+        .map(|r| Ok((r.try_get("fork_id")?, r.try_get("native_turn_ref")?)))
+        .collect()
 }

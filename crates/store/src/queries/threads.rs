@@ -6,7 +6,8 @@ use sqlx::{Row, SqliteConnection};
 use crate::time::now_ms;
 use crate::{Boundary, Lineage, NewThread, Result, StoreError, ThreadRow, ThreadState};
 
-pub(crate) const COLUMNS: &str = "id, harness, cwd, title, state, native_session_id, native_path, \
+pub(crate) const COLUMNS: &str =
+    "id, harness, cwd, title, title_custom, state, native_session_id, native_path, \
      fork_source_thread, fork_source_turn, fork_boundary, fork_source_harness, pending_fork, \
      permission_mode, permission_sandbox, revision, created_at, updated_at";
 
@@ -27,6 +28,7 @@ pub(crate) fn from_row(row: &SqliteRow) -> Result<ThreadRow> {
         harness: row.try_get("harness")?,
         cwd: row.try_get("cwd")?,
         title: row.try_get("title")?,
+        title_custom: row.try_get("title_custom")?,
         state: row.try_get::<String, _>("state")?.parse::<ThreadState>()?,
         native_session_id: row.try_get("native_session_id")?,
         native_path: row.try_get("native_path")?,
@@ -136,7 +138,7 @@ pub async fn update(conn: &mut SqliteConnection, thread: &ThreadRow) -> Result<T
     }
     let fork = thread.fork.as_ref();
     let row = sqlx::query(&format!(
-        "UPDATE threads SET cwd = ?, title = ?, state = ?, native_session_id = ?, \
+        "UPDATE threads SET cwd = ?, title = ?, title_custom = ?, state = ?, native_session_id = ?, \
          native_path = ?, fork_source_thread = ?, fork_source_turn = ?, fork_boundary = ?, \
          fork_source_harness = ?, pending_fork = ?, creating_pid = CASE WHEN ? = 'creating' THEN creating_pid END, \
          permission_mode = ?, permission_sandbox = ?, revision = revision + 1, updated_at = ? \
@@ -144,6 +146,7 @@ pub async fn update(conn: &mut SqliteConnection, thread: &ThreadRow) -> Result<T
     ))
     .bind(&thread.cwd)
     .bind(&thread.title)
+    .bind(thread.title_custom)
     .bind(thread.state.as_str())
     .bind(&thread.native_session_id)
     .bind(&thread.native_path)

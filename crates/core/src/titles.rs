@@ -1,0 +1,251 @@
+//! What a fork is called (docs/architecture.md "Names of forks"): by what makes it different
+//! from its siblings. Until its first own prompt it carries the label it was made with — its cut
+//! ("after turn 2", "before turn 2", "in Codex after turn 2"), numbered among its siblings with
+//! the same label ("after turn 2 · 2"). Once it has a turn of its own it is shown under that
+//! turn's prompt, shortened. The store keeps no message text, so that name is read from the
+//! native session when a thread is listed or shown (once per fork and naming turn in a process)
+//! and never written back; a user's rename (`title_custom`) always wins.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock};
+
+use forkhost_harness::{open_reader, HarnessKind, Role};
+use forkhost_store::{Boundary, ThreadRow};
+
+use crate::error::{HostError, HostResult};
+use crate::host::Host;
+use crate::view::ThreadView;
+
+/// A name read from a prompt is at most this many characters (an ellipsis included).
+pub(crate) const PROMPT_TITLE_CHARS: usize = 60;
+
+/// Forks' names read from their first own prompts: thread id → (naming turn's native ref,
+/// name). Process-wide: thread ids are unique, and what a turn's prompt says never changes.
+fn learned() -> &'static Mutex<HashMap<String, (String, String)>> {
+    static LEARNED: OnceLock<Mutex<HashMap<String, (String, String)>>> = OnceLock::new();
+    LEARNED.get_or_init(Default::default)
+}
+
+/// The label of a fork cut at `boundary` of turn `number` (1-based); `into`: the product name
+/// of the harness it continues in, when that is another one than its source's.
+pub(crate) fn fork_label(boundary: Boundary, number: i64, into: Option<&str>) -> String {
+    let cut = match boundary {
+        Boundary::Before => format!("before turn {number}"),
+        Boundary::After | Boundary::Latest => format!("after turn {number}"),
+    };
+    match into {
+        Some(product) => format!("in {product} {cut}"),
+        None => cut,
+    }
+}
+
+/// `label`, numbered after the siblings already called so (`"after turn 2"`,
+/// `"after turn 2 · 2"`, …); a renamed sibling no longer counts.
+pub(crate) fn numbered(label: &str, siblings: &[ThreadRow]) -> String {
+    let highest = siblings
+        .iter()
+        .filter(|s| !s.title_custom)
+        .filter_map(|s| {
+            if s.title == label {
+                Some(1)
+            } else {
+                s.title
+                    .strip_prefix(label)
+                    .and_then(|rest| rest.strip_prefix(" · "))
+                    .and_then(|n| n.parse::<u32>().ok())
+            }
+        })
+        .max();
+    match highest {
+        None => label.to_owned(),
+        Some(n) => format!("{label} · {}", n + 1),
+    }
+}
+
+/// A prompt as a title: its first line with a text, spaces collapsed, control characters
+/// dropped, cut at a word within [`PROMPT_TITLE_CHARS`] with an ellipsis. `None` for a prompt
+/// with no words.
+pub(crate) fn prompt_title(prompt: &str) -> Option<String> {
+    let line = prompt.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let words: Vec<String> = line
+        .split_whitespace()
+        .map(|w| w.chars().filter(|c| !c.is_control()).collect::<String>())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let whole = words.join(" ");
+    if whole.is_empty() {
+        return None;
+    }
+    if whole.chars().count() <= PROMPT_TITLE_CHARS {
+        return Some(whole);
+    }
+    let room = PROMPT_TITLE_CHARS - 1;
+    let mut out = String::new();
+    for word in &words {
+        let next = out.chars().count() + usize::from(!out.is_empty()) + word.chars().count();
+        if next > room {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    if out.is_empty() {
+        // One long word: cut inside it.
+        out = whole.chars().take(room).collect();
+    }
+    Some(format!("{out}…"))
+}
+
+/// The first user text of a native file's turn with `native_ref`. Blocking.
+fn first_prompt(kind: HarnessKind, path: &PathBuf, native_ref: &str) -> Option<String> {
+    let reader = open_reader(kind, path).ok()?;
+    let index = reader
+        .anchors()
+        .iter()
+        .position(|a| a.native_turn_ref == native_ref)?;
+    let turn = reader.turn(index).ok()?;
+    turn.messages
+        .iter()
+        .find(|m| m.role == Role::User && !m.text.trim().is_empty())
+        .map(|m| m.text.clone())
+}
+
+impl Host {
+    /// A thread's view, a fork not renamed shown under the name learned from its first own
+    /// prompt (see [`Host::learn_titles`]).
+    pub(crate) fn view_of(&self, row: &ThreadRow) -> HostResult<ThreadView> {
+        let mut view = ThreadView::try_from(row)?;
+        if row.fork.is_some() && !row.title_custom {
+            let learned = learned().lock().unwrap_or_else(|e| e.into_inner());
+            if let Some((_, title)) = learned.get(&row.id) {
+                view.title = title.clone();
+            }
+        }
+        Ok(view)
+    }
+
+    /// Reads the first own prompt of each fork among `rows` that has one and was not renamed,
+    /// where it is not known yet (or its naming turn changed). A file that cannot be read
+    /// leaves the fork under its label.
+    pub(crate) async fn learn_titles(&self, rows: &[ThreadRow]) {
+        let candidates: HashMap<&str, &ThreadRow> = rows
+            .iter()
+            .filter(|r| r.fork.is_some() && !r.title_custom && r.native_path.is_some())
+            .map(|r| (r.id.as_str(), r))
+            .collect();
+        if candidates.is_empty() {
+            return;
+        }
+        let only = match rows {
+            [one] => Some(one.id.as_str()),
+            _ => None,
+        };
+        let naming = match self.store().first_own_turns(only).await {
+            Ok(naming) => naming,
+            Err(err) => {
+                tracing::warn!(error = %err, "reading forks' first turns failed");
+                return;
+            }
+        };
+        let wanted: Vec<(String, String, HarnessKind, PathBuf)> = {
+            let learned = learned().lock().unwrap_or_else(|e| e.into_inner());
+            naming
+                .into_iter()
+                .filter(|(id, native_ref)| learned.get(id).map(|(r, _)| r) != Some(native_ref))
+                .filter_map(|(id, native_ref)| {
+                    let row = candidates.get(id.as_str())?;
+                    let kind = row.harness.parse().ok()?;
+                    let path = PathBuf::from(row.native_path.as_deref()?);
+                    Some((id, native_ref, kind, path))
+                })
+                .collect()
+        };
+        if wanted.is_empty() {
+            return;
+        }
+        let found = tokio::task::spawn_blocking(move || {
+            wanted
+                .into_iter()
+                .filter_map(|(id, native_ref, kind, path)| {
+                    let title = prompt_title(&first_prompt(kind, &path, &native_ref)?)?;
+                    Some((id, (native_ref, title)))
+                })
+                .collect::<Vec<_>>()
+        })
+        .await
+        .map_err(|e| HostError::Internal(e.to_string()));
+        match found {
+            Ok(found) => learned()
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .extend(found),
+            Err(err) => tracing::warn!(error = %err, "reading forks' first prompts failed"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sibling(title: &str, custom: bool) -> ThreadRow {
+        ThreadRow {
+            title: title.into(),
+            title_custom: custom,
+            ..crate::thread::tests::row()
+        }
+    }
+
+    #[test]
+    fn labels_name_the_cut_and_the_harness_continued_in() {
+        assert_eq!(fork_label(Boundary::After, 2, None), "after turn 2");
+        assert_eq!(fork_label(Boundary::Latest, 3, None), "after turn 3");
+        assert_eq!(fork_label(Boundary::Before, 2, None), "before turn 2");
+        assert_eq!(
+            fork_label(Boundary::After, 2, Some("Codex")),
+            "in Codex after turn 2"
+        );
+    }
+
+    #[test]
+    fn equal_labels_are_numbered_after_the_highest() {
+        assert_eq!(numbered("after turn 2", &[]), "after turn 2");
+        let siblings = [
+            sibling("after turn 2", false),
+            sibling("after turn 2 · 3", false),
+            sibling("before turn 2", false),
+        ];
+        assert_eq!(numbered("after turn 2", &siblings), "after turn 2 · 4");
+        assert_eq!(numbered("before turn 2", &siblings), "before turn 2 · 2");
+        assert_eq!(
+            numbered("after turn 2", &[sibling("after turn 2", true)]),
+            "after turn 2"
+        );
+        assert_eq!(
+            numbered("after turn 2", &[sibling("after turn 20", false)]),
+            "after turn 2"
+        );
+    }
+
+    #[test]
+    fn a_prompt_becomes_one_short_line() {
+        assert_eq!(
+            prompt_title("  Fix the\tparser\n\nthen more"),
+            Some("Fix the parser".into())
+        );
+        assert_eq!(prompt_title("\n\n  \n"), None);
+        let long = "word ".repeat(30);
+        let title = prompt_title(&long).unwrap();
+        assert!(title.chars().count() <= PROMPT_TITLE_CHARS, "{title}");
+        assert!(title.ends_with("word…"), "{title}");
+        let one = "x".repeat(100);
+        assert_eq!(
+            prompt_title(&one).unwrap().chars().count(),
+            PROMPT_TITLE_CHARS
+        );
+        assert_eq!(prompt_title("a\u{7}b"), Some("ab".into()));
+    }
+}
