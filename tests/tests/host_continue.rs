@@ -483,6 +483,157 @@ async fn pi_continued_in_claude_opens_in_a_worktree_with_the_files_of_its_fork_p
     host.shutdown().await;
 }
 
+/// File calls come as the target's own: a Pi thread that read and edited a file, continued in
+/// Claude Code, shows Claude Code's model its own `Read` and `Edit` calls with their results;
+/// continued in Codex (which has no such tools to record), the same calls as text; and a
+/// Claude Code thread's `Read`/`Edit` reach Pi's model as Pi's `read`/`edit`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn file_calls_come_into_claude_and_pi_as_their_own_and_into_codex_as_text() {
+    let Some(s) = Setup::new(Harness::Pi, Harness::Claude).await else {
+        return;
+    };
+    let Some(codex) = HarnessEnv::for_fake_all(&[Harness::Codex], &s.model).unwrap() else {
+        return;
+    };
+    let mut vars = s.env.vars().to_vec();
+    vars.extend(codex.vars().iter().cloned());
+    let host = Host::open_with(
+        s.data.path(),
+        HostOptions {
+            harness_env: vars,
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap()
+    .0;
+    let file = s.env.work_dir().join("notes.txt");
+    std::fs::write(&file, "old words\n").unwrap();
+    let edit = format!("EDIT_FILE `{}` `old words` `new words`", file.display());
+    let new_thread = |harness, mode: Option<&str>| NewThreadSpec {
+        harness,
+        cwd: s.env.work_dir().to_owned(),
+        title: None,
+        permissions: forkhost_core::PermissionMode {
+            mode: mode.map(str::to_owned),
+            sandbox: None,
+        },
+    };
+    let pi = host
+        .create(new_thread(HarnessKind::Pi, None))
+        .await
+        .unwrap()
+        .thread
+        .id;
+    send(&host, &pi, &edit).await;
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "new words\n");
+    let path = host.show(&pi).await.unwrap().thread.native.path.unwrap();
+    host.close(&pi).await.unwrap();
+    let before = digest(&path);
+
+    // Into Claude Code: its own Read and Edit, with Pi's results.
+    let forked = host
+        .fork_into(
+            &pi,
+            ForkAt::Latest,
+            ForkFiles::SameFolder,
+            Some(HarnessKind::Claude),
+        )
+        .await
+        .unwrap();
+    let note = forked.carry_note.clone().unwrap_or_default();
+    assert!(
+        note.contains("2 file reads, writes and edits as Claude Code's own"),
+        "{note}"
+    );
+    let prompt = "in claude now";
+    send(&host, &forked.thread.thread.id, prompt).await;
+    let dialogue = request_for(&s.model, prompt).dialogue();
+    eprintln!("Pi -> Claude: the target's model received {dialogue:#?}");
+    let call = |name: &str| {
+        dialogue.iter().position(|m| {
+            m.role == Role::Assistant && m.text.starts_with(&format!("tool_call {name} "))
+        })
+    };
+    let (read, edited) = (call("Read"), call("Edit"));
+    assert!(
+        matches!((read, edited), (Some(r), Some(e)) if r < e),
+        "Claude Code's own Read then Edit in {dialogue:#?}"
+    );
+    let edit_call = &dialogue[edited.unwrap()].text;
+    assert!(
+        edit_call.contains("\"old_string\":\"old words\"")
+            && edit_call.contains("\"new_string\":\"new words\""),
+        "{edit_call}"
+    );
+    assert!(
+        dialogue[read.unwrap() + 1].role == Role::Tool
+            && dialogue[read.unwrap() + 1].text.contains("old words"),
+        "the read's result follows it: {dialogue:#?}"
+    );
+
+    // Into Codex: the same calls as text.
+    let forked = host
+        .fork_into(
+            &pi,
+            ForkAt::Latest,
+            ForkFiles::SameFolder,
+            Some(HarnessKind::Codex),
+        )
+        .await
+        .unwrap();
+    let prompt = "in codex now";
+    send(&host, &forked.thread.thread.id, prompt).await;
+    let dialogue = request_for(&s.model, prompt).dialogue();
+    assert!(
+        dialogue.iter().any(|m| m.role == Role::Assistant
+            && m.text.contains("[tool call in Pi: edit]")
+            && m.text.contains("new words")),
+        "{dialogue:#?}"
+    );
+    assert!(
+        !dialogue.iter().any(|m| m.role == Role::Tool),
+        "Codex records no file call of its own: {dialogue:#?}"
+    );
+    assert_eq!(digest(&path), before, "the source is untouched");
+
+    // A Claude Code thread's Read and Edit, into Pi.
+    std::fs::write(&file, "old words\n").unwrap();
+    let claude = host
+        .create(new_thread(HarnessKind::Claude, Some("acceptEdits")))
+        .await
+        .unwrap()
+        .thread
+        .id;
+    send(&host, &claude, &edit).await;
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "new words\n");
+    let forked = host
+        .fork_into(
+            &claude,
+            ForkAt::Latest,
+            ForkFiles::SameFolder,
+            Some(HarnessKind::Pi),
+        )
+        .await
+        .unwrap();
+    let prompt = "in pi now";
+    send(&host, &forked.thread.thread.id, prompt).await;
+    let dialogue = request_for(&s.model, prompt).dialogue();
+    let pi_read = dialogue
+        .iter()
+        .position(|m| m.role == Role::Assistant && m.text.starts_with("tool_call read "));
+    let pi_edit = dialogue.iter().position(|m| {
+        m.role == Role::Assistant
+            && m.text.starts_with("tool_call edit ")
+            && m.text.contains("\"oldText\":\"old words\"")
+    });
+    assert!(
+        matches!((pi_read, pi_edit), (Some(r), Some(e)) if r < e),
+        "Pi's own read then edit in {dialogue:#?}"
+    );
+    host.shutdown().await;
+}
+
 /// A short stand-in for a file's bytes (so a failure prints a line, not the file).
 fn digest(path: &str) -> (usize, u64) {
     use std::hash::{Hash, Hasher};

@@ -37,7 +37,7 @@ impl Host {
                 turns.len()
             )));
         }
-        let seed = forkhost_harness::carry::seed_of(kind, &turns[..kept]);
+        let seed = forkhost_harness::carry::seed_of(kind, target.kind, &turns[..kept]);
         let note = seed.note(target.kind.harness().product_name());
         let request = forkhost_harness::SeedRequest {
             binary: target,

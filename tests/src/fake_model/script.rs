@@ -4,10 +4,11 @@
 //! * ``RUN_COMMAND `cmd` ``: one call of the request's shell tool running `cmd` (the text
 //!   between the first two backticks after the marker).
 //! * ``WRITE_FILE `path` ``: one call of the `Write` tool (Claude Code's; the path should be
-//!   absolute, as it requires) writing [`WRITTEN`] to `path`; without such a tool the reply
-//!   says so.
+//!   absolute, as it requires), or Pi's `write`, writing [`WRITTEN`] to `path`; without such a
+//!   tool the reply says so.
 //! * ``EDIT_FILE `path` `old` `new` ``: Claude Code's `Read` of `path` (it edits only a file
-//!   read in the session), then, with the read's result, its `Edit` replacing `old` by `new`.
+//!   read in the session), then, with the read's result, its `Edit` replacing `old` by `new`;
+//!   Pi's `read` and `edit` where the request offers those instead.
 //! * ``ASK_USER `question` ``: one call of Claude Code's `AskUserQuestion` tool asking
 //!   `question` with the options [`ASK_OPTIONS`]; without such a tool the reply says so.
 //!
@@ -52,19 +53,33 @@ fn quoted_n<'a>(text: &'a str, marker: &str, n: usize) -> Option<Vec<&'a str>> {
 }
 
 /// `EDIT_FILE`: `Read` first, `Edit` once the read's result is in, then the usual text.
+/// Claude Code's `Read`/`Edit` (`file_path`, `old_string`/`new_string`), else Pi's
+/// `read`/`edit` (`path`, an `edits` list of `oldText`/`newText`).
 fn edit_plan(parsed: &Parsed, base: &str, args: &[&str], results: usize) -> Plan {
     let tool = |name: &str| parsed.tools.iter().find(|t| t.name == name).cloned();
     let (path, old, new) = (args[0], args[1], args[2]);
-    match (results, tool("Read"), tool("Edit")) {
-        (0, Some(read), Some(_)) => Plan::ToolCall {
-            tool: read,
-            args: json!({ "file_path": path }),
-        },
-        (1, _, Some(edit)) => Plan::ToolCall {
-            tool: edit,
-            args: json!({ "file_path": path, "old_string": old, "new_string": new }),
-        },
-        (0 | 1, _, _) => Plan::Text(format!("{base} (no read and edit tools offered)")),
+    let claude = tool("Read").zip(tool("Edit")).map(|(read, edit)| {
+        (
+            read,
+            json!({ "file_path": path }),
+            edit,
+            json!({ "file_path": path, "old_string": old, "new_string": new }),
+        )
+    });
+    let pi = || {
+        tool("read").zip(tool("edit")).map(|(read, edit)| {
+            (
+                read,
+                json!({ "path": path }),
+                edit,
+                json!({ "path": path, "edits": [{ "oldText": old, "newText": new }] }),
+            )
+        })
+    };
+    match (results, claude.or_else(pi)) {
+        (0, Some((read, args, _, _))) => Plan::ToolCall { tool: read, args },
+        (1, Some((_, _, edit, args))) => Plan::ToolCall { tool: edit, args },
+        (0 | 1, None) => Plan::Text(format!("{base} (no read and edit tools offered)")),
         _ => Plan::Text(format!("{base} (edited)")),
     }
 }
@@ -120,12 +135,18 @@ pub(crate) fn plan(parsed: &Parsed, base: &str) -> Option<Plan> {
         );
     }
     let path = path?;
-    Some(match parsed.tools.iter().find(|t| t.name == "Write") {
-        Some(tool) => Plan::ToolCall {
-            tool: tool.clone(),
+    let tool = |name: &str| parsed.tools.iter().find(|t| t.name == name).cloned();
+    Some(match (tool("Write"), tool("write")) {
+        (Some(tool), _) => Plan::ToolCall {
+            tool,
             args: json!({ "file_path": path, "content": WRITTEN }),
         },
-        None => Plan::Text(format!("{base} (no write tool offered)")),
+        // Pi's own write tool.
+        (None, Some(tool)) => Plan::ToolCall {
+            tool,
+            args: json!({ "path": path, "content": WRITTEN }),
+        },
+        (None, None) => Plan::Text(format!("{base} (no write tool offered)")),
     })
 }
 

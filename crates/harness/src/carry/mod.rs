@@ -3,26 +3,35 @@
 //!
 //! Every user and assistant text comes exactly, in order. A shell command (Claude Code's
 //! `Bash`, Codex's `shell`/`shell_command`/`exec_command`/`local_shell`, Pi's `bash`) comes as
-//! a shell call the target records as its own tool call and result; any other tool (an edit, a
-//! patch, a search) has no equivalent in every target and comes as faithful text of what was
-//! called and what came back, bounded ([`MAX_NOTE_OUTPUT`]). Reasoning never reaches the
-//! readers' messages, so nothing of it is carried; a harness error recorded in a reply comes
-//! as a note.
+//! a shell call the target records as its own tool call and result. A file read, write or
+//! edit ([`files`]) comes as the target's own file tool call where it has one (Claude Code,
+//! Pi); Codex records edits as `apply_patch` calls whose form (a freeform custom tool or a JSON
+//! function) depends on the model family the session will use, unknown when the history is
+//! written, and the Responses API refuses a call of a tool the request does not declare, so
+//! into Codex they come as text. Any other tool (a search, a web fetch) has no equivalent in
+//! every target and comes as faithful text of what was called and what came back, bounded
+//! ([`MAX_NOTE_OUTPUT`]). Reasoning never reaches the readers' messages, so nothing of it is
+//! carried; a harness error recorded in a reply comes as a note.
 //!
 //! [`MAX_NOTE_OUTPUT`]: crate::contract::MAX_NOTE_OUTPUT
 
+mod files;
+
 use serde_json::Value;
 
-use crate::contract::{Seed, SeedStep, SeedTool, SeedTurn, ShellCall};
+pub use files::file_op;
+
+use crate::contract::{FileCall, Seed, SeedStep, SeedTool, SeedTurn, ShellCall};
 use crate::history::{Role, ToolCall, Turn};
 use crate::kind::HarnessKind;
 
-/// The seed of `turns` of a `from` session.
-pub fn seed_of(from: HarnessKind, turns: &[Turn]) -> Seed {
+/// The seed of `turns` of a `from` session, to be written by the harness `into`.
+pub fn seed_of(from: HarnessKind, into: HarnessKind, turns: &[Turn]) -> Seed {
     let from_name = from.harness().product_name().to_owned();
+    let files = into != HarnessKind::Codex;
     let turns = turns
         .iter()
-        .map(|turn| turn_seed(&from_name, turn))
+        .map(|turn| turn_seed(&from_name, files, turn))
         .collect();
     Seed {
         from: from_name,
@@ -30,7 +39,7 @@ pub fn seed_of(from: HarnessKind, turns: &[Turn]) -> Seed {
     }
 }
 
-fn turn_seed(from: &str, turn: &Turn) -> SeedTurn {
+fn turn_seed(from: &str, files: bool, turn: &Turn) -> SeedTurn {
     let mut prompt: Option<String> = None;
     let mut reply = Vec::new();
     for message in &turn.messages {
@@ -54,7 +63,7 @@ fn turn_seed(from: &str, turn: &Turn) -> SeedTurn {
                 }
             }
             Role::Tool => match &message.tool {
-                Some(call) => reply.push(tool_step(from, call)),
+                Some(call) => reply.push(tool_step(from, files, call)),
                 None => push_text(&mut reply, message.text.clone()),
             },
         }
@@ -71,10 +80,18 @@ fn push_text(reply: &mut Vec<SeedStep>, text: String) {
     }
 }
 
-fn tool_step(from: &str, call: &ToolCall) -> SeedStep {
-    match (shell_command(call), &call.output) {
-        (Some(command), Some(output)) => SeedStep::Shell(ShellCall {
+/// `files`: whether the target records file tool calls as its own.
+fn tool_step(from: &str, files: bool, call: &ToolCall) -> SeedStep {
+    let file = files.then(|| file_op(call)).flatten();
+    match (shell_command(call), file, &call.output) {
+        (Some(command), _, Some(output)) => SeedStep::Shell(ShellCall {
             command,
+            output: output.clone(),
+            is_error: call.is_error,
+        }),
+        (None, Some((path, op)), Some(output)) => SeedStep::File(FileCall {
+            path,
+            op,
             output: output.clone(),
             is_error: call.is_error,
         }),
@@ -223,7 +240,7 @@ mod tests {
             Message::new(Role::User, "and more"),
             Message::new(Role::Assistant, "last"),
         ]);
-        let seed = seed_of(HarnessKind::Claude, &[t]);
+        let seed = seed_of(HarnessKind::Claude, HarnessKind::Codex, &[t]);
         assert_eq!(seed.from, "Claude Code");
         let turn = &seed.turns[0];
         assert_eq!(turn.prompt, "do it");
@@ -256,12 +273,57 @@ mod tests {
     }
 
     #[test]
+    fn file_calls_come_as_the_targets_own_where_it_has_file_tools() {
+        let t = turn(vec![
+            Message::new(Role::User, "fix it"),
+            Message::for_tool(call(
+                "Edit",
+                json!({"file_path": "/w/a.rs", "old_string": "a", "new_string": "b"}),
+                Some("edited"),
+            )),
+            Message::for_tool(call("Read", json!({"file_path": "/w/b.rs"}), None)),
+        ]);
+        for into in [HarnessKind::Claude, HarnessKind::Pi] {
+            let seed = seed_of(HarnessKind::Claude, into, std::slice::from_ref(&t));
+            let steps = &seed.turns[0].reply;
+            assert_eq!(
+                steps[0],
+                SeedStep::File(FileCall {
+                    path: "/w/a.rs".into(),
+                    op: crate::contract::FileOp::Edit {
+                        edits: vec![crate::contract::TextEdit {
+                            old: "a".into(),
+                            new: "b".into()
+                        }]
+                    },
+                    output: "edited".into(),
+                    is_error: false,
+                }),
+                "into {into}"
+            );
+            // A call without its result stays a note.
+            assert!(
+                matches!(&steps[1], SeedStep::Text(n) if n.ends_with("no result was recorded"))
+            );
+        }
+        let seed = seed_of(HarnessKind::Claude, HarnessKind::Codex, &[t]);
+        match &seed.turns[0].reply[0] {
+            SeedStep::Text(note) => assert!(note.starts_with("[tool call in Claude Code: Edit]")),
+            other => panic!("into Codex an edit is text: {other:?}"),
+        }
+    }
+
+    #[test]
     fn user_texts_before_the_reply_make_one_prompt() {
         let t = turn(vec![
             Message::new(Role::User, "one"),
             Message::new(Role::User, "two"),
         ]);
-        let seed = seed_of(HarnessKind::Pi, &[t.clone(), turn(Vec::new())]);
+        let seed = seed_of(
+            HarnessKind::Pi,
+            HarnessKind::Claude,
+            &[t.clone(), turn(Vec::new())],
+        );
         assert_eq!(seed.turns[0].prompt, "one\n\ntwo");
         assert!(seed.turns[0].reply.is_empty());
         assert_eq!(seed.turns[1].prompt, "");

@@ -18,8 +18,8 @@ use serde_json::{json, Value};
 use super::paths;
 use super::version::require_fork_support;
 use crate::contract::{
-    now_ms, timestamp, Forked, NativeSession, PendingFork, SeedRequest, SeedStep, SeedTurn,
-    ShellCall,
+    now_ms, timestamp, FileCall, FileOp, Forked, NativeSession, PendingFork, SeedRequest, SeedStep,
+    SeedTurn, ShellCall,
 };
 use crate::{HarnessError, HarnessKind, HarnessResult};
 
@@ -148,6 +148,23 @@ impl Writer<'_> {
                     self.assistant(std::mem::take(&mut blocks), "tool_use");
                     self.tool_result(&id, call);
                 }
+                SeedStep::File(call) => match file_tool(call) {
+                    Some((name, input)) => {
+                        let id = format!("toolu_{}", uuid::Uuid::new_v4().simple());
+                        blocks.push(json!({
+                            "type": "tool_use",
+                            "id": id,
+                            "name": name,
+                            "input": input,
+                        }));
+                        self.assistant(std::mem::take(&mut blocks), "tool_use");
+                        self.file_result(&id, call);
+                    }
+                    None => {
+                        let note = call.note(self.from);
+                        blocks.push(json!({ "type": "text", "text": note }));
+                    }
+                },
             }
         }
         if blocks.is_empty() {
@@ -207,6 +224,22 @@ impl Writer<'_> {
         self.record("user", message, Some(extra));
     }
 
+    /// A file tool's result: the text it returned. No `toolUseResult`: its shape is the
+    /// tool's own and only the CLI's display reads it; the model reads the content.
+    fn file_result(&mut self, tool_use_id: &str, call: &FileCall) {
+        let message = json!({
+            "role": "user",
+            "content": [{
+                "tool_use_id": tool_use_id,
+                "type": "tool_result",
+                "content": call.output,
+                "is_error": call.is_error,
+            }],
+        });
+        let extra = json!({ "sourceToolAssistantUUID": self.parent });
+        self.record("user", message, Some(extra));
+    }
+
     fn record(&mut self, kind: &str, message: Value, extra: Option<Value>) {
         let uuid = uuid::Uuid::new_v4().to_string();
         self.at_ms += 1;
@@ -228,6 +261,35 @@ impl Writer<'_> {
         self.lines.push_str(&record.to_string());
         self.lines.push('\n');
         self.parent = Some(uuid);
+    }
+}
+
+/// Claude Code's own tool for a file call, with its input: `Read`, `Write`, or `Edit` for a
+/// single replacement; `None` for several replacements (its `Edit` takes one; they come as
+/// text).
+fn file_tool(call: &FileCall) -> Option<(&'static str, Value)> {
+    let path = &call.path;
+    match &call.op {
+        FileOp::Read { offset, limit } => {
+            let mut input = json!({ "file_path": path });
+            if let Some(offset) = offset {
+                input["offset"] = json!(offset);
+            }
+            if let Some(limit) = limit {
+                input["limit"] = json!(limit);
+            }
+            Some(("Read", input))
+        }
+        FileOp::Write { content } => {
+            Some(("Write", json!({ "file_path": path, "content": content })))
+        }
+        FileOp::Edit { edits } => match edits.as_slice() {
+            [one] => Some((
+                "Edit",
+                json!({ "file_path": path, "old_string": one.old, "new_string": one.new }),
+            )),
+            _ => None,
+        },
     }
 }
 
@@ -272,6 +334,111 @@ mod tests {
                 },
             ],
         }
+    }
+
+    fn file_seed(from: &str) -> Seed {
+        use crate::contract::TextEdit;
+        let file = |op: FileOp, output: &str| {
+            SeedStep::File(FileCall {
+                path: "/w/a.txt".into(),
+                op,
+                output: output.into(),
+                is_error: false,
+            })
+        };
+        let edit = |old: &str, new: &str| TextEdit {
+            old: old.into(),
+            new: new.into(),
+        };
+        Seed {
+            from: from.into(),
+            turns: vec![SeedTurn {
+                prompt: "fix a.txt".into(),
+                reply: vec![
+                    file(
+                        FileOp::Read {
+                            offset: Some(2),
+                            limit: None,
+                        },
+                        "one\ntwo\n",
+                    ),
+                    file(
+                        FileOp::Write {
+                            content: "new\n".into(),
+                        },
+                        "written",
+                    ),
+                    file(
+                        FileOp::Edit {
+                            edits: vec![edit("one", "1")],
+                        },
+                        "edited once",
+                    ),
+                    file(
+                        FileOp::Edit {
+                            edits: vec![edit("one", "1"), edit("two", "2")],
+                        },
+                        "edited twice",
+                    ),
+                    SeedStep::Text("done".into()),
+                ],
+            }],
+        }
+    }
+
+    #[tokio::test]
+    async fn file_calls_are_written_as_its_own_read_write_and_edit() {
+        let home = tempfile::tempdir().unwrap();
+        let cwd = tempfile::tempdir().unwrap();
+        let env = vec![(
+            "CLAUDE_CONFIG_DIR".to_owned(),
+            home.path().display().to_string(),
+        )];
+        let (binary, seed) = (binary(), file_seed("Pi"));
+        let request = SeedRequest {
+            binary: &binary,
+            seed: &seed,
+            cwd: cwd.path(),
+            env: &env,
+        };
+        let forked = super::seed(request).await.unwrap();
+        let path = forked.session.path.clone().unwrap();
+        let history = ClaudeReader::open(&path).unwrap().history().unwrap();
+        let tools: Vec<_> = history.turns[0]
+            .messages
+            .iter()
+            .filter_map(|m| m.tool.clone())
+            .collect();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["Read", "Write", "Edit"]);
+        assert_eq!(
+            tools[0].input,
+            json!({"file_path": "/w/a.txt", "offset": 2})
+        );
+        assert_eq!(tools[0].output.as_deref(), Some("one\ntwo\n"));
+        assert_eq!(
+            tools[1].input,
+            json!({"file_path": "/w/a.txt", "content": "new\n"})
+        );
+        assert_eq!(
+            tools[2].input,
+            json!({"file_path": "/w/a.txt", "old_string": "one", "new_string": "1"})
+        );
+        assert_eq!(tools[2].output.as_deref(), Some("edited once"));
+        // Two replacements in one call are more than its Edit takes: faithful text.
+        let texts: Vec<&str> = history.turns[0]
+            .messages
+            .iter()
+            .filter(|m| m.role == Role::Assistant)
+            .map(|m| m.text.as_str())
+            .collect();
+        assert_eq!(
+            texts.last().copied(),
+            Some(
+                "[tool call in Pi: edit] {\"edits\":[{\"new\":\"1\",\"old\":\"one\"},{\"new\":\"2\",\"old\":\"two\"}],\"path\":\"/w/a.txt\"}\n[tool result] returned:\nedited twice\n\ndone"
+            ),
+            "{texts:?}"
+        );
     }
 
     #[tokio::test]

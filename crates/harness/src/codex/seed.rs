@@ -18,7 +18,7 @@ use super::app_server::{AppServer, Launch};
 use super::protocol::{self, params, thread_of, to_harness_error, ThreadIdParams, REQUEST_TIMEOUT};
 use super::runtime::{capabilities, rollout_path};
 use super::CodexReader;
-use crate::contract::{Forked, NativeSession, SeedRequest, SeedStep, SeedTurn};
+use crate::contract::{Forked, NativeSession, Seed, SeedRequest, SeedStep, SeedTurn};
 use crate::history::SessionReader;
 use crate::{HarnessError, HarnessKind, HarnessResult};
 
@@ -62,7 +62,7 @@ pub async fn seed(request: SeedRequest<'_>) -> HarnessResult<Forked> {
             .await
             .map_err(|f| to_harness_error(f, &server.stderr_tail()))?;
         let thread = thread_of(&result)?;
-        let injected = inject(&server, &thread.id, &request.seed.turns).await;
+        let injected = inject(&server, &thread.id, request.seed).await;
         Ok::<_, HarnessError>((thread, codex_home, injected))
     }
     .await;
@@ -109,9 +109,9 @@ pub async fn seed(request: SeedRequest<'_>) -> HarnessResult<Forked> {
 }
 
 /// One `thread/inject_items` per turn, so each becomes a turn of its own in the rollout.
-async fn inject(server: &AppServer, thread_id: &str, turns: &[SeedTurn]) -> HarnessResult<()> {
-    for turn in turns {
-        let request = json!({ "threadId": thread_id, "items": items(turn) });
+async fn inject(server: &AppServer, thread_id: &str, seed: &Seed) -> HarnessResult<()> {
+    for turn in &seed.turns {
+        let request = json!({ "threadId": thread_id, "items": items(turn, &seed.from) });
         server
             .request("thread/inject_items", request, REQUEST_TIMEOUT)
             .await
@@ -121,7 +121,7 @@ async fn inject(server: &AppServer, thread_id: &str, turns: &[SeedTurn]) -> Harn
 }
 
 /// A turn as Responses API items.
-fn items(turn: &SeedTurn) -> Vec<Value> {
+fn items(turn: &SeedTurn, from: &str) -> Vec<Value> {
     let prompt = match turn.prompt.trim().is_empty() {
         true => "[no prompt]",
         false => turn.prompt.as_str(),
@@ -141,6 +141,9 @@ fn items(turn: &SeedTurn) -> Vec<Value> {
     for step in &turn.reply {
         match step {
             SeedStep::Text(text) => out.push(assistant(text)),
+            // The carry gives Codex file calls as text already (see `crate::carry`); one that
+            // came anyway is written as that text.
+            SeedStep::File(call) => out.push(assistant(&call.note(from))),
             SeedStep::Shell(call) => {
                 let call_id = format!("call_{}", uuid::Uuid::new_v4().simple());
                 let arguments = json!({ "command": ["bash", "-lc", call.command] }).to_string();
@@ -223,7 +226,7 @@ mod tests {
                 }),
             ],
         };
-        let items = items(&turn);
+        let items = items(&turn, "Claude Code");
         let types: Vec<&str> = items.iter().map(|i| i["type"].as_str().unwrap()).collect();
         assert_eq!(
             types,
@@ -247,7 +250,7 @@ mod tests {
             prompt: "".into(),
             reply: vec![SeedStep::Text("done".into())],
         };
-        let items = super::items(&text_last);
+        let items = super::items(&text_last, "Pi");
         assert_eq!(items.len(), 2);
         assert_eq!(items[0]["content"][0]["text"], "[no prompt]");
     }

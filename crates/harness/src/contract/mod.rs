@@ -25,8 +25,8 @@ pub(crate) use live::live_runtime;
 pub use live::LiveRuntime;
 pub use reply::{Ack, Answer, Awaited, Reply};
 pub use seed::{
-    bounded, now_ms, timestamp, Seed, SeedRequest, SeedStep, SeedTool, SeedTurn, ShellCall,
-    MAX_NOTE_OUTPUT,
+    bounded, now_ms, timestamp, FileCall, FileOp, Seed, SeedRequest, SeedStep, SeedTool, SeedTurn,
+    ShellCall, TextEdit, MAX_NOTE_OUTPUT,
 };
 pub use session::{Cut, ForkRequest, Forked, NativeSession, OpenSpec, PendingFork, SessionTarget};
 pub use sessions::{env_value, first_recorded, SessionLayout};

@@ -33,6 +33,78 @@ pub enum SeedStep {
     /// A shell command and what it printed: every harness has a shell tool, so the target
     /// records it as its own tool call and result.
     Shell(ShellCall),
+    /// A file read, written or edited: Claude Code and Pi record it as their own `Read`/`read`,
+    /// `Write`/`write` or `Edit`/`edit` call ([`crate::carry`] turns it into text for a target
+    /// without such tools).
+    File(FileCall),
+}
+
+/// A file tool call of the source and its result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileCall {
+    /// The path as the source's call named it (absolute, or relative to its folder).
+    pub path: String,
+    pub op: FileOp,
+    pub output: String,
+    pub is_error: bool,
+}
+
+/// What a [`FileCall`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FileOp {
+    /// Read the file, or `limit` lines of it from line `offset` (1-based) where given.
+    Read {
+        offset: Option<u64>,
+        limit: Option<u64>,
+    },
+    /// Wrote the whole file.
+    Write { content: String },
+    /// Replaced each `old` text with its `new` one (matched against the file as it was).
+    Edit { edits: Vec<TextEdit> },
+}
+
+/// One replacement of an edit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextEdit {
+    pub old: String,
+    pub new: String,
+}
+
+impl FileCall {
+    /// The call as faithful text, for a target that has no such tool (see [`SeedTool::note`]).
+    pub fn note(&self, from: &str) -> String {
+        let input = match &self.op {
+            FileOp::Read { offset, limit } => {
+                serde_json::json!({ "path": self.path, "offset": offset, "limit": limit })
+            }
+            FileOp::Write { content } => {
+                serde_json::json!({ "path": self.path, "content": content })
+            }
+            FileOp::Edit { edits } => serde_json::json!({
+                "path": self.path,
+                "edits": edits
+                    .iter()
+                    .map(|e| serde_json::json!({ "old": e.old, "new": e.new }))
+                    .collect::<Vec<_>>(),
+            }),
+        };
+        SeedTool {
+            name: self.verb().to_owned(),
+            input,
+            output: Some(self.output.clone()),
+            is_error: self.is_error,
+        }
+        .note(from)
+    }
+
+    /// `read`, `write` or `edit`.
+    pub fn verb(&self) -> &'static str {
+        match self.op {
+            FileOp::Read { .. } => "read",
+            FileOp::Write { .. } => "write",
+            FileOp::Edit { .. } => "edit",
+        }
+    }
 }
 
 /// A shell command run in the source and its output.
@@ -130,6 +202,10 @@ impl Seed {
             .clone()
             .filter(|s| matches!(s, SeedStep::Shell(_)))
             .count();
+        let files = steps
+            .clone()
+            .filter(|s| matches!(s, SeedStep::File(_)))
+            .count();
         let as_text = steps
             .filter(|s| matches!(s, SeedStep::Text(t) if t.starts_with("[tool call")))
             .count();
@@ -145,6 +221,16 @@ impl Seed {
             parts.push(format!(
                 "{} as {target}'s own",
                 plural(shell, "shell command", "shell commands")
+            ));
+        }
+        if files > 0 {
+            parts.push(format!(
+                "{} as {target}'s own",
+                plural(
+                    files,
+                    "file read, write or edit",
+                    "file reads, writes and edits"
+                )
             ));
         }
         if as_text > 0 {
@@ -224,6 +310,34 @@ mod tests {
             plain.note("Codex"),
             "Continued from Pi: 1 turn, every text as it was. Reasoning and approvals do not carry over."
         );
+    }
+
+    #[test]
+    fn the_note_counts_file_calls_carried_as_the_targets_own() {
+        let read = SeedStep::File(FileCall {
+            path: "a".into(),
+            op: FileOp::Read {
+                offset: None,
+                limit: None,
+            },
+            output: String::new(),
+            is_error: false,
+        });
+        let seed = |reply: Vec<SeedStep>| Seed {
+            from: "Codex".into(),
+            turns: vec![SeedTurn {
+                prompt: "a".into(),
+                reply,
+            }],
+        };
+        assert_eq!(
+            seed(vec![read.clone()]).note("Pi"),
+            "Continued from Codex: 1 turn, every text as it was, 1 file read, write or edit as \
+             Pi's own. Reasoning and approvals do not carry over."
+        );
+        assert!(seed(vec![read.clone(), read])
+            .note("Claude Code")
+            .contains("2 file reads, writes and edits as Claude Code's own"));
     }
 
     #[test]

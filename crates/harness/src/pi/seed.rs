@@ -17,7 +17,8 @@ use serde_json::{json, Value};
 use super::fork::into_folder::{copy_into, Copy, Staging};
 use super::version::require_supported;
 use crate::contract::{
-    now_ms, timestamp, Forked, NativeSession, SeedRequest, SeedStep, SeedTurn, ShellCall,
+    now_ms, timestamp, FileCall, FileOp, Forked, NativeSession, SeedRequest, SeedStep, SeedTurn,
+    ShellCall,
 };
 use crate::{HarnessError, HarnessKind, HarnessResult};
 
@@ -141,6 +142,17 @@ impl Writer {
                     self.assistant(std::mem::take(&mut blocks), "toolUse");
                     self.tool_result(&id, call);
                 }
+                SeedStep::File(call) => {
+                    let id = format!("call_{}", uuid::Uuid::new_v4().simple());
+                    blocks.push(json!({
+                        "type": "toolCall",
+                        "id": id,
+                        "name": call.verb(),
+                        "arguments": file_arguments(call),
+                    }));
+                    self.assistant(std::mem::take(&mut blocks), "toolUse");
+                    self.result(&id, call.verb(), &call.output, call.is_error);
+                }
             }
         }
         if blocks.is_empty() {
@@ -168,13 +180,17 @@ impl Writer {
     }
 
     fn tool_result(&mut self, call_id: &str, call: &ShellCall) {
+        self.result(call_id, "bash", &call.output, call.is_error);
+    }
+
+    fn result(&mut self, call_id: &str, tool: &str, output: &str, is_error: bool) {
         let at = self.tick();
         self.message(json!({
             "role": "toolResult",
             "toolCallId": call_id,
-            "toolName": "bash",
-            "content": [{ "type": "text", "text": call.output }],
-            "isError": call.is_error,
+            "toolName": tool,
+            "content": [{ "type": "text", "text": output }],
+            "isError": is_error,
             "timestamp": at,
         }));
     }
@@ -215,12 +231,126 @@ impl Writer {
     }
 }
 
+/// Pi's arguments for its own `read`, `write` or `edit` tool.
+fn file_arguments(call: &FileCall) -> Value {
+    match &call.op {
+        FileOp::Read { offset, limit } => {
+            let mut args = json!({ "path": call.path });
+            if let Some(offset) = offset {
+                args["offset"] = json!(offset);
+            }
+            if let Some(limit) = limit {
+                args["limit"] = json!(limit);
+            }
+            args
+        }
+        FileOp::Write { content } => json!({ "path": call.path, "content": content }),
+        FileOp::Edit { edits } => json!({
+            "path": call.path,
+            "edits": edits
+                .iter()
+                .map(|e| json!({ "oldText": e.old, "newText": e.new }))
+                .collect::<Vec<_>>(),
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::contract::{HarnessBinary, Seed};
     use crate::pi::history::PiReader;
     use crate::{Role, SessionReader};
+
+    #[test]
+    fn file_calls_are_written_as_its_own_read_write_and_edit() {
+        use crate::contract::TextEdit;
+        let binary = HarnessBinary {
+            kind: HarnessKind::Pi,
+            path: "pi".into(),
+            version: "1.6.0".into(),
+        };
+        let file = |op: FileOp, output: &str| {
+            SeedStep::File(FileCall {
+                path: "src/a.txt".into(),
+                op,
+                output: output.into(),
+                is_error: false,
+            })
+        };
+        let edits = vec![
+            TextEdit {
+                old: "one".into(),
+                new: "1".into(),
+            },
+            TextEdit {
+                old: "two".into(),
+                new: "2".into(),
+            },
+        ];
+        let seed = Seed {
+            from: "Claude Code".into(),
+            turns: vec![SeedTurn {
+                prompt: "fix it".into(),
+                reply: vec![
+                    file(
+                        FileOp::Read {
+                            offset: None,
+                            limit: Some(5),
+                        },
+                        "one\ntwo\n",
+                    ),
+                    file(
+                        FileOp::Write {
+                            content: "x\n".into(),
+                        },
+                        "wrote",
+                    ),
+                    file(FileOp::Edit { edits }, "edited"),
+                ],
+            }],
+        };
+        let cwd = tempfile::tempdir().unwrap();
+        let request = SeedRequest {
+            binary: &binary,
+            seed: &seed,
+            cwd: cwd.path(),
+            env: &[],
+        };
+        let (text, _) = session(request, "01a228e1-8de8-754e-8479-6840ac890b85");
+        let path = cwd.path().join("s.jsonl");
+        std::fs::write(&path, &text).unwrap();
+        let history = PiReader::open(&path).unwrap().history().unwrap();
+        let tools: Vec<_> = history.turns[0]
+            .messages
+            .iter()
+            .filter_map(|m| m.tool.clone())
+            .collect();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["read", "write", "edit"]);
+        assert_eq!(tools[0].input, json!({"path": "src/a.txt", "limit": 5}));
+        assert_eq!(tools[0].output.as_deref(), Some("one\ntwo\n"));
+        assert_eq!(
+            tools[1].input,
+            json!({"path": "src/a.txt", "content": "x\n"})
+        );
+        assert_eq!(
+            tools[2].input,
+            json!({"path": "src/a.txt", "edits": [
+                {"oldText": "one", "newText": "1"},
+                {"oldText": "two", "newText": "2"}
+            ]})
+        );
+        assert_eq!(tools[2].output.as_deref(), Some("edited"));
+        // Each result names its own tool, as Pi's do.
+        let results: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|l| l["message"]["role"] == "toolResult")
+            .map(|l| l["message"]["toolName"].clone())
+            .collect();
+        assert_eq!(results, [json!("read"), json!("write"), json!("edit")]);
+    }
 
     #[test]
     fn a_seeded_session_reads_back_as_the_turns_it_was_given() {
