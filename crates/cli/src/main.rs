@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use forkhost_core::data_dir::{default_data_dir, DATA_DIR_ENV};
-use forkhost_core::ThreadDetail;
+use forkhost_core::{ExportFormat, ThreadDetail};
 use forkhost_core::{
     ForkAt, ForkFiles, HarnessKind, Host, HostError, NewThreadSpec, PermissionMode, TurnRef,
 };
@@ -173,6 +173,16 @@ enum Command {
         #[arg(long, value_name = "N")]
         if_revision: Option<i64>,
     },
+    /// Print a thread's branch, from the root of its lineage to TURN (all its turns without
+    /// --to), as Markdown (prompts and replies in order, tool calls folded) or JSON.
+    Export {
+        thread: String,
+        /// The last turn (a 1-based number or a host turn id).
+        #[arg(long, value_name = "TURN")]
+        to: Option<String>,
+        #[arg(long, value_enum, default_value = "md")]
+        format: ExportAs,
+    },
     /// Archive a thread (its native session is kept); --undo brings it back.
     Archive {
         thread: String,
@@ -189,6 +199,13 @@ enum Command {
         #[arg(long, requires = "folder", conflicts_with = "answer")]
         revoke: bool,
     },
+}
+
+/// `export --format`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum ExportAs {
+    Md,
+    Json,
 }
 
 fn main() -> ExitCode {
@@ -422,6 +439,20 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
             answer,
             revoke,
         } => trust::command(host, folder.as_deref(), answer, revoke).await?,
+        Command::Export { thread, to, format } => {
+            let to = to.as_deref().map(turn_ref).transpose()?;
+            let format = match format {
+                ExportAs::Md => ExportFormat::Markdown,
+                ExportAs::Json => ExportFormat::Json,
+            };
+            let text = host.export(&thread, to, format).await?;
+            let json = match format {
+                ExportFormat::Json => serde_json::from_str(&text)
+                    .map_err(|e| HostError::Internal(e.to_string()))?,
+                ExportFormat::Markdown => serde_json::json!({ "markdown": text }),
+            };
+            Printed::new(json, text.trim_end().to_owned())
+        }
         Command::Archive { thread, undo } => {
             let view = host.archive(&thread, !undo).await?;
             Printed::new(

@@ -14,6 +14,7 @@ mod cross_fork;
 mod discovery;
 mod error;
 mod events;
+mod export;
 mod failpoint;
 mod files;
 mod follow;
@@ -44,6 +45,7 @@ mod worktree_spares;
 pub use discovery::DiscoveredSession;
 pub use error::{ErrorCode, HostError, HostResult};
 pub use events::{ApprovalResolution, HostEvent, TurnEnd};
+pub use export::ExportFormat;
 /// The fork steps a crash can be injected after (`FORKHOST_FAILPOINT`), for the crash tests.
 #[doc(hidden)]
 pub use failpoint::FORK_STEPS;
