@@ -12,7 +12,7 @@ use forkhost_core::{
     ApprovalDecision, ApprovalView, ChangesView, FilesView, ForkAt, ForkFiles, GrantView,
     HarnessKind, HarnessReport, TrustDecision, TrustView, WorktreeLoss,
 };
-use forkhost_core::{ThreadDetail, ThreadView};
+use forkhost_core::{ExportFormat, ThreadDetail, ThreadView, TurnRef};
 
 use crate::cli_tool::CliToolStatus;
 use crate::commands::{AppInfo, ForkReply, NewThreadArgs};
@@ -64,6 +64,7 @@ command_list! {
     approvals::set_mode(thread_id: String, mode: Option<String>, sandbox: Option<String>) -> ThreadView;
     commands::rename(thread_id: String, title: String) -> ThreadView;
     commands::archive(thread_id: String, archived: bool) -> ThreadView;
+    commands::export(thread_id: String, to: Option<TurnRef>, format: ExportFormat) -> String;
     commands::fork(thread_id: String, at: ForkAt, files: Option<ForkFiles>, for_window: Option<bool>, into: Option<HarnessKind>) -> ForkReply;
     files::files(thread_id: String) -> FilesView;
     files::changes(thread_id: String, other: Option<String>) -> ChangesView;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use forkhost_core::DiscoveredSession;
 use forkhost_core::{ForkAt, ForkFiles, HarnessKind, HarnessReport, NewThreadSpec};
-use forkhost_core::{ForkResult, ThreadDetail, ThreadView};
+use forkhost_core::{ExportFormat, ForkResult, ThreadDetail, ThreadView, TurnRef};
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Manager, State, WebviewWindow};
 
@@ -137,6 +137,18 @@ pub async fn archive(
     archived: bool,
 ) -> CmdResult<ThreadView> {
     Ok(state.host.archive(&thread_id, archived).await?)
+}
+
+/// A thread's branch from the root to turn `to` (all of it when `None`), as Markdown or JSON
+/// text (the message menu's Copy as Markdown).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn export(
+    state: State<'_, AppState>,
+    thread_id: String,
+    to: Option<TurnRef>,
+    format: ExportFormat,
+) -> CmdResult<String> {
+    Ok(state.host.export(&thread_id, to, format).await?)
 }
 
 /// Reply of [`fork`]: the fork, and the window it opened in.
