@@ -7,7 +7,9 @@
 //! - the same through a `TreeWatch` (the Host's way for a live thread) with 0, 10 and 1,000
 //!   changed files, beside `git status` (goal: ≤ 30 ms for 10 files, well under 1×);
 //! - a fork worktree from a checkpoint: the time to the fork returning (the worktree added) and
-//!   to its files being ready (filled), beside `git worktree add` alone;
+//!   to its files being ready (filled), beside `git worktree add` alone; and the same fork
+//!   claiming a spare worktree filled at a checkpoint 10 files away (only the difference
+//!   written);
 //! - the disk a checkpoint adds (goal: only the changed blobs).
 //!
 //! The repository is built once and kept under the target dir (`CARGO_TARGET_TMPDIR`).
@@ -252,6 +254,56 @@ fn main() {
         ms(fm),
         std::thread::available_parallelism().map_or(1, |n| n.get()),
         ms(pm)
+    );
+
+    // The same fork claiming a spare filled (in the background) at a checkpoint 10 files away:
+    // the fork returns once the spare is claimed (its clean check, the move, the branch), and
+    // its files are ready once the fill wrote the difference.
+    for i in 0..10 {
+        let p = file_path(&repo, 1_000 + i * 3_331 % FILES);
+        let mut text = std::fs::read_to_string(&p).expect("read");
+        text.push_str(&format!("away from the spare {nonce}\n"));
+        std::fs::write(&p, text).expect("modify");
+    }
+    let away = r
+        .checkpoint(&CheckpointSpec::new("bench", "away").parent(parent.clone()))
+        .expect("checkpoint")
+        .commit;
+    let (mut spared, mut claimed, mut ready) = (Vec::new(), Vec::new(), Vec::new());
+    let _ = r.discard_spare(&base.join("spare")); // one an interrupted run left
+    for n in 0..WORKTREES {
+        let spare = base.join("spare");
+        let t = Instant::now();
+        r.add_spare(&spare, &parent).expect("spare");
+        spared.push(t.elapsed());
+        let t = Instant::now();
+        let mut made = r
+            .claim_spare(
+                &spare,
+                &WorktreeSpec {
+                    at: away.clone(),
+                    path: base.join(format!("wt-claimed-{n}")),
+                    branch: format!("forkhost/bench-claimed-{n}-{nonce}"),
+                },
+            )
+            .expect("claim");
+        claimed.push(t.elapsed());
+        r.fill_worktree(&mut made, |_| {})
+            .expect("fill the difference");
+        ready.push(t.elapsed());
+        r.remove_worktree(&made.path, Confirm::NothingToLose)
+            .expect("remove");
+    }
+    let (sm, _) = stats(&mut spared);
+    let (cm, _) = stats(&mut claimed);
+    let (rm, _) = stats(&mut ready);
+    println!(
+        "fork worktree claiming a spare 10 files away: the fork returns after {} ms (claimed) | files ready after {} ms (the difference written) | beside: a full fill {} ms, git worktree add alone {} ms | the spare's own fill (in the background, before the fork) {} ms ({WORKTREES} runs each, medians)",
+        ms(cm),
+        ms(rm),
+        ms(fm),
+        ms(pm),
+        ms(sm)
     );
 }
 

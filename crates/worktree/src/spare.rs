@@ -50,7 +50,9 @@ impl Repo {
             // Marked first: from here on a cut-short spare is known for what it is.
             std::fs::write(spare.git_dir.join(SPARE_FILE), format!("{at}\n"))?;
             std::fs::write(spare.git_dir.join(FILLING_FILE), "")?;
-            spare.write_spare_files(&at)
+            spare.write_spare_files(&at)?;
+            spare.settle_index()?;
+            spare.drop_filling_marker()
         });
         if let Err(err) = filled {
             self.forget_spare(path);
@@ -95,6 +97,7 @@ impl Repo {
             // CLI's spare: its git outlives the process): a forced checkout now only checks
             // the files' stat data, and writes back any that went missing.
             tree.write_spare_files(&at)?;
+            tree.drop_filling_marker()?;
         }
         tree.check_clean(&at)?;
         let branch = self.free_branch_name(&spec.branch)?;
@@ -155,7 +158,8 @@ impl Repo {
     fn spare_at(&self, path: &Path) -> Result<(Repo, Oid)> {
         let not_a_spare = || WorktreeError::NotASpare(path.to_owned());
         let listed = self.listed_worktree(path)?.ok_or_else(not_a_spare)?;
-        if listed.prunable || listed.branch.is_some() || !path.is_dir() {
+        // A folder git still lists but that is gone (`prunable`) is no directory either.
+        if listed.branch.is_some() || !path.is_dir() {
             return Err(not_a_spare());
         }
         let tree = Repo::discover(&self.git, path)?.ok_or_else(not_a_spare)?;
@@ -171,15 +175,19 @@ impl Repo {
     /// Whether `path` is a detached linked worktree of this repository with no file but its
     /// `.git` link.
     fn unmarked_empty(&self, path: &Path) -> Result<bool> {
-        let listed = self.listed_worktree(path)?;
-        if !listed.is_some_and(|l| !l.prunable && l.branch.is_none()) {
+        if !self
+            .listed_worktree(path)?
+            .is_some_and(|l| l.branch.is_none())
+        {
             return Ok(false);
         }
-        let mut entries = std::fs::read_dir(path)?;
+        let Ok(mut entries) = std::fs::read_dir(path) else {
+            return Ok(false); // gone: nothing to discard
+        };
         Ok(entries.all(|e| e.is_ok_and(|e| e.file_name() == ".git")))
     }
 
-    /// In the spare: its files written as of `at`, then the fill marker dropped.
+    /// In the spare: its files written as of `at`.
     fn write_spare_files(&self, at: &Oid) -> Result<()> {
         // No progress: git then writes nothing to its error pipe, so a checkout whose process
         // ended (the CLI) runs to its end rather than dying on a closed pipe.
@@ -187,7 +195,35 @@ impl Repo {
             .arg("--detach")
             .arg(at.as_str())
             .run()?;
+        Ok(())
+    }
+
+    /// The spare's files are all written.
+    fn drop_filling_marker(&self) -> Result<()> {
         std::fs::remove_file(self.git_dir.join(FILLING_FILE))?;
+        Ok(())
+    }
+
+    /// Writes the index again once the second its files were written in is over. Git compares
+    /// whole seconds: a file not older than the index is "racily clean", and every later
+    /// status or checkout reads it whole to be sure; after a fill that is thousands of files
+    /// (a claim of a 1 GB spare took 0.5 s more, and its fill 1 s more). Rewritten later, the
+    /// index holds them as settled, so a claim only compares their stat data. The spare is
+    /// filled in the background: the wait (under a second) costs no fork anything.
+    fn settle_index(&self) -> Result<()> {
+        let seconds = |at: SystemTime| {
+            at.duration_since(SystemTime::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs())
+        };
+        let index = self.git_dir.join("index");
+        let written = seconds(std::fs::metadata(&index)?.modified()?);
+        while seconds(SystemTime::now()) <= written {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        self.git
+            .call(&self.root)
+            .args(["update-index", "-q", "--refresh", "--force-write-index"])
+            .run()?;
         Ok(())
     }
 
@@ -262,9 +298,9 @@ impl Repo {
             .call(&self.root)
             .args(["worktree", "remove", "--force", "--force"])
             .arg(path)
-            .output();
-        if !removed.is_ok_and(|out| out.success) {
-            tracing::warn!("could not remove a spare worktree after a failure");
+            .run();
+        if let Err(err) = removed {
+            tracing::warn!(error = %err, "could not remove a spare worktree after a failure");
         }
     }
 }

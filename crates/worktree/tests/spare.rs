@@ -83,6 +83,13 @@ fn a_claimed_spare_holds_exactly_the_fork_points_files_and_only_the_difference_i
     assert!(r.spare_ready(&spare));
     assert_eq!(files_in(&spare), files_in(&repo.path), "the spare holds A");
     assert!(!repo.git_ok(&["-C", spare.to_str().unwrap(), "symbolic-ref", "-q", "HEAD"]));
+    // Its index is newer than every file it holds (in git's whole seconds), so none is
+    // "racily clean" and a claim or fill reads no file only to be sure.
+    let seconds = |p: &Path| std::fs::metadata(p).unwrap().mtime();
+    let index = seconds(&git_dir(&repo, &spare).join("index"));
+    for (file, _) in files_in(&spare) {
+        assert!(seconds(&spare.join(&file)) < index, "{file} is racily clean");
+    }
     let kept = stamp(&spare.join("d1/f9.txt"));
     let changed = stamp(&spare.join("d1/f1.txt"));
     // A file written again now would carry a later mtime.
@@ -241,6 +248,10 @@ fn a_folder_that_is_no_spare_is_refused_and_nothing_changes() {
     let gone = parent.with_file_name("gone");
     r.add_spare(&gone, &a).unwrap();
     std::fs::remove_dir_all(&gone).unwrap();
+    // A fork's worktree added and not filled yet: no file in it either, but on its branch.
+    let unfilled = parent.with_file_name("unfilled");
+    r.add_worktree(&spec(&a, &unfilled, "forkhost/unfilled"))
+        .unwrap();
 
     let folders = [
         &forked,
@@ -251,6 +262,7 @@ fn a_folder_that_is_no_spare_is_refused_and_nothing_changes() {
         &repo.path,
         &theirs,
         &gone,
+        &unfilled,
     ];
     for folder in folders {
         let before = (
@@ -281,6 +293,15 @@ fn a_folder_that_is_no_spare_is_refused_and_nothing_changes() {
     // A spare whose folder was deleted is made again at the same place.
     r.add_spare(&gone, &a).unwrap();
     assert!(r.spare_ready(&gone));
+    // The main checkout, detached and carrying a spare's marker, is still the user's.
+    repo.git(&["checkout", "-q", "--detach"]);
+    std::fs::write(repo.path.join(".git/forkhost-spare"), format!("{a}\n")).unwrap();
+    let fork = parent.with_file_name("fork");
+    let err = r
+        .claim_spare(&repo.path, &spec(&b, &fork, "forkhost/f"))
+        .unwrap_err();
+    assert!(matches!(err, WorktreeError::NotASpare(_)), "{err}");
+    assert!(!fork.exists() && repo.path.join("d0/f0.txt").exists());
 }
 
 #[test]
@@ -404,6 +425,20 @@ fn every_failure_leaves_the_spare_as_it_was_or_nothing() {
     assert_eq!(worktrees(&repo).matches("worktree ").count(), 1);
     std::fs::remove_file(&lock).unwrap();
     assert!(!branches(&repo).contains("forkhost/f"));
+    // A failure after the branch was made (the spare's HEAD is locked): the branch goes too.
+    r.add_spare(&spare, &a).unwrap();
+    let head_lock = git_dir(&repo, &spare).join("HEAD.lock");
+    std::fs::write(&head_lock, "").unwrap();
+    let failed = r.claim_spare(&spare, &spec(&b, &fork, "forkhost/f"));
+    assert!(failed.is_err());
+    assert!(!spare.exists() && !fork.exists(), "nothing left");
+    assert!(
+        !branches(&repo).contains("forkhost/f"),
+        "{}",
+        branches(&repo)
+    );
+    assert_eq!(worktrees(&repo).matches("worktree ").count(), 1);
+    let _ = std::fs::remove_file(&head_lock);
     // A branch taken already gets a free name, as add_worktree picks.
     repo.git(&["branch", "forkhost/f"]);
     r.add_spare(&spare, &a).unwrap();

@@ -142,3 +142,53 @@ fn orphaned(spare: &Path) -> bool {
         Err(_) => std::fs::read_dir(spare).is_ok_and(|mut e| e.next().is_none()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spare_in(worktrees: &Path, repo: &str, link: Option<String>) -> PathBuf {
+        let spare = worktrees.join(repo).join(SPARE_NAME);
+        std::fs::create_dir_all(&spare).unwrap();
+        if let Some(link) = link {
+            std::fs::write(spare.join(".git"), link).unwrap();
+            std::fs::write(spare.join("file.txt"), "x").unwrap();
+        }
+        spare
+    }
+
+    #[test]
+    fn only_spares_whose_repository_is_gone_are_removed() {
+        let data = tempfile::tempdir().unwrap();
+        let worktrees = data.path().join("worktrees");
+        let alive = data.path().join("repo/.git/worktrees/spare");
+        std::fs::create_dir_all(&alive).unwrap();
+        let gone = data.path().join("gone/.git/worktrees/spare");
+        let kept = spare_in(
+            &worktrees,
+            "a",
+            Some(format!("gitdir: {}\n", alive.display())),
+        );
+        let relative = spare_in(
+            &worktrees,
+            "b",
+            Some("gitdir: ../../../repo/.git/worktrees/spare\n".into()),
+        );
+        let orphan = spare_in(
+            &worktrees,
+            "c",
+            Some(format!("gitdir: {}\n", gone.display())),
+        );
+        let empty = spare_in(&worktrees, "d", None);
+        let unlinked = spare_in(&worktrees, "e", None);
+        std::fs::write(unlinked.join("mine.txt"), "x").unwrap();
+        let fork = worktrees.join("c").join("0193ab-cd");
+        std::fs::create_dir_all(&fork).unwrap();
+        std::fs::write(fork.join(".git"), format!("gitdir: {}\n", gone.display())).unwrap();
+
+        assert_eq!(orphan_spares(&worktrees), 2);
+        assert!(kept.exists() && relative.exists() && unlinked.exists() && fork.exists());
+        assert!(!orphan.exists() && !empty.exists());
+        assert_eq!(orphan_spares(&data.path().join("none")), 0);
+    }
+}
