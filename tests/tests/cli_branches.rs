@@ -78,7 +78,10 @@ fn six_forks_get_six_titles_and_a_fork_is_named_by_its_first_prompt() {
                 .chain(at.into_iter().filter(|a| !a.is_empty()))
                 .collect();
             let forked = cli.ok(&args);
-            forks.push((id(&forked), forked["thread"]["title"].as_str().unwrap().to_owned()));
+            forks.push((
+                id(&forked),
+                forked["thread"]["title"].as_str().unwrap().to_owned(),
+            ));
         }
         let titles: Vec<&str> = forks.iter().map(|(_, t)| t.as_str()).collect();
         assert_eq!(
@@ -92,16 +95,37 @@ fn six_forks_get_six_titles_and_a_fork_is_named_by_its_first_prompt() {
                 "after turn 3"
             ]
         );
+        let threads = cli.ok(&["threads"]);
+        let numbers: Vec<i64> = forks
+            .iter()
+            .map(|(f, _)| {
+                let t = threads["threads"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|t| t["id"] == f.as_str())
+                    .unwrap();
+                t["fork"]["source_turn_number"].as_i64().unwrap_or(-1)
+            })
+            .collect();
+        assert_eq!(numbers, [2, 2, 2, 2, 1, 3], "{threads}");
         let listed: HashSet<String> = forks.iter().map(|(f, _)| title_in_list(cli, f)).collect();
         assert_eq!(listed.len(), 6, "{listed:?}");
 
         // The second "after turn 2" sends: from then on it is called by its prompt, in the
         // list, in `show` and in what `send` returns; its siblings keep their labels.
         let (second, _) = &forks[1];
-        let sent = cli.ok(&["send", second, "Try the retry policy\nwith exponential backoff"]);
+        let sent = cli.ok(&[
+            "send",
+            second,
+            "Try the retry policy\nwith exponential backoff",
+        ]);
         assert_eq!(sent["thread"]["title"], "Try the retry policy", "{sent}");
         assert_eq!(title_in_list(cli, second), "Try the retry policy");
-        assert_eq!(cli.ok(&["show", second])["thread"]["title"], "Try the retry policy");
+        assert_eq!(
+            cli.ok(&["show", second])["thread"]["title"],
+            "Try the retry policy"
+        );
         assert_eq!(title_in_list(cli, &forks[0].0), "after turn 2");
         assert_eq!(title_in_list(cli, &forks[2].0), "after turn 2 · 3");
         // Its second prompt does not rename it.
@@ -111,10 +135,14 @@ fn six_forks_get_six_titles_and_a_fork_is_named_by_its_first_prompt() {
         // A long first prompt is shortened at a word; a fork before turn 2 is named by its
         // own first prompt, not by the turn it inherited.
         let (before, _) = &forks[3];
-        let long = "Rewrite the parser so that it keeps every comment and every blank line where it was";
+        let long =
+            "Rewrite the parser so that it keeps every comment and every blank line where it was";
         cli.ok(&["send", before, long]);
         let title = title_in_list(cli, before);
-        assert!(title.ends_with('…') && title.chars().count() <= 60, "{title}");
+        assert!(
+            title.ends_with('…') && title.chars().count() <= 60,
+            "{title}"
+        );
         assert!(long.starts_with(title.trim_end_matches('…')), "{title}");
 
         // The source keeps the title it was given.
@@ -152,7 +180,14 @@ fn rename_refuses_bad_titles_and_unknown_threads_in_words() {
         let cwd = cli.env.work_dir().to_str().unwrap().to_owned();
         let thread = id(&cli.ok(&["new", "--harness", "pi", "--cwd", &cwd, "--title", "kept"]));
         let long = "x".repeat(201);
-        for bad in ["", "   ", long.as_str(), "bell\u{7}here", "two\nlines", "tab\there"] {
+        for bad in [
+            "",
+            "   ",
+            long.as_str(),
+            "bell\u{7}here",
+            "two\nlines",
+            "tab\there",
+        ] {
             let err = cli.err(&["rename", &thread, bad]);
             assert_eq!(err["code"], "invalid_input", "{bad:?}: {err}");
             assert!(err["message"].as_str().unwrap().contains("title"), "{err}");
@@ -164,7 +199,10 @@ fn rename_refuses_bad_titles_and_unknown_threads_in_words() {
         assert_eq!(title_in_list(cli, &thread), "kept");
         // 200 characters is still a title.
         let most = "y".repeat(200);
-        assert_eq!(cli.ok(&["rename", &thread, &most])["thread"]["title"], most.as_str());
+        assert_eq!(
+            cli.ok(&["rename", &thread, &most])["thread"]["title"],
+            most.as_str()
+        );
     });
 }
 
@@ -203,7 +241,10 @@ fn export_prints_a_branch_in_order_without_its_siblings() {
         let (ok, md2, _) = plain(cli, &["export", &source, "--to", "2"]);
         assert!(ok);
         assert!(md2.contains("reply (turn 2) to: second prompt"), "{md2}");
-        assert!(!md2.contains("third prompt") && !md2.contains("## Turn 3"), "{md2}");
+        assert!(
+            !md2.contains("third prompt") && !md2.contains("## Turn 3"),
+            "{md2}"
+        );
         assert!(md2.contains("turns 1–2 of 3"), "{md2}");
 
         // The sibling's branch is the path from the root: the turn it inherited, then its own.
@@ -230,10 +271,22 @@ fn export_prints_a_branch_in_order_without_its_siblings() {
         // Typed errors.
         let err = cli.err(&["export", &source, "--to", "9"]);
         assert_eq!(err["code"], "turn_not_found", "{err}");
-        assert!(err["message"].as_str().unwrap().contains("3 turns"), "{err}");
-        assert_eq!(cli.err_code(&["export", &source, "--to", "0"]), "invalid_input");
-        assert_eq!(cli.err_code(&["export", &source, "--to", "no-such-turn"]), "turn_not_found");
-        assert_eq!(cli.err_code(&["export", "no-such-thread"]), "thread_not_found");
+        assert!(
+            err["message"].as_str().unwrap().contains("3 turns"),
+            "{err}"
+        );
+        assert_eq!(
+            cli.err_code(&["export", &source, "--to", "0"]),
+            "invalid_input"
+        );
+        assert_eq!(
+            cli.err_code(&["export", &source, "--to", "no-such-turn"]),
+            "turn_not_found"
+        );
+        assert_eq!(
+            cli.err_code(&["export", "no-such-thread"]),
+            "thread_not_found"
+        );
         assert_eq!(
             cli.err_code(&["export", &source, "--format", "pdf"]),
             "invalid_input"

@@ -61,9 +61,7 @@ impl Host {
                     .turns
                     .iter()
                     .position(|t| &t.id == id)
-                    .ok_or_else(|| {
-                        HostError::TurnNotFound(format!("{id} in thread {thread_id}"))
-                    })?
+                    .ok_or_else(|| HostError::TurnNotFound(format!("{id} in thread {thread_id}")))?
                     + 1
             }
         };
@@ -195,7 +193,10 @@ mod tests {
     #[test]
     fn a_fence_outlasts_the_backticks_inside() {
         assert_eq!(fenced("a", "text"), "```text\na\n```\n");
-        assert_eq!(fenced("x ````` y\n", "json"), "``````json\nx ````` y\n``````\n");
+        assert_eq!(
+            fenced("x ````` y\n", "json"),
+            "``````json\nx ````` y\n``````\n"
+        );
     }
 
     #[test]
@@ -212,7 +213,10 @@ mod tests {
             error: None,
         };
         let block = tool_block(&message, message.tool.as_ref().unwrap());
-        assert!(block.contains("<summary>Tool: bash &lt;x&gt;</summary>"), "{block}");
+        assert!(
+            block.contains("<summary>Tool: bash &lt;x&gt;</summary>"),
+            "{block}"
+        );
         assert!(block.contains("\"command\": \"ls\""), "{block}");
         assert!(block.contains("```text\na.txt\n```"), "{block}");
         assert!(block.trim_end().ends_with("</details>"), "{block}");

@@ -27,6 +27,12 @@ fn learned() -> &'static Mutex<HashMap<String, (String, String)>> {
     LEARNED.get_or_init(Default::default)
 }
 
+/// Forks' source turn numbers: thread id → 1-based number in the source (fixed for a fork).
+fn numbers() -> &'static Mutex<HashMap<String, i64>> {
+    static NUMBERS: OnceLock<Mutex<HashMap<String, i64>>> = OnceLock::new();
+    NUMBERS.get_or_init(Default::default)
+}
+
 /// The label of a fork cut at `boundary` of turn `number` (1-based); `into`: the product name
 /// of the harness it continues in, when that is another one than its source's.
 pub(crate) fn fork_label(boundary: Boundary, number: i64, into: Option<&str>) -> String {
@@ -118,6 +124,10 @@ impl Host {
     /// prompt (see [`Host::learn_titles`]).
     pub(crate) fn view_of(&self, row: &ThreadRow) -> HostResult<ThreadView> {
         let mut view = ThreadView::try_from(row)?;
+        if let Some(fork) = view.fork.as_mut() {
+            let numbers = numbers().lock().unwrap_or_else(|e| e.into_inner());
+            fork.source_turn_number = numbers.get(&row.id).copied();
+        }
         if row.fork.is_some() && !row.title_custom {
             let learned = learned().lock().unwrap_or_else(|e| e.into_inner());
             if let Some((_, title)) = learned.get(&row.id) {
@@ -127,10 +137,29 @@ impl Host {
         Ok(view)
     }
 
-    /// Reads the first own prompt of each fork among `rows` that has one and was not renamed,
-    /// where it is not known yet (or its naming turn changed). A file that cannot be read
-    /// leaves the fork under its label.
+    /// Learns what the views of `rows` need beyond the rows: each fork's source turn number,
+    /// and the first own prompt of each fork that has one and was not renamed, where it is not
+    /// known yet (or its naming turn changed). A file that cannot be read leaves the fork under
+    /// its label.
     pub(crate) async fn learn_titles(&self, rows: &[ThreadRow]) {
+        let only = match rows {
+            [one] => Some(one.id.as_str()),
+            _ => None,
+        };
+        let unnumbered = {
+            let numbers = numbers().lock().unwrap_or_else(|e| e.into_inner());
+            rows.iter()
+                .any(|r| r.fork.is_some() && !numbers.contains_key(&r.id))
+        };
+        if unnumbered {
+            match self.store().source_turn_numbers(only).await {
+                Ok(found) => numbers()
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .extend(found),
+                Err(err) => tracing::warn!(error = %err, "reading forks' source turns failed"),
+            }
+        }
         let candidates: HashMap<&str, &ThreadRow> = rows
             .iter()
             .filter(|r| r.fork.is_some() && !r.title_custom && r.native_path.is_some())
@@ -139,10 +168,6 @@ impl Host {
         if candidates.is_empty() {
             return;
         }
-        let only = match rows {
-            [one] => Some(one.id.as_str()),
-            _ => None,
-        };
         let naming = match self.store().first_own_turns(only).await {
             Ok(naming) => naming,
             Err(err) => {

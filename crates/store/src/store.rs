@@ -204,6 +204,12 @@ impl Store {
         lineage::first_own_turns(&mut conn, thread_id).await
     }
 
+    /// Each fork's source turn number as `(fork id, number)`; of one fork when given.
+    pub async fn source_turn_numbers(&self, thread_id: Option<&str>) -> Result<Vec<(String, i64)>> {
+        let mut conn = self.pool.acquire().await?;
+        lineage::source_turn_numbers(&mut conn, thread_id).await
+    }
+
     pub async fn forks_of_turn(&self, turn_id: &str) -> Result<Vec<ThreadRow>> {
         let mut conn = self.pool.acquire().await?;
         lineage::forks_of_turn(&mut conn, turn_id).await

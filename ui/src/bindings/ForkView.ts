@@ -7,4 +7,9 @@ export type ForkView = { source_thread: string, source_turn: string | null, boun
  * The source's harness when the fork was made: another one than the thread's own means
  * the conversation continued in this harness. `None` for forks recorded before it was kept.
  */
-source_harness: HarnessKind | null, };
+source_harness: HarnessKind | null, 
+/**
+ * `source_turn` as a 1-based number in the source (for "after turn 2"); `None` where the
+ * source turn is gone or not read yet.
+ */
+source_turn_number: number | null, };

@@ -61,6 +61,10 @@ pub struct ForkView {
     /// The source's harness when the fork was made: another one than the thread's own means
     /// the conversation continued in this harness. `None` for forks recorded before it was kept.
     pub source_harness: Option<HarnessKind>,
+    /// `source_turn` as a 1-based number in the source (for "after turn 2"); `None` where the
+    /// source turn is gone or not read yet.
+    #[ts(type = "number | null")]
+    pub source_turn_number: Option<i64>,
 }
 
 /// The store keeps the harness as text: a row naming none this build knows has no view
@@ -88,6 +92,7 @@ impl TryFrom<&ThreadRow> for ThreadView {
                 source_turn: f.source_turn.clone(),
                 boundary: f.boundary,
                 source_harness: f.source_harness.as_deref().and_then(|h| h.parse().ok()),
+                source_turn_number: None,
             }),
             permissions: PermissionsView {
                 mode: row.permission_mode.clone(),

@@ -68,3 +68,22 @@ pub async fn first_own_turns(
         .map(|r| Ok((r.try_get("fork_id")?, r.try_get("native_turn_ref")?)))
         .collect()
 }
+
+/// Each fork's source turn as a 1-based number in its source, as `(fork id, number)`; of one
+/// fork when `thread_id` is given. A fork whose source turn is gone has none.
+pub async fn source_turn_numbers(
+    conn: &mut SqliteConnection,
+    thread_id: Option<&str>,
+) -> Result<Vec<(String, i64)>> {
+    let rows = sqlx::query(
+        "SELECT f.id AS fork_id, s.ordinal AS ordinal FROM threads f \
+         JOIN turns s ON s.id = f.fork_source_turn \
+         WHERE f.fork_source_thread IS NOT NULL AND (?1 IS NULL OR f.id = ?1)",
+    )
+    .bind(thread_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    rows.iter()
+        .map(|r| Ok((r.try_get("fork_id")?, r.try_get("ordinal")?)))
+        .collect()
+}
