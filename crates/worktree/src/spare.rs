@@ -175,10 +175,8 @@ impl Repo {
     /// Whether `path` is a detached linked worktree of this repository with no file but its
     /// `.git` link.
     fn unmarked_empty(&self, path: &Path) -> Result<bool> {
-        if !self
-            .listed_worktree(path)?
-            .is_some_and(|l| l.branch.is_none())
-        {
+        let listed = self.listed_worktree(path)?;
+        if listed.is_none_or(|l| l.branch.is_some()) {
             return Ok(false);
         }
         let Ok(mut entries) = std::fs::read_dir(path) else {

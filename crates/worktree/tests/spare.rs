@@ -88,7 +88,10 @@ fn a_claimed_spare_holds_exactly_the_fork_points_files_and_only_the_difference_i
     let seconds = |p: &Path| std::fs::metadata(p).unwrap().mtime();
     let index = seconds(&git_dir(&repo, &spare).join("index"));
     for (file, _) in files_in(&spare) {
-        assert!(seconds(&spare.join(&file)) < index, "{file} is racily clean");
+        assert!(
+            seconds(&spare.join(&file)) < index,
+            "{file} is racily clean"
+        );
     }
     let kept = stamp(&spare.join("d1/f9.txt"));
     let changed = stamp(&spare.join("d1/f1.txt"));
@@ -157,13 +160,16 @@ fn a_claimed_spare_holds_exactly_the_fork_points_files_and_only_the_difference_i
     assert!(!branches(&repo).contains("forkhost/fork"));
 }
 
+/// Leaves a stray change in the spare at the path given.
+type Stray = fn(&TestRepo, &Path);
+
 #[test]
 fn a_spare_with_a_stray_file_is_never_claimed_and_can_be_discarded() {
     let sb = Sandbox::new();
     let (repo, a, b) = two_commits(&sb);
     let r = repo.open();
     let (_keep, parent) = outside_folder("x");
-    let strays: [(&str, fn(&TestRepo, &Path)); 4] = [
+    let strays: [(&str, Stray); 4] = [
         ("untracked", |_, s| write_in(s, "d0/stray.txt", "left\n")),
         ("ignored", |_, s| write_in(s, "build.log", "left\n")),
         ("modified", |_, s| write_in(s, "d1/f9.txt", "edited\n")),

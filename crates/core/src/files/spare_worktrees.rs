@@ -49,7 +49,7 @@ impl Host {
             }
         }
         let made_in = repo.clone();
-        Ok(blocking(move || made_in.add_worktree(&spec)).await?)
+        blocking(move || made_in.add_worktree(&spec)).await
     }
 
     /// After a worktree fork: a spare for its repository at `at`, filled in the background,
