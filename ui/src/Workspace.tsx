@@ -1,12 +1,14 @@
-import { Suspense, lazy, useRef } from "react";
+import { Suspense, lazy, useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { openDialog } from "./dialogs/open";
 import { EmptyWorkspace } from "./firstRun/EmptyWorkspace";
 import { showMenu } from "./menu";
 import { activateTab, closeOtherTabs, closeTab, moveTab, moveTabToNewWindow, openTab } from "./tabs/tabs";
+import { overflowOf, revealOffset, scrollStep, type Overflow } from "./tabs/overflow";
+import { tabTooltip } from "./tabs/words";
+import { renameThread } from "./threads/threadActions";
 import type { TabView } from "./bindings/TabView";
 import { Conversation } from "./conversation/Conversation";
-import { CloseIcon, PlusIcon, SidebarIcon, Spinner, TerminalIcon } from "./icons";
-import { harnessName } from "./harnesses";
+import { ChevronDownIcon, ChevronIcon, ChevronLeftIcon, CloseIcon, PlusIcon, SidebarIcon, Spinner, TerminalIcon } from "./icons";
 import { store, threadById, useApp } from "./state";
 // xterm.js is loaded with the first terminal tab, not with every window.
 const TerminalView = lazy(() => import("./TerminalView").then((m) => ({ default: m.TerminalView })));
@@ -43,8 +45,64 @@ export function Workspace() {
 function TabBar() {
   const tabs = useApp((s) => s.tabs);
   const sidebarOpen = useApp((s) => s.sidebarOpen);
+  const activeTab = useApp((s) => s.activeTab);
   const drag = useRef<{ id: string; x: number; moved: boolean } | null>(null);
   const barRef = useRef<HTMLDivElement>(null);
+  const [overflow, setOverflow] = useState<Overflow>({ overflows: false, canLeft: false, canRight: false });
+
+  const measure = useCallback(() => {
+    const bar = barRef.current;
+    if (!bar) return;
+    const next = overflowOf(bar);
+    setOverflow((o) =>
+      o.overflows === next.overflows && o.canLeft === next.canLeft && o.canRight === next.canRight ? o : next,
+    );
+  }, []);
+  useEffect(() => {
+    const bar = barRef.current;
+    if (!bar) return;
+    const observer = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(measure);
+    observer?.observe(bar);
+    bar.addEventListener("scroll", measure, { passive: true });
+    return () => {
+      observer?.disconnect();
+      bar.removeEventListener("scroll", measure);
+    };
+  }, [measure]);
+  // Tabs opened, closed, moved or retitled change the strip's width; the active tab is always
+  // brought into view.
+  useLayoutEffect(() => {
+    const bar = barRef.current;
+    if (!bar) return;
+    const el = Array.from(bar.querySelectorAll<HTMLElement>("[data-tab-id]")).find((t) => t.dataset.tabId === activeTab);
+    if (el) {
+      const to = revealOffset(bar, { left: el.offsetLeft - bar.offsetLeft, width: el.offsetWidth });
+      if (to !== null) bar.scrollLeft = to;
+    }
+    measure();
+  }, [tabs, activeTab, measure]);
+
+  const scrollBy = (direction: -1 | 1) => {
+    const bar = barRef.current;
+    if (bar) bar.scrollTo({ left: scrollStep(bar, direction), behavior: "smooth" });
+  };
+  const everyTab = (e: React.MouseEvent) => {
+    const state = store.get();
+    const r = (e.currentTarget as HTMLElement).getBoundingClientRect();
+    showMenu({
+      x: r.left,
+      y: r.bottom,
+      items: state.tabs.map((t) => {
+        const thread = threadById(state, t.thread_id);
+        const title = thread?.title ?? "Loading…";
+        return {
+          label: `${t.id === state.activeTab ? "• " : ""}${title}${t.kind === "terminal" ? " (terminal)" : ""}`,
+          title: thread ? tabTooltip(thread, threadById(state, thread.fork?.source_thread ?? "")?.title, t.kind === "terminal") : undefined,
+          action: () => activateTab(t.id),
+        };
+      }),
+    });
+  };
 
   const onPointerMove = (e: PointerEvent) => {
     const d = drag.current;
@@ -80,7 +138,25 @@ function TabBar() {
           <SidebarIcon />
         </button>
       )}
-      <div className="tabbar__tabs" role="tablist" aria-label="Open threads" ref={barRef}>
+      {overflow.overflows && (
+        <button
+          type="button"
+          className="icon-button tabbar__scroll"
+          aria-label="Scroll tabs left"
+          data-action="tabs-left"
+          disabled={!overflow.canLeft}
+          onClick={() => scrollBy(-1)}
+        >
+          <ChevronLeftIcon />
+        </button>
+      )}
+      <div
+        className="tabbar__tabs"
+        role="tablist"
+        aria-label="Open threads"
+        ref={barRef}
+        data-overflow={overflow.overflows ? "true" : undefined}
+      >
         {tabs.map((tab, i) => (
           <Tab
             key={tab.id}
@@ -96,6 +172,31 @@ function TabBar() {
           />
         ))}
       </div>
+      {overflow.overflows && (
+        <>
+          <button
+            type="button"
+            className="icon-button tabbar__scroll"
+            aria-label="Scroll tabs right"
+            data-action="tabs-right"
+            disabled={!overflow.canRight}
+            onClick={() => scrollBy(1)}
+          >
+            <ChevronIcon />
+          </button>
+          <button
+            type="button"
+            className="icon-button tabbar__more"
+            aria-label="Every tab"
+            aria-haspopup="menu"
+            data-action="tabs-menu"
+            title={`All ${tabs.length} tabs`}
+            onClick={everyTab}
+          >
+            <ChevronDownIcon />
+          </button>
+        </>
+      )}
       <button
         type="button"
         className="icon-button tabbar__new"
@@ -124,8 +225,16 @@ function Tab(props: {
     return Boolean(live && live.phase !== "ended") || Boolean(s.streaming[tab.thread_id]);
   });
   const awaiting = useApp((s) => (s.approvals[tab.thread_id]?.length ?? 0) > 0);
+  const sourceTitle = useApp((s) => (thread?.fork ? threadById(s, thread.fork.source_thread)?.title : undefined));
   const title = thread?.title ?? "Loading…";
   const terminal = tab.kind === "terminal";
+  const [renaming, setRenaming] = useState<string | null>(null);
+  const startRename = () => thread && setRenaming(thread.title);
+  const endRename = (save: boolean) => {
+    const next = renaming?.trim();
+    setRenaming(null);
+    if (save && thread && next && next !== thread.title) void renameThread(thread.id, next);
+  };
 
   const onMenu = (e: React.MouseEvent) => {
     e.preventDefault();
@@ -145,6 +254,7 @@ function Tab(props: {
           action: () => moveTab(tab.id, props.index + 1),
         },
         "separator",
+        { label: "Rename…", disabled: !thread, action: startRename },
         terminal
           ? { label: "Show conversation", action: () => openTab(tab.thread_id, "conversation") }
           : { label: "Open terminal tab", action: () => openTab(tab.thread_id, "terminal") },
@@ -162,7 +272,7 @@ function Tab(props: {
       data-awaiting-approval={awaiting ? "true" : undefined}
       aria-selected={active}
       tabIndex={active ? 0 : -1}
-      title={thread ? `${title} — ${harnessName(thread.harness)}${terminal ? " (terminal)" : ""}` : title}
+      title={thread ? tabTooltip(thread, sourceTitle, terminal) : title}
       onPointerDown={props.onPointerDown}
       onClick={() => {
         if (!props.wasDragged()) activateTab(tab.id);
@@ -170,9 +280,12 @@ function Tab(props: {
       onAuxClick={(e) => {
         if (e.button === 1) closeTab(tab.id);
       }}
+      onDoubleClick={startRename}
       onContextMenu={onMenu}
       onKeyDown={(e) => {
+        if (renaming !== null) return;
         if (e.key === "Enter" || e.key === " ") activateTab(tab.id);
+        if (e.key === "F2") startRename();
       }}
     >
       {terminal ? (
@@ -180,7 +293,29 @@ function Tab(props: {
       ) : (
         <span className={`harness-dot harness-dot--${thread?.harness ?? "none"}`} aria-hidden />
       )}
-      <span className="tab__title">{title}</span>
+      {renaming !== null ? (
+        <input
+          className="tab__rename"
+          value={renaming}
+          autoFocus
+          aria-label="Thread title"
+          data-field="rename"
+          maxLength={200}
+          onChange={(e) => setRenaming(e.target.value)}
+          onFocus={(e) => e.target.select()}
+          onPointerDown={(e) => e.stopPropagation()}
+          onClick={(e) => e.stopPropagation()}
+          onDoubleClick={(e) => e.stopPropagation()}
+          onBlur={() => endRename(true)}
+          onKeyDown={(e) => {
+            e.stopPropagation();
+            if (e.key === "Enter") endRename(true);
+            if (e.key === "Escape") endRename(false);
+          }}
+        />
+      ) : (
+        <span className="tab__title">{title}</span>
+      )}
       {awaiting && <span className="approval-dot" title="Waiting for your approval" aria-label="Waiting for your approval" />}
       {streaming && <Spinner size={11} />}
       <button

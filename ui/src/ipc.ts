@@ -27,6 +27,7 @@ import type { CommandErrorCode } from "./bindings/CommandErrorCode";
 import type { Commands } from "./bindings/commands";
 import type { AppEventName, Events, WindowEventName } from "./bindings/events";
 import type { DiscoveredSession } from "./bindings/DiscoveredSession";
+import type { ExportFormat } from "./bindings/ExportFormat";
 import type { ForkAt } from "./bindings/ForkAt";
 import type { ForkReply } from "./bindings/ForkReply";
 import type { ForkResult } from "./bindings/ForkResult";
@@ -151,6 +152,9 @@ export const rename = (threadId: string, title: string) =>
   call("rename", { thread_id: threadId, title });
 export const archive = (threadId: string, archived: boolean) =>
   call("archive", { thread_id: threadId, archived });
+/** A thread's branch from the root to turn `to` (a number; all of it when null) as text. */
+export const exportBranch = (threadId: string, to: number | null, format: ExportFormat) =>
+  call("export", { thread_id: threadId, to, format });
 /**
  * Forks a thread. `forWindow`: the fork opens in a window of its own, which the app opens (its
  * preloaded spare shows while the harness forks) and hands the fork's detail directly; the

@@ -11,6 +11,7 @@ import { markPainted, markRendered } from "../perf";
 import { keepScroll, keptOffset, keptScroll } from "../tabs/scroll";
 import { openTab } from "../tabs/tabs";
 import { loadThread } from "../threads/cache";
+import { copyBranchMarkdown } from "../threads/threadActions";
 import type { ForkView } from "../bindings/ForkView";
 import type { TabView } from "../bindings/TabView";
 import type { ThreadView } from "../bindings/ThreadView";
@@ -287,6 +288,15 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
           {
             label: "Copy text",
             action: () => void navigator.clipboard?.writeText(text).catch(() => {}),
+          },
+          {
+            label: "Copy as Markdown",
+            disabled: row.kind !== "message",
+            title:
+              row.kind === "message"
+                ? `The conversation from its first turn to turn ${row.turn}, as Markdown`
+                : "This turn is still running",
+            action: () => void copyBranchMarkdown(threadId, row.turn),
           },
         ],
       });

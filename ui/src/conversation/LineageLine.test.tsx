@@ -9,7 +9,7 @@ import { LineageLine } from "./Conversation";
 vi.mock("../ipc", () => import("../testing/ipcMock"));
 
 const source = threadDetail("src", 3, { title: "Plan the parser" });
-const fork = { source_thread: "src", source_turn: "turn-2", boundary: "after" as const, source_harness: null };
+const fork = { source_thread: "src", source_turn: "turn-2", boundary: "after" as const, source_harness: null, source_turn_number: null };
 
 describe("LineageLine", () => {
   afterEach(() => {

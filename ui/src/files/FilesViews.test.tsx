@@ -20,7 +20,7 @@ const m = vi.mocked(ipc);
 
 const source = stripTurns(threadDetail("src", 0, { title: "Source" }));
 const fork = stripTurns(
-  threadDetail("fork", 0, { title: "Fork", cwd: "/data/wt/fork", fork: { source_thread: "src", source_turn: "t1", boundary: "after", source_harness: null } }),
+  threadDetail("fork", 0, { title: "Fork", cwd: "/data/wt/fork", fork: { source_thread: "src", source_turn: "t1", boundary: "after", source_harness: null, source_turn_number: null } }),
 );
 const DIFF = "diff --git a/notes.txt b/notes.txt\n--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-turn 1\n+<img src=x onerror=alert(1)>\n";
 const NEW_DIFF = "diff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+fresh\n";

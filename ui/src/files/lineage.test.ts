@@ -5,7 +5,7 @@ import { diffLines, lineageOf, splitTurns } from "./lineage";
 import { splitRows } from "./DiffView";
 
 const view = (id: string, source?: string) =>
-  stripTurns(threadDetail(id, 0, source ? { fork: { source_thread: source, source_turn: "t", boundary: "after", source_harness: null } } : {}));
+  stripTurns(threadDetail(id, 0, source ? { fork: { source_thread: source, source_turn: "t", boundary: "after", source_harness: null, source_turn_number: null } } : {}));
 
 describe("a lineage tree", () => {
   it("holds the root and every descendant, whichever member is asked, and nothing else", () => {

@@ -16,7 +16,8 @@ import {
 } from "../icons";
 import { buildProjects, flatten } from "./lineage";
 import { harnessName } from "../harnesses";
-import { type AppInfoState, activeTabOf, store, useApp } from "../state";
+import { type AppInfoState, activeTabOf, store, threadById, useApp } from "../state";
+import { lineageWords } from "../tabs/words";
 import { UpdateBadge } from "../update/Update";
 
 export function relativeTime(ms: number, now = Date.now()): string {
@@ -139,6 +140,9 @@ function ThreadItem({ thread, depth, lastAt }: { thread: ThreadView; depth: numb
   const awaiting = useApp((s) => (s.approvals[thread.id]?.length ?? 0) > 0);
   const [renaming, setRenaming] = useState(false);
   const [title, setTitle] = useState(thread.title);
+  const lineage = useApp((s) =>
+    thread.fork ? lineageWords(thread, threadById(s, thread.fork.source_thread)?.title) : null,
+  );
 
   const onMenu = (e: React.MouseEvent) => {
     e.preventDefault();
@@ -187,6 +191,7 @@ function ThreadItem({ thread, depth, lastAt }: { thread: ThreadView; depth: numb
             aria-label="Thread title"
             onChange={(e) => setTitle(e.target.value)}
             onBlur={() => setRenaming(false)}
+            maxLength={200}
             onKeyDown={(e) => e.key === "Escape" && setRenaming(false)}
           />
         </form>
@@ -200,8 +205,12 @@ function ThreadItem({ thread, depth, lastAt }: { thread: ThreadView; depth: numb
           data-state={thread.state}
           data-awaiting-approval={awaiting ? "true" : undefined}
           style={{ paddingLeft: 10 + depth * 16 }}
-          title={`${thread.title}\n${harnessName(thread.harness)} · ${thread.cwd}`}
+          title={`${thread.title}\n${harnessName(thread.harness)} · ${thread.cwd}${lineage ? `\n${lineage}` : ""}`}
           onClick={(e) => void openThread(thread.id, e.ctrlKey || e.metaKey ? "window" : "tab")}
+          onDoubleClick={() => {
+            setTitle(thread.title);
+            setRenaming(true);
+          }}
           onContextMenu={onMenu}
         >
           {depth > 0 && (

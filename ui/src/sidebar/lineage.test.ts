@@ -10,7 +10,7 @@ function thread(id: string, cwd: string, at: number, source?: string): ThreadVie
     title: id,
     state: "ready",
     native: { session_id: null, path: null },
-    fork: source ? { source_thread: source, source_turn: null, boundary: "after", source_harness: null } : null,
+    fork: source ? { source_thread: source, source_turn: null, boundary: "after", source_harness: null, source_turn_number: null } : null,
     permissions: { mode: null, sandbox: null },
     revision: 1,
     created_at: at,

@@ -14,6 +14,7 @@ export const discover = vi.fn();
 export const importSession = vi.fn();
 export const rename = vi.fn();
 export const archive = vi.fn();
+export const exportBranch = vi.fn();
 export const startTurn = vi.fn();
 export const interrupt = vi.fn();
 export const answerApproval = vi.fn();

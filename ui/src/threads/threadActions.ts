@@ -106,6 +106,20 @@ export async function renameThread(threadId: string, title: string) {
 }
 
 /**
+ * Copies the branch from the root of a thread's lineage to turn `to` as Markdown (the message
+ * menu's Copy as Markdown); a toast says what was copied, or why nothing was.
+ */
+export async function copyBranchMarkdown(threadId: string, to: number) {
+  try {
+    const markdown = await ipc.exportBranch(threadId, to, "markdown");
+    await navigator.clipboard.writeText(markdown);
+    notify({ kind: "success", title: `Copied turns 1–${to} as Markdown` });
+  } catch (err) {
+    notifyError(err, "Not copied");
+  }
+}
+
+/**
  * Changes a thread's permission mode (from its next start). Refused while a turn runs (`busy`):
  * a toast says so in words and the header keeps showing the stored mode.
  */
