@@ -1247,3 +1247,73 @@ async fn a_worktree_fork_claims_the_repositorys_spare_and_a_new_one_is_made() {
     assert_eq!(spare_of(&host, &repo).await, spare);
     host.shutdown().await;
 }
+
+/// Issue 22, item 5's finding: a fork's worktree is watched from the moment its files are
+/// written, so its first turn's start checkpoint reads nothing — with nothing changed it *is*
+/// the commit the fork started from — and a file changed in the fork's folder before its
+/// first Send is still in that checkpoint (the watch saw it), exactly.
+#[tokio::test]
+async fn a_worktree_forks_first_checkpoint_is_its_base_when_nothing_changed() {
+    let Some(s) = setup(Harness::Pi).await else {
+        return;
+    };
+    let repo = s.env.work_dir().to_path_buf();
+    committed_repo(&repo);
+    let host = s.host().await;
+    let thread = s.thread(&host, Default::default()).await;
+    turn(&host, &thread, &writes("t1")).await;
+    let fork_once = || async {
+        let fork = host
+            .fork_with(
+                &thread,
+                ForkAt::After(TurnRef::Number(1)),
+                ForkFiles::Worktree,
+            )
+            .await
+            .unwrap()
+            .thread
+            .thread;
+        host.files_ready(&fork.id).await.unwrap();
+        fork
+    };
+    let start_of = |id: String| {
+        let host = host.clone();
+        async move {
+            let files = host.files(&id).await.unwrap();
+            let start = files
+                .checkpoints
+                .iter()
+                .find(|c| c.turn == 2 && c.edge == "start")
+                .unwrap_or_else(|| panic!("no start checkpoint: {files:?}"))
+                .commit
+                .clone();
+            (start, files.base_commit.unwrap())
+        }
+    };
+
+    let quiet = fork_once().await;
+    turn(&host, &quiet.id, "RUN_COMMAND `touch after.txt`").await;
+    let (start, base) = start_of(quiet.id.clone()).await;
+    assert_eq!(
+        start, base,
+        "nothing changed since the fill: the start is the base commit"
+    );
+
+    let touched = fork_once().await;
+    let folder = PathBuf::from(&touched.cwd);
+    std::fs::write(folder.join("a.txt"), "edited before the first send\n").unwrap();
+    std::fs::write(folder.join("new.txt"), "new\n").unwrap();
+    turn(&host, &touched.id, "RUN_COMMAND `touch after.txt`").await;
+    let (start, base) = start_of(touched.id.clone()).await;
+    assert_eq!(changed_between(&repo, &base, &start), ["a.txt", "new.txt"]);
+    assert_eq!(
+        git(&repo, &["show", &format!("{start}:a.txt")]),
+        "edited before the first send\n"
+    );
+    assert_eq!(
+        git(&repo, &["rev-parse", &format!("{start}^")]).trim(),
+        base,
+        "it continues from the base"
+    );
+    host.shutdown().await;
+}

@@ -109,6 +109,27 @@ impl Repo {
         taken
     }
 
+    /// Starts a [`TreeWatch`] on `folder`, a checkout whose files are exactly `commit`'s (a
+    /// fork's worktree just filled, before anything ran in it): the first checkpoint through
+    /// it is that commit when nothing changed, or an edit of it — no full scan, unlike a watch
+    /// started at a checkpoint, which cannot know what changed before it started.
+    pub fn watch_checkout(&self, folder: &std::path::Path, commit: &Oid) -> Result<TreeWatch> {
+        let commit = self.commit(commit)?;
+        let reading = Reading {
+            shows_untracked: self.shows_untracked()?,
+            file_mode: self.config_bool("core.fileMode")?.unwrap_or(true),
+        };
+        let watch = TreeWatch::start(folder)?;
+        watch.recorded(Recorded {
+            commit,
+            // A checkout holds no file a checkpoint would leave out: those were never in it.
+            skipped: Vec::new(),
+            reading,
+        });
+        watch.known_from_now();
+        Ok(watch)
+    }
+
     fn record(&self, spec: &CheckpointSpec, watch: Option<&TreeWatch>) -> Result<Checkpoint> {
         let thread = names::component(&spec.thread_id)?;
         let label = names::component(&spec.label)?;

@@ -208,7 +208,7 @@ impl Repo {
 
     /// Whether the repository wants untracked files seen (`status.showUntrackedFiles` is not
     /// `no`/false). One `git config` call: its value may come from any config file.
-    fn shows_untracked(&self) -> Result<bool> {
+    pub(crate) fn shows_untracked(&self) -> Result<bool> {
         let out = self
             .git
             .call(&self.root)

@@ -159,6 +159,13 @@ impl TreeWatch {
         self.log().known = false;
     }
 
+    /// The list is the whole truth since the watch started: for a watch whose folder held
+    /// exactly its last recorded checkpoint then (`Repo::watch_checkout`). What it recorded
+    /// meanwhile stays: those are changes made after the start.
+    pub(crate) fn known_from_now(&self) {
+        self.log().known = true;
+    }
+
     /// The paths recorded since the last checkpoint, emptying the list; `Unknown` when the list
     /// cannot be trusted. Waits (at most [`MARKER_WAIT`]) until every change made before the
     /// call has reached the list.

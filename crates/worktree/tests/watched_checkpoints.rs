@@ -606,3 +606,96 @@ fn a_folder_moved_away_counts_as_every_file_it_held() {
     assert_eq!(cp.scanned, Scanned::Changed(1), "one event, for the folder");
     assert_eq!(cp.files_changed_vs_parent, 20);
 }
+
+/// A fork's worktree just filled: the watch starts from its commit, so its first checkpoint
+/// reads nothing (it is that commit), and the next one re-reads only what changed — each the
+/// tree a full scan of the worktree finds.
+#[test]
+fn a_watch_from_a_filled_checkout_needs_no_first_full_scan() {
+    let sb = Sandbox::new();
+    let repo = committed_repo(&sb);
+    let open = repo.open();
+    let head = open.head().unwrap().unwrap();
+    let (_keep, path) = common::outside_folder("fork");
+    let spec = forkhost_worktree::WorktreeSpec {
+        at: head.clone(),
+        path: path.clone(),
+        branch: "forkhost/watched".into(),
+    };
+    let mut made = open.add_worktree(&spec).unwrap();
+    open.fill_worktree(&mut made, |_| {}).unwrap();
+    let fork = Repo::discover(&repo.git, &path).unwrap().unwrap();
+    let watch = fork.watch_checkout(&path, &head).unwrap();
+    assert!(
+        watch.knows_changes(),
+        "the checkout is known: it is the commit"
+    );
+
+    let first = fork
+        .checkpoint_watched(&CheckpointSpec::new("f", "c1"), &watch)
+        .unwrap();
+    assert_eq!(first.scanned, Scanned::Unchanged);
+    assert_eq!(
+        first.commit, head,
+        "the first checkpoint is the checkout's commit"
+    );
+    let full = fork.checkpoint(&CheckpointSpec::new("full", "c1")).unwrap();
+    assert_eq!(
+        tree(&repo, first.commit.as_str()),
+        tree(&repo, full.commit.as_str())
+    );
+
+    std::fs::write(path.join("src/f3.txt"), "edited in the fork\n").unwrap();
+    std::fs::write(path.join("fresh.txt"), "new\n").unwrap();
+    let second = fork
+        .checkpoint_watched(
+            &CheckpointSpec::new("f", "c2").parent(first.commit.clone()),
+            &watch,
+        )
+        .unwrap();
+    assert_eq!(second.scanned, Scanned::Changed(2));
+    assert_eq!(
+        changed(&repo, head.as_str(), second.commit.as_str()),
+        vec!["fresh.txt", "src/f3.txt"]
+    );
+    let full = fork.checkpoint(&CheckpointSpec::new("full", "c2")).unwrap();
+    assert_eq!(
+        tree(&repo, second.commit.as_str()),
+        tree(&repo, full.commit.as_str())
+    );
+}
+
+/// A change made between the watch's start and its first checkpoint is in that checkpoint:
+/// the start does not forget what it already saw.
+#[test]
+fn a_change_right_after_a_checkout_watch_starts_is_kept() {
+    let sb = Sandbox::new();
+    let repo = committed_repo(&sb);
+    let open = repo.open();
+    let head = open.head().unwrap().unwrap();
+    let watch = open.watch_checkout(&repo.path, &head).unwrap();
+    repo.write("b.txt", "changed at once\n");
+    let cp = open
+        .checkpoint_watched(&CheckpointSpec::new("f", "c1"), &watch)
+        .unwrap();
+    // No parent given: the edit needs the chain's parent, so this one reads the folder — and
+    // still holds the change.
+    assert_eq!(cp.scanned, Scanned::Full);
+    let cp2 = {
+        repo.write("b.txt", "changed again\n");
+        open.checkpoint_watched(
+            &CheckpointSpec::new("f", "c2").parent(cp.commit.clone()),
+            &watch,
+        )
+        .unwrap()
+    };
+    assert_eq!(cp2.scanned, Scanned::Changed(1));
+    assert_eq!(
+        changed(&repo, head.as_str(), cp.commit.as_str()),
+        vec!["b.txt"]
+    );
+    // A commit that is not in the repository is refused before any watch starts.
+    let missing: forkhost_worktree::Oid =
+        "0123456789012345678901234567890123456789".parse().unwrap();
+    assert!(open.watch_checkout(&repo.path, &missing).is_err());
+}

@@ -89,7 +89,12 @@ impl Host {
                 return None;
             }
         };
-        let parent = self.latest_checkpoint(thread_id).await;
+        // A fork's worktree starts at its base commit: its first checkpoint continues from
+        // there (which lets a watch started at the fill edit it rather than read everything).
+        let parent = match self.latest_checkpoint(thread_id).await {
+            Some(parent) => Some(parent),
+            None => self.worktree_base(thread_id).await,
+        };
         let label = format!("t{ordinal}-{}", edge.edge().as_str());
         let spec = match parent {
             Some(parent) => CheckpointSpec::new(thread_id, label).parent(parent),
@@ -156,6 +161,12 @@ impl Host {
     }
 
     /// The thread's newest checkpoint.
+    /// The commit a fork's worktree started from, for a worktree fork.
+    async fn worktree_base(&self, thread_id: &str) -> Option<Oid> {
+        let row = self.store().worktree(thread_id).await.ok()??;
+        row.base_commit.parse().ok()
+    }
+
     pub(crate) async fn latest_checkpoint(&self, thread_id: &str) -> Option<Oid> {
         let rows = self.store().checkpoints(thread_id).await.ok()?;
         rows.last().and_then(|c| c.commit_id.parse().ok())

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use forkhost_harness::TurnOutcome;
-use forkhost_worktree::{FillProgress, Repo, Worktree};
+use forkhost_worktree::{FillProgress, Oid, Repo, Worktree};
 use tokio::sync::oneshot;
 
 use super::error::blocking;
@@ -19,7 +19,7 @@ use super::worktree_fork::Prepared;
 use crate::error::{HostError, HostResult};
 use crate::events::HostEvent;
 use crate::host::Host;
-use crate::thread_handle::{FilesState, ThreadHandle};
+use crate::thread_handle::{FilesState, FolderWatch, ThreadHandle};
 
 /// How often progress is sent at most (the header redraws no faster than this helps).
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
@@ -66,6 +66,9 @@ impl Host {
         match outcome {
             Ok(()) => {
                 tracing::info!(thread = %thread_id, ms, "fork's files ready");
+                // Before anything can run in it (a waiting Send, the setup command): the
+                // folder is exactly the base commit now, so its first checkpoint reads nothing.
+                watch_filled(slot, spare_repo.clone(), &cwd, spare_at.clone()).await;
                 slot.files.set(FilesState::Ready);
                 self.emit(HostEvent::FilesPrepared {
                     thread_id: thread_id.to_owned(),
@@ -176,6 +179,21 @@ impl Host {
             thread_id,
             Prepared::resumed(repo, made, std::path::PathBuf::from(thread.cwd)),
         );
+    }
+}
+
+/// Starts the thread's folder watch from the commit its worktree was just filled with
+/// (`Repo::watch_checkout`). Best effort: without it the first checkpoint starts a watch and
+/// reads the whole folder, as for any thread.
+async fn watch_filled(slot: &Arc<ThreadHandle>, repo: Repo, cwd: &std::path::Path, base: Oid) {
+    let folder = cwd.to_owned();
+    match blocking(move || repo.watch_checkout(&folder, &base)).await {
+        Ok(watch) => slot.set_folder_watch(FolderWatch::Running(Arc::new(watch))),
+        Err(err) => tracing::info!(
+            thread = %slot.thread_id,
+            error = %err,
+            "the fork's folder is watched from its first checkpoint"
+        ),
     }
 }
 
