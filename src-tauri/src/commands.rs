@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 
 use forkhost_core::DiscoveredSession;
-use forkhost_core::{ForkAt, ForkFiles, HarnessKind, HarnessReport, NewThreadSpec};
 use forkhost_core::{ExportFormat, ForkResult, ThreadDetail, ThreadView, TurnRef};
+use forkhost_core::{ForkAt, ForkFiles, HarnessKind, HarnessReport, NewThreadSpec};
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Manager, State, WebviewWindow};
 

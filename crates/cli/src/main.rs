@@ -447,8 +447,9 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
             };
             let text = host.export(&thread, to, format).await?;
             let json = match format {
-                ExportFormat::Json => serde_json::from_str(&text)
-                    .map_err(|e| HostError::Internal(e.to_string()))?,
+                ExportFormat::Json => {
+                    serde_json::from_str(&text).map_err(|e| HostError::Internal(e.to_string()))?
+                }
                 ExportFormat::Markdown => serde_json::json!({ "markdown": text }),
             };
             Printed::new(json, text.trim_end().to_owned())
