@@ -20,7 +20,9 @@ use crate::git::DEFAULT_TIMEOUT;
 use crate::names;
 use crate::oid::Oid;
 use crate::repo::Repo;
-use crate::worktree::{checkout_files, Worktree, WorktreeSpec, BASE_FILE, FILLING_FILE};
+use crate::worktree::{
+    checkout_files, Worktree, WorktreeSpec, BASE_FILE, CLAIMED_FILE, FILLING_FILE,
+};
 
 /// In a spare's private git folder: the commit it holds. Git ignores unknown files there and
 /// deletes it with the worktree.
@@ -72,9 +74,10 @@ impl Repo {
     /// name, as [`Repo::add_worktree`] picks) at `spec.at`, marked as added and not yet filled:
     /// [`Repo::fill_worktree`] then writes only what differs from the spare's commit. A spare
     /// cut short after its checkout ended is finished first; one cut short before is no spare
-    /// to claim. Refused with [`WorktreeError::NotASpare`] for a folder
-    /// that is not a spare of this repository or is not clean (nothing changed then; the
-    /// caller may [`Repo::discard_spare`] it), [`WorktreeError::SpareBusy`] while another
+    /// to claim. Refused with [`WorktreeError::NotASpare`] for a folder that is not a spare
+    /// of this repository or whose HEAD left its commit (nothing changed then; the caller may
+    /// [`Repo::discard_spare`] it); a stray file in it is removed by the fill, never carried
+    /// into the fork, [`WorktreeError::SpareBusy`] while another
     /// process writes its files. A failure after the spare was moved removes it (and the
     /// branch): every failure leaves the spare as it was, or nothing.
     pub fn claim_spare(&self, spare: &Path, spec: &WorktreeSpec) -> Result<Worktree> {
@@ -99,7 +102,12 @@ impl Repo {
             tree.write_spare_files(&at)?;
             tree.drop_filling_marker()?;
         }
-        tree.check_clean(&at)?;
+        // Only HEAD is checked here (one read); stray files are the fill's to remove
+        // (`CLAIMED_FILE`), off the fork's synchronous path.
+        if tree.head()?.as_ref() != Some(&at) {
+            tracing::info!("a spare worktree was moved off its commit");
+            return Err(WorktreeError::NotASpare(tree.root.clone()));
+        }
         let branch = self.free_branch_name(&spec.branch)?;
         self.git
             .call(&self.root)
@@ -244,22 +252,6 @@ impl Repo {
         Err(WorktreeError::SpareBusy(self.root.clone()))
     }
 
-    /// [`WorktreeError::NotASpare`] unless HEAD is still `at` and nothing differs from it:
-    /// no staged or unstaged change, no untracked and no ignored file.
-    fn check_clean(&self, at: &Oid) -> Result<()> {
-        let status = self
-            .git
-            .call(&self.root)
-            .args(["status", "--porcelain", "-z", "--no-renames"])
-            .args(["--untracked-files=normal", "--ignored"])
-            .run()?;
-        if self.head()?.as_ref() != Some(at) || !status.is_empty() {
-            tracing::info!("a spare worktree was not clean");
-            return Err(WorktreeError::NotASpare(self.root.clone()));
-        }
-        Ok(())
-    }
-
     /// A spare just moved to `path` made a fork's worktree: the new branch at `base`, HEAD on
     /// it (no file touched), the markers [`Repo::add_worktree`] leaves, the spare's dropped.
     fn adopt_spare(
@@ -284,6 +276,7 @@ impl Repo {
             .run()?;
         std::fs::write(moved.git_dir.join(BASE_FILE), format!("{base}\n"))?;
         std::fs::write(moved.git_dir.join(FILLING_FILE), "")?;
+        std::fs::write(moved.git_dir.join(CLAIMED_FILE), "")?;
         std::fs::remove_file(moved.git_dir.join(SPARE_FILE))?;
         Ok(moved.root)
     }

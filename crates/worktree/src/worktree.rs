@@ -27,6 +27,12 @@ pub(crate) const INCLUDED_FILE: &str = "forkhost-included";
 /// fill failed, or the app ended meanwhile) and is filled again before use.
 pub(crate) const FILLING_FILE: &str = "forkhost-filling";
 
+/// Beside them in a spare a fork claimed ([`Repo::claim_spare`]): before its checkout the fill
+/// removes every untracked and ignored file (`git clean -ffdx`), so nothing left in the spare
+/// reaches the fork — a check the claim itself would pay for with a walk of the whole tree
+/// while the user waits for the fork.
+pub(crate) const CLAIMED_FILE: &str = "forkhost-claimed";
+
 /// How far a fill is: `done` of `total` files written (as git counts them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FillProgress {
@@ -104,6 +110,16 @@ impl Repo {
     ) -> Result<()> {
         let created = self.sibling(&worktree.path)?;
         let mut progress = progress;
+        let claimed = created.git_dir.join(CLAIMED_FILE);
+        if claimed.exists() {
+            // Untracked and ignored files go; the forced checkout below puts every tracked
+            // file (modified, staged or deleted in the spare) back as the branch has it.
+            created
+                .git
+                .call(&created.root)
+                .args(["clean", "-ffdxq"])
+                .run()?;
+        }
         checkout_files(&created)
             // Progress from the first file (git waits 2 s by default), for the fork's header.
             .env("GIT_PROGRESS_DELAY", "0")
@@ -120,6 +136,9 @@ impl Repo {
             let mut list = included.join("\n");
             list.push('\n');
             std::fs::write(created.git_dir.join(INCLUDED_FILE), list)?;
+        }
+        if claimed.exists() {
+            std::fs::remove_file(&claimed)?;
         }
         // `add_worktree` left it; without it the worktree would count as half made.
         std::fs::remove_file(created.git_dir.join(FILLING_FILE))?;

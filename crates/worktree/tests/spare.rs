@@ -163,13 +163,20 @@ fn a_claimed_spare_holds_exactly_the_fork_points_files_and_only_the_difference_i
 /// Leaves a stray change in the spare at the path given.
 type Stray = fn(&TestRepo, &Path);
 
+/// What was left in a spare never reaches the fork that claims it: the claim does not walk
+/// the tree (that would cost the user a `git status` of the whole repository while the fork
+/// opens), and the fill removes untracked and ignored files and puts modified and staged
+/// ones back, so the fork holds exactly its commit.
 #[test]
-fn a_spare_with_a_stray_file_is_never_claimed_and_can_be_discarded() {
+fn a_spare_with_a_stray_file_gives_a_fork_exactly_its_commit() {
     let sb = Sandbox::new();
     let (repo, a, b) = two_commits(&sb);
     let r = repo.open();
     let (_keep, parent) = outside_folder("x");
-    let strays: [(&str, Stray); 4] = [
+    let fresh = parent.with_file_name("fresh");
+    r.create_worktree(&spec(&b, &fresh, "forkhost/fresh"))
+        .unwrap();
+    let strays: [(&str, Stray); 5] = [
         ("untracked", |_, s| write_in(s, "d0/stray.txt", "left\n")),
         ("ignored", |_, s| write_in(s, "build.log", "left\n")),
         ("modified", |_, s| write_in(s, "d1/f9.txt", "edited\n")),
@@ -178,38 +185,52 @@ fn a_spare_with_a_stray_file_is_never_claimed_and_can_be_discarded() {
             repo.git_in(s, &["add", "d1/f9.txt"]);
             write_in(s, "d1/f9.txt", "file 9\n");
         }),
+        ("deleted", |_, s| {
+            std::fs::remove_file(s.join("d1/f9.txt")).unwrap()
+        }),
     ];
     for (what, stray) in strays {
         let spare = parent.with_file_name(format!("spare-{what}"));
         let fork = parent.with_file_name(format!("fork-{what}"));
         r.add_spare(&spare, &a).unwrap();
         stray(&repo, &spare);
-        let before = (files_in(&spare), branches(&repo), worktrees(&repo));
-        let err = r
-            .claim_spare(&spare, &spec(&b, &fork, "forkhost/f"))
-            .unwrap_err();
-        assert!(matches!(err, WorktreeError::NotASpare(_)), "{what}: {err}");
+        let mut claimed = r
+            .claim_spare(&spare, &spec(&b, &fork, &format!("forkhost/{what}")))
+            .unwrap();
+        r.fill_worktree(&mut claimed, |_| {}).unwrap();
         assert_eq!(
-            (files_in(&spare), branches(&repo), worktrees(&repo)),
-            before,
-            "{what}: nothing changed"
+            files_in(&fork),
+            files_in(&fresh),
+            "{what}: exactly B's files"
         );
-        assert!(!fork.exists(), "{what}");
-        r.discard_spare(&spare).unwrap();
-        assert!(!spare.exists(), "{what}: discarded");
-        assert_eq!(worktrees(&repo).matches("worktree ").count(), 1, "{what}");
+        assert_eq!(
+            repo.git_in(&fork, &["status", "--porcelain", "--ignored"]),
+            "",
+            "{what}"
+        );
+        assert!(
+            !git_dir(&repo, &fork).join("forkhost-claimed").exists(),
+            "{what}"
+        );
     }
-    // A spare moved off its commit (HEAD elsewhere, files as there) is no clean spare of it.
+    // A spare moved off its commit (HEAD elsewhere, files as there) is no spare of it: refused,
+    // nothing changed, and it can be discarded.
     let spare = parent.with_file_name("spare-moved");
     r.add_spare(&spare, &a).unwrap();
     repo.git_in(&spare, &["checkout", "-q", "--detach", b.as_str()]);
+    let before = (files_in(&spare), branches(&repo), worktrees(&repo));
+    let fork = parent.with_file_name("f2");
     let err = r
-        .claim_spare(
-            &spare,
-            &spec(&b, &parent.with_file_name("f2"), "forkhost/f"),
-        )
+        .claim_spare(&spare, &spec(&b, &fork, "forkhost/f"))
         .unwrap_err();
     assert!(matches!(err, WorktreeError::NotASpare(_)), "{err}");
+    assert_eq!(
+        (files_in(&spare), branches(&repo), worktrees(&repo)),
+        before
+    );
+    assert!(!fork.exists());
+    r.discard_spare(&spare).unwrap();
+    assert!(!spare.exists(), "discarded");
 }
 
 #[test]
