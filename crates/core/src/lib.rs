@@ -27,6 +27,8 @@ mod modes;
 mod pending;
 mod permissions;
 mod pump;
+mod race;
+mod race_keep;
 mod runtimes;
 mod spare_pool;
 mod spares;
@@ -54,6 +56,8 @@ pub use files::{
     ThreadInFolder, WorktreeLoss,
 };
 pub use fork::{ForkAt, TurnRef};
+pub use race::{LaneFile, LaneSpec, LaneState, OnLane, RaceLane, RaceSpec, RaceView, MAX_LANES};
+pub use race_keep::{KeepPlan, KeptView, LaneLoss};
 // The store's and the worktree crate's words the views carry.
 pub use forkhost_harness::{
     binary::FoundBy, setup::SignIn, ApprovalDecision, HarnessKind, PermissionMode, TurnOutcome,

@@ -6,7 +6,7 @@ use sqlx::{Sqlite, SqlitePool, Transaction};
 
 use crate::open::Recovery;
 use crate::queries::{
-    checkpoints, grants, layout, lineage, setup, threads, trust, turns, worktrees,
+    checkpoints, grants, layout, lineage, races, setup, threads, trust, turns, worktrees,
 };
 use crate::{
     CheckpointRow, GrantRow, Layout, NewThread, NewTurn, Result, ThreadRow, TurnRow, WorktreeRow,
@@ -279,6 +279,19 @@ impl Store {
     pub async fn forget_worktree(&self, thread_id: &str) -> Result<()> {
         let mut conn = self.pool.acquire().await?;
         worktrees::delete(&mut conn, thread_id).await
+    }
+
+    // Races.
+
+    pub async fn put_race_lane(&self, row: &races::RaceLaneRow) -> Result<()> {
+        let mut conn = self.pool.acquire().await?;
+        races::put(&mut conn, row).await
+    }
+
+    /// The lanes of the race `thread_id` is a lane of (empty when it is none), by lane.
+    pub async fn race_of_lane(&self, thread_id: &str) -> Result<Vec<races::RaceLaneRow>> {
+        let mut conn = self.pool.acquire().await?;
+        races::of_lane(&mut conn, thread_id).await
     }
 
     // Repository setup.

@@ -21,4 +21,4 @@ pub use lifecycle::{ThreadInFolder, WorktreeLoss};
 pub use worktree_fork::ForkFiles;
 
 pub(crate) use checkpoints::TurnEdge;
-pub(crate) use repo::main_root;
+pub(crate) use repo::{main_root, repo_of};

@@ -5,6 +5,7 @@ pub mod checkpoints;
 pub mod grants;
 pub mod layout;
 pub mod lineage;
+pub mod races;
 pub mod setup;
 pub mod threads;
 pub mod trust;

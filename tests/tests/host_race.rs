@@ -1,0 +1,304 @@
+//! Races with the real Pi CLI against the fake model: three lanes from turn 2 of a three-turn
+//! thread in a git repository each get exactly turns 1–2 and the prompt, their own worktree with
+//! the files as of turn 2 and only their own change after, and run at once (their model
+//! requests overlap); the source is unchanged; keeping one lane brings its file back
+//! uncommitted, refuses a conflict and an unconfirmed loss, and removes the other worktrees.
+//! Bad input: 0, 1 and 50 lanes, an empty prompt, a folder outside git, a lane whose harness
+//! is missing (it fails in words, the others go on), lanes queued over "at most K at once".
+
+mod host_kit;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use forkhost_core::{
+    ErrorCode, ForkAt, HarnessKind, Host, LaneSpec, LaneState, RaceLane, RaceSpec, TurnRef,
+};
+use forkhost_tests::fake_model::{Reply, Role};
+use forkhost_tests::harness_env::Harness;
+
+use host_kit::{git, setup, turn};
+
+fn writes(n: &str) -> String {
+    format!("RUN_COMMAND `printf '{n}' > notes.txt && touch {n}.txt`")
+}
+
+/// Every lane writes a file named after its own folder; SLOW makes its reply take 2 s.
+const LANE_PROMPT: &str = "SLOW RUN_COMMAND `touch \"lane-$(basename \"$PWD\").txt\"`";
+
+/// Every file under `dir` (`.git` aside) with its bytes.
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.file_name().is_some_and(|n| n == ".git") {
+                continue;
+            }
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let rel = path.strip_prefix(dir).unwrap().to_path_buf();
+                out.insert(rel, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    out
+}
+
+fn spec(source: &str, at: ForkAt, lanes: Vec<LaneSpec>, prompt: &str) -> RaceSpec {
+    RaceSpec {
+        source: source.to_owned(),
+        at,
+        lanes,
+        prompt: prompt.to_owned(),
+        shared_folder: false,
+        max_parallel: None,
+        approve: None,
+    }
+}
+
+fn lanes(n: usize) -> Vec<LaneSpec> {
+    vec![LaneSpec::default(); n]
+}
+
+/// Collects every lane change.
+fn recorder() -> (forkhost_core::OnLane, Arc<Mutex<Vec<RaceLane>>>) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    (
+        Arc::new(move |lane: &RaceLane| sink.lock().unwrap().push(lane.clone())),
+        seen,
+    )
+}
+
+fn lane_file(cwd: &str) -> String {
+    format!(
+        "lane-{}.txt",
+        Path::new(cwd).file_name().unwrap().to_str().unwrap()
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn race_three_lanes_from_turn_two_then_keep_one() {
+    let Some(s) = setup(Harness::Pi).await else {
+        return;
+    };
+    let repo = s.env.work_dir().to_path_buf();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    std::fs::write(repo.join("a.txt"), "a\n").unwrap();
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "start"]);
+    let host = s.host().await;
+    let source = s.thread(&host, Default::default()).await;
+    for n in ["t1", "t2", "t3"] {
+        turn(&host, &source, &writes(n)).await;
+    }
+    let before = snapshot(&repo);
+    s.model.clear_requests();
+
+    let (on_lane, seen) = recorder();
+    let mut three = spec(
+        &source,
+        ForkAt::After(TurnRef::Number(2)),
+        lanes(3),
+        LANE_PROMPT,
+    );
+    // All three at once, whatever the machine's core count (the default limit).
+    three.max_parallel = Some(3);
+    let race = host.race(three, on_lane).await.unwrap();
+    assert_eq!(race.lanes.len(), 3);
+    assert!(!race.shared_folder);
+    for lane in &race.lanes {
+        assert_eq!(lane.state, LaneState::Done, "{lane:?}");
+        assert_eq!(lane.harness, HarnessKind::Pi);
+    }
+    assert!(seen
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|l| l.state == LaneState::Running));
+
+    // Each lane's model got exactly turns 1–2 and the prompt.
+    let calls: Vec<_> = s
+        .model
+        .model_requests()
+        .into_iter()
+        .filter(|r| matches!(r.reply, Some(Reply::ToolCall { .. })))
+        .filter(|r| r.last_user_text().is_some_and(|t| t.contains("lane-")))
+        .collect();
+    assert_eq!(calls.len(), 3, "one first request per lane");
+    for call in &calls {
+        let prompts: Vec<String> = call
+            .dialogue()
+            .iter()
+            .filter(|m| m.role == Role::User)
+            .map(|m| m.text.clone())
+            .collect();
+        assert_eq!(
+            prompts,
+            [writes("t1"), writes("t2"), LANE_PROMPT.to_owned()]
+        );
+    }
+    // They ran at once: one after another, each 2 s reply would push the third lane's first
+    // request at least 4 s after the first's.
+    let at: Vec<u64> = calls.iter().map(|c| c.at_ms).collect();
+    let spread = at.iter().max().unwrap() - at.iter().min().unwrap();
+    assert!(spread < 2000, "lanes' requests did not overlap: {at:?}");
+
+    // Each lane's worktree: turn 2's files and its own file only.
+    let names: Vec<String> = race
+        .lanes
+        .iter()
+        .map(|l| lane_file(l.cwd.as_deref().unwrap()))
+        .collect();
+    for (lane, name) in race.lanes.iter().zip(&names) {
+        let dir = PathBuf::from(lane.cwd.as_deref().unwrap());
+        assert_ne!(dir, repo);
+        assert_eq!(
+            std::fs::read_to_string(dir.join("notes.txt")).unwrap(),
+            "t2"
+        );
+        assert!(dir.join("t2.txt").exists() && !dir.join("t3.txt").exists());
+        for other in &names {
+            assert_eq!(
+                dir.join(other).exists(),
+                other == name,
+                "{other} in {dir:?}"
+            );
+        }
+        let files = lane.files.as_ref().unwrap();
+        assert_eq!(files.len(), 1, "{files:?}");
+        assert_eq!(&files[0].path, name);
+    }
+    assert_eq!(snapshot(&repo), before, "the source's folder changed");
+
+    // Keep lane 1: an unconfirmed loss and a conflict in the source are refused, unchanged.
+    let kept = race.lanes[0].thread_id.clone().unwrap();
+    let err = host.keep(&kept, None).await.unwrap_err();
+    assert_eq!(err.error_code(), ErrorCode::Conflict, "{err}");
+    assert!(err.to_string().contains("confirm"), "{err}");
+    let plan = host.keep_plan(&kept).await.unwrap();
+    assert_eq!(plan.others.len(), 2);
+    assert_eq!(plan.source, source);
+    std::fs::write(repo.join(&names[0]), "mine\n").unwrap();
+    let err = host.keep(&kept, Some(&plan)).await.unwrap_err();
+    assert_eq!(err.error_code(), ErrorCode::Conflict, "{err}");
+    for lane in &race.lanes[1..] {
+        assert!(Path::new(lane.cwd.as_deref().unwrap()).is_dir());
+    }
+    std::fs::remove_file(repo.join(&names[0])).unwrap();
+
+    let done = host.keep(&kept, Some(&plan)).await.unwrap();
+    assert_eq!(done.brought_back.files.len(), 1);
+    assert!(repo.join(&names[0]).exists(), "the kept lane's file");
+    let status = git(&repo, &["status", "--porcelain"]);
+    assert!(status.contains(&format!("?? {}", names[0])), "{status}");
+    for lane in &race.lanes[1..] {
+        assert!(!Path::new(lane.cwd.as_deref().unwrap()).exists());
+        let view = host.show(lane.thread_id.as_deref().unwrap()).await.unwrap();
+        assert_eq!(view.thread.state.as_str(), "archived");
+    }
+    assert!(Path::new(race.lanes[0].cwd.as_deref().unwrap()).is_dir());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn race_refuses_bad_input_and_goes_on_without_a_missing_harness() {
+    let Some(s) = setup(Harness::Pi).await else {
+        return;
+    };
+    let host: Host = s
+        .host_with(|o| {
+            o.harness_paths = vec![(
+                HarnessKind::Codex,
+                "/nonexistent/forkhost-test/codex".into(),
+            )]
+        })
+        .await;
+    let source = s.thread(&host, Default::default()).await;
+    turn(&host, &source, "hello").await;
+    let (on_lane, seen) = recorder();
+    let code = |e: forkhost_core::HostError| (e.error_code(), e.to_string());
+    for n in [0, 1, 50] {
+        let err = host
+            .race(
+                spec(&source, ForkAt::Latest, lanes(n), "go"),
+                on_lane.clone(),
+            )
+            .await
+            .unwrap_err();
+        let (c, words) = code(err);
+        assert_eq!(c, ErrorCode::InvalidInput);
+        assert!(words.contains("2 to 8 lanes"), "{words}");
+    }
+    let err = host
+        .race(
+            spec(&source, ForkAt::Latest, lanes(2), "  "),
+            on_lane.clone(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.error_code(), ErrorCode::InvalidInput);
+    // The work folder is not in git: the lanes would share it.
+    let err = host
+        .race(
+            spec(&source, ForkAt::Latest, lanes(2), "go"),
+            on_lane.clone(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.error_code(), ErrorCode::InvalidInput);
+    assert!(err.to_string().contains("not in a git repository"), "{err}");
+    let err = host
+        .race(
+            spec("no-such-thread", ForkAt::Latest, lanes(2), "go"),
+            on_lane.clone(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.error_code(), ErrorCode::ThreadNotFound);
+    assert!(seen.lock().unwrap().is_empty(), "no lane was made");
+
+    // Accepted to share the folder, at most one at once, lane 2 in a missing harness.
+    let mut accepted = spec(
+        &source,
+        ForkAt::Latest,
+        vec![
+            LaneSpec::default(),
+            LaneSpec {
+                harness: Some(HarnessKind::Codex),
+            },
+            LaneSpec::default(),
+        ],
+        "go on",
+    );
+    accepted.shared_folder = true;
+    accepted.max_parallel = Some(1);
+    let race = host.race(accepted, on_lane).await.unwrap();
+    assert!(race.shared_folder);
+    let states: Vec<LaneState> = race.lanes.iter().map(|l| l.state).collect();
+    assert_eq!(
+        states,
+        [LaneState::Done, LaneState::Failed, LaneState::Done],
+        "{:?}",
+        race.lanes
+    );
+    let failed = &race.lanes[1];
+    assert_eq!(failed.harness, HarnessKind::Codex);
+    assert!(
+        failed
+            .message
+            .as_deref()
+            .unwrap()
+            .contains("harness not found"),
+        "{failed:?}"
+    );
+    let seen = seen.lock().unwrap();
+    assert!(
+        seen.iter().any(|l| l.state == LaneState::Queued
+            && l.message.as_deref().unwrap_or("").contains("queued")),
+        "a lane over the limit says it is queued: {seen:?}"
+    );
+}
