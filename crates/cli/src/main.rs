@@ -4,6 +4,7 @@ mod approve;
 mod files;
 mod grants;
 mod output;
+mod race;
 mod stream;
 mod trust;
 
@@ -126,6 +127,41 @@ enum Command {
         /// native fork.
         #[arg(long, value_name = "HARNESS")]
         into: Option<HarnessKind>,
+    },
+    /// Race N lanes: N forks of one turn, each in its own worktree, one prompt sent to all at
+    /// once; a status line per lane as it changes, then a table.
+    #[command(group(clap::ArgGroup::new("race_at").required(true).args(["after", "before", "latest"])))]
+    Race {
+        thread: String,
+        #[arg(long, value_name = "TURN")]
+        after: Option<String>,
+        #[arg(long, value_name = "TURN")]
+        before: Option<String>,
+        #[arg(long)]
+        latest: bool,
+        /// How many lanes (2 to 8).
+        #[arg(short = 'n', long = "lanes", default_value_t = 2)]
+        lanes: usize,
+        /// The lanes' harnesses: one for all, or one per lane (claude,codex,pi).
+        #[arg(long, value_delimiter = ',', value_name = "H,…")]
+        harness: Vec<HarnessKind>,
+        /// At most this many agents at once (default: the number of cores); the rest queue.
+        #[arg(long, value_name = "K")]
+        max_parallel: Option<usize>,
+        /// Race in a folder outside git: the lanes share it.
+        #[arg(long)]
+        shared_folder: bool,
+        /// all: approve every lane's requests; none (the default): decline them.
+        #[arg(long, value_enum)]
+        approve: Option<Approve>,
+        prompt: String,
+    },
+    /// Keep one lane of a race: its changes into the source's folder (uncommitted); the other
+    /// lanes archived, their worktrees removed (asked first unless --yes).
+    Keep {
+        lane: String,
+        #[arg(long)]
+        yes: bool,
     },
     /// A thread's folder kind and its file checkpoints (one per turn start and end).
     Checkpoints { thread: String },
@@ -349,18 +385,34 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
                 (_, true) => ForkFiles::SameFolder,
                 _ => ForkFiles::Auto,
             };
-            let at = match (after, before, latest) {
-                (Some(t), None, false) => ForkAt::After(turn_ref(&t)?),
-                (None, Some(t), false) => ForkAt::Before(turn_ref(&t)?),
-                (None, None, true) => ForkAt::Latest,
-                _ => {
-                    return Err(HostError::InvalidInput(
-                        "give exactly one of --after, --before, --latest".into(),
-                    ))
-                }
-            };
+            let at = fork_at(after, before, latest)?;
             files::fork(host, &thread, at, files, into).await?
         }
+        Command::Race {
+            thread,
+            after,
+            before,
+            latest,
+            lanes,
+            harness,
+            max_parallel,
+            shared_folder,
+            approve,
+            prompt,
+        } => {
+            let args = race::RaceArgs {
+                thread,
+                at: fork_at(after, before, latest)?,
+                lanes,
+                harness,
+                max_parallel,
+                shared_folder,
+                approve,
+                prompt,
+            };
+            race::race(host, args).await?
+        }
+        Command::Keep { lane, yes } => race::keep(host, &lane, yes, json).await?,
         Command::Show { thread } => {
             let detail = host.show(&thread).await?;
             let files = host.files(&thread).await?;
@@ -462,6 +514,22 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
             )
         }
     })
+}
+
+/// `--after T`, `--before T` or `--latest`, exactly one.
+fn fork_at(
+    after: Option<String>,
+    before: Option<String>,
+    latest: bool,
+) -> Result<ForkAt, HostError> {
+    match (after, before, latest) {
+        (Some(t), None, false) => Ok(ForkAt::After(turn_ref(&t)?)),
+        (None, Some(t), false) => Ok(ForkAt::Before(turn_ref(&t)?)),
+        (None, None, true) => Ok(ForkAt::Latest),
+        _ => Err(HostError::InvalidInput(
+            "give exactly one of --after, --before, --latest".into(),
+        )),
+    }
 }
 
 /// TURN is a 1-based number or a host turn id; 0 and negatives are refused here.

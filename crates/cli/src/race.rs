@@ -1,0 +1,224 @@
+//! `forkhost race` and `forkhost keep` (docs/architecture.md "Race"): N lanes from one turn, a
+//! compact status line per lane on stderr as it changes, a table at the end; keeping one lane
+//! asks before the other lanes' work is discarded.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::sync::Arc;
+
+use forkhost_core::{
+    ApprovalDecision, ForkAt, HarnessKind, Host, HostError, HostResult, KeepPlan, LaneSpec,
+    RaceLane, RaceSpec, RaceView,
+};
+
+use crate::approve::Approve;
+use crate::output::Printed;
+
+/// What `forkhost race` was asked.
+pub struct RaceArgs {
+    pub thread: String,
+    pub at: ForkAt,
+    pub lanes: usize,
+    pub harness: Vec<HarnessKind>,
+    pub max_parallel: Option<usize>,
+    pub shared_folder: bool,
+    pub approve: Option<Approve>,
+    pub prompt: String,
+}
+
+/// `--harness a,b,c`: one for every lane, or one per lane.
+fn lane_specs(lanes: usize, harness: &[HarnessKind]) -> HostResult<Vec<LaneSpec>> {
+    match harness.len() {
+        0 => Ok(vec![LaneSpec::default(); lanes]),
+        1 => Ok(vec![
+            LaneSpec {
+                harness: Some(harness[0])
+            };
+            lanes
+        ]),
+        n if n == lanes => Ok(harness
+            .iter()
+            .map(|h| LaneSpec { harness: Some(*h) })
+            .collect()),
+        n => Err(HostError::InvalidInput(format!(
+            "--harness names {n} harnesses for {lanes} lanes: give one for all, or one per lane"
+        ))),
+    }
+}
+
+fn seconds(ms: u64) -> String {
+    format!("{:.1}s", ms as f64 / 1000.0)
+}
+
+/// "1 file +3 −0", or "-" when not known.
+fn files_cell(lane: &RaceLane) -> String {
+    match &lane.files {
+        None => "-".into(),
+        Some(files) => {
+            let added: usize = files.iter().map(|f| f.added_lines).sum();
+            let removed: usize = files.iter().map(|f| f.removed_lines).sum();
+            let word = if files.len() == 1 { "file" } else { "files" };
+            format!("{} {word} +{added} −{removed}", files.len())
+        }
+    }
+}
+
+/// One lane's status line.
+fn status_line(lane: &RaceLane) -> String {
+    let mut line = format!(
+        "lane {} · {} · {}",
+        lane.lane,
+        lane.harness,
+        lane.state.as_str()
+    );
+    if lane.elapsed_ms > 0 {
+        line.push_str(&format!(" · {}", seconds(lane.elapsed_ms)));
+    }
+    if lane.files.is_some() {
+        line.push_str(&format!(" · {}", files_cell(lane)));
+    }
+    if let Some(message) = &lane.message {
+        line.push_str(&format!(" · {message}"));
+    }
+    line
+}
+
+/// The race's end as a table.
+pub fn table(race: &RaceView) -> String {
+    let mut rows = vec![[
+        "lane".to_owned(),
+        "harness".into(),
+        "state".into(),
+        "time".into(),
+        "files changed".into(),
+        "check".into(),
+        "thread".into(),
+    ]];
+    for lane in &race.lanes {
+        rows.push([
+            lane.lane.to_string(),
+            lane.harness.to_string(),
+            lane.state.as_str().to_owned(),
+            seconds(lane.elapsed_ms),
+            files_cell(lane),
+            "-".into(),
+            lane.thread_id.clone().unwrap_or_else(|| "-".into()),
+        ]);
+    }
+    let widths: Vec<usize> = (0..7)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            r.iter()
+                .zip(&widths)
+                .map(|(cell, w)| format!("{cell}{}", " ".repeat(w - cell.chars().count())))
+                .collect::<Vec<_>>()
+                .join("  ")
+                .trim_end()
+                .to_owned()
+        })
+        .collect();
+    for lane in race.lanes.iter().filter(|l| l.message.is_some()) {
+        out.push(format!(
+            "lane {}: {}",
+            lane.lane,
+            lane.message.as_deref().unwrap_or_default()
+        ));
+    }
+    if race.shared_folder {
+        out.push("the lanes shared the source's folder (not in git)".into());
+    }
+    out.join("\n")
+}
+
+/// `forkhost race`.
+pub async fn race(host: &Host, args: RaceArgs) -> HostResult<Printed> {
+    let lanes = lane_specs(args.lanes, &args.harness)?;
+    // Nobody can answer N lanes' requests one by one here: `all` approves, else decline.
+    let approve = match args.approve {
+        Some(Approve::All) => ApprovalDecision::Approve,
+        _ => ApprovalDecision::Decline,
+    };
+    let on_lane = Arc::new(|lane: &RaceLane| eprintln!("{}", status_line(lane)));
+    let race = host
+        .race(
+            RaceSpec {
+                source: args.thread,
+                at: args.at,
+                lanes,
+                prompt: args.prompt,
+                shared_folder: args.shared_folder,
+                max_parallel: args.max_parallel,
+                approve: Some(approve),
+            },
+            on_lane,
+        )
+        .await?;
+    let text = table(&race);
+    Ok(Printed::new(serde_json::json!({ "race": race }), text))
+}
+
+/// What discarding the other lanes loses, in words; `None` when nothing.
+fn loss_words(plan: &KeepPlan) -> Option<String> {
+    let lost: Vec<String> = plan
+        .others
+        .iter()
+        .filter_map(|o| {
+            let loss = o.loss.as_ref().filter(|l| l.exists)?;
+            let n = loss.files.len() + loss.ignored.len();
+            (n > 0 || loss.commits > 0).then(|| {
+                format!(
+                    "lane {} ({}): {n} changed files, {} commits",
+                    o.lane, o.thread_id, loss.commits
+                )
+            })
+        })
+        .collect();
+    (!lost.is_empty()).then(|| lost.join("; "))
+}
+
+/// `forkhost keep`: asks before discarding the other lanes' work unless `yes`.
+pub async fn keep(host: &Host, lane: &str, yes: bool, json: bool) -> HostResult<Printed> {
+    let plan = host.keep_plan(lane).await?;
+    if let Some(lost) = loss_words(&plan).filter(|_| !yes) {
+        let can_ask = !json && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+        if !can_ask {
+            return Err(HostError::InvalidInput(format!(
+                "keeping lane {lane} discards the other lanes' work ({lost}); pass --yes to \
+                 confirm"
+            )));
+        }
+        eprint!("Keeping {lane} discards {lost}. Discard? [y/N] ");
+        let _ = std::io::stderr().flush();
+        let mut answer = String::new();
+        let _ = std::io::stdin().lock().read_line(&mut answer);
+        if !matches!(answer.trim(), "y" | "Y" | "yes") {
+            return Err(HostError::InvalidInput(
+                "nothing kept: the other lanes' work stays".into(),
+            ));
+        }
+    }
+    let kept = host.keep(lane, Some(&plan)).await?;
+    let mut text = format!(
+        "kept {lane}: {} files brought back into {} (uncommitted)",
+        kept.brought_back.files.len(),
+        kept.plan.source
+    );
+    for f in &kept.brought_back.files {
+        text.push_str(&format!(
+            "\n  {} {} +{} −{}",
+            f.status.as_str(),
+            f.path,
+            f.added_lines,
+            f.removed_lines
+        ));
+    }
+    for other in &kept.plan.others {
+        text.push_str(&format!(
+            "\narchived lane {} ({}), its worktree removed",
+            other.lane, other.thread_id
+        ));
+    }
+    Ok(Printed::new(serde_json::json!({ "kept": kept }), text))
+}

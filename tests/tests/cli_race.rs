@@ -1,0 +1,155 @@
+//! `forkhost race` and `forkhost keep` with the real Pi CLI against the fake model: bad input
+//! (0 and 50 lanes, an unknown harness name, more harnesses than lanes) is refused in words; a
+//! 3-lane race from turn 2 prints a status line per lane and ends with a table; `keep` without
+//! a terminal refuses to discard the other lanes' work unless `--yes`, then brings the lane's
+//! file back into the source's folder and removes the other worktrees.
+
+use std::path::Path;
+use std::process::Command;
+
+use forkhost_tests::cli::{forkhost_bin, run_with_timeout, with_cli, Cli};
+use forkhost_tests::harness_env::Harness;
+
+const LANE_PROMPT: &str = "RUN_COMMAND `touch \"lane-$(basename \"$PWD\").txt\"`";
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .args(["-c", "user.name=Test", "-c", "user.email=test@localhost"])
+        .args(args)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+/// `forkhost ARGS` as a person runs it (no --json, no terminal): (success, stdout, stderr).
+fn plain(cli: &Cli, args: &[&str]) -> (bool, String, String) {
+    let mut cmd = Command::new(forkhost_bin());
+    cli.env.apply_std(&mut cmd);
+    cmd.arg("--data-dir").arg(cli.data).args(args);
+    let out = run_with_timeout(cmd, std::time::Duration::from_secs(240));
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn race_prints_a_table_and_keep_asks_first() {
+    with_cli(Harness::Pi, |cli| {
+        let repo = cli.env.work_dir().to_path_buf();
+        git(&repo, &["init", "-q", "-b", "main"]);
+        std::fs::write(repo.join("a.txt"), "a\n").unwrap();
+        git(&repo, &["add", "-A"]);
+        git(&repo, &["commit", "-q", "-m", "start"]);
+        let cwd = repo.to_str().unwrap();
+        let created = cli.ok(&["new", "--harness", "pi", "--cwd", cwd, "first prompt"]);
+        let source = created["thread"]["id"].as_str().unwrap().to_owned();
+        cli.ok(&["send", &source, "second prompt"]);
+        cli.ok(&["send", &source, "third prompt"]);
+
+        // Bad input, in words.
+        for n in ["0", "50"] {
+            let err = cli.err(&["race", &source, "--after", "2", "-n", n, "go"]);
+            assert_eq!(err["code"], "invalid_input", "{err}");
+            assert!(
+                err["message"].as_str().unwrap().contains("2 to 8 lanes"),
+                "{err}"
+            );
+        }
+        let err = cli.err(&[
+            "race",
+            &source,
+            "--after",
+            "2",
+            "-n",
+            "2",
+            "--harness",
+            "pi,nope",
+            "go",
+        ]);
+        assert_eq!(err["code"], "invalid_input", "{err}");
+        assert!(err["message"].as_str().unwrap().contains("nope"), "{err}");
+        let err = cli.err(&[
+            "race",
+            &source,
+            "--after",
+            "2",
+            "-n",
+            "3",
+            "--harness",
+            "pi,pi",
+            "go",
+        ]);
+        assert_eq!(err["code"], "invalid_input", "{err}");
+
+        // Three lanes, all at once; the table.
+        let (ok, table, status) = plain(
+            cli,
+            &[
+                "race",
+                &source,
+                "--after",
+                "2",
+                "-n",
+                "3",
+                "--max-parallel",
+                "3",
+                "--harness",
+                "pi",
+                LANE_PROMPT,
+            ],
+        );
+        assert!(ok, "{table}\n{status}");
+        eprintln!("--- status lines\n{status}--- table\n{table}");
+        let lines: Vec<&str> = table.lines().collect();
+        assert!(lines[0].starts_with("lane  harness  state"), "{table}");
+        assert!(
+            lines[0].contains("files changed") && lines[0].contains("check"),
+            "{table}"
+        );
+        for (i, row) in lines[1..4].iter().enumerate() {
+            assert!(row.starts_with(&format!("{}  ", i + 1)), "{row}");
+            assert!(row.contains(" pi ") && row.contains(" done "), "{row}");
+            assert!(row.contains("1 file +0 −0"), "{row}");
+        }
+        for lane in 1..=3 {
+            assert!(
+                status.contains(&format!("lane {lane} · pi · running")),
+                "{status}"
+            );
+            assert!(
+                status.contains(&format!("lane {lane} · pi · done")),
+                "{status}"
+            );
+        }
+        let kept = lines[1].split_whitespace().last().unwrap().to_owned();
+        let others: Vec<String> = lines[2..4]
+            .iter()
+            .map(|r| r.split_whitespace().last().unwrap().to_owned())
+            .collect();
+
+        // Keep: without a terminal and without --yes, nothing is discarded.
+        let err = cli.err(&["keep", &kept]);
+        assert_eq!(err["code"], "invalid_input", "{err}");
+        assert!(err["message"].as_str().unwrap().contains("--yes"), "{err}");
+        let kept_json = cli.ok(&["keep", &kept, "--yes"]);
+        let files = kept_json["kept"]["brought_back"]["files"]
+            .as_array()
+            .unwrap();
+        assert_eq!(files.len(), 1, "{kept_json}");
+        let name = files[0]["path"].as_str().unwrap();
+        assert!(
+            name.starts_with("lane-") && repo.join(name).exists(),
+            "{kept_json}"
+        );
+        for other in &others {
+            let shown = cli.ok(&["show", other]);
+            assert_eq!(shown["thread"]["state"], "archived", "{shown}");
+        }
+    });
+}
