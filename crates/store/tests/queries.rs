@@ -676,3 +676,120 @@ async fn a_forks_source_harness_is_kept_and_updated() {
     let plain = store.thread("plain").await.unwrap().fork.unwrap();
     assert_eq!(plain.source_harness, None);
 }
+
+#[tokio::test]
+async fn forks_first_own_turns_and_source_turn_numbers() {
+    let (_dir, store) = fresh().await;
+    let root = store.insert_thread(&thread("root")).await.unwrap();
+    store
+        .append_turns("root", root.revision, &[turn("r1"), turn("r2")])
+        .await
+        .unwrap();
+    // After turn 1: it inherits turn 1, its own first is its turn 2.
+    let after = store
+        .insert_thread(&fork_of("after", "root", Some("r1"), Boundary::After))
+        .await
+        .unwrap();
+    store
+        .append_turns(
+            "after",
+            after.revision,
+            &[turn("a1"), turn("a2"), turn("a3")],
+        )
+        .await
+        .unwrap();
+    // Before turn 2: it inherits turn 1 too, and its own first is also its turn 2.
+    let before = store
+        .insert_thread(&fork_of("before", "root", Some("r2"), Boundary::Before))
+        .await
+        .unwrap();
+    store
+        .append_turns("before", before.revision, &[turn("b1"), turn("b2")])
+        .await
+        .unwrap();
+    // After turn 2 with no turn of its own yet.
+    let idle = store
+        .insert_thread(&fork_of("idle", "root", Some("r2"), Boundary::After))
+        .await
+        .unwrap();
+    store
+        .append_turns("idle", idle.revision, &[turn("i1"), turn("i2")])
+        .await
+        .unwrap();
+
+    let mut firsts = store.first_own_turns(None).await.unwrap();
+    firsts.sort();
+    assert_eq!(
+        firsts,
+        [
+            ("after".to_owned(), "ref-a2".to_owned()),
+            ("before".to_owned(), "ref-b2".to_owned())
+        ]
+    );
+    assert_eq!(
+        store.first_own_turns(Some("after")).await.unwrap(),
+        [("after".to_owned(), "ref-a2".to_owned())]
+    );
+    assert!(store
+        .first_own_turns(Some("idle"))
+        .await
+        .unwrap()
+        .is_empty());
+    assert!(store
+        .first_own_turns(Some("root"))
+        .await
+        .unwrap()
+        .is_empty());
+
+    let mut numbers = store.source_turn_numbers(None).await.unwrap();
+    numbers.sort();
+    assert_eq!(
+        numbers,
+        [
+            ("after".to_owned(), 1),
+            ("before".to_owned(), 2),
+            ("idle".to_owned(), 2)
+        ]
+    );
+    assert_eq!(
+        store.source_turn_numbers(Some("before")).await.unwrap(),
+        [("before".to_owned(), 2)]
+    );
+    assert!(store
+        .source_turn_numbers(Some("root"))
+        .await
+        .unwrap()
+        .is_empty());
+}
+
+#[tokio::test]
+async fn a_races_lanes_are_kept_by_race_and_lane() {
+    use forkhost_store::queries::races::RaceLaneRow;
+    let (_dir, store) = fresh().await;
+    store.insert_thread(&thread("src")).await.unwrap();
+    let lane = |id: &str, race: &str, n: i64| RaceLaneRow {
+        thread_id: id.into(),
+        race_id: race.into(),
+        source_thread_id: "src".into(),
+        lane: n,
+    };
+    // Stored out of order, read by lane; another race stays apart.
+    for (id, race, n) in [
+        ("l2", "r", 2),
+        ("l1", "r", 1),
+        ("l3", "r", 3),
+        ("q1", "q", 1),
+    ] {
+        store.insert_thread(&thread(id)).await.unwrap();
+        store.put_race_lane(&lane(id, race, n)).await.unwrap();
+    }
+    let want = [lane("l1", "r", 1), lane("l2", "r", 2), lane("l3", "r", 3)];
+    assert_eq!(store.race_of_lane("l3").await.unwrap(), want);
+    assert_eq!(
+        store.race_of_lane("q1").await.unwrap(),
+        [lane("q1", "q", 1)]
+    );
+    assert!(store.race_of_lane("src").await.unwrap().is_empty());
+    // A thread is a lane of one race only.
+    assert!(store.put_race_lane(&lane("l1", "q", 2)).await.is_err());
+}
