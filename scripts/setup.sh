@@ -51,7 +51,7 @@ if ((for_tests)); then
   # The mutation check in scripts/test.sh (scripts/mutants.sh); pinned, since a new version
   # can make new mutants and move the figures.
   cargo_mutants_version=27.1.0
-  if [[ "$(cargo-mutants --version 2>/dev/null)" != "cargo-mutants $cargo_mutants_version" ]]; then
+  if [[ "$(cargo mutants --version 2>/dev/null)" != "cargo-mutants $cargo_mutants_version" ]]; then
     step "cargo install cargo-mutants $cargo_mutants_version"
     cargo install --locked "cargo-mutants@$cargo_mutants_version" --root "$FORKHOST_CACHE/tools"
   fi
