@@ -16,6 +16,9 @@
 //! get right: every turn ended and each fork's checkpoint holds its own change.
 //! Run with `cargo test -p forkhost-tests --test host_bench_live_forks -- --nocapture`.
 
+// It reads /proc: Linux only.
+#![cfg(target_os = "linux")]
+
 mod host_kit;
 
 use std::collections::BTreeMap;

@@ -1161,6 +1161,7 @@ async fn a_fill_cut_short_by_the_app_ending_is_finished_at_the_next_send() {
     host.shutdown().await;
 }
 
+#[cfg(unix)]
 /// The repository's spare worktree, once it is filled (it is made in the background).
 async fn spare_of(host: &Host, repo: &Path) -> PathBuf {
     for _ in 0..600 {

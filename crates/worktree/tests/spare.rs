@@ -3,6 +3,9 @@
 //! a spare with a stray file, a half-made one, and a folder that is no spare are never
 //! claimed as they are; every failure leaves the spare as it was, or nothing.
 
+// File modes, inodes and times through `std::os::unix`.
+#![cfg(unix)]
+
 mod common;
 
 use std::os::unix::fs::MetadataExt;
