@@ -202,41 +202,37 @@ impl Writer<'_> {
         }
     }
 
+    /// A shell call's result, with the `toolUseResult` the CLI's display reads for `Bash`.
     fn tool_result(&mut self, tool_use_id: &str, call: &ShellCall) {
-        let message = json!({
-            "role": "user",
-            "content": [{
-                "tool_use_id": tool_use_id,
-                "type": "tool_result",
-                "content": call.output,
-                "is_error": call.is_error,
-            }],
+        let shown = json!({
+            "stdout": call.output,
+            "stderr": "",
+            "interrupted": false,
+            "isImage": false,
         });
-        let extra = json!({
-            "toolUseResult": {
-                "stdout": call.output,
-                "stderr": "",
-                "interrupted": false,
-                "isImage": false,
-            },
-            "sourceToolAssistantUUID": self.parent,
-        });
-        self.record("user", message, Some(extra));
+        self.result(tool_use_id, &call.output, call.is_error, Some(shown));
     }
 
     /// A file tool's result: the text it returned. No `toolUseResult`: its shape is the
     /// tool's own and only the CLI's display reads it; the model reads the content.
     fn file_result(&mut self, tool_use_id: &str, call: &FileCall) {
+        self.result(tool_use_id, &call.output, call.is_error, None);
+    }
+
+    fn result(&mut self, tool_use_id: &str, output: &str, is_error: bool, shown: Option<Value>) {
         let message = json!({
             "role": "user",
             "content": [{
                 "tool_use_id": tool_use_id,
                 "type": "tool_result",
-                "content": call.output,
-                "is_error": call.is_error,
+                "content": output,
+                "is_error": is_error,
             }],
         });
-        let extra = json!({ "sourceToolAssistantUUID": self.parent });
+        let mut extra = json!({ "sourceToolAssistantUUID": self.parent });
+        if let Some(shown) = shown {
+            extra["toolUseResult"] = shown;
+        }
         self.record("user", message, Some(extra));
     }
 
