@@ -40,7 +40,9 @@ impl Host {
             repo, made, cwd, ..
         } = prepared;
         let root = crate::files::main_root(&repo);
-        let (spare_repo, spare_at) = (repo.clone(), made.base.clone());
+        // The repository and the base commit, for what follows a fill: the fork's folder watch
+        // and the repository's next spare.
+        let (filled_in, base) = (repo.clone(), made.base.clone());
         let mut filling = tokio::spawn(fill_or_discard(repo, made, tx));
         // None until the first progress is sent (subtracting from `Instant::now()` may underflow
         // on a machine just booted).
@@ -68,14 +70,14 @@ impl Host {
                 tracing::info!(thread = %thread_id, ms, "fork's files ready");
                 // Before anything can run in it (a waiting Send, the setup command): the
                 // folder is exactly the base commit now, so its first checkpoint reads nothing.
-                watch_filled(slot, spare_repo.clone(), &cwd, spare_at.clone()).await;
+                watch_filled(slot, filled_in.clone(), &cwd, base.clone()).await;
                 slot.files.set(FilesState::Ready);
                 self.emit(HostEvent::FilesPrepared {
                     thread_id: thread_id.to_owned(),
                     error: None,
                 });
                 // Only now, so the spare's checkout never competes with the fork's.
-                self.keep_spare(&spare_repo, spare_at);
+                self.keep_spare(&filled_in, base);
                 self.run_setup(thread_id, &root, cwd).await;
             }
             Err(why) => {

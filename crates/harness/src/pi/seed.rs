@@ -262,14 +262,30 @@ mod tests {
     use crate::pi::history::PiReader;
     use crate::{Role, SessionReader};
 
-    #[test]
-    fn file_calls_are_written_as_its_own_read_write_and_edit() {
-        use crate::contract::TextEdit;
+    /// `seed` written as a Pi session file in a folder of its own: (folder, file, text, last
+    /// entry id).
+    fn written(seed: &Seed, id: &str) -> (tempfile::TempDir, std::path::PathBuf, String, String) {
         let binary = HarnessBinary {
             kind: HarnessKind::Pi,
             path: "pi".into(),
             version: "1.6.0".into(),
         };
+        let cwd = tempfile::tempdir().unwrap();
+        let request = SeedRequest {
+            binary: &binary,
+            seed,
+            cwd: cwd.path(),
+            env: &[],
+        };
+        let (text, last) = session(request, id);
+        let file = cwd.path().join("s.jsonl");
+        std::fs::write(&file, &text).unwrap();
+        (cwd, file, text, last)
+    }
+
+    #[test]
+    fn file_calls_are_written_as_its_own_read_write_and_edit() {
+        use crate::contract::TextEdit;
         let file = |op: FileOp, output: &str| {
             SeedStep::File(FileCall {
                 path: "src/a.txt".into(),
@@ -310,16 +326,7 @@ mod tests {
                 ],
             }],
         };
-        let cwd = tempfile::tempdir().unwrap();
-        let request = SeedRequest {
-            binary: &binary,
-            seed: &seed,
-            cwd: cwd.path(),
-            env: &[],
-        };
-        let (text, _) = session(request, "01a228e1-8de8-754e-8479-6840ac890b85");
-        let path = cwd.path().join("s.jsonl");
-        std::fs::write(&path, &text).unwrap();
+        let (_dir, path, text, _) = written(&seed, "01a228e1-8de8-754e-8479-6840ac890b85");
         let history = PiReader::open(&path).unwrap().history().unwrap();
         let tools: Vec<_> = history.turns[0]
             .messages
@@ -354,11 +361,6 @@ mod tests {
 
     #[test]
     fn a_seeded_session_reads_back_as_the_turns_it_was_given() {
-        let binary = HarnessBinary {
-            kind: HarnessKind::Pi,
-            path: "pi".into(),
-            version: "1.6.0".into(),
-        };
         let seed = Seed {
             from: "Claude Code".into(),
             turns: vec![
@@ -379,16 +381,7 @@ mod tests {
                 },
             ],
         };
-        let cwd = tempfile::tempdir().unwrap();
-        let request = SeedRequest {
-            binary: &binary,
-            seed: &seed,
-            cwd: cwd.path(),
-            env: &[],
-        };
-        let (text, last) = session(request, "01a228e1-8de8-754e-8479-6840ac890b84");
-        let file = cwd.path().join("s.jsonl");
-        std::fs::write(&file, &text).unwrap();
+        let (_dir, file, text, last) = written(&seed, "01a228e1-8de8-754e-8479-6840ac890b84");
         let reader = PiReader::open(&file).unwrap();
         let history = reader.history().unwrap();
         assert_eq!(history.turns.len(), 2);
