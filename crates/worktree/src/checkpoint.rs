@@ -304,6 +304,30 @@ impl Repo {
         Ok(nul_fields(&out).count())
     }
 
+    /// Points `refs/forkhost/<thread>/<label>` at each given commit (existing checkpoints,
+    /// named for another thread too): a thread that takes over another's turns keeps their
+    /// checkpoints reachable under its own name, whatever the other thread's refs become.
+    pub fn name_checkpoints(&self, thread_id: &str, named: &[(String, Oid)]) -> Result<()> {
+        let thread = names::component(thread_id)?;
+        let mut script = String::new();
+        for (label, commit) in named {
+            let label = names::component(label)?;
+            script.push_str(&format!(
+                "update {REF_PREFIX}{thread}/{label} {}\n",
+                commit.as_str()
+            ));
+        }
+        if script.is_empty() {
+            return Ok(());
+        }
+        self.git
+            .call(&self.root)
+            .args(["update-ref", "--stdin"])
+            .stdin(script.into_bytes())
+            .run()?;
+        Ok(())
+    }
+
     /// The thread's checkpoints, `(label, commit)`, sorted by label.
     pub fn checkpoints(&self, thread_id: &str) -> Result<Vec<(String, Oid)>> {
         let thread = names::component(thread_id)?;

@@ -108,8 +108,8 @@ impl Repo {
 
 /// One file of the raw list, and how many `diff --git` parts its patch has: two for a file
 /// that became a symlink (or back), which git patches as a deletion and a creation.
-struct Listed {
-    file: FileDiff,
+pub(crate) struct Listed {
+    pub(crate) file: FileDiff,
     parts: usize,
 }
 
@@ -117,7 +117,7 @@ struct Listed {
 /// two paths for a rename or copy), then the counts (`added\tremoved\tpath\0`, or
 /// `added\tremoved\t\0old\0new\0`; `-` for a binary file), then, with `-p`, an empty field and
 /// the patch text. The files in git's order, their counts joined by path, and the patch.
-fn parse_diff_tree(bytes: &[u8]) -> (Vec<Listed>, String) {
+pub(crate) fn parse_diff_tree(bytes: &[u8]) -> (Vec<Listed>, String) {
     let mut files = Vec::new();
     let mut counts: HashMap<String, (Option<usize>, Option<usize>)> = HashMap::new();
     let mut rest = bytes;

@@ -1,0 +1,149 @@
+//! Restoring a folder to a checkpoint (a rewind with files): the files of the folder that a
+//! checkpoint records — tracked and untracked, not ignored — are made those of another
+//! checkpoint. Files that differ are written back from the checkpoint's tree, files it lacks are
+//! deleted, and nothing else is touched: not the user's index, HEAD or branch, not an ignored
+//! file, not a file outside the folder.
+//!
+//! The caller takes a checkpoint of the folder right before (`from`), so everything a restore
+//! overwrites or deletes is recorded and can be written back the same way (an undo is a
+//! restore from the new state to `from`). Only what `from` holds is touched: a path `to` has
+//! that `from` lacks but the folder holds (an ignored file, an untracked file over the size
+//! limit) is left as it is and listed in [`Restored::kept`].
+
+use std::path::{Path, PathBuf};
+
+use crate::diff::{parse_diff_tree, FileDiff, FileStatus};
+use crate::error::{Result, WorktreeError};
+use crate::git::nul_joined;
+use crate::oid::Oid;
+use crate::repo::Repo;
+
+/// What a restore did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Restored {
+    /// The files now as in the target checkpoint (written back or deleted), by path.
+    pub files: Vec<FileDiff>,
+    /// Paths the target has that were in the folder but not in the checkpoint taken before
+    /// (ignored, too large): left untouched rather than overwritten.
+    pub kept: Vec<String>,
+}
+
+impl Repo {
+    /// The files inside `folder` (this checkout, or the repository's top when it is the
+    /// folder) that differ between the checkpoints `from` and `to`: what restoring the folder
+    /// from `from` to `to` changes. Statuses read from `from` to `to` (`deleted`: the restore
+    /// removes it), no renames (a rename is a deletion and an addition here).
+    pub fn restore_changes(&self, from: &Oid, to: &Oid, folder: &Path) -> Result<Vec<FileDiff>> {
+        let from = self.commit(from)?;
+        let to = self.commit(to)?;
+        let mut call = self.git.call(&self.root).args([
+            "diff-tree",
+            "-r",
+            "-z",
+            "--no-renames",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--no-color",
+            "--raw",
+            "--numstat",
+            from.as_str(),
+            to.as_str(),
+        ]);
+        // Checkpoints record tracked files outside the folder with their index contents; a
+        // restore of the folder never reaches them.
+        if let Some(rel) = self.relative_of(folder)? {
+            call = call.arg("--").arg(format!(":(literal){rel}"));
+        }
+        let out = call.run()?;
+        let mut files: Vec<FileDiff> = parse_diff_tree(&out)
+            .0
+            .into_iter()
+            .map(|l| l.file)
+            .collect();
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(files)
+    }
+
+    /// Makes `folder`'s files those of checkpoint `to`, given that they are checkpoint `from`'s
+    /// now (one taken just before, by the caller). Deletions first, so a folder that becomes a
+    /// file (or the reverse) is free; then the changed and added files are written from `to`'s
+    /// tree through a temporary index (`checkout-index`: the repository's filters, modes and
+    /// symlinks, as a checkout writes them). The user's index is never read or written.
+    pub fn restore(&self, from: &Oid, to: &Oid, folder: &Path) -> Result<Restored> {
+        let changes = self.restore_changes(from, to, folder)?;
+        let root = self.root.canonicalize()?;
+        let mut kept = Vec::new();
+        let mut write: Vec<&str> = Vec::new();
+        for change in &changes {
+            let path = self.inside(&root, &change.path)?;
+            match change.status {
+                FileStatus::Deleted => remove_file(&path, &root)?,
+                FileStatus::Added if std::fs::symlink_metadata(&path).is_ok() => {
+                    kept.push(change.path.clone());
+                }
+                _ => write.push(change.path.as_str()),
+            }
+        }
+        if !write.is_empty() {
+            let temp = tempfile::Builder::new()
+                .prefix("forkhost-restore-")
+                .tempdir()?;
+            let index = temp.path().join("index");
+            self.git
+                .call(&self.root)
+                .env("GIT_INDEX_FILE", &index)
+                .args(["read-tree", to.as_str()])
+                .run()?;
+            self.git
+                .call(&self.root)
+                .env("GIT_INDEX_FILE", &index)
+                .args(["checkout-index", "--force", "-z", "--stdin"])
+                .stdin(nul_joined(write.iter().copied()))
+                .run()?;
+        }
+        let files = changes
+            .into_iter()
+            .filter(|c| !kept.contains(&c.path))
+            .collect();
+        tracing::info!(kept = kept.len(), "folder restored to a checkpoint");
+        Ok(Restored { files, kept })
+    }
+
+    /// `rel` (repository-relative, from a tree) as a path under the checkout whose parent
+    /// folder really is inside it: a symlinked folder in the way never leads a write or a
+    /// deletion outside the repository.
+    fn inside(&self, root: &Path, rel: &str) -> Result<PathBuf> {
+        let path = root.join(rel);
+        let mut parent = path.parent().map(Path::to_path_buf);
+        // The nearest folder that exists: a missing one is made by the checkout, inside.
+        while let Some(dir) = parent.clone() {
+            if let Ok(real) = dir.canonicalize() {
+                if !real.starts_with(root) {
+                    return Err(WorktreeError::InvalidName(rel.to_owned()));
+                }
+                break;
+            }
+            parent = dir.parent().map(Path::to_path_buf);
+        }
+        Ok(path)
+    }
+}
+
+/// Deletes one file (or symlink) and the folders it leaves empty, up to the checkout's top. A
+/// file already gone is fine; a folder at the path is not this file and stays.
+fn remove_file(path: &Path, root: &Path) -> Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => return Ok(()),
+        Ok(_) => std::fs::remove_file(path)?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e.into()),
+    }
+    let mut dir = path.parent();
+    while let Some(d) = dir {
+        if d == root || std::fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
+    }
+    Ok(())
+}
