@@ -153,3 +153,81 @@ fn race_prints_a_table_and_keep_asks_first() {
         }
     });
 }
+
+#[test]
+fn race_check_command_is_approved_first_and_fills_the_check_column() {
+    with_cli(Harness::Pi, |cli| {
+        let repo = cli.env.work_dir().to_path_buf();
+        git(&repo, &["init", "-q", "-b", "main"]);
+        std::fs::write(repo.join("a.txt"), "a\n").unwrap();
+        git(&repo, &["add", "-A"]);
+        git(&repo, &["commit", "-q", "-m", "start"]);
+        let cwd = repo.to_str().unwrap();
+        let created = cli.ok(&["new", "--harness", "pi", "--cwd", cwd, "first prompt"]);
+        let source = created["thread"]["id"].as_str().unwrap().to_owned();
+        // The lane that claims the folder first writes won.txt.
+        let claim = repo.join(".git").join("race-claim");
+        let prompt = format!(
+            "RUN_COMMAND `mkdir '{}' 2>/dev/null && echo won > won.txt; true`",
+            claim.display()
+        );
+        let check = "test -f won.txt";
+
+        let saved = cli.ok(&["check-command", cwd, check]);
+        assert_eq!(saved["check_command"]["approved"], false, "{saved}");
+        // Saved but never shown to be run: no terminal, so refused in words.
+        let err = cli.err(&["race", &source, "--latest", "-n", "2", &prompt]);
+        assert_eq!(err["code"], "invalid_input", "{err}");
+        assert!(
+            err["message"]
+                .as_str()
+                .unwrap()
+                .contains("not been approved"),
+            "{err}"
+        );
+        let approved = cli.ok(&["check-command", cwd, "--approve"]);
+        assert_eq!(approved["check_command"]["approved"], true, "{approved}");
+
+        let (ok, table, status) = plain(
+            cli,
+            &[
+                "race",
+                &source,
+                "--latest",
+                "-n",
+                "3",
+                "--max-parallel",
+                "3",
+                &prompt,
+            ],
+        );
+        assert!(ok, "{table}\n{status}");
+        eprintln!("--- status lines\n{status}--- table\n{table}");
+        let rows: Vec<&str> = table.lines().skip(1).take(3).collect();
+        let passed = rows.iter().filter(|r| r.contains(" passed ")).count();
+        let failed = rows
+            .iter()
+            .filter(|r| r.contains(" failed (exit 1) "))
+            .count();
+        assert_eq!((passed, failed), (1, 2), "{table}");
+        assert!(status.contains("checking"), "{status}");
+
+        // A check typed on the command line runs at once: it was seen.
+        let raced = cli.ok(&[
+            "race",
+            &source,
+            "--latest",
+            "-n",
+            "2",
+            "--check",
+            "echo typed",
+            "--check-timeout",
+            "60",
+            "hello",
+        ]);
+        for lane in raced["race"]["lanes"].as_array().unwrap() {
+            assert_eq!(lane["check"]["passed"], true, "{lane}");
+            assert_eq!(lane["check"]["tail"], "typed\n", "{lane}");
+        }
+    });
+}

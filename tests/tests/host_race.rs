@@ -57,6 +57,8 @@ fn spec(source: &str, at: ForkAt, lanes: Vec<LaneSpec>, prompt: &str) -> RaceSpe
         shared_folder: false,
         max_parallel: None,
         approve: None,
+        check: None,
+        check_timeout: None,
     }
 }
 
@@ -276,7 +278,24 @@ async fn race_refuses_bad_input_and_goes_on_without_a_missing_harness() {
     );
     accepted.shared_folder = true;
     accepted.max_parallel = Some(1);
+    // Outside git the folder stands for the repository; a check past its limit is stopped.
+    let folder = s.env.work_dir().to_path_buf();
+    host.approve_check(&folder, "sleep 30").await.unwrap();
+    accepted.check = Some("sleep 30".into());
+    accepted.check_timeout = Some(std::time::Duration::from_secs(1));
     let race = host.race(accepted, on_lane).await.unwrap();
+    for lane in [&race.lanes[0], &race.lanes[2]] {
+        let check = lane.check.as_ref().unwrap();
+        assert!(check.timed_out && !check.passed, "{check:?}");
+        assert!(
+            check.message.as_deref().unwrap().contains("within 1 s"),
+            "{check:?}"
+        );
+    }
+    assert!(
+        race.lanes[1].check.is_none(),
+        "no check in a lane never made"
+    );
     assert!(race.shared_folder);
     let states: Vec<LaneState> = race.lanes.iter().map(|l| l.state).collect();
     assert_eq!(
@@ -301,4 +320,86 @@ async fn race_refuses_bad_input_and_goes_on_without_a_missing_harness() {
             && l.message.as_deref().unwrap_or("").contains("queued")),
         "a lane over the limit says it is queued: {seen:?}"
     );
+}
+
+/// The lane that claims `claim` first writes won.txt; the others write nothing.
+fn claim_prompt(claim: &Path) -> String {
+    format!(
+        "RUN_COMMAND `mkdir '{}' 2>/dev/null && echo won > won.txt; true`",
+        claim.display()
+    )
+}
+
+/// The check's output is 100 lines, then it tests for won.txt.
+const CHECK: &str = "seq 1 100; test -f won.txt";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn race_check_passes_in_one_lane_and_fails_in_the_others_only_once_approved() {
+    let Some(s) = setup(Harness::Pi).await else {
+        return;
+    };
+    let repo = s.env.work_dir().to_path_buf();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    std::fs::write(repo.join("a.txt"), "a\n").unwrap();
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "start"]);
+    let host = s.host().await;
+    let source = s.thread(&host, Default::default()).await;
+    turn(&host, &source, "hello").await;
+    let claim = repo.join(".git").join("race-claim");
+    let (on_lane, seen) = recorder();
+    let mut three = spec(&source, ForkAt::Latest, lanes(3), &claim_prompt(&claim));
+    three.max_parallel = Some(3);
+    three.check = Some(CHECK.into());
+
+    // Saved, not approved: shown first, and a race with it is refused before any lane.
+    let saved = host.set_check_command(&repo, Some(CHECK)).await.unwrap();
+    assert_eq!(saved.command.as_deref(), Some(CHECK));
+    assert!(!saved.approved);
+    let err = host.race(three.clone(), on_lane.clone()).await.unwrap_err();
+    assert_eq!(err.error_code(), ErrorCode::InvalidInput, "{err}");
+    assert!(err.to_string().contains("not been approved"), "{err}");
+    assert!(seen.lock().unwrap().is_empty());
+    host.approve_check(&repo, CHECK).await.unwrap();
+    assert!(host.check_command(&repo).await.unwrap().approved);
+    // A changed text is a new command: not approved until shown again.
+    let changed = host
+        .set_check_command(&repo, Some("npm test"))
+        .await
+        .unwrap();
+    assert!(!changed.approved, "{changed:?}");
+    let err = host
+        .set_check_command(&repo, Some("bad\0command"))
+        .await
+        .unwrap_err();
+    assert_eq!(err.error_code(), ErrorCode::InvalidInput);
+
+    let race = host.race(three, on_lane).await.unwrap();
+    let mut passed = 0;
+    for lane in &race.lanes {
+        assert_eq!(lane.state, LaneState::Done, "{lane:?}");
+        let check = lane.check.as_ref().expect("every lane checked");
+        assert_eq!(check.command, CHECK);
+        let won = Path::new(lane.cwd.as_deref().unwrap())
+            .join("won.txt")
+            .exists();
+        assert_eq!(check.passed, won, "{check:?}");
+        assert_eq!(check.exit_code, Some(if won { 0 } else { 1 }), "{check:?}");
+        assert!(!check.timed_out);
+        // The tail: the last 40 of 100 lines.
+        let lines: Vec<&str> = check.tail.lines().collect();
+        assert_eq!(lines.len(), 40, "{check:?}");
+        assert_eq!((lines[0], lines[39]), ("61", "100"));
+        passed += usize::from(won);
+    }
+    assert_eq!(
+        passed, 1,
+        "exactly one lane wrote won.txt: {:?}",
+        race.lanes
+    );
+    assert!(seen
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|l| l.state == LaneState::Checking));
 }

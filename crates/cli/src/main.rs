@@ -1,6 +1,7 @@
 //! `forkhost`: the Host from a terminal. A thin shell: parse, call one Host method, print.
 
 mod approve;
+mod check;
 mod files;
 mod grants;
 mod output;
@@ -130,32 +131,7 @@ enum Command {
     },
     /// Race N lanes: N forks of one turn, each in its own worktree, one prompt sent to all at
     /// once; a status line per lane as it changes, then a table.
-    #[command(group(clap::ArgGroup::new("race_at").required(true).args(["after", "before", "latest"])))]
-    Race {
-        thread: String,
-        #[arg(long, value_name = "TURN")]
-        after: Option<String>,
-        #[arg(long, value_name = "TURN")]
-        before: Option<String>,
-        #[arg(long)]
-        latest: bool,
-        /// How many lanes (2 to 8).
-        #[arg(short = 'n', long = "lanes", default_value_t = 2)]
-        lanes: usize,
-        /// The lanes' harnesses: one for all, or one per lane (claude,codex,pi).
-        #[arg(long, value_delimiter = ',', value_name = "H,…")]
-        harness: Vec<HarnessKind>,
-        /// At most this many agents at once (default: the number of cores); the rest queue.
-        #[arg(long, value_name = "K")]
-        max_parallel: Option<usize>,
-        /// Race in a folder outside git: the lanes share it.
-        #[arg(long)]
-        shared_folder: bool,
-        /// all: approve every lane's requests; none (the default): decline them.
-        #[arg(long, value_enum)]
-        approve: Option<Approve>,
-        prompt: String,
-    },
+    Race(race::RaceArgs),
     /// Keep one lane of a race: its changes into the source's folder (uncommitted); the other
     /// lanes archived, their worktrees removed (asked first unless --yes).
     Keep {
@@ -172,6 +148,10 @@ enum Command {
     },
     /// Show, set or remove (--clear) the command run once in each new fork worktree of the
     /// repository holding FOLDER (e.g. `npm ci`).
+    /// Show, set or remove (--clear) the check command run in each race lane's folder when its
+    /// turn ends (e.g. `npm test`); --approve approves exactly the text saved.
+    #[command(name = "check-command")]
+    CheckCommand(check::CheckCommandArgs),
     #[command(name = "setup-command")]
     Setup {
         folder: PathBuf,
@@ -388,30 +368,8 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
             let at = fork_at(after, before, latest)?;
             files::fork(host, &thread, at, files, into).await?
         }
-        Command::Race {
-            thread,
-            after,
-            before,
-            latest,
-            lanes,
-            harness,
-            max_parallel,
-            shared_folder,
-            approve,
-            prompt,
-        } => {
-            let args = race::RaceArgs {
-                thread,
-                at: fork_at(after, before, latest)?,
-                lanes,
-                harness,
-                max_parallel,
-                shared_folder,
-                approve,
-                prompt,
-            };
-            race::race(host, args).await?
-        }
+        Command::Race(args) => race::race(host, args, json).await?,
+        Command::CheckCommand(args) => check::check_command(host, args).await?,
         Command::Keep { lane, yes } => race::keep(host, &lane, yes, json).await?,
         Command::Show { thread } => {
             let detail = host.show(&thread).await?;

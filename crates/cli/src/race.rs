@@ -6,23 +6,51 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::sync::Arc;
 
 use forkhost_core::{
-    ApprovalDecision, ForkAt, HarnessKind, Host, HostError, HostResult, KeepPlan, LaneSpec,
-    RaceLane, RaceSpec, RaceView,
+    ApprovalDecision, HarnessKind, Host, HostError, HostResult, KeepPlan, LaneSpec, RaceLane,
+    RaceSpec, RaceView,
 };
 
 use crate::approve::Approve;
 use crate::output::Printed;
 
 /// What `forkhost race` was asked.
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("race_at").required(true).args(["after", "before", "latest"])))]
 pub struct RaceArgs {
-    pub thread: String,
-    pub at: ForkAt,
-    pub lanes: usize,
-    pub harness: Vec<HarnessKind>,
-    pub max_parallel: Option<usize>,
-    pub shared_folder: bool,
-    pub approve: Option<Approve>,
-    pub prompt: String,
+    thread: String,
+    #[arg(long, value_name = "TURN")]
+    after: Option<String>,
+    #[arg(long, value_name = "TURN")]
+    before: Option<String>,
+    #[arg(long)]
+    latest: bool,
+    /// How many lanes (2 to 8).
+    #[arg(short = 'n', long = "lanes", default_value_t = 2)]
+    lanes: usize,
+    /// The lanes' harnesses: one for all, or one per lane (claude,codex,pi).
+    #[arg(long, value_delimiter = ',', value_name = "H,…")]
+    harness: Vec<HarnessKind>,
+    /// At most this many agents at once (default: the number of cores); the rest queue.
+    #[arg(long, value_name = "K")]
+    max_parallel: Option<usize>,
+    /// Race in a folder outside git: the lanes share it.
+    #[arg(long)]
+    shared_folder: bool,
+    /// all: approve every lane's requests; none (the default): decline them.
+    #[arg(long, value_enum)]
+    approve: Option<Approve>,
+    /// Run CMD in each lane's folder when its turn ends (approves exactly this text for the
+    /// repository). Without it, the repository's check command runs (asked first on a
+    /// terminal until approved).
+    #[arg(long, value_name = "CMD", conflicts_with = "no_check")]
+    check: Option<String>,
+    /// Run no check, not even the repository's.
+    #[arg(long)]
+    no_check: bool,
+    /// The check's time limit in seconds (default 600).
+    #[arg(long, value_name = "SECS")]
+    check_timeout: Option<u64>,
+    prompt: String,
 }
 
 /// `--harness a,b,c`: one for every lane, or one per lane.
@@ -62,6 +90,19 @@ fn files_cell(lane: &RaceLane) -> String {
     }
 }
 
+/// "passed", "failed (exit 1)", "timed out", or "-" when none ran.
+fn check_cell(lane: &RaceLane) -> String {
+    match &lane.check {
+        None => "-".into(),
+        Some(c) if c.passed => "passed".into(),
+        Some(c) if c.timed_out => "timed out".into(),
+        Some(c) => match c.exit_code {
+            Some(code) => format!("failed (exit {code})"),
+            None => "failed".into(),
+        },
+    }
+}
+
 /// One lane's status line.
 fn status_line(lane: &RaceLane) -> String {
     let mut line = format!(
@@ -75,6 +116,9 @@ fn status_line(lane: &RaceLane) -> String {
     }
     if lane.files.is_some() {
         line.push_str(&format!(" · {}", files_cell(lane)));
+    }
+    if lane.check.is_some() {
+        line.push_str(&format!(" · check {}", check_cell(lane)));
     }
     if let Some(message) = &lane.message {
         line.push_str(&format!(" · {message}"));
@@ -100,7 +144,7 @@ pub fn table(race: &RaceView) -> String {
             lane.state.as_str().to_owned(),
             seconds(lane.elapsed_ms),
             files_cell(lane),
-            "-".into(),
+            check_cell(lane),
             lane.thread_id.clone().unwrap_or_else(|| "-".into()),
         ]);
     }
@@ -133,8 +177,16 @@ pub fn table(race: &RaceView) -> String {
 }
 
 /// `forkhost race`.
-pub async fn race(host: &Host, args: RaceArgs) -> HostResult<Printed> {
+pub async fn race(host: &Host, args: RaceArgs, json: bool) -> HostResult<Printed> {
+    let at = crate::fork_at(args.after, args.before, args.latest)?;
     let lanes = lane_specs(args.lanes, &args.harness)?;
+    if args.check_timeout == Some(0) {
+        return Err(HostError::InvalidInput(
+            "a check time limit of 0 seconds would stop every check at once".into(),
+        ));
+    }
+    let folder = std::path::PathBuf::from(host.show(&args.thread).await?.thread.cwd);
+    let check = crate::check::race_check(host, &folder, args.check, args.no_check, json).await?;
     // Nobody can answer N lanes' requests one by one here: `all` approves, else decline.
     let approve = match args.approve {
         Some(Approve::All) => ApprovalDecision::Approve,
@@ -145,12 +197,14 @@ pub async fn race(host: &Host, args: RaceArgs) -> HostResult<Printed> {
         .race(
             RaceSpec {
                 source: args.thread,
-                at: args.at,
+                at,
                 lanes,
                 prompt: args.prompt,
                 shared_folder: args.shared_folder,
                 max_parallel: args.max_parallel,
                 approve: Some(approve),
+                check,
+                check_timeout: args.check_timeout.map(std::time::Duration::from_secs),
             },
             on_lane,
         )

@@ -52,11 +52,13 @@ pub use export::ExportFormat;
 #[doc(hidden)]
 pub use failpoint::FORK_STEPS;
 pub use files::{
-    ChangesView, CheckpointView, FileChangeStatus, FileChangeView, FilesView, ForkFiles,
-    ThreadInFolder, WorktreeLoss,
+    ChangesView, CheckCommandView, CheckpointView, FileChangeStatus, FileChangeView, FilesView,
+    ForkFiles, LaneCheck, ThreadInFolder, WorktreeLoss,
 };
 pub use fork::{ForkAt, TurnRef};
-pub use race::{LaneFile, LaneSpec, LaneState, OnLane, RaceLane, RaceSpec, RaceView, MAX_LANES};
+pub use race::{
+    LaneFile, LaneSpec, LaneState, OnLane, RaceLane, RaceSpec, RaceView, CHECK_TIMEOUT, MAX_LANES,
+};
 pub use race_keep::{KeepPlan, KeptView, LaneLoss};
 // The store's and the worktree crate's words the views carry.
 pub use forkhost_harness::{

@@ -4,7 +4,7 @@
 //! race it is a lane of (coordinates only). Keeping one lane is `race_keep.rs`.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use forkhost_harness::{ApprovalDecision, HarnessKind, TurnOutcome};
 use forkhost_store::queries::races::RaceLaneRow;
@@ -13,12 +13,15 @@ use tokio::sync::{broadcast, Semaphore};
 
 use crate::error::{HostError, HostResult};
 use crate::events::HostEvent;
-use crate::files::{FileChangeStatus, ForkFiles};
+use crate::files::{FileChangeStatus, ForkFiles, LaneCheck};
 use crate::fork::ForkAt;
 use crate::host::{new_id, Host};
 
 /// The most lanes one race may have.
 pub const MAX_LANES: usize = 8;
+
+/// How long a lane's check may run unless the race says otherwise.
+pub const CHECK_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// One lane as asked for: its harness (`None`: the source's; another one continues the
 /// conversation there, as "Continue in another agent" does).
@@ -41,6 +44,11 @@ pub struct RaceSpec {
     /// Answer every approval request of every lane so (`None`: leave it to the user; the lane
     /// shows `waiting_for_approval`).
     pub approve: Option<ApprovalDecision>,
+    /// Run this in each lane's folder when its turn ends; it must have been approved there
+    /// exactly so ([`Host::approve_check`]).
+    pub check: Option<String>,
+    /// The check's time limit (default [`CHECK_TIMEOUT`]).
+    pub check_timeout: Option<Duration>,
 }
 
 /// Where a lane is.
@@ -50,6 +58,8 @@ pub enum LaneState {
     Queued,
     Running,
     WaitingForApproval,
+    /// Its turn ended; its check runs.
+    Checking,
     Done,
     Failed,
 }
@@ -61,6 +71,7 @@ impl LaneState {
             LaneState::Queued => "queued",
             LaneState::Running => "running",
             LaneState::WaitingForApproval => "waiting for approval",
+            LaneState::Checking => "checking",
             LaneState::Done => "done",
             LaneState::Failed => "failed",
         }
@@ -93,6 +104,8 @@ pub struct RaceLane {
     pub files: Option<Vec<LaneFile>>,
     /// Why it failed, or what it is waiting for, in words.
     pub message: Option<String>,
+    /// Its check's end (`None`: no check, or not run yet).
+    pub check: Option<LaneCheck>,
 }
 
 /// A race once every lane's turn ended.
@@ -109,6 +122,14 @@ pub struct RaceView {
 
 /// Told every lane change.
 pub type OnLane = Arc<dyn Fn(&RaceLane) + Send + Sync>;
+
+/// What each lane runs once it has a slot.
+struct LaneTurn {
+    prompt: String,
+    approve: Option<ApprovalDecision>,
+    check: Option<String>,
+    check_timeout: Duration,
+}
 
 impl Host {
     /// Runs a race to its end: makes the lanes' forks, sends the prompt to all, and returns
@@ -133,6 +154,15 @@ impl Host {
         }
         let source = self.store().thread(&spec.source).await?;
         let folder = std::path::PathBuf::from(&source.cwd);
+        if let Some(check) = &spec.check {
+            if !self.check_approved(&folder, check).await? {
+                return Err(HostError::InvalidInput(format!(
+                    "the check command `{check}` has not been approved for {}: show it to the \
+                     user and approve exactly that text first (forkhost race --check)",
+                    folder.display()
+                )));
+            }
+        }
         let in_git = crate::files::repo_of(&folder).await.is_some();
         if !in_git && !spec.shared_folder {
             return Err(HostError::InvalidInput(format!(
@@ -165,6 +195,7 @@ impl Host {
                 elapsed_ms: 0,
                 files: None,
                 message: None,
+                check: None,
             };
             match self
                 .fork_into(&source.id, spec.at.clone(), files, lane.harness)
@@ -207,10 +238,14 @@ impl Host {
                 continue;
             }
             let (host, permits, on_lane) = (self.clone(), permits.clone(), on_lane.clone());
-            let (prompt, approve) = (spec.prompt.clone(), spec.approve);
+            let turn = LaneTurn {
+                prompt: spec.prompt.clone(),
+                approve: spec.approve,
+                check: spec.check.clone(),
+                check_timeout: spec.check_timeout.unwrap_or(CHECK_TIMEOUT),
+            };
             running.push(tokio::spawn(async move {
-                host.run_lane(lane, &prompt, approve, permits, on_lane)
-                    .await
+                host.run_lane(lane, turn, permits, on_lane).await
             }));
         }
         let mut ended = Vec::with_capacity(n);
@@ -230,15 +265,21 @@ impl Host {
         })
     }
 
-    /// One lane: waits for a slot (queued meanwhile), runs its turn, then its changed files.
+    /// One lane: waits for a slot (queued meanwhile), runs its turn, then its changed files
+    /// and its check (within its slot: a check is work on the machine too).
     async fn run_lane(
         &self,
         mut lane: RaceLane,
-        prompt: &str,
-        approve: Option<ApprovalDecision>,
+        turn: LaneTurn,
         permits: Arc<Semaphore>,
         on_lane: OnLane,
     ) -> RaceLane {
+        let LaneTurn {
+            prompt,
+            approve,
+            check,
+            check_timeout,
+        } = turn;
         let Some(thread) = lane.thread_id.clone() else {
             return lane;
         };
@@ -258,10 +299,23 @@ impl Host {
         lane.message = None;
         on_lane(&lane);
         let outcome = self
-            .lane_turn(&mut lane, &thread, prompt, approve, &on_lane, started)
+            .lane_turn(&mut lane, &thread, &prompt, approve, &on_lane, started)
             .await;
+        // The lane's time is its turn's; the check has its own.
+        let turn_ms = started.elapsed().as_millis() as u64;
+        if let (Some(command), Ok(TurnOutcome::Completed), Some(cwd)) =
+            (&check, &outcome, lane.cwd.clone())
+        {
+            lane.state = LaneState::Checking;
+            lane.elapsed_ms = turn_ms;
+            on_lane(&lane);
+            let ran = self
+                .run_check(command, std::path::Path::new(&cwd), check_timeout)
+                .await;
+            lane.check = Some(ran);
+        }
         drop(permit);
-        lane.elapsed_ms = started.elapsed().as_millis() as u64;
+        lane.elapsed_ms = turn_ms;
         match outcome {
             Ok(TurnOutcome::Completed) => {
                 lane.state = LaneState::Done;

@@ -6,7 +6,7 @@ use sqlx::{Sqlite, SqlitePool, Transaction};
 
 use crate::open::Recovery;
 use crate::queries::{
-    checkpoints, grants, layout, lineage, races, setup, threads, trust, turns, worktrees,
+    checkpoints, checks, grants, layout, lineage, races, setup, threads, trust, turns, worktrees,
 };
 use crate::{
     CheckpointRow, GrantRow, Layout, NewThread, NewTurn, Result, ThreadRow, TurnRow, WorktreeRow,
@@ -292,6 +292,39 @@ impl Store {
     pub async fn race_of_lane(&self, thread_id: &str) -> Result<Vec<races::RaceLaneRow>> {
         let mut conn = self.pool.acquire().await?;
         races::of_lane(&mut conn, thread_id).await
+    }
+
+    // Repository checks.
+
+    pub async fn check_command(&self, repo_root: &str) -> Result<Option<String>> {
+        let mut conn = self.pool.acquire().await?;
+        checks::of(&mut conn, repo_root).await
+    }
+
+    pub async fn set_check_command(&self, repo_root: &str, command: Option<&str>) -> Result<()> {
+        let mut conn = self.pool.acquire().await?;
+        checks::set(&mut conn, repo_root, command).await
+    }
+
+    /// Records the user's approval of exactly `command` in the repository `repo_id` names.
+    pub async fn approve_check(
+        &self,
+        repo_root: &str,
+        command: &str,
+        repo_id: Option<&str>,
+    ) -> Result<()> {
+        let mut conn = self.pool.acquire().await?;
+        checks::approve(&mut conn, repo_root, command, repo_id).await
+    }
+
+    /// The identity recorded with the approval of exactly `command` (outer `None`: none).
+    pub async fn check_approval(
+        &self,
+        repo_root: &str,
+        command: &str,
+    ) -> Result<Option<Option<String>>> {
+        let mut conn = self.pool.acquire().await?;
+        checks::approval(&mut conn, repo_root, command).await
     }
 
     // Repository setup.

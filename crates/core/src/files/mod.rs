@@ -3,6 +3,7 @@
 //! point, and comparing or bringing back a fork's changes. All git work goes through
 //! `forkhost-worktree` on a blocking thread; the store keeps coordinates (commit ids) only.
 
+mod check;
 mod checkpoints;
 mod compare;
 mod error;
@@ -15,6 +16,7 @@ mod setup;
 mod spare_worktrees;
 pub(crate) mod worktree_fork;
 
+pub use check::{CheckCommandView, LaneCheck};
 pub use checkpoints::{CheckpointView, FilesView};
 pub use compare::{ChangesView, FileChangeStatus, FileChangeView};
 pub use lifecycle::{ThreadInFolder, WorktreeLoss};

@@ -169,7 +169,7 @@ impl Host {
 /// The shell's process group under the harness crate's watchdog (Unix), so the app's end ends
 /// it; `None` where that is not available (the shell then dies with the app's handle only).
 #[cfg(unix)]
-fn watch_tree(child: &tokio::process::Child) -> Option<forkhost_harness::process::Tree> {
+pub(super) fn watch_tree(child: &tokio::process::Child) -> Option<forkhost_harness::process::Tree> {
     let pid = child.id()?;
     match forkhost_harness::process::Tree::adopt(pid, None) {
         Ok(tree) => Some(tree),
@@ -181,19 +181,19 @@ fn watch_tree(child: &tokio::process::Child) -> Option<forkhost_harness::process
 }
 
 #[cfg(not(unix))]
-fn watch_tree(_child: &tokio::process::Child) -> Option<()> {
+pub(super) fn watch_tree(_child: &tokio::process::Child) -> Option<()> {
     None
 }
 
 #[cfg(unix)]
-fn shell(command: &str) -> tokio::process::Command {
+pub(super) fn shell(command: &str) -> tokio::process::Command {
     let mut shell = tokio::process::Command::new("sh");
     shell.arg("-c").arg(command);
     shell
 }
 
 #[cfg(windows)]
-fn shell(command: &str) -> tokio::process::Command {
+pub(super) fn shell(command: &str) -> tokio::process::Command {
     use windows_sys::Win32::System::Threading::CREATE_NO_WINDOW;
     let mut shell = tokio::process::Command::new("cmd");
     shell.arg("/C").arg(command);
@@ -204,7 +204,7 @@ fn shell(command: &str) -> tokio::process::Command {
 
 /// The identity of the repository holding `folder` (its root commits), `None` when it has no
 /// commits or git cannot tell.
-async fn identity_of(folder: &Path) -> Option<String> {
+pub(super) async fn identity_of(folder: &Path) -> Option<String> {
     let repo = repo_of(folder).await?;
     blocking(move || repo.identity()).await.ok().flatten()
 }

@@ -2,10 +2,12 @@
 //! that [`crate::Store`] can compose several into one transaction.
 
 pub mod checkpoints;
+pub mod checks;
 pub mod grants;
 pub mod layout;
 pub mod lineage;
 pub mod races;
+pub mod rewinds;
 pub mod setup;
 pub mod threads;
 pub mod trust;
