@@ -30,6 +30,7 @@ mod pump;
 mod race;
 mod race_keep;
 mod runtimes;
+mod search;
 mod spare_pool;
 mod spares;
 mod sync;
@@ -71,6 +72,9 @@ pub use grant_scope::{GrantScope, GrantView};
 pub use harnesses::{HarnessReport, InstallCommandView, InstallView};
 pub use host::{Host, HostOptions, NewThreadSpec, OpenReport};
 pub use layout::{LayoutView, TabView, WindowView};
+pub use search::{
+    HitPart, SearchGroup, SearchHit, SearchQuery, SearchResults, SearchSession, MAX_QUERY_BYTES,
+};
 pub use terminal::TerminalCommand;
 pub use view::{
     ApprovalView, FillView, ForkResult, ForkTiming, ForkView, MessageView, NativeView,
