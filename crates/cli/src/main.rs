@@ -6,6 +6,7 @@ mod files;
 mod grants;
 mod output;
 mod race;
+mod spare;
 mod stream;
 mod trust;
 
@@ -16,7 +17,8 @@ use clap::{Parser, Subcommand};
 use forkhost_core::data_dir::{default_data_dir, DATA_DIR_ENV};
 use forkhost_core::{ExportFormat, ThreadDetail};
 use forkhost_core::{
-    ForkAt, ForkFiles, HarnessKind, Host, HostError, NewThreadSpec, PermissionMode, TurnRef,
+    ForkAt, ForkFiles, HarnessKind, Host, HostError, HostOptions, NewThreadSpec, PermissionMode,
+    TurnRef,
 };
 
 use approve::Approve;
@@ -146,12 +148,12 @@ enum Command {
         thread: String,
         other: Option<String>,
     },
-    /// Show, set or remove (--clear) the command run once in each new fork worktree of the
-    /// repository holding FOLDER (e.g. `npm ci`).
     /// Show, set or remove (--clear) the check command run in each race lane's folder when its
     /// turn ends (e.g. `npm test`); --approve approves exactly the text saved.
     #[command(name = "check-command")]
     CheckCommand(check::CheckCommandArgs),
+    /// Show, set or remove (--clear) the command run once in each new fork worktree of the
+    /// repository holding FOLDER (e.g. `npm ci`).
     #[command(name = "setup-command")]
     Setup {
         folder: PathBuf,
@@ -215,6 +217,9 @@ enum Command {
         #[arg(long, requires = "folder", conflicts_with = "answer")]
         revoke: bool,
     },
+    /// Fill the repository's spare worktree at COMMIT (started by a worktree fork; spare.rs).
+    #[command(hide = true)]
+    SpareFill { repository: PathBuf, at: String },
 }
 
 /// `export --format`.
@@ -274,7 +279,12 @@ async fn run(cli: Cli) -> Result<Printed, HostError> {
     // The app does the same at start; a folder made by the CLI first is private too.
     forkhost_core::data_dir::prepare(&data_dir)
         .map_err(|e| HostError::Internal(format!("cannot prepare {}: {e}", data_dir.display())))?;
-    let (host, report) = Host::open(&data_dir).await?;
+    // One-shot: the spare worktrees a fork wants are filled by processes of their own.
+    let options = HostOptions {
+        hand_off_spares: true,
+        ..HostOptions::default()
+    };
+    let (host, report) = Host::open_with(&data_dir, options).await?;
     if let Some(recovery) = &report.recovered {
         eprintln!(
             "forkhost: the store was unusable ({}); it was moved to {} and {} threads were rebuilt from the native sessions",
@@ -285,6 +295,7 @@ async fn run(cli: Cli) -> Result<Printed, HostError> {
     }
     let result = execute(&host, cli.command, cli.json).await;
     host.shutdown().await;
+    spare::hand_off(host.spare_jobs(), &data_dir);
     result
 }
 
@@ -463,6 +474,10 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
                 ExportFormat::Markdown => serde_json::json!({ "markdown": text }),
             };
             Printed::new(json, text.trim_end().to_owned())
+        }
+        Command::SpareFill { repository, at } => {
+            spare::fill(host, &repository, &at).await?;
+            Printed::new(serde_json::json!({}), String::new())
         }
         Command::Archive { thread, undo } => {
             let view = host.archive(&thread, !undo).await?;

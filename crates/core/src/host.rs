@@ -38,6 +38,8 @@ pub(crate) struct Inner {
     /// normally empty: harnesses inherit the Host's environment).
     pub harness_env: Vec<(String, String)>,
     pub warm_forks: bool,
+    /// Spare worktrees are listed for the caller (`Host::spare_jobs`), not filled here.
+    pub hand_off_spares: bool,
     /// How long a harness process (a runtime, a warm spare) may sit unused.
     pub idle_timeout: std::time::Duration,
     pub spares: crate::spare_pool::SparePool,
@@ -77,6 +79,11 @@ pub struct HostOptions {
     /// paths saved in the app's Settings. Handed over here rather than as variables: setting
     /// one while other threads read the environment is a data race.
     pub harness_paths: Vec<(HarnessKind, String)>,
+    /// A one-shot Host (the CLI): leave each spare worktree a worktree fork asks for
+    /// (docs/architecture.md "Files of a thread") to the caller, [`Host::spare_jobs`], who hands
+    /// it to a process that outlives this one ([`Host::fill_spare`]); filled here, it would be
+    /// cut short when the process ends and the next fork would find no spare.
+    pub hand_off_spares: bool,
 }
 
 /// How long an idle runtime lives by default.
@@ -115,6 +122,7 @@ impl Host {
                 runtimes: Arc::default(),
                 harness_env: options.harness_env,
                 warm_forks: options.warm_forks,
+                hand_off_spares: options.hand_off_spares,
                 idle_timeout: options_idle.unwrap_or(IDLE_TIMEOUT),
                 spares: Default::default(),
                 worktree_spares: Default::default(),

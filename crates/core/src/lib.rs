@@ -81,6 +81,7 @@ pub use view::{
     PermissionsView, QuestionView, SubjectView, ThreadDetail, ThreadView, ToolView, TrustDecision,
     TrustView, TurnView,
 };
+pub use worktree_spares::SpareJob;
 
 /// The app's bundle identifier. The CLI derives its default data folder from it so that the app
 /// and the CLI open the same store without being told.

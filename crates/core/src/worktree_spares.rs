@@ -1,6 +1,7 @@
 //! The spare worktrees' bookkeeping (`files/spare_worktrees.rs` makes and claims them): which
 //! spares this process is filling now, so a fork never claims one mid-fill and no second fill
-//! starts beside it, and which forks were made from a spare. Only the bookkeeping.
+//! starts beside it, which forks were made from a spare, and (in a one-shot Host, the CLI)
+//! the spares it left for a longer-lived process to fill. Only the bookkeeping.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -10,6 +11,17 @@ use std::sync::Mutex;
 pub(crate) struct WorktreeSpares {
     filling: Mutex<HashSet<PathBuf>>,
     claimed_by: Mutex<HashSet<String>>,
+    /// Spares this Host did not fill itself (`HostOptions::hand_off_spares`).
+    handed: Mutex<Vec<SpareJob>>,
+}
+
+/// A spare worktree to fill: the repository (any folder of it) and the commit it should hold.
+/// A one-shot Host (the CLI) lists these instead of filling them, since its process ends before
+/// a fill would; the caller gives each to a process that outlives it (`forkhost spare-fill`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpareJob {
+    pub repository: PathBuf,
+    pub at: String,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -37,5 +49,18 @@ impl WorktreeSpares {
 
     pub fn was_claimed(&self, thread_id: &str) -> bool {
         lock(&self.claimed_by).contains(thread_id)
+    }
+
+    /// Leaves `job` to the caller (once per repository and commit).
+    pub fn hand_off(&self, job: SpareJob) {
+        let mut handed = lock(&self.handed);
+        if !handed.contains(&job) {
+            handed.push(job);
+        }
+    }
+
+    /// The spares left to the caller, each given once.
+    pub fn take_handed(&self) -> Vec<SpareJob> {
+        std::mem::take(&mut *lock(&self.handed))
     }
 }

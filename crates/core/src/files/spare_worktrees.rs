@@ -13,8 +13,9 @@ use forkhost_worktree::{Oid, Repo, Worktree, WorktreeError, WorktreeSpec};
 
 use super::error::blocking;
 use super::repo::repo_of;
-use crate::error::HostResult;
+use crate::error::{HostError, HostResult};
 use crate::host::Host;
+use crate::worktree_spares::SpareJob;
 
 /// The spare's folder name beside the forks' (`<data>/worktrees/<repo>/<fork id>`): fork ids
 /// are UUIDs, never this.
@@ -58,18 +59,62 @@ impl Host {
     pub(crate) fn keep_spare(&self, repo: &Repo, at: Oid) {
         let spare = self.spare_folder(repo);
         let spares = &self.inner.worktree_spares;
-        if spare.exists() || !spares.begin_fill(&spare) {
+        if spare.exists() {
             return;
         }
-        let (host, repo) = (self.clone(), repo.clone());
+        if self.inner.hand_off_spares {
+            spares.hand_off(SpareJob {
+                repository: repo.root().to_path_buf(),
+                at: at.as_str().to_owned(),
+            });
+            return;
+        }
+        if !spares.begin_fill(&spare) {
+            return;
+        }
+        let host = self.clone();
+        let repo = repo.clone();
         tokio::spawn(async move {
-            let into = spare.clone();
-            match blocking(move || repo.add_spare(&into, &at)).await {
-                Ok(()) => tracing::info!("spare worktree ready"),
-                Err(err) => tracing::warn!(code = err.code(), "could not fill a spare worktree"),
+            if let Err(err) = host.fill_spare_of(repo, spare, at).await {
+                tracing::warn!(code = err.code(), "could not fill a spare worktree");
             }
-            host.inner.worktree_spares.end_fill(&spare);
         });
+    }
+
+    /// The spares this Host left to its caller (`HostOptions::hand_off_spares`), each once.
+    pub fn spare_jobs(&self) -> Vec<SpareJob> {
+        self.inner.worktree_spares.take_handed()
+    }
+
+    /// Fills the spare worktree of the repository holding `repository` at commit `at`, and
+    /// returns when it is ready (a full checkout's time; `forkhost spare-fill`, the process a
+    /// CLI hands a [`SpareJob`] to). Nothing when the repository has a spare already.
+    pub async fn fill_spare(&self, job: &SpareJob) -> HostResult<()> {
+        let repo = repo_of(&job.repository).await.ok_or_else(|| {
+            HostError::InvalidInput(format!(
+                "{} is not in a git repository",
+                job.repository.display()
+            ))
+        })?;
+        let at: Oid = job
+            .at
+            .parse()
+            .map_err(|_| HostError::InvalidInput(format!("{:?} is not a commit id", job.at)))?;
+        let spare = self.spare_folder(&repo);
+        if spare.exists() || !self.inner.worktree_spares.begin_fill(&spare) {
+            return Ok(());
+        }
+        self.fill_spare_of(repo, spare, at).await
+    }
+
+    async fn fill_spare_of(&self, repo: Repo, spare: PathBuf, at: Oid) -> HostResult<()> {
+        let into = spare.clone();
+        let filled = blocking(move || repo.add_spare(&into, &at)).await;
+        if filled.is_ok() {
+            tracing::info!("spare worktree ready");
+        }
+        self.inner.worktree_spares.end_fill(&spare);
+        filled
     }
 
     /// The folder of the ready spare worktree of the repository holding `folder`, if there is
