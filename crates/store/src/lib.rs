@@ -8,6 +8,7 @@
 //! busy timeout, and `BEGIN IMMEDIATE` for multi-statement writes).
 
 mod error;
+mod lines;
 mod model;
 mod open;
 mod process;
@@ -16,11 +17,13 @@ mod store;
 mod time;
 
 pub use error::StoreError;
+pub use lines::{SwapRecord, Swapped};
 pub use model::{
     Boundary, CheckpointRow, Edge, GrantRow, Layout, Lineage, NewThread, NewTurn, TabKind, TabRow,
     ThreadRow, ThreadState, TurnRow, WindowRow, WorktreeRow,
 };
 pub use open::Recovery;
+pub use queries::rewinds::RewindRow;
 pub use store::{Opened, Store};
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
