@@ -6,6 +6,7 @@ mod files;
 mod grants;
 mod output;
 mod race;
+mod search;
 mod spare;
 mod stream;
 mod trust;
@@ -201,6 +202,9 @@ enum Command {
         #[arg(long, value_enum, default_value = "md")]
         format: ExportAs,
     },
+    /// Search every thread, branch and harness, and the sessions not adopted yet: hits in
+    /// prompts, replies and tool input/output, grouped by thread.
+    Search(search::SearchArgs),
     /// Archive a thread (its native session is kept); --undo brings it back.
     Archive {
         thread: String,
@@ -380,6 +384,7 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
             files::fork(host, &thread, at, files, into).await?
         }
         Command::Race(args) => race::race(host, args, json).await?,
+        Command::Search(args) => search::search(host, args).await?,
         Command::CheckCommand(args) => check::check_command(host, args).await?,
         Command::Keep { lane, yes } => race::keep(host, &lane, yes, json).await?,
         Command::Show { thread } => {
