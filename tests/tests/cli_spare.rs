@@ -3,7 +3,9 @@
 //! own, which outlives the command, so the next worktree fork in the repository claims a filled
 //! spare (git then writes only what differs) instead of a full checkout. Pi against the fake
 //! model in a temporary git repository. Its two fork times are printed, nothing asserted
-//! about time.
+//! about time. The repository has 300 small files, or with `FORKHOST_BENCH_FILES=N` N files of
+//! 20 KiB (50,000: the 1 GB repository of docs/architecture.md "Budgets"):
+//! `FORKHOST_BENCH_FILES=50000 cargo test -p forkhost-tests --test cli_spare -- --nocapture`.
 
 // Inodes tell a claimed spare's files from freshly written ones.
 #![cfg(unix)]
@@ -20,7 +22,16 @@ use forkhost_tests::harness_env::{Harness, HarnessEnv};
 use host_kit::git;
 use serde_json::Value;
 
-const FILES: usize = 300;
+/// Files in the repository, and the bytes of each (a test's few small ones by default).
+fn repository_size() -> (usize, usize) {
+    match std::env::var("FORKHOST_BENCH_FILES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        Some(files) if files > 300 => (files, 20 * 1024),
+        _ => (300, 0),
+    }
+}
 
 fn id(json: &Value) -> String {
     json["thread"]["id"].as_str().unwrap().to_owned()
@@ -28,8 +39,10 @@ fn id(json: &Value) -> String {
 
 /// The repository's spare under the data folder once it is filled (its checkout written and
 /// its marker gone), waiting up to a minute.
-fn filled_spare(data: &Path) -> PathBuf {
-    let deadline = Instant::now() + Duration::from_secs(60);
+fn filled_spare(data: &Path, files: usize) -> PathBuf {
+    // A full checkout's time: about 8 s for 50,000 files of 20 KiB on a quiet machine.
+    let limit = Duration::from_secs(60 + files as u64 / 250);
+    let deadline = Instant::now() + limit;
     loop {
         let spare = std::fs::read_dir(data.join("worktrees"))
             .into_iter()
@@ -54,7 +67,7 @@ fn filled_spare(data: &Path) -> PathBuf {
         }
         assert!(
             Instant::now() < deadline,
-            "no filled spare worktree under {} after a minute",
+            "no filled spare worktree under {} after {limit:?}",
             data.display()
         );
         std::thread::sleep(Duration::from_millis(50));
@@ -69,9 +82,20 @@ fn pi_a_cli_worktree_fork_leaves_a_filled_spare_that_the_next_fork_claims() {
     };
     let repo = env.work_dir().to_path_buf();
     git(&repo, &["init", "-q", "-b", "main"]);
-    std::fs::create_dir_all(repo.join("src")).unwrap();
-    for i in 0..FILES {
-        std::fs::write(repo.join(format!("src/f{i:04}.txt")), format!("file {i}\n")).unwrap();
+    let (files, size) = repository_size();
+    for i in 0..files {
+        // 100 files a folder, as in a real tree (src/f0007.txt is in the first).
+        let dir = repo.join(if i < 300 {
+            "src".to_owned()
+        } else {
+            format!("src/d{}", i / 100)
+        });
+        if i % 100 == 0 {
+            std::fs::create_dir_all(&dir).unwrap();
+        }
+        let mut text = format!("file {i}\n").into_bytes();
+        text.resize(text.len().max(size), b'x');
+        std::fs::write(dir.join(format!("f{i:04}.txt")), text).unwrap();
     }
     std::fs::write(repo.join("notes.txt"), "start\n").unwrap();
     git(&repo, &["add", "-A"]);
@@ -98,7 +122,7 @@ fn pi_a_cli_worktree_fork_leaves_a_filled_spare_that_the_next_fork_claims() {
     );
 
     // The command has ended; its spare is filled by the process it handed it to.
-    let spare = filled_spare(data.path());
+    let spare = filled_spare(data.path(), files);
     let inode = |path: &Path| std::fs::metadata(path).unwrap().ino();
     let spare_file = inode(&spare.join("src/f0007.txt"));
 
@@ -122,9 +146,9 @@ fn pi_a_cli_worktree_fork_leaves_a_filled_spare_that_the_next_fork_claims() {
     );
     assert_ne!(id(&first), id(&second));
     // And a spare again for the fork after (the test's folder then outlives every process).
-    let next = filled_spare(data.path());
+    let next = filled_spare(data.path(), files);
     assert_ne!(inode(&next.join("src/f0007.txt")), spare_file);
     println!(
-        "bench: `forkhost fork --worktree` ({FILES} files): {first_ms} ms without a spare, {second_ms} ms claiming the spare"
+        "bench: `forkhost fork --worktree` ({files} files of {size} bytes): {first_ms} ms without a spare, {second_ms} ms claiming the spare"
     );
 }
