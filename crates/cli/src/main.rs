@@ -6,6 +6,7 @@ mod files;
 mod grants;
 mod output;
 mod race;
+mod rewind;
 mod search;
 mod spare;
 mod stream;
@@ -205,6 +206,10 @@ enum Command {
     /// Search every thread, branch and harness, and the sessions not adopted yet: hits in
     /// prompts, replies and tool input/output, grouped by thread.
     Search(search::SearchArgs),
+    /// Rewind a thread in place to the end of a turn (--to TURN): the conversation and its
+    /// folder's files (--conversation or --files for one), its old line kept as a branch;
+    /// --undo swaps back.
+    Rewind(rewind::RewindArgs),
     /// Archive a thread (its native session is kept); --undo brings it back.
     Archive {
         thread: String,
@@ -385,6 +390,7 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
         }
         Command::Race(args) => race::race(host, args, json).await?,
         Command::Search(args) => search::search(host, args).await?,
+        Command::Rewind(args) => rewind::rewind(host, args, json).await?,
         Command::CheckCommand(args) => check::check_command(host, args).await?,
         Command::Keep { lane, yes } => race::keep(host, &lane, yes, json).await?,
         Command::Show { thread } => {

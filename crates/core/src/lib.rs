@@ -29,6 +29,8 @@ mod permissions;
 mod pump;
 mod race;
 mod race_keep;
+mod rewind;
+mod rewind_files;
 mod runtimes;
 mod search;
 mod spare_pool;
@@ -61,6 +63,8 @@ pub use race::{
     LaneFile, LaneSpec, LaneState, OnLane, RaceLane, RaceSpec, RaceView, CHECK_TIMEOUT, MAX_LANES,
 };
 pub use race_keep::{KeepPlan, KeptView, LaneLoss};
+pub use rewind::{RewindKind, RewindPlan, RewindView, RewoundView};
+pub use rewind_files::RewindFileView;
 // The store's and the worktree crate's words the views carry.
 pub use forkhost_harness::{
     binary::FoundBy, setup::SignIn, ApprovalDecision, HarnessKind, PermissionMode, TurnOutcome,

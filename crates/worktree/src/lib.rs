@@ -103,7 +103,7 @@ pub use include::INCLUDE_FILE;
 pub use oid::Oid;
 pub use removal::{Confirm, WorktreeState};
 pub use repo::Repo;
-pub use restore::Restored;
+pub use restore::{RestorePreview, Restored};
 pub use snapshot::{SkipReason, Skipped, DEFAULT_SIZE_LIMIT};
 pub use tree_edit::MAX_NEW_FOLDER_FILES;
 pub use watch::{TreeWatch, MAX_RECORDED};

@@ -28,7 +28,53 @@ pub struct Restored {
     pub kept: Vec<String>,
 }
 
+/// What restoring a folder would do, read without writing anything.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RestorePreview {
+    /// The files the restore would write back or delete, as [`Repo::restore_changes`] lists them.
+    pub changes: Vec<FileDiff>,
+    /// Of those, the paths whose current content differs from the given recorded checkpoint
+    /// (none given: every changed path): what no checkpoint holds yet.
+    pub unrecorded: Vec<String>,
+}
+
 impl Repo {
+    /// What restoring `folder` to checkpoint `to` would change, from the folder's files now
+    /// (read through a temporary index: no ref, no commit), and which of those changes
+    /// `recorded` (the thread's latest checkpoint) does not hold.
+    pub fn restore_preview(
+        &self,
+        folder: &Path,
+        to: &Oid,
+        recorded: Option<&Oid>,
+    ) -> Result<RestorePreview> {
+        let to = self.commit(to)?;
+        let now = self
+            .snapshot(crate::snapshot::DEFAULT_SIZE_LIMIT, Some(folder))?
+            .tree;
+        let changes = self.changes_in(&now, &to, folder)?;
+        let unrecorded = match recorded {
+            Some(recorded) => {
+                let recorded = self.commit(recorded)?;
+                let differs: Vec<String> = self
+                    .changes_in(&recorded, &now, folder)?
+                    .into_iter()
+                    .map(|f| f.path)
+                    .collect();
+                changes
+                    .iter()
+                    .filter(|c| differs.contains(&c.path))
+                    .map(|c| c.path.clone())
+                    .collect()
+            }
+            None => changes.iter().map(|c| c.path.clone()).collect(),
+        };
+        Ok(RestorePreview {
+            changes,
+            unrecorded,
+        })
+    }
+
     /// The files inside `folder` (this checkout, or the repository's top when it is the
     /// folder) that differ between the checkpoints `from` and `to`: what restoring the folder
     /// from `from` to `to` changes. Statuses read from `from` to `to` (`deleted`: the restore
@@ -36,6 +82,11 @@ impl Repo {
     pub fn restore_changes(&self, from: &Oid, to: &Oid, folder: &Path) -> Result<Vec<FileDiff>> {
         let from = self.commit(from)?;
         let to = self.commit(to)?;
+        self.changes_in(&from, &to, folder)
+    }
+
+    /// [`Repo::restore_changes`] between two trees or commits, unchecked.
+    fn changes_in(&self, from: &Oid, to: &Oid, folder: &Path) -> Result<Vec<FileDiff>> {
         let mut call = self.git.call(&self.root).args([
             "diff-tree",
             "-r",

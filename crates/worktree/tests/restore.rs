@@ -37,7 +37,16 @@ fn a_folder_goes_back_to_a_checkpoint_and_forward_again() {
     repo.git(&["add", "app/lib.rs"]);
     let index_before = repo.index_bytes();
     let head_before = repo.git(&["rev-parse", "HEAD"]);
+    // The preview reads the folder as it is and says which changes no checkpoint holds.
+    let preview = r.restore_preview(&folder, &t2, Some(&t2)).expect("preview");
+    assert_eq!(preview.changes.len(), 3);
+    assert_eq!(preview.unrecorded.len(), 3);
     let now = checkpoint(&r, "rewind-before", &folder);
+    let preview = r
+        .restore_preview(&folder, &t2, Some(&now))
+        .expect("preview");
+    assert_eq!(preview.changes.len(), 3);
+    assert!(preview.unrecorded.is_empty(), "{preview:?}");
 
     let plan = r.restore_changes(&now, &t2, &folder).expect("plan");
     let listed: Vec<_> = plan.iter().map(|f| (f.path.as_str(), f.status)).collect();

@@ -23,4 +23,6 @@ pub use lifecycle::{ThreadInFolder, WorktreeLoss};
 pub use worktree_fork::ForkFiles;
 
 pub(crate) use checkpoints::TurnEdge;
+pub(crate) use error::blocking;
 pub(crate) use repo::{main_root, repo_of};
+pub(crate) use scope::NoCheckpoints;
