@@ -45,6 +45,8 @@ use crate::need::{need, Group};
 pub const FAKE_API_KEY: &str = "dummy";
 /// The model id the harnesses are configured with (Claude keeps its own default model name).
 pub const FAKE_MODEL_ID: &str = "fake-model";
+/// Pi's second model in the fake provider (see [`FAKE_MODEL_ID`]).
+pub const FAKE_MODEL_B_ID: &str = "fake-model-b";
 /// The provider name in Codex's and Pi's config.
 pub const FAKE_PROVIDER: &str = "fake";
 
@@ -255,7 +257,11 @@ trust_level = "trusted"
                         "api": "openai-completions",
                         "apiKey": FAKE_API_KEY,
                         "compat": { "supportsDeveloperRole": false, "supportsReasoningEffort": false },
+                        // A second model, so a test can tell choices apart (the fake model
+                        // records each request's `model`).
                         "models": [{ "id": FAKE_MODEL_ID, "name": "Forkhost fake model",
+                                     "contextWindow": 32000, "maxTokens": 1024 },
+                                   { "id": FAKE_MODEL_B_ID, "name": "Forkhost fake model B",
                                      "contextWindow": 32000, "maxTokens": 1024 }]
                     }}});
                     std::fs::write(

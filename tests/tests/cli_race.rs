@@ -107,7 +107,10 @@ fn race_prints_a_table_and_keep_asks_first() {
         assert!(ok, "{table}\n{status}");
         eprintln!("--- status lines\n{status}--- table\n{table}");
         let lines: Vec<&str> = table.lines().collect();
-        assert!(lines[0].starts_with("lane  harness  state"), "{table}");
+        assert!(
+            lines[0].starts_with("lane  harness  model  state"),
+            "{table}"
+        );
         assert!(
             lines[0].contains("files changed") && lines[0].contains("check"),
             "{table}"
@@ -198,6 +201,8 @@ fn race_check_command_is_approved_first_and_fills_the_check_column() {
                 "3",
                 "--max-parallel",
                 "3",
+                "--model",
+                "fake/fake-model-b,fake-model,fake/fake-model",
                 &prompt,
             ],
         );
@@ -210,6 +215,27 @@ fn race_check_command_is_approved_first_and_fills_the_check_column() {
             .filter(|r| r.contains(" failed (exit 1) "))
             .count();
         assert_eq!((passed, failed), (1, 2), "{table}");
+        assert!(
+            table.lines().next().unwrap().contains("  model  "),
+            "{table}"
+        );
+        assert!(rows[0].contains(" fake/fake-model-b "), "{table}");
+        assert!(rows[1].contains(" fake-model "), "{table}");
+        assert!(
+            status.contains("lane 1 · pi (fake/fake-model-b) · running"),
+            "{status}"
+        );
+        let err = cli.err(&[
+            "race", &source, "--latest", "-n", "3", "--model", "a,b", "go",
+        ]);
+        assert_eq!(err["code"], "invalid_input", "{err}");
+        assert!(
+            err["message"]
+                .as_str()
+                .unwrap()
+                .contains("--model names 2 models"),
+            "{err}"
+        );
         assert!(status.contains("checking"), "{status}");
 
         // A check typed on the command line runs at once: it was seen.

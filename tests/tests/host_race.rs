@@ -271,6 +271,7 @@ async fn race_refuses_bad_input_and_goes_on_without_a_missing_harness() {
             LaneSpec::default(),
             LaneSpec {
                 harness: Some(HarnessKind::Codex),
+                model: None,
             },
             LaneSpec::default(),
         ],
@@ -402,4 +403,71 @@ async fn race_check_passes_in_one_lane_and_fails_in_the_others_only_once_approve
         .unwrap()
         .iter()
         .any(|l| l.state == LaneState::Checking));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn race_lanes_in_models_of_one_harness_and_an_unknown_model_fails_its_lane_only() {
+    let Some(s) = setup(Harness::Pi).await else {
+        return;
+    };
+    let repo = s.env.work_dir().to_path_buf();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    std::fs::write(repo.join("a.txt"), "a\n").unwrap();
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "start"]);
+    let host = s.host().await;
+    let source = s.thread(&host, Default::default()).await;
+    turn(&host, &source, "hello").await;
+    // Offered as Pi reports them.
+    let offered = host.models(&source).await.unwrap();
+    assert_eq!(offered, ["fake/fake-model", "fake/fake-model-b"]);
+    s.model.clear_requests();
+
+    let model = |m: &str| LaneSpec {
+        harness: None,
+        model: Some(m.into()),
+    };
+    let prompt = "which model answers?";
+    let mut three = spec(
+        &source,
+        ForkAt::Latest,
+        vec![
+            model("fake/fake-model-b"),
+            model("fake-model"),
+            model("nope"),
+        ],
+        prompt,
+    );
+    three.max_parallel = Some(3);
+    let (on_lane, _) = recorder();
+    let race = host.race(three, on_lane).await.unwrap();
+    let states: Vec<LaneState> = race.lanes.iter().map(|l| l.state).collect();
+    assert_eq!(
+        states,
+        [LaneState::Done, LaneState::Done, LaneState::Failed],
+        "{:?}",
+        race.lanes
+    );
+    assert_eq!(race.lanes[0].model.as_deref(), Some("fake/fake-model-b"));
+    let why = race.lanes[2].message.as_deref().unwrap();
+    assert!(
+        why.contains("no model nope") && why.contains("fake/fake-model-b"),
+        "{why}"
+    );
+    // The model requests of the two lanes that ran: one in each model.
+    let mut models: Vec<String> = s
+        .model
+        .model_requests()
+        .into_iter()
+        .filter(|r| r.last_user_text().is_some_and(|t| t.contains(prompt)))
+        .filter_map(|r| r.model)
+        .collect();
+    models.sort();
+    assert_eq!(models, ["fake-model", "fake-model-b"]);
+    // A lane keeps its model for its next turn (Pi recorded the choice in its session).
+    let lane = race.lanes[0].thread_id.clone().unwrap();
+    s.model.clear_requests();
+    turn(&host, &lane, "and now?").await;
+    let last = s.model.last_model_request().unwrap();
+    assert_eq!(last.model.as_deref(), Some("fake-model-b"));
 }

@@ -153,7 +153,7 @@ enum Command {
     /// Show, set or remove (--clear) the check command run in each race lane's folder when its
     /// turn ends (e.g. `npm test`); --approve approves exactly the text saved.
     #[command(name = "check-command")]
-    CheckCommand(check::CheckCommandArgs),
+    Check(check::CheckCommandArgs),
     /// Show, set or remove (--clear) the command run once in each new fork worktree of the
     /// repository holding FOLDER (e.g. `npm ci`).
     #[command(name = "setup-command")]
@@ -391,7 +391,7 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
         Command::Race(args) => race::race(host, args, json).await?,
         Command::Search(args) => search::search(host, args).await?,
         Command::Rewind(args) => rewind::rewind(host, args, json).await?,
-        Command::CheckCommand(args) => check::check_command(host, args).await?,
+        Command::Check(args) => check::check_command(host, args).await?,
         Command::Keep { lane, yes } => race::keep(host, &lane, yes, json).await?,
         Command::Show { thread } => {
             let detail = host.show(&thread).await?;

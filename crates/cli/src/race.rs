@@ -30,6 +30,11 @@ pub struct RaceArgs {
     /// The lanes' harnesses: one for all, or one per lane (claude,codex,pi).
     #[arg(long, value_delimiter = ',', value_name = "H,…")]
     harness: Vec<HarnessKind>,
+    /// The lanes' models: one for all, or one per lane, as the harness names them (Pi:
+    /// provider/id; Codex: model/list's ids; Claude: its names or aliases). Default: the
+    /// harness's own.
+    #[arg(long, value_delimiter = ',', value_name = "M,…")]
+    model: Vec<String>,
     /// At most this many agents at once (default: the number of cores); the rest queue.
     #[arg(long, value_name = "K")]
     max_parallel: Option<usize>,
@@ -53,22 +58,35 @@ pub struct RaceArgs {
     prompt: String,
 }
 
-/// `--harness a,b,c`: one for every lane, or one per lane.
-fn lane_specs(lanes: usize, harness: &[HarnessKind]) -> HostResult<Vec<LaneSpec>> {
-    match harness.len() {
-        0 => Ok(vec![LaneSpec::default(); lanes]),
-        1 => Ok(vec![
-            LaneSpec {
-                harness: Some(harness[0])
-            };
-            lanes
-        ]),
-        n if n == lanes => Ok(harness
-            .iter()
-            .map(|h| LaneSpec { harness: Some(*h) })
-            .collect()),
+/// `--harness a,b,c` and `--model x,y,z`: each one for every lane, or one per lane.
+fn lane_specs(
+    lanes: usize,
+    harness: &[HarnessKind],
+    model: &[String],
+) -> HostResult<Vec<LaneSpec>> {
+    let harness = per_lane(lanes, harness, "--harness", "harnesses")?;
+    let model = per_lane(lanes, model, "--model", "models")?;
+    Ok((0..lanes)
+        .map(|i| LaneSpec {
+            harness: harness.as_ref().map(|h| h[i]),
+            model: model.as_ref().map(|m| m[i].trim().to_owned()),
+        })
+        .collect())
+}
+
+/// One value for all lanes, or one per lane (`None`: none given).
+fn per_lane<T: Clone>(
+    lanes: usize,
+    given: &[T],
+    flag: &str,
+    what: &str,
+) -> HostResult<Option<Vec<T>>> {
+    match given.len() {
+        0 => Ok(None),
+        1 => Ok(Some(vec![given[0].clone(); lanes])),
+        n if n == lanes => Ok(Some(given.to_vec())),
         n => Err(HostError::InvalidInput(format!(
-            "--harness names {n} harnesses for {lanes} lanes: give one for all, or one per lane"
+            "{flag} names {n} {what} for {lanes} lanes: give one for all, or one per lane"
         ))),
     }
 }
@@ -105,12 +123,11 @@ fn check_cell(lane: &RaceLane) -> String {
 
 /// One lane's status line.
 fn status_line(lane: &RaceLane) -> String {
-    let mut line = format!(
-        "lane {} · {} · {}",
-        lane.lane,
-        lane.harness,
-        lane.state.as_str()
-    );
+    let mut line = format!("lane {} · {}", lane.lane, lane.harness);
+    if let Some(model) = &lane.model {
+        line.push_str(&format!(" ({model})"));
+    }
+    line.push_str(&format!(" · {}", lane.state.as_str()));
     if lane.elapsed_ms > 0 {
         line.push_str(&format!(" · {}", seconds(lane.elapsed_ms)));
     }
@@ -131,6 +148,7 @@ pub fn table(race: &RaceView) -> String {
     let mut rows = vec![[
         "lane".to_owned(),
         "harness".into(),
+        "model".into(),
         "state".into(),
         "time".into(),
         "files changed".into(),
@@ -141,6 +159,7 @@ pub fn table(race: &RaceView) -> String {
         rows.push([
             lane.lane.to_string(),
             lane.harness.to_string(),
+            lane.model.clone().unwrap_or_else(|| "-".into()),
             lane.state.as_str().to_owned(),
             seconds(lane.elapsed_ms),
             files_cell(lane),
@@ -148,7 +167,7 @@ pub fn table(race: &RaceView) -> String {
             lane.thread_id.clone().unwrap_or_else(|| "-".into()),
         ]);
     }
-    let widths: Vec<usize> = (0..7)
+    let widths: Vec<usize> = (0..8)
         .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
         .collect();
     let mut out: Vec<String> = rows
@@ -179,7 +198,7 @@ pub fn table(race: &RaceView) -> String {
 /// `forkhost race`.
 pub async fn race(host: &Host, args: RaceArgs, json: bool) -> HostResult<Printed> {
     let at = crate::fork_at(args.after, args.before, args.latest)?;
-    let lanes = lane_specs(args.lanes, &args.harness)?;
+    let lanes = lane_specs(args.lanes, &args.harness, &args.model)?;
     if args.check_timeout == Some(0) {
         return Err(HostError::InvalidInput(
             "a check time limit of 0 seconds would stop every check at once".into(),

@@ -23,6 +23,7 @@ mod grant_scope;
 mod grants;
 mod host;
 mod layout;
+mod models;
 mod modes;
 mod pending;
 mod permissions;

@@ -28,6 +28,9 @@ pub const CHECK_TIMEOUT: Duration = Duration::from_secs(600);
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LaneSpec {
     pub harness: Option<HarnessKind>,
+    /// Its model (`None`: the harness's own choice), set before its turn; a name the harness
+    /// refuses fails that lane in words.
+    pub model: Option<String>,
 }
 
 /// A race as asked for.
@@ -93,6 +96,8 @@ pub struct RaceLane {
     /// 1-based.
     pub lane: usize,
     pub harness: HarnessKind,
+    /// The model asked for (`None`: the harness's own).
+    pub model: Option<String>,
     /// Its fork thread (`None` when the fork itself failed).
     pub thread_id: Option<String>,
     pub cwd: Option<String>,
@@ -189,6 +194,7 @@ impl Host {
             let mut view = RaceLane {
                 lane: i + 1,
                 harness,
+                model: lane.model.clone(),
                 thread_id: None,
                 cwd: None,
                 state: LaneState::Queued,
@@ -376,6 +382,9 @@ impl Host {
         on_lane: &OnLane,
         started: Instant,
     ) -> HostResult<TurnOutcome> {
+        if let Some(model) = &lane.model {
+            self.set_model(thread, model).await?;
+        }
         let mut events = self.subscribe();
         let mut done = self.start_turn(thread, prompt).await?;
         loop {

@@ -115,7 +115,11 @@ impl Host {
 
     /// A live, idle runtime for the thread's next turn: a dead one is closed, none is started;
     /// a running turn is `busy`. Takes the `live` lock only for that, not for a checkpoint.
-    async fn ready_runtime(&self, slot: &ThreadHandle, thread: &Thread) -> HostResult<()> {
+    pub(crate) async fn ready_runtime(
+        &self,
+        slot: &ThreadHandle,
+        thread: &Thread,
+    ) -> HostResult<()> {
         let thread_id = thread.id();
         let mut live = slot.live.lock().await;
         if live.as_ref().is_some_and(|l| l.turn.is_dead()) {

@@ -56,6 +56,16 @@ impl Runtime {
         self.0.set_mode(mode).await
     }
 
+    /// The models it offers (empty: it reports none).
+    pub async fn models(&mut self) -> HarnessResult<Vec<String>> {
+        self.0.models().await
+    }
+
+    /// Uses `model` from the next turn on; a name it refuses is `InvalidInput`.
+    pub async fn set_model(&mut self, model: &str) -> HarnessResult<()> {
+        self.0.set_model(model).await
+    }
+
     /// Ends the process cleanly (or kills it after a grace period).
     pub async fn close(self) -> HarnessResult<()> {
         self.0.close().await

@@ -113,7 +113,7 @@ impl Harness for Claude {
     }
 }
 
-crate::contract::live_runtime!(ClaudeRuntime, modes);
+crate::contract::live_runtime!(ClaudeRuntime, modes, models);
 
 #[cfg(test)]
 mod tests {

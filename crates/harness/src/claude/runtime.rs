@@ -257,6 +257,47 @@ impl ClaudeRuntime {
         }
     }
 
+    /// Claude names no models here: any name is tried ([`ClaudeRuntime::set_model`]).
+    pub async fn models(&mut self) -> HarnessResult<Vec<String>> {
+        Ok(Vec::new())
+    }
+
+    /// Switches the running CLI's model (`set_model`); a name it does not know is
+    /// `InvalidInput` with its words.
+    pub async fn set_model(&mut self, model: &str) -> HarnessResult<()> {
+        self.requests += 1;
+        let request_id = format!("model-{}", self.requests);
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.shared
+            .replies
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(request_id.clone(), tx);
+        self.write_line(&protocol::set_model_request(&request_id, model))
+            .await?;
+        match tokio::time::timeout(MODE_REPLY_WAIT, rx).await {
+            Ok(Ok(None)) => {
+                tracing::info!(pid = ?self.pid, "claude model changed");
+                Ok(())
+            }
+            Ok(Ok(Some(error))) => Err(HarnessError::InvalidInput(format!(
+                "claude refused the model {model}: {error}"
+            ))),
+            _ => {
+                self.shared
+                    .replies
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .remove(&request_id);
+                Err(HarnessError::failed(
+                    HarnessKind::Claude,
+                    format!("claude did not answer the change to model {model}"),
+                    "",
+                ))
+            }
+        }
+    }
+
     /// Ends the process: a running turn is interrupted, stdin is closed (the CLI then exits),
     /// and a process that lingers is sent SIGTERM, then SIGKILL (with its process tree).
     pub async fn close(mut self) -> HarnessResult<()> {

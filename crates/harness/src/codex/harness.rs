@@ -107,7 +107,7 @@ impl Harness for Codex {
     }
 }
 
-crate::contract::live_runtime!(CodexRuntime, modes);
+crate::contract::live_runtime!(CodexRuntime, modes, models);
 
 #[cfg(test)]
 mod tests {

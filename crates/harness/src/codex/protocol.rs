@@ -114,6 +114,9 @@ pub(crate) struct TurnStartParams {
     /// A changed sandbox, for this turn and the next ones ([`sandbox_policy`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sandbox_policy: Option<Value>,
+    /// A chosen model, for this turn and the next ones.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 /// A sandbox word (`thread/start`'s `SandboxMode`) as `turn/start`'s `SandboxPolicy` object,
@@ -428,6 +431,7 @@ mod tests {
             input: vec![UserInput::text("hi")],
             approval_policy: None,
             sandbox_policy: None,
+            model: None,
         });
         assert_eq!(
             p,
@@ -438,8 +442,10 @@ mod tests {
             input: vec![],
             approval_policy: Some("never".into()),
             sandbox_policy: sandbox_policy("danger-full-access"),
+            model: Some("gpt-x".into()),
         });
         assert_eq!(p["approvalPolicy"], "never");
+        assert_eq!(p["model"], "gpt-x");
         assert_eq!(p["sandboxPolicy"], json!({"type": "dangerFullAccess"}));
         assert_eq!(sandbox_policy("read-only").unwrap()["type"], "readOnly");
         assert_eq!(

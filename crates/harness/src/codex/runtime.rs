@@ -59,6 +59,8 @@ pub struct CodexRuntime {
     state: watch::Sender<State>,
     /// A mode chosen since the thread started: sent with the next turns.
     mode_change: Option<PermissionMode>,
+    /// A model chosen since the thread started: sent with the next turns.
+    model: Option<String>,
     /// Which words the process holds an explicit value for (from `thread/start`, `resume`,
     /// `fork` or a `turn/start` override) rather than `config.toml`'s. Such a word going back
     /// to the default must be sent as config's value: `turn/start` overrides stick "for this
@@ -126,6 +128,7 @@ impl CodexRuntime {
             session,
             state,
             mode_change: None,
+            model: None,
             explicit: Explicit::of(&spec.permissions),
         })
     }
@@ -157,6 +160,7 @@ impl CodexRuntime {
             session,
             state,
             mode_change: None,
+            model: None,
             // The spare forked with the source's words, which this runtime is not told: as if
             // both were set, so a change back to the default sends config.toml's explicitly.
             explicit: Explicit {
@@ -203,6 +207,31 @@ impl CodexRuntime {
         Ok(true)
     }
 
+    /// The models `model/list` reports (their ids).
+    pub async fn models(&mut self) -> HarnessResult<Vec<String>> {
+        let server = self.live()?;
+        let listed = server
+            .request("model/list", serde_json::json!({}), REQUEST_TIMEOUT)
+            .await
+            .map_err(|f| to_harness_error(f, &server.stderr_tail()))?;
+        Ok(listed
+            .get("data")
+            .and_then(serde_json::Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|m| m.get("model").or_else(|| m.get("id"))?.as_str())
+            .map(str::to_owned)
+            .collect())
+    }
+
+    /// Sends `model` with the next turns (`turn/start`'s override, which sticks). Codex's
+    /// provider refuses a name it does not know when the turn starts, in its own words.
+    pub async fn set_model(&mut self, model: &str) -> HarnessResult<()> {
+        self.live()?;
+        self.model = Some(model.to_owned());
+        Ok(())
+    }
+
     async fn configured(&self) -> HarnessResult<PermissionMode> {
         configured_in(self.live()?, &self.session.cwd).await
     }
@@ -233,6 +262,7 @@ impl CodexRuntime {
             sandbox_policy: change
                 .and_then(|m| m.sandbox.as_deref())
                 .and_then(protocol::sandbox_policy),
+            model: self.model.clone(),
         };
         let result = server
             .request("turn/start", params(&request), REQUEST_TIMEOUT)

@@ -20,6 +20,18 @@ pub trait LiveRuntime: Send {
         let _ = mode;
         Ok(false)
     }
+    /// The models it offers, as it reports them (empty: it reports none; a name is then
+    /// tried as given, and the harness refuses one it does not know).
+    async fn models(&mut self) -> HarnessResult<Vec<String>> {
+        Ok(Vec::new())
+    }
+    /// Uses `model` from the next turn on. A name it refuses is `InvalidInput`, in words.
+    async fn set_model(&mut self, model: &str) -> HarnessResult<()> {
+        let _ = model;
+        Err(crate::HarnessError::Unsupported(
+            "this harness cannot change its model".into(),
+        ))
+    }
     /// Ends the process cleanly (or kills it after a grace period).
     async fn close(self: Box<Self>) -> HarnessResult<()>;
     /// The harness's process id, while it runs.
@@ -28,9 +40,39 @@ pub trait LiveRuntime: Send {
 
 /// Implements [`LiveRuntime`] for a harness's runtime type by its inherent `send`,
 /// `interrupt`, `close(self)` and `pid` (which its own tests call directly); with `modes`,
-/// also by its inherent `set_mode` (one that changes mode live). Approvals need nothing here:
-/// a request carries its own reply ([`super::Reply`]).
+/// also by its inherent `set_mode` (one that changes mode live); with `models`, by its
+/// inherent `models` and `set_model`. Approvals need nothing here: a request carries its own
+/// reply ([`super::Reply`]).
 macro_rules! live_runtime {
+    ($runtime:ty, modes, models) => {
+        $crate::contract::live_runtime!($runtime, {
+            async fn set_mode(
+                &mut self,
+                mode: &$crate::contract::PermissionMode,
+            ) -> $crate::HarnessResult<bool> {
+                <$runtime>::set_mode(self, mode).await
+            }
+
+            async fn models(&mut self) -> $crate::HarnessResult<Vec<String>> {
+                <$runtime>::models(self).await
+            }
+
+            async fn set_model(&mut self, model: &str) -> $crate::HarnessResult<()> {
+                <$runtime>::set_model(self, model).await
+            }
+        });
+    };
+    ($runtime:ty, models) => {
+        $crate::contract::live_runtime!($runtime, {
+            async fn models(&mut self) -> $crate::HarnessResult<Vec<String>> {
+                <$runtime>::models(self).await
+            }
+
+            async fn set_model(&mut self, model: &str) -> $crate::HarnessResult<()> {
+                <$runtime>::set_model(self, model).await
+            }
+        });
+    };
     ($runtime:ty, modes) => {
         $crate::contract::live_runtime!($runtime, {
             async fn set_mode(

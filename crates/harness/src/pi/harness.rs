@@ -118,7 +118,7 @@ pub fn help_names_pi(help: &str) -> bool {
     })
 }
 
-crate::contract::live_runtime!(PiRuntime);
+crate::contract::live_runtime!(PiRuntime, models);
 
 #[cfg(test)]
 mod tests {

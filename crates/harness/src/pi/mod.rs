@@ -10,6 +10,7 @@ mod answers;
 mod dialogs;
 mod fork;
 mod harness;
+mod models;
 mod process;
 mod protocol;
 mod seed;

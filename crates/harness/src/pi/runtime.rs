@@ -180,6 +180,19 @@ impl PiRuntime {
         }
     }
 
+    /// The models Pi offers (`provider/id`).
+    pub async fn models(&mut self) -> HarnessResult<Vec<String>> {
+        self.check_alive().await?;
+        super::models::available(&self.client).await
+    }
+
+    /// Uses `model` from the next turn on (recorded in the session); one Pi does not offer is
+    /// `InvalidInput`, in words.
+    pub async fn set_model(&mut self, model: &str) -> HarnessResult<()> {
+        self.check_alive().await?;
+        super::models::set(&self.client, model).await
+    }
+
     /// Stops the running turn (it ends with `Interrupted`) and returns once it has ended.
     pub async fn interrupt(&mut self) -> HarnessResult<()> {
         abort(&self.client, &self.state).await
