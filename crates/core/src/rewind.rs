@@ -369,6 +369,14 @@ impl Host {
                  (rewind its files only, or pick an earlier turn)"
             )));
         }
+        // The harness forks and runs in the folder, and the files live there.
+        if !thread.folder.is_dir() {
+            return Err(HostError::InvalidInput(format!(
+                "the folder of thread {id} is gone ({}); it was deleted or moved outside \
+                 Forkhost: restore it to rewind, or archive the thread",
+                thread.folder.display()
+            )));
+        }
         if self.is_streaming(id).await {
             return Err(HostError::Busy(format!(
                 "a turn is running in thread {id}; stop it before rewinding"
