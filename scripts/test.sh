@@ -76,7 +76,8 @@ step "the real-CLI suites again, against the newest verified harness versions"
 # Only for the harnesses whose newest pin differs from the oldest (the rest just ran): its own
 # suite, and its tests in the shared suites (their names carry the harness's name: live sync,
 # restart, races and streaming in host_behaviour, a crash at every fork step in host_fork_crash,
-# the directions of continuing in another agent in host_continue).
+# the directions of continuing in another agent in host_continue, rewind and undo in
+# host_rewind).
 newest_differs() (
   source scripts/harness-versions.env
   old="${1}_VERSION" new="${1}_NEWEST_VERSION"
@@ -92,7 +93,7 @@ if ((${#newest[@]})); then
     for harness in "${newest[@]}"; do
       cargo test -p forkhost-tests --test "harness_${harness}"
       cargo test -p forkhost-tests --test harness_smoke --test cli_fork --test host_behaviour \
-        --test host_fork_crash --test host_continue -- "$harness"
+        --test host_fork_crash --test host_continue --test host_rewind -- "$harness"
     done
   )
 fi
