@@ -225,6 +225,7 @@ mod codex_approvals {
                     sandbox: Some(sandbox.into()),
                 },
                 trusted: None,
+                model: None,
             }
         }
 

@@ -13,10 +13,11 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use forkhost_core::{
-    ErrorCode, ForkAt, HarnessKind, Host, LaneSpec, LaneState, RaceLane, RaceSpec, TurnRef,
+    ErrorCode, ForkAt, HarnessKind, Host, HostOptions, LaneSpec, LaneState, RaceLane, RaceSpec,
+    TurnRef,
 };
-use forkhost_tests::fake_model::{Reply, Role};
-use forkhost_tests::harness_env::Harness;
+use forkhost_tests::fake_model::{FakeModel, FakeModelOptions, Protocol, Reply, Role};
+use forkhost_tests::harness_env::{Harness, HarnessEnv};
 
 use host_kit::{git, setup, turn};
 
@@ -470,4 +471,106 @@ async fn race_lanes_in_models_of_one_harness_and_an_unknown_model_fails_its_lane
     turn(&host, &lane, "and now?").await;
     let last = s.model.last_model_request().unwrap();
     assert_eq!(last.model.as_deref(), Some("fake-model-b"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn race_lanes_in_two_harnesses_each_get_turns_one_and_two_and_the_prompt() {
+    let model = FakeModel::start(FakeModelOptions::default()).await.unwrap();
+    let Some(env) = HarnessEnv::for_fake_all(&[Harness::Pi, Harness::Claude], &model).unwrap()
+    else {
+        return;
+    };
+    let data = tempfile::tempdir().unwrap();
+    let options = HostOptions {
+        harness_env: env.vars().to_vec(),
+        ..Default::default()
+    };
+    let host = Host::open_with(data.path(), options).await.unwrap().0;
+    let repo = env.work_dir().to_path_buf();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    std::fs::write(repo.join("a.txt"), "a\n").unwrap();
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "start"]);
+    let source = host
+        .create(forkhost_core::NewThreadSpec {
+            harness: HarnessKind::Pi,
+            cwd: repo.clone(),
+            title: None,
+            permissions: Default::default(),
+        })
+        .await
+        .unwrap()
+        .thread
+        .id;
+    let turns = ["alpha one", "beta two", "gamma three"];
+    for t in turns {
+        turn(&host, &source, t).await;
+    }
+    model.clear_requests();
+    let prompt = "delta race prompt";
+    let lane = |h: HarnessKind, m: Option<&str>| LaneSpec {
+        harness: Some(h),
+        model: m.map(str::to_owned),
+    };
+    let mut mixed = spec(
+        &source,
+        ForkAt::After(TurnRef::Number(2)),
+        vec![
+            lane(HarnessKind::Pi, None),
+            lane(HarnessKind::Claude, None),
+            lane(HarnessKind::Claude, Some("claude-haiku-4-5")),
+        ],
+        prompt,
+    );
+    mixed.max_parallel = Some(3);
+    let (on_lane, _) = recorder();
+    let race = host.race(mixed, on_lane).await.unwrap();
+    let harnesses: Vec<(HarnessKind, LaneState)> =
+        race.lanes.iter().map(|l| (l.harness, l.state)).collect();
+    assert_eq!(
+        harnesses,
+        [
+            (HarnessKind::Pi, LaneState::Done),
+            (HarnessKind::Claude, LaneState::Done),
+            (HarnessKind::Claude, LaneState::Done)
+        ],
+        "{:?}",
+        race.lanes
+    );
+    let requests: Vec<_> = model
+        .model_requests()
+        .into_iter()
+        .filter(|r| r.last_user_text() == Some(prompt))
+        .collect();
+    let by = |p: Protocol| requests.iter().filter(|r| r.protocol == p).count();
+    assert_eq!(
+        (by(Protocol::OpenAiChat), by(Protocol::AnthropicMessages)),
+        (1, 2),
+        "one request per lane, in its own harness's protocol"
+    );
+    for r in &requests {
+        let users: Vec<String> = r
+            .conversation()
+            .into_iter()
+            .filter(|m| m.role == Role::User)
+            .map(|m| m.text)
+            .collect();
+        assert_eq!(users, [turns[0], turns[1], prompt], "{:?}", r.protocol);
+    }
+    // The Claude lane with a model asked for it; the other went with Claude's own.
+    let claude_models: Vec<Option<String>> = requests
+        .iter()
+        .filter(|r| r.protocol == Protocol::AnthropicMessages)
+        .map(|r| r.model.clone())
+        .collect();
+    assert!(
+        claude_models.contains(&Some("claude-haiku-4-5".into())),
+        "{claude_models:?}"
+    );
+    assert!(
+        claude_models
+            .iter()
+            .any(|m| m.as_deref() != Some("claude-haiku-4-5")),
+        "{claude_models:?}"
+    );
 }

@@ -42,8 +42,19 @@ impl Host {
         let Some(current) = live.as_mut() else {
             return Err(HostError::Internal("no runtime".into()));
         };
-        current.runtime.set_model(model).await?;
-        tracing::info!(thread = %thread_id, "model set");
+        let live_change = current.runtime.set_model(model).await?;
+        if let Ok(mut chosen) = slot.model.lock() {
+            *chosen = Some(model.to_owned());
+        }
+        if !live_change {
+            // Started again with it (the runtime is idle: `ready_for_model` saw to that).
+            if let Some(old) = live.take() {
+                old.close().await;
+            }
+            let thread = self.thread(thread_id).await?;
+            *live = Some(self.open_runtime(&thread).await?);
+        }
+        tracing::info!(thread = %thread_id, live_change, "model set");
         Ok(())
     }
 

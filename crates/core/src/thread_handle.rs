@@ -29,6 +29,8 @@ pub(crate) struct ThreadHandle {
     pub watch: StdMutex<Option<FileWatch>>,
     /// The thread's session is open in a terminal tab (the harness's own TUI).
     pub terminal: AtomicBool,
+    /// The model chosen for it in this Host (`Host::set_model`), given to each process start.
+    pub model: StdMutex<Option<String>>,
     /// The requests the thread's runtime waits on, each with its reply: the only list of
     /// them (the harnesses keep none). Ids name the runtime that raised them.
     pending: StdMutex<PendingApprovals>,
@@ -126,6 +128,7 @@ impl ThreadHandle {
             reader: StdMutex::default(),
             watch: StdMutex::default(),
             terminal: AtomicBool::default(),
+            model: StdMutex::default(),
             pending: StdMutex::default(),
             folder_watch: StdMutex::default(),
             files: FilesGate::default(),

@@ -218,7 +218,7 @@ impl Host {
         }
     }
 
-    async fn open_runtime(&self, thread: &Thread) -> HostResult<AttachedRuntime> {
+    pub(crate) async fn open_runtime(&self, thread: &Thread) -> HostResult<AttachedRuntime> {
         let kind = thread.kind;
         let binary = self.inner.harnesses.binary(kind).await?;
         let target = thread.session_target()?;
@@ -232,6 +232,12 @@ impl Host {
                 env: self.inner.harness_env.clone(),
                 permissions: thread.permissions(),
                 trusted,
+                model: self
+                    .slot(thread.id())
+                    .model
+                    .lock()
+                    .ok()
+                    .and_then(|m| m.clone()),
             },
             tx,
         )

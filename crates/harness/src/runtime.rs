@@ -61,8 +61,9 @@ impl Runtime {
         self.0.models().await
     }
 
-    /// Uses `model` from the next turn on; a name it refuses is `InvalidInput`.
-    pub async fn set_model(&mut self, model: &str) -> HarnessResult<()> {
+    /// Uses `model` from the next turn on (`true`), or must be started again with it
+    /// (`false`); a name it refuses is `InvalidInput`.
+    pub async fn set_model(&mut self, model: &str) -> HarnessResult<bool> {
         self.0.set_model(model).await
     }
 

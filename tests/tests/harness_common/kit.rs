@@ -79,6 +79,7 @@ impl<H: HarnessCase> Setup<H> {
             env: self.vars(),
             permissions: Default::default(),
             trusted: None,
+            model: None,
         }
     }
 

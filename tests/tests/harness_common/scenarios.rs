@@ -371,6 +371,7 @@ pub async fn errors_are_typed_and_leave_nothing_behind<H: HarnessCase>() {
         env: s.vars(),
         permissions: Default::default(),
         trusted: None,
+        model: None,
     };
     let err = Live::open::<H>(spec).await.err();
     assert!(

@@ -292,17 +292,6 @@ pub(crate) fn set_mode_request(request_id: &str, mode: &str) -> String {
     .to_string()
 }
 
-/// Switches the running CLI's model (what /model does in its terminal UI); the CLI refuses a
-/// name it does not know.
-pub(crate) fn set_model_request(request_id: &str, model: &str) -> String {
-    json!({
-        "type": "control_request",
-        "request_id": request_id,
-        "request": { "subtype": "set_model", "model": model },
-    })
-    .to_string()
-}
-
 /// Why a CLI run ended before it could start a turn, from its error text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum StartupFailure {

@@ -73,6 +73,9 @@ impl ClaudeRuntime {
         args.extend(permission);
         args.extend(super::trust::trust_args(spec.trusted, &launch.real_cwd));
         args.extend(launch.args);
+        if let Some(model) = &spec.model {
+            args.extend(["--model".to_owned(), model.clone()]);
+        }
         let Spawned {
             mut child,
             tree,
@@ -262,40 +265,13 @@ impl ClaudeRuntime {
         Ok(Vec::new())
     }
 
-    /// Switches the running CLI's model (`set_model`); a name it does not know is
-    /// `InvalidInput` with its words.
-    pub async fn set_model(&mut self, model: &str) -> HarnessResult<()> {
-        self.requests += 1;
-        let request_id = format!("model-{}", self.requests);
-        let (tx, rx) = tokio::sync::oneshot::channel();
-        self.shared
-            .replies
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(request_id.clone(), tx);
-        self.write_line(&protocol::set_model_request(&request_id, model))
-            .await?;
-        match tokio::time::timeout(MODE_REPLY_WAIT, rx).await {
-            Ok(Ok(None)) => {
-                tracing::info!(pid = ?self.pid, "claude model changed");
-                Ok(())
-            }
-            Ok(Ok(Some(error))) => Err(HarnessError::InvalidInput(format!(
-                "claude refused the model {model}: {error}"
-            ))),
-            _ => {
-                self.shared
-                    .replies
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .remove(&request_id);
-                Err(HarnessError::failed(
-                    HarnessKind::Claude,
-                    format!("claude did not answer the change to model {model}"),
-                    "",
-                ))
-            }
-        }
+    /// Claude takes a model at its start only (`--model`): its live `set_model` control
+    /// request writes a `/model` command message into the session, which the model then reads
+    /// as a user turn (seen against the fake model). A name it does not know fails the turn in
+    /// its words.
+    pub async fn set_model(&mut self, model: &str) -> HarnessResult<bool> {
+        let _ = model;
+        Ok(false)
     }
 
     /// Ends the process: a running turn is interrupted, stdin is closed (the CLI then exits),

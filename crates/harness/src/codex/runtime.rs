@@ -128,7 +128,7 @@ impl CodexRuntime {
             session,
             state,
             mode_change: None,
-            model: None,
+            model: spec.model.clone(),
             explicit: Explicit::of(&spec.permissions),
         })
     }
@@ -226,10 +226,10 @@ impl CodexRuntime {
 
     /// Sends `model` with the next turns (`turn/start`'s override, which sticks). Codex's
     /// provider refuses a name it does not know when the turn starts, in its own words.
-    pub async fn set_model(&mut self, model: &str) -> HarnessResult<()> {
+    pub async fn set_model(&mut self, model: &str) -> HarnessResult<bool> {
         self.live()?;
         self.model = Some(model.to_owned());
-        Ok(())
+        Ok(true)
     }
 
     async fn configured(&self) -> HarnessResult<PermissionMode> {

@@ -25,8 +25,10 @@ pub trait LiveRuntime: Send {
     async fn models(&mut self) -> HarnessResult<Vec<String>> {
         Ok(Vec::new())
     }
-    /// Uses `model` from the next turn on. A name it refuses is `InvalidInput`, in words.
-    async fn set_model(&mut self, model: &str) -> HarnessResult<()> {
+    /// Uses `model` from the next turn on: `Ok(true)` once it took it; `Ok(false)` when the
+    /// process must be started again with it ([`super::OpenSpec::model`]). A name it refuses
+    /// is `InvalidInput`, in words.
+    async fn set_model(&mut self, model: &str) -> HarnessResult<bool> {
         let _ = model;
         Err(crate::HarnessError::Unsupported(
             "this harness cannot change its model".into(),
@@ -57,7 +59,7 @@ macro_rules! live_runtime {
                 <$runtime>::models(self).await
             }
 
-            async fn set_model(&mut self, model: &str) -> $crate::HarnessResult<()> {
+            async fn set_model(&mut self, model: &str) -> $crate::HarnessResult<bool> {
                 <$runtime>::set_model(self, model).await
             }
         });
@@ -68,7 +70,7 @@ macro_rules! live_runtime {
                 <$runtime>::models(self).await
             }
 
-            async fn set_model(&mut self, model: &str) -> $crate::HarnessResult<()> {
+            async fn set_model(&mut self, model: &str) -> $crate::HarnessResult<bool> {
                 <$runtime>::set_model(self, model).await
             }
         });

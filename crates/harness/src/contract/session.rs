@@ -103,4 +103,8 @@ pub struct OpenSpec {
     /// Whether to load the project's own agent config (hooks, MCP servers, extensions), as
     /// the user decided for the folder; `None` where there is none to decide on.
     pub trusted: Option<bool>,
+    /// The model to start with (`None`: the harness's own choice). Claude takes it as
+    /// `--model`, Codex sends it with each turn; Pi ignores it (its session records the model
+    /// `set_model` chose).
+    pub model: Option<String>,
 }

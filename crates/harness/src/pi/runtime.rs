@@ -188,9 +188,10 @@ impl PiRuntime {
 
     /// Uses `model` from the next turn on (recorded in the session); one Pi does not offer is
     /// `InvalidInput`, in words.
-    pub async fn set_model(&mut self, model: &str) -> HarnessResult<()> {
+    pub async fn set_model(&mut self, model: &str) -> HarnessResult<bool> {
         self.check_alive().await?;
-        super::models::set(&self.client, model).await
+        super::models::set(&self.client, model).await?;
+        Ok(true)
     }
 
     /// Stops the running turn (it ends with `Interrupted`) and returns once it has ended.
@@ -432,6 +433,7 @@ mod tests {
             env: vec![],
             permissions: Default::default(),
             trusted: None,
+            model: None,
         };
         assert!(matches!(
             PiRuntime::open(spec, tx).await.err(),
