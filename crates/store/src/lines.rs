@@ -130,7 +130,8 @@ async fn undo(
 }
 
 /// The threads trade native session, file and pending-fork record (and with them `ready` or
-/// `pending`). The branch's session is cleared first: a native session belongs to one thread.
+/// `pending`). The branch's session id is cleared first: a native session belongs to one
+/// thread (unique per harness), and only the id is unique; the rest is overwritten below.
 async fn swap_sessions(
     conn: &mut SqliteConnection,
     thread: &ThreadRow,
@@ -147,8 +148,6 @@ async fn swap_sessions(
         conn,
         &ThreadRow {
             native_session_id: None,
-            native_path: None,
-            pending_fork: None,
             ..branch.clone()
         },
     )
