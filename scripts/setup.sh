@@ -15,7 +15,7 @@ for_tests=0
 
 app_packages=(libwebkit2gtk-4.1-dev build-essential file libxdo-dev libssl-dev
   libayatana-appindicator3-dev librsvg2-dev pkg-config curl ca-certificates)
-test_packages=(xvfb xauth webkit2gtk-driver imagemagick shellcheck sudo)
+test_packages=(xvfb xauth webkit2gtk-driver imagemagick shellcheck sudo ripgrep)
 
 wanted=("${app_packages[@]}")
 ((for_tests)) && wanted+=("${test_packages[@]}")

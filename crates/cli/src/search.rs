@@ -11,7 +11,7 @@ use crate::output::Printed;
 /// What `forkhost search` was asked.
 #[derive(Debug, clap::Args)]
 pub struct SearchArgs {
-    /// The text to find (literal, ASCII letters in any case), or a regular expression with
+    /// The text to find (literal, in any case), or a regular expression with
     /// --regex.
     query: String,
     /// Only this harness's threads and sessions.

@@ -1,7 +1,6 @@
 //! The exact pass of a search: the query matched on a message's decoded text (what the
 //! thread view shows), and the words around a hit cut out as a snippet.
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder};
 use regex::{Regex, RegexBuilder};
 
 use crate::error::{HostError, HostResult};
@@ -10,19 +9,18 @@ use crate::error::{HostError, HostResult};
 const BEFORE: usize = 60;
 const AFTER: usize = 100;
 
-pub(crate) enum Matcher {
-    /// The query as typed, ASCII case folded (the prefilter's semantics, so that both passes
-    /// agree on what is a hit).
-    Literal(AhoCorasick),
-    Regex(Regex),
-}
+/// Both kinds fold case (Unicode's simple folding), as the prefilter does, so that both passes
+/// agree on what is a hit.
+pub(crate) struct Matcher(Regex);
 
 impl Matcher {
+    /// The query as typed: its metacharacters are text.
     pub fn literal(query: &str) -> HostResult<Matcher> {
-        AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
-            .build([query])
-            .map(Matcher::Literal)
+        RegexBuilder::new(&regex::escape(query))
+            .case_insensitive(true)
+            .size_limit(1 << 24)
+            .build()
+            .map(Matcher)
             .map_err(|e| HostError::InvalidInput(format!("the query cannot be searched: {e}")))
     }
 
@@ -47,15 +45,12 @@ impl Matcher {
                 "the regular expression matches empty text, so it would match every message".into(),
             ));
         }
-        Ok(Matcher::Regex(regex))
+        Ok(Matcher(regex))
     }
 
     /// The first hit in `text`, as a byte range.
     pub fn find(&self, text: &str) -> Option<(usize, usize)> {
-        match self {
-            Matcher::Literal(ac) => ac.find(text).map(|m| (m.start(), m.end())),
-            Matcher::Regex(re) => re.find(text).map(|m| (m.start(), m.end())),
-        }
+        self.0.find(text).map(|m| (m.start(), m.end()))
     }
 }
 
@@ -112,10 +107,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_literal_is_literal_and_folds_ascii_case() {
+    fn a_literal_is_literal_and_folds_case() {
         let m = Matcher::literal("a.b*").unwrap();
         assert_eq!(m.find("xx A.B* yy"), Some((3, 7)));
         assert_eq!(m.find("axbb"), None);
+        assert_eq!(Matcher::literal("été").unwrap().find("ÉTÉ"), Some((0, 5)));
         let r = Matcher::regex("a.b+").unwrap();
         assert_eq!(r.find("xx AXBB"), Some((3, 7)));
     }

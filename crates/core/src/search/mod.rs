@@ -9,19 +9,19 @@
 mod matcher;
 mod scan;
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Instant, SystemTime};
 
-use forkhost_harness::{HarnessKind, Role, Turn};
+use forkhost_harness::{HarnessKind, Message, Role, Turn};
 use forkhost_store::{Boundary, ThreadRow, ThreadState};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{HostError, HostResult};
 use crate::host::Host;
-use crate::view::MessageView;
 use matcher::{snippet, Matcher};
 use scan::{candidates, Prefilter, ScanStats};
 
@@ -35,7 +35,7 @@ const MAX_LIMIT: usize = 5_000;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct SearchQuery {
-    /// Literal text (ASCII letters in any case) unless `regex`.
+    /// Literal text, in any case, unless `regex` (a regular expression, in any case too).
     pub text: String,
     #[serde(default)]
     pub regex: bool,
@@ -457,13 +457,15 @@ impl Run<'_> {
 }
 
 /// The messages of turns `own_from..` that hold a hit, one hit per message: in its text,
-/// then its tool input, then its tool output.
+/// then its tool input, then its tool output. Messages are numbered as the thread view lists
+/// them (`MessageView::from_message` leaves out harness bookkeeping); nothing is copied but
+/// a hit's snippet.
 fn hits_in(turns: &[Turn], own_from: usize, matcher: &Matcher) -> Vec<(usize, String, SearchHit)> {
     let mut out = Vec::new();
     for (index, turn) in turns.iter().enumerate().skip(own_from) {
-        let views = turn.messages.iter().filter_map(MessageView::from_message);
-        for (message_index, view) in views.enumerate() {
-            let Some((part, text, (start, end))) = hit_in(&view, matcher) else {
+        let shown = turn.messages.iter().filter(|m| shown(m));
+        for (message_index, message) in shown.enumerate() {
+            let Some((part, text, (start, end))) = hit_in(message, matcher) else {
                 continue;
             };
             let (snippet, hit_start, hit_end) = snippet(&text, start, end);
@@ -485,25 +487,33 @@ fn hits_in(turns: &[Turn], own_from: usize, matcher: &Matcher) -> Vec<(usize, St
     out
 }
 
-fn hit_in(view: &MessageView, matcher: &Matcher) -> Option<(HitPart, String, (usize, usize))> {
-    let mut parts: Vec<(HitPart, String)> = Vec::new();
-    match &view.tool {
+/// Whether the thread view shows the message (as `MessageView::from_message` decides).
+fn shown(message: &Message) -> bool {
+    message.role != Role::Other || message.error.is_some()
+}
+
+fn hit_in<'a>(
+    message: &'a Message,
+    matcher: &Matcher,
+) -> Option<(HitPart, Cow<'a, str>, (usize, usize))> {
+    let mut parts: Vec<(HitPart, Cow<'a, str>)> = Vec::new();
+    match &message.tool {
         Some(tool) => {
-            parts.push((HitPart::ToolInput, input_text(&tool.input)));
+            parts.push((HitPart::ToolInput, Cow::Owned(input_text(&tool.input))));
             if let Some(output) = &tool.output {
-                parts.push((HitPart::ToolOutput, output.clone()));
+                parts.push((HitPart::ToolOutput, Cow::Borrowed(output)));
             }
         }
         None => {
-            let part = match view.role.as_str() {
-                "user" => HitPart::UserText,
+            let part = match message.role {
+                Role::User => HitPart::UserText,
                 _ => HitPart::Reply,
             };
-            parts.push((part, view.text.clone()));
+            parts.push((part, Cow::Borrowed(&message.text)));
         }
     }
-    if let Some(error) = &view.error {
-        parts.push((HitPart::Reply, error.clone()));
+    if let Some(error) = &message.error {
+        parts.push((HitPart::Reply, Cow::Borrowed(error)));
     }
     parts
         .into_iter()

@@ -2,7 +2,8 @@
 //! a hit at all. Each file is read whole and searched for the query's literal as the harnesses
 //! write it — plain, JSON-escaped (quotes, backslashes, control characters), with `\uXXXX` for
 //! non-ASCII, and escaped twice for JSON kept inside a JSON string (Codex's tool outputs) —
-//! with one Aho-Corasick automaton (SIMD prefilter), ASCII case folded. Only the files it
+//! with one case-insensitive regular expression of those literals (the `regex` crate's
+//! literal search: SIMD over the case variants of a prefix, as ripgrep does). Only the files it
 //! passes are decoded and matched on their text ([`super::matcher`]), so a JSON-escaped
 //! string is found by its plain text and a hit on a key or an id is dropped there.
 
@@ -10,12 +11,12 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use regex::bytes::{Regex, RegexBuilder};
 
 /// The literals a candidate file must hold one of; `None`: every file is a candidate (a
 /// pattern with no literal every match holds).
 pub(crate) struct Prefilter {
-    automaton: Option<AhoCorasick>,
+    automaton: Option<Regex>,
 }
 
 /// A regular expression's required literals are used only while there are at most this many.
@@ -28,7 +29,7 @@ impl Prefilter {
     }
 
     /// For a regular expression: the literals one of which every match starts with (extracted
-    /// from the pattern as written, case folded for ASCII by the automaton), or none.
+    /// from the pattern as written, case folded like the matcher), or none.
     pub fn regex(pattern: &str) -> Prefilter {
         use regex_syntax::hir::literal::{ExtractKind, Extractor};
         let Ok(hir) = regex_syntax::parse(pattern) else {
@@ -68,10 +69,11 @@ impl Prefilter {
                 }
             }
         }
-        let automaton = AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::LeftmostFirst)
-            .build(&forms)
+        let alternation: Vec<String> = forms.iter().map(|f| regex::escape(f)).collect();
+        let automaton = RegexBuilder::new(&alternation.join("|"))
+            .case_insensitive(true)
+            .size_limit(1 << 24)
+            .build()
             .ok();
         Prefilter { automaton }
     }
@@ -79,7 +81,7 @@ impl Prefilter {
     /// Whether `bytes` may hold a hit.
     pub fn passes(&self, bytes: &[u8]) -> bool {
         match &self.automaton {
-            Some(ac) => ac.is_match(bytes),
+            Some(re) => re.is_match(bytes),
             None => true,
         }
     }
@@ -189,7 +191,7 @@ mod tests {
     }
 
     #[test]
-    fn a_literal_passes_its_escaped_forms_in_any_ascii_case() {
+    fn a_literal_passes_its_escaped_forms_in_any_case() {
         let filter = Prefilter::literal("Say \"hi\"\nthen é");
         let plain = serde_json::to_string("x say \"HI\"\nthen é y").unwrap();
         assert!(filter.passes(plain.as_bytes()));
@@ -199,6 +201,7 @@ mod tests {
             serde_json::to_string(&serde_json::to_string("say \"hi\"\nthen é").unwrap()).unwrap();
         assert!(filter.passes(twice.as_bytes()));
         assert!(!filter.passes(b"say hi then e"));
+        assert!(Prefilter::literal("ÉTÉ").passes("un été".as_bytes()));
     }
 
     #[test]

@@ -1,5 +1,7 @@
 use forkhost_harness::{Message, Role, ToolCall, Turn};
 
+use crate::view::MessageView;
+
 use super::*;
 
 fn turn(reference: &str, messages: Vec<Message>) -> Turn {
@@ -40,6 +42,23 @@ fn inherited_turns_are_skipped_and_each_message_is_one_hit() {
     ];
     let matcher = Matcher::literal("ZEBRA").unwrap();
     let all = hits_in(&turns, 0, &matcher);
+    // Numbered as the view lists them.
+    for (index, _, hit) in &all {
+        let views: Vec<MessageView> = turns[*index]
+            .messages
+            .iter()
+            .filter_map(MessageView::from_message)
+            .collect();
+        assert!(hit.message_index < views.len());
+    }
+    assert_eq!(
+        turns[1].messages.iter().filter(|m| shown(m)).count(),
+        turns[1]
+            .messages
+            .iter()
+            .filter_map(MessageView::from_message)
+            .count()
+    );
     assert_eq!(all.len(), 3, "one hit per shown message");
     let own = hits_in(&turns, 1, &matcher);
     let found: Vec<_> = own
