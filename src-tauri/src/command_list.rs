@@ -6,13 +6,14 @@
 //! an argument or a field breaks the UI's type check. A test holds each entry to its function's
 //! real signature.
 
-use crate::{approvals, cli_tool, commands, files, first_run, settings, trust, update};
+use crate::{approvals, cli_tool, commands, files, first_run, rewind, settings, trust, update};
 use forkhost_core::DiscoveredSession;
 use forkhost_core::{
     ApprovalDecision, ApprovalView, ChangesView, FilesView, ForkAt, ForkFiles, GrantView,
     HarnessKind, HarnessReport, TrustDecision, TrustView, WorktreeLoss,
 };
 use forkhost_core::{ExportFormat, ThreadDetail, ThreadView, TurnRef};
+use forkhost_core::{RewindKind, RewindPlan, RewindView, RewoundView};
 
 use crate::cli_tool::CliToolStatus;
 use crate::commands::{AppInfo, ForkReply, NewThreadArgs};
@@ -66,6 +67,10 @@ command_list! {
     commands::archive(thread_id: String, archived: bool) -> ThreadView;
     commands::export(thread_id: String, to: Option<TurnRef>, format: ExportFormat) -> String;
     commands::fork(thread_id: String, at: ForkAt, files: Option<ForkFiles>, for_window: Option<bool>, into: Option<HarnessKind>) -> ForkReply;
+    rewind::rewind_plan(thread_id: String, to: TurnRef, kind: RewindKind) -> RewindPlan;
+    rewind::rewind(thread_id: String, to: TurnRef, kind: RewindKind, accepted_loss: Option<Vec<String>>) -> RewoundView;
+    rewind::undo_rewind(thread_id: String) -> RewoundView;
+    rewind::rewinds(thread_id: String) -> Vec<RewindView>;
     files::files(thread_id: String) -> FilesView;
     files::changes(thread_id: String, other: Option<String>) -> ChangesView;
     files::bring_back(fork_id: String, target_id: String) -> ChangesView;

@@ -9,6 +9,7 @@ import { SetupDialog } from "./files/SetupDialog";
 import { ChangesDialog } from "./files/ChangesDialog";
 import { CompareDialog } from "./files/CompareDialog";
 import { TrustDialog } from "./files/TrustDialog";
+import { RewindDialog } from "./rewind/RewindDialog";
 import { onMenu, onUpdateProgress } from "./ipc";
 import { ContextMenu, Toasts } from "./Overlays";
 import { onKeyDown, runAction } from "./shortcuts";
@@ -97,6 +98,7 @@ export function App() {
       )}
       {dialog?.kind === "archive" && <ArchiveDialog threadId={dialog.threadId} loss={dialog.loss} />}
       {dialog?.kind === "setup" && <SetupDialog threadId={dialog.threadId} />}
+      {dialog?.kind === "rewind" && <RewindDialog threadId={dialog.threadId} turn={dialog.turn} />}
       {trustAsk && <TrustDialog ask={trustAsk} />}
       <ContextMenu />
       <Toasts />

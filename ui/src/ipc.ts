@@ -28,6 +28,7 @@ import type { Commands } from "./bindings/commands";
 import type { AppEventName, Events, WindowEventName } from "./bindings/events";
 import type { DiscoveredSession } from "./bindings/DiscoveredSession";
 import type { ExportFormat } from "./bindings/ExportFormat";
+import type { RewindKind } from "./bindings/RewindKind";
 import type { ForkAt } from "./bindings/ForkAt";
 import type { ForkReply } from "./bindings/ForkReply";
 import type { ForkResult } from "./bindings/ForkResult";
@@ -155,6 +156,16 @@ export const archive = (threadId: string, archived: boolean) =>
 /** A thread's branch from the root to turn `to` (a number; all of it when null) as text. */
 export const exportBranch = (threadId: string, to: number | null, format: ExportFormat) =>
   call("export", { thread_id: threadId, to, format });
+/** What rewinding the thread to the end of turn `to` would write back, delete and lose. */
+export const rewindPlan = (threadId: string, to: number, kind: RewindKind) =>
+  call("rewind_plan", { thread_id: threadId, to, kind });
+/** Rewinds in place; `acceptedLoss`: the loss the user saw (a different one is `conflict`). */
+export const rewind = (threadId: string, to: number, kind: RewindKind, acceptedLoss: string[] | null) =>
+  call("rewind", { thread_id: threadId, to, kind, accepted_loss: acceptedLoss });
+/** Undoes the thread's latest rewind: its old line back, and its files as before. */
+export const undoRewind = (threadId: string) => call("undo_rewind", { thread_id: threadId });
+/** The thread's rewinds and those whose branch it is, newest first. */
+export const rewinds = (threadId: string) => call("rewinds", { thread_id: threadId });
 /**
  * Forks a thread. `forWindow`: the fork opens in a window of its own, which the app opens (its
  * preloaded spare shows while the harness forks) and hands the fork's detail directly; the

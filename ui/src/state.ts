@@ -59,7 +59,9 @@ export type Dialog =
   /** Archiving a thread that has a worktree: remove it too? (what would be lost, exactly) */
   | { kind: "archive"; threadId: string; loss: WorktreeLoss }
   /** The setup command new worktrees of the thread's repository run. */
-  | { kind: "setup"; threadId: string };
+  | { kind: "setup"; threadId: string }
+  /** "Rewind to here…" on a reply of turn `turn`: the kinds, the plan and its loss. */
+  | { kind: "rewind"; threadId: string; turn: number };
 
 /** The repository's setup command running (or done) in a fork's new worktree. */
 export interface WorktreeSetup {

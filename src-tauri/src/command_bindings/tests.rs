@@ -12,6 +12,7 @@ fn source(module: &str) -> &'static str {
         "files" => include_str!("../files.rs"),
         "trust" => include_str!("../trust.rs"),
         "first_run" => include_str!("../first_run.rs"),
+        "rewind" => include_str!("../rewind.rs"),
         other => panic!("command_list names a module this test does not read: {other}"),
     }
 }

@@ -20,6 +20,7 @@ import type { ForkFiles } from "../ipc";
 import { FolderBar, FolderChip, forkFileItems } from "../files/FolderChip";
 import { GrantsControl } from "./GrantsControl";
 import { ModeControl } from "./ModeControl";
+import { UndoRewind } from "../rewind/UndoRewind";
 import { Composer } from "./Composer";
 import { AlertIcon, ArrowUpRightIcon, ForkIcon, Spinner, TerminalIcon } from "../icons";
 import { harnessName } from "../harnesses";
@@ -298,6 +299,12 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
                 : "This turn is still running",
             action: () => void copyBranchMarkdown(threadId, row.turn),
           },
+          {
+            label: "Rewind to here…",
+            disabled: row.kind !== "message" || row.role === "user",
+            title: "Continue this thread from this reply (its files too), keeping the rest as a branch",
+            action: () => openDialog({ kind: "rewind", threadId, turn: row.turn }),
+          },
         ],
       });
     },
@@ -445,6 +452,7 @@ function ConversationHeader({ thread, terminalOpen }: { thread: ThreadView; term
         </span>
         <FolderChip thread={thread} />
         <span className="conv-head__spacer" />
+        <UndoRewind threadId={thread.id} />
         <GrantsControl threadId={thread.id} />
         <ModeControl thread={thread} />
         <button

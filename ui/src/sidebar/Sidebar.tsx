@@ -19,6 +19,7 @@ import { harnessName } from "../harnesses";
 import { type AppInfoState, activeTabOf, store, threadById, useApp } from "../state";
 import { lineageWords } from "../tabs/words";
 import { UpdateBadge } from "../update/Update";
+import { isRewoundBranch, useRewindsVersion } from "../rewind/rewind";
 
 export function relativeTime(ms: number, now = Date.now()): string {
   const s = Math.round((now - ms) / 1000);
@@ -138,6 +139,8 @@ function ThreadItem({ thread, depth, lastAt }: { thread: ThreadView; depth: numb
   const open = useApp((s) => s.tabs.some((t) => t.thread_id === thread.id));
   const streaming = useApp((s) => Boolean(s.streaming[thread.id]));
   const awaiting = useApp((s) => (s.approvals[thread.id]?.length ?? 0) > 0);
+  useRewindsVersion();
+  const rewound = isRewoundBranch(thread.id);
   const [renaming, setRenaming] = useState(false);
   const [title, setTitle] = useState(thread.title);
   const lineage = useApp((s) =>
@@ -204,6 +207,7 @@ function ThreadItem({ thread, depth, lastAt }: { thread: ThreadView; depth: numb
           data-open={open ? "true" : undefined}
           data-state={thread.state}
           data-awaiting-approval={awaiting ? "true" : undefined}
+          data-rewound={rewound ? "true" : undefined}
           style={{ paddingLeft: 10 + depth * 16 }}
           title={`${thread.title}\n${harnessName(thread.harness)} · ${thread.cwd}${lineage ? `\n${lineage}` : ""}`}
           onClick={(e) => void openThread(thread.id, e.ctrlKey || e.metaKey ? "window" : "tab")}
@@ -229,6 +233,11 @@ function ThreadItem({ thread, depth, lastAt }: { thread: ThreadView; depth: numb
           {awaiting && <span className="approval-dot" title="Waiting for your approval" aria-label="Waiting for your approval" />}
           {streaming && <Spinner size={12} />}
           {thread.state === "missing" && <span className="thread__badge">missing</span>}
+          {rewound && (
+            <span className="thread__badge" title="A line a rewind set aside: open it, or Undo rewind on its thread">
+              rewound
+            </span>
+          )}
         </button>
       )}
     </li>

@@ -54,3 +54,7 @@ export const chooseHarnessPath = vi.fn();
 export const pickFile = vi.fn(async (): Promise<string | null> => null);
 export const pickFolder = vi.fn(async (): Promise<string | null> => null);
 export const openExternal = vi.fn(async () => {});
+export const rewindPlan = vi.fn();
+export const rewind = vi.fn();
+export const undoRewind = vi.fn();
+export const rewinds = vi.fn(async () => []);

@@ -1,0 +1,69 @@
+//! The commands of "Rewind to here" (docs/architecture.md "Rewind"): the plan shown before
+//! anything is written, the rewind with the loss the user saw, its undo, and a thread's
+//! rewinds. Each checks its input and calls one Host method.
+
+use forkhost_core::{RewindKind, RewindPlan, RewindView, RewoundView, TurnRef};
+use tauri::State;
+
+use crate::error::{CmdResult, CommandError, ErrorCode};
+use crate::state::AppState;
+
+/// A thread id the UI passed: trimmed, and not empty.
+fn thread(id: &str) -> CmdResult<String> {
+    let id = id.trim();
+    if id.is_empty() {
+        return Err(CommandError::new(
+            ErrorCode::InvalidInput,
+            "rewind: a thread id is needed",
+        ));
+    }
+    Ok(id.to_owned())
+}
+
+/// What rewinding `thread_id` to turn `to` would write back, delete and lose.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn rewind_plan(
+    state: State<'_, AppState>,
+    thread_id: String,
+    to: TurnRef,
+    kind: RewindKind,
+) -> CmdResult<RewindPlan> {
+    let id = thread(&thread_id)?;
+    Ok(state.host.rewind_plan(&id, &to, kind).await?)
+}
+
+/// Rewinds `thread_id` to turn `to`. `accepted_loss`: the loss the dialog showed and the user
+/// accepted (refused as `conflict` when the loss is not exactly that any more).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn rewind(
+    state: State<'_, AppState>,
+    thread_id: String,
+    to: TurnRef,
+    kind: RewindKind,
+    accepted_loss: Option<Vec<String>>,
+) -> CmdResult<RewoundView> {
+    let id = thread(&thread_id)?;
+    let accepted = match accepted_loss {
+        Some(loss) => {
+            let mut plan = state.host.rewind_plan(&id, &to, kind).await?;
+            plan.loss = loss;
+            Some(plan)
+        }
+        None => None,
+    };
+    Ok(state.host.rewind(&id, &to, kind, accepted.as_ref()).await?)
+}
+
+/// Undoes the thread's latest rewind: its old line back, and its files as before.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn undo_rewind(state: State<'_, AppState>, thread_id: String) -> CmdResult<RewoundView> {
+    let id = thread(&thread_id)?;
+    Ok(state.host.undo_rewind(&id).await?)
+}
+
+/// The thread's rewinds and those whose branch it is, newest first.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn rewinds(state: State<'_, AppState>, thread_id: String) -> CmdResult<Vec<RewindView>> {
+    let id = thread(&thread_id)?;
+    Ok(state.host.rewinds(&id).await?)
+}
