@@ -198,3 +198,43 @@ fn remove_file(path: &Path, root: &Path) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::remove_file;
+
+    #[test]
+    fn a_file_goes_with_the_folders_it_leaves_empty_up_to_the_top() {
+        let top = tempfile::tempdir().unwrap();
+        let root = top.path();
+        std::fs::create_dir_all(root.join("a/b")).unwrap();
+        std::fs::write(root.join("a/b/gone.txt"), "x").unwrap();
+        remove_file(&root.join("a/b/gone.txt"), root).unwrap();
+        assert!(!root.join("a").exists(), "its emptied folders go too");
+        assert!(root.exists(), "never the top");
+    }
+
+    #[test]
+    fn a_folder_at_the_path_stays_and_a_missing_file_is_fine() {
+        let top = tempfile::tempdir().unwrap();
+        let root = top.path();
+        std::fs::create_dir_all(root.join("now-a-folder")).unwrap();
+        std::fs::write(root.join("now-a-folder/mine.txt"), "kept").unwrap();
+        remove_file(&root.join("now-a-folder"), root).unwrap();
+        assert!(root.join("now-a-folder/mine.txt").exists());
+        remove_file(&root.join("never-there.txt"), root).unwrap();
+    }
+
+    // Windows names a path through a file "not found"; Unix "not a directory".
+    #[cfg(unix)]
+    #[test]
+    fn a_path_that_cannot_be_read_is_an_error_not_a_success() {
+        let top = tempfile::tempdir().unwrap();
+        let root = top.path();
+        std::fs::write(root.join("plain.txt"), "x").unwrap();
+        // Under a file: "not a directory", which is no "not found".
+        let err = remove_file(&root.join("plain.txt/inner.txt"), root);
+        assert!(err.is_err(), "{err:?}");
+        assert!(root.join("plain.txt").exists());
+    }
+}
