@@ -272,6 +272,32 @@ mod tests {
     }
 
     #[test]
+    fn an_mcp_json_edited_in_place_is_a_change_within_its_first_4_mib() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = canonical(&dir);
+        // The same size before and after: only its content tells the edit apart.
+        let mut text = vec![b' '; 3 * 1024 * 1024 + 512];
+        text[0] = b'{';
+        *text.last_mut().unwrap() = b'}';
+        fs::write(root.join(".mcp.json"), &text).unwrap();
+        let before = scan(&root, None).fingerprint;
+        text[3 * 1024 * 1024] = b'\n';
+        fs::write(root.join(".mcp.json"), &text).unwrap();
+        let after = scan(&root, None).fingerprint;
+        assert_eq!(changed(&before, &after), [".mcp.json"]);
+        // Past the hashed part, the size still tells a grown file apart.
+        text.resize(MAX_HASHED as usize + 10, b' ');
+        fs::write(root.join(".mcp.json"), &text).unwrap();
+        let long = scan(&root, None).fingerprint;
+        text.push(b' ');
+        fs::write(root.join(".mcp.json"), &text).unwrap();
+        assert_eq!(
+            changed(&long, &scan(&root, None).fingerprint),
+            [".mcp.json"]
+        );
+    }
+
+    #[test]
     fn config_above_two_checkouts_at_other_depths_fingerprints_the_same() {
         let dir = tempfile::tempdir().unwrap();
         let top = canonical(&dir);
