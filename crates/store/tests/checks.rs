@@ -9,7 +9,10 @@ use common::fresh;
 async fn a_repositorys_check_command_is_set_changed_and_removed() {
     let (_dir, store) = fresh().await;
     assert_eq!(store.check_command("/r").await.unwrap(), None);
-    store.set_check_command("/r", Some("npm test")).await.unwrap();
+    store
+        .set_check_command("/r", Some("npm test"))
+        .await
+        .unwrap();
     assert_eq!(
         store.check_command("/r").await.unwrap().as_deref(),
         Some("npm test")
@@ -29,7 +32,11 @@ async fn a_repositorys_check_command_is_set_changed_and_removed() {
         "per repository"
     );
     store.set_check_command("/r", Some("   ")).await.unwrap();
-    assert_eq!(store.check_command("/r").await.unwrap(), None, "blank removes it");
+    assert_eq!(
+        store.check_command("/r").await.unwrap(),
+        None,
+        "blank removes it"
+    );
     store.set_check_command("/r", Some("make")).await.unwrap();
     store.set_check_command("/r", None).await.unwrap();
     assert_eq!(store.check_command("/r").await.unwrap(), None);
@@ -48,7 +55,10 @@ async fn a_check_is_approved_by_its_exact_text_and_repository() {
         Some(Some("root-abc".to_owned()))
     );
     assert_eq!(
-        store.check_approval("/r", "npm test -- --all").await.unwrap(),
+        store
+            .check_approval("/r", "npm test -- --all")
+            .await
+            .unwrap(),
         None,
         "another text is another command"
     );
@@ -75,5 +85,9 @@ async fn a_check_is_approved_by_its_exact_text_and_repository() {
     // Changing or removing the command keeps what was approved.
     store.set_check_command("/r", Some("make")).await.unwrap();
     store.set_check_command("/r", None).await.unwrap();
-    assert!(store.check_approval("/r", "npm test").await.unwrap().is_some());
+    assert!(store
+        .check_approval("/r", "npm test")
+        .await
+        .unwrap()
+        .is_some());
 }
