@@ -6,7 +6,9 @@
 //! an argument or a field breaks the UI's type check. A test holds each entry to its function's
 //! real signature.
 
-use crate::{approvals, cli_tool, commands, files, first_run, rewind, settings, trust, update};
+use crate::{
+    approvals, cli_tool, commands, files, first_run, race, rewind, settings, trust, update,
+};
 use forkhost_core::DiscoveredSession;
 use forkhost_core::{
     ApprovalDecision, ApprovalView, ChangesView, FilesView, ForkAt, ForkFiles, GrantView,
@@ -104,6 +106,12 @@ command_list! {
     cli_tool::cli_tool_uninstall() -> CliToolStatus;
     update::update_check(manual: bool) -> Option<UpdateInfo>;
     update::update_install(version: String) -> ();
+    race::race_models(thread_id: String) -> Vec<String>;
+    race::race_check(thread_id: String) -> forkhost_core::CheckCommandView;
+    race::set_race_check(thread_id: String, command: Option<String>) -> forkhost_core::CheckCommandView;
+    race::race_start(thread_id: String, at: ForkAt, lanes: Vec<race::LaneArgs>, prompt: String, shared_folder: bool, check: Option<String>, max_parallel: Option<usize>) -> String;
+    race::keep_plan(lane: String) -> forkhost_core::KeepPlan;
+    race::keep(lane: String, accepted: forkhost_core::KeepPlan) -> forkhost_core::KeptView;
     // The first-run view.
     first_run::doctor_again() -> Vec<HarnessReport>;
     first_run::choose_harness_path(harness: String, path: String) -> HarnessReport;

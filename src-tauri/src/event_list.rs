@@ -84,4 +84,8 @@ event_list! {
     ToWindow UpdateProgress = "update-progress": crate::event_payloads::UpdateProgress;
     ToWindow TerminalOutput = "terminal-output": crate::event_payloads::TerminalOutput;
     ToWindow TerminalExit = "terminal-exit": crate::event_payloads::TerminalExit;
+    /// A lane of a race started from any window changed.
+    ToAll RaceLane = "race-lane": crate::event_payloads::RaceLaneEvent;
+    /// A race started from any window ended.
+    ToAll RaceEnded = "race-ended": crate::event_payloads::RaceEnded;
 }

@@ -38,3 +38,25 @@ pub enum UpdateProgress {
     /// Installed; the app restarts into the new version.
     Restarting,
 }
+
+/// A race lane changed (`race_start`'s run, every window: each may show the race).
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct RaceLaneEvent {
+    /// The run `race_start` returned.
+    pub run: String,
+    /// The source thread.
+    pub source: String,
+    pub lane: forkhost_core::RaceLane,
+}
+
+/// A race ended: every lane's end, or why none ran.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct RaceEnded {
+    pub run: String,
+    pub source: String,
+    pub race: Option<forkhost_core::RaceView>,
+    /// Why the race did not run, in words.
+    pub error: Option<String>,
+}

@@ -25,6 +25,7 @@ pub mod menu;
 pub mod open_window;
 pub mod origin;
 pub mod platform;
+pub mod race;
 pub mod rewind;
 pub mod settings;
 pub mod spare;

@@ -2,6 +2,7 @@ import { useEffect } from "react";
 import { boot } from "./boot";
 import { hideMenu } from "./menu";
 import { NewThreadDialog } from "./dialogs/NewThreadDialog";
+import { RaceDialog } from "./race/RaceDialog";
 import { SettingsDialog } from "./dialogs/SettingsDialog";
 import { FirstRunDialog } from "./firstRun/FirstRunDialog";
 import { ArchiveDialog } from "./files/ArchiveDialog";
@@ -99,6 +100,7 @@ export function App() {
       {dialog?.kind === "archive" && <ArchiveDialog threadId={dialog.threadId} loss={dialog.loss} />}
       {dialog?.kind === "setup" && <SetupDialog threadId={dialog.threadId} />}
       {dialog?.kind === "rewind" && <RewindDialog threadId={dialog.threadId} turn={dialog.turn} />}
+      <RaceDialog />
       {trustAsk && <TrustDialog ask={trustAsk} />}
       <ContextMenu />
       <Toasts />

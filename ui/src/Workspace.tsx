@@ -8,6 +8,8 @@ import { tabTooltip } from "./tabs/words";
 import { renameThread } from "./threads/threadActions";
 import type { TabView } from "./bindings/TabView";
 import { Conversation } from "./conversation/Conversation";
+import { RaceView } from "./race/RaceView";
+import { useRaces } from "./race/race";
 import { ChevronDownIcon, ChevronIcon, ChevronLeftIcon, CloseIcon, PlusIcon, SidebarIcon, Spinner, TerminalIcon } from "./icons";
 import { store, threadById, useApp } from "./state";
 // xterm.js is loaded with the first terminal tab, not with every window.
@@ -17,6 +19,8 @@ const TerminalView = lazy(() => import("./TerminalView").then((m) => ({ default:
 export function Workspace() {
   const tabs = useApp((s) => s.tabs);
   const activeTab = useApp((s) => s.activeTab);
+  // A race started from a tab's thread shows in that tab until "Back to the conversation".
+  const racing = useRaces((s) => s.shown);
   return (
     <main className="workspace">
       <TabBar />
@@ -33,7 +37,7 @@ export function Workspace() {
             </div>
           ) : tab.id === activeTab ? (
             <div key={tab.id} className="tabpanel" role="tabpanel">
-              <Conversation tab={tab} />
+              {racing[tab.thread_id] ? <RaceView runId={racing[tab.thread_id] ?? ""} /> : <Conversation tab={tab} />}
             </div>
           ) : null,
         )

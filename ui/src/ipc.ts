@@ -373,3 +373,17 @@ export async function openExternal(url: string): Promise<void> {
   }
   await openUrl(url);
 }
+
+// ---- races (race/) ------------------------------------------------------------------------------
+
+/** The models the thread's harness offers (empty: it names none; any name is tried). */
+export const raceModels = (threadId: string) => call("race_models", { thread_id: threadId });
+/** The thread's repository check command and whether exactly it was approved. */
+export const raceCheck = (threadId: string) => call("race_check", { thread_id: threadId });
+/** Starts a race; its lanes come as `race-lane` events, its end as `race-ended`. */
+export const raceStart = (args: Commands["race_start"]["args"][0]) => call("race_start", args);
+export const keepPlan = (lane: string) => call("keep_plan", { lane });
+export const keep = (lane: string, accepted: Commands["keep"]["args"][0]["accepted"]) =>
+  call("keep", { lane, accepted });
+export const onRaceLane = (handler: (payload: Events["race-lane"]) => void) => on("race-lane", handler);
+export const onRaceEnded = (handler: (payload: Events["race-ended"]) => void) => on("race-ended", handler);

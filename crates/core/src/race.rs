@@ -55,7 +55,8 @@ pub struct RaceSpec {
 }
 
 /// Where a lane is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[ts(export)]
 #[serde(rename_all = "snake_case")]
 pub enum LaneState {
     Queued,
@@ -82,18 +83,23 @@ impl LaneState {
 }
 
 /// A file a lane changed, with its line counts.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[ts(export)]
 pub struct LaneFile {
     pub path: String,
     pub status: FileChangeStatus,
+    #[ts(type = "number")]
     pub added_lines: usize,
+    #[ts(type = "number")]
     pub removed_lines: usize,
 }
 
 /// One lane as it is now.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[ts(export)]
 pub struct RaceLane {
     /// 1-based.
+    #[ts(type = "number")]
     pub lane: usize,
     pub harness: HarnessKind,
     /// The model asked for (`None`: the harness's own).
@@ -103,6 +109,7 @@ pub struct RaceLane {
     pub cwd: Option<String>,
     pub state: LaneState,
     /// Since its turn started (0 until then).
+    #[ts(type = "number")]
     pub elapsed_ms: u64,
     /// The files it changed since the fork point, once its turn ended (`None` in a shared
     /// folder, where they cannot be told apart).
@@ -114,11 +121,13 @@ pub struct RaceLane {
 }
 
 /// A race once every lane's turn ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[ts(export)]
 pub struct RaceView {
     pub race_id: String,
     pub source: String,
     /// How many turns ran at most at once.
+    #[ts(type = "number")]
     pub max_parallel: usize,
     /// The lanes share the source's folder (it is not in git).
     pub shared_folder: bool,

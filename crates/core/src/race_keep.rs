@@ -3,7 +3,7 @@
 //! changed), then the other lanes' worktrees are removed — only with the loss the caller
 //! confirmed, as `Host::worktree_loss` reports it — and their threads archived.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{HostError, HostResult};
 use crate::files::{ChangesView, WorktreeLoss};
@@ -11,15 +11,18 @@ use crate::host::Host;
 
 /// Another lane of the race and what discarding it would lose (`None`: it has no worktree of
 /// its own, nothing is removed).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(export)]
 pub struct LaneLoss {
     pub thread_id: String,
+    #[ts(type = "number")]
     pub lane: i64,
     pub loss: Option<WorktreeLoss>,
 }
 
 /// What keeping a lane would do: bring it back into `source`, discard `others`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(export)]
 pub struct KeepPlan {
     pub race_id: String,
     pub source: String,
@@ -28,7 +31,8 @@ pub struct KeepPlan {
 }
 
 /// What keeping a lane did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[ts(export)]
 pub struct KeptView {
     pub plan: KeepPlan,
     /// The files brought back into the source's folder.

@@ -13,6 +13,7 @@ fn source(module: &str) -> &'static str {
         "trust" => include_str!("../trust.rs"),
         "first_run" => include_str!("../first_run.rs"),
         "rewind" => include_str!("../rewind.rs"),
+        "race" => include_str!("../race.rs"),
         other => panic!("command_list names a module this test does not read: {other}"),
     }
 }

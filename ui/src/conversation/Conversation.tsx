@@ -2,6 +2,7 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, typ
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { forkAt } from "../fork/fork";
 import { continueItems } from "../fork/continueIn";
+import { openRaceDialog } from "../race/race";
 import type { HarnessKind } from "../bindings/HarnessKind";
 import { reveal, sourceTurnNumber } from "../fork/reveal";
 import { select, selectionKey } from "../fork/selection";
@@ -286,6 +287,13 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
           ...forkFileItems(inGit, forkFiles, row.fork.ok, why, (files) => onFork(row, false, files), hasCheckpoints),
           ...continueItems(harness, row.role, row.fork.ok, why, (into) => onFork(row, false, undefined, into), doctor),
           "separator",
+          {
+            label: "Fork ×N…",
+            disabled: !row.fork.ok,
+            title: why ?? "Race several lanes from this message with one prompt, then keep the best",
+            action: () =>
+              openRaceDialog({ threadId, turn: row.turn, role: row.role, prefill: row.role === "user" ? text : "" }),
+          },
           {
             label: "Copy text",
             action: () => void navigator.clipboard?.writeText(text).catch(() => {}),

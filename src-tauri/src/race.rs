@@ -1,0 +1,190 @@
+//! The race commands (docs/architecture.md "Race"): the models a lane may choose from, the
+//! repository's check command and its approval, starting a race (it runs in the background;
+//! its lanes come as `race-lane` events, its end as `race-ended`), and keeping one lane after
+//! its loss was shown. Each checks its input and calls the Host.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use forkhost_core::{
+    CheckCommandView, ForkAt, HarnessKind, KeepPlan, KeptView, LaneSpec, RaceLane, RaceSpec,
+    MAX_LANES,
+};
+use serde::Deserialize;
+use tauri::{AppHandle, State};
+
+use crate::error::{CmdResult, CommandError, ErrorCode};
+use crate::event_list::{channel, emit_all};
+use crate::event_payloads::{RaceEnded, RaceLaneEvent};
+use crate::state::AppState;
+
+/// One lane as the race dialog asks for it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[ts(export)]
+pub struct LaneArgs {
+    /// null: the source's harness.
+    pub harness: Option<HarnessKind>,
+    /// null or blank: the harness's own model.
+    pub model: Option<String>,
+}
+
+fn invalid(message: impl Into<String>) -> CommandError {
+    CommandError::new(ErrorCode::InvalidInput, message)
+}
+
+fn thread(id: &str) -> CmdResult<String> {
+    let id = id.trim();
+    if id.is_empty() {
+        return Err(invalid("a thread id is needed"));
+    }
+    Ok(id.to_owned())
+}
+
+/// The source thread's folder (the check command is its repository's).
+async fn folder_of(state: &AppState, thread_id: &str) -> CmdResult<std::path::PathBuf> {
+    Ok(state.host.show(thread_id).await?.thread.cwd.into())
+}
+
+/// The models the thread's harness offers (empty: it names none; any name is tried).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn race_models(state: State<'_, AppState>, thread_id: String) -> CmdResult<Vec<String>> {
+    let id = thread(&thread_id)?;
+    Ok(state.host.models(&id).await?)
+}
+
+/// The check command of the thread's repository and whether exactly it was approved.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn race_check(
+    state: State<'_, AppState>,
+    thread_id: String,
+) -> CmdResult<CheckCommandView> {
+    let id = thread(&thread_id)?;
+    let folder = folder_of(&state, &id).await?;
+    Ok(state.host.check_command(&folder).await?)
+}
+
+/// Saves the repository's check command (it is shown before it first runs).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn set_race_check(
+    state: State<'_, AppState>,
+    thread_id: String,
+    command: Option<String>,
+) -> CmdResult<CheckCommandView> {
+    let id = thread(&thread_id)?;
+    let folder = folder_of(&state, &id).await?;
+    Ok(state
+        .host
+        .set_check_command(&folder, command.as_deref())
+        .await?)
+}
+
+static RUNS: AtomicU64 = AtomicU64::new(1);
+
+/// Starts a race from the thread at `at` and returns its run id at once. `check`: the command
+/// text the dialog showed and the user ticked, approved here exactly so. `shared_folder`: the
+/// user confirmed that lanes share a folder outside git.
+#[allow(clippy::too_many_arguments)]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn race_start(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    thread_id: String,
+    at: ForkAt,
+    lanes: Vec<LaneArgs>,
+    prompt: String,
+    shared_folder: bool,
+    check: Option<String>,
+    max_parallel: Option<usize>,
+) -> CmdResult<String> {
+    let id = thread(&thread_id)?;
+    if !(2..=MAX_LANES).contains(&lanes.len()) {
+        return Err(invalid(format!(
+            "a race has 2 to {MAX_LANES} lanes (asked for {})",
+            lanes.len()
+        )));
+    }
+    if prompt.trim().is_empty() {
+        return Err(invalid("the prompt of a race is empty"));
+    }
+    if max_parallel == Some(0) {
+        return Err(invalid("at most 0 agents at once would run nothing"));
+    }
+    let check = check.map(|c| c.trim().to_owned()).filter(|c| !c.is_empty());
+    if let Some(command) = &check {
+        let folder = folder_of(&state, &id).await?;
+        state.host.approve_check(&folder, command).await?;
+    }
+    let lanes = lanes
+        .into_iter()
+        .map(|l| LaneSpec {
+            harness: l.harness,
+            model: l
+                .model
+                .map(|m| m.trim().to_owned())
+                .filter(|m| !m.is_empty()),
+        })
+        .collect();
+    let run = format!("race-{}", RUNS.fetch_add(1, Ordering::Relaxed));
+    let spec = RaceSpec {
+        source: id.clone(),
+        at,
+        lanes,
+        prompt,
+        shared_folder,
+        max_parallel,
+        approve: None,
+        check,
+        check_timeout: None,
+    };
+    let (host, told, run_id, source) = (state.host.clone(), app.clone(), run.clone(), id);
+    let on_lane = Arc::new(move |lane: &RaceLane| {
+        emit_all::<channel::RaceLane>(
+            &told,
+            &RaceLaneEvent {
+                run: run_id.clone(),
+                source: source.clone(),
+                lane: lane.clone(),
+            },
+        )
+    });
+    let (ended_run, ended_source) = (run.clone(), spec.source.clone());
+    tauri::async_runtime::spawn(async move {
+        let ended = host.race(spec, on_lane).await;
+        let (race, error) = match ended {
+            Ok(race) => (Some(race), None),
+            Err(err) => (None, Some(err.to_string())),
+        };
+        emit_all::<channel::RaceEnded>(
+            &app,
+            &RaceEnded {
+                run: ended_run,
+                source: ended_source,
+                race,
+                error,
+            },
+        );
+    });
+    Ok(run)
+}
+
+/// What keeping `lane` would bring back and discard, to be shown first.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn keep_plan(state: State<'_, AppState>, lane: String) -> CmdResult<KeepPlan> {
+    let id = thread(&lane)?;
+    Ok(state.host.keep_plan(&id).await?)
+}
+
+/// Keeps `lane` with the loss the user was shown (`accepted`); a loss that changed since is
+/// refused (`conflict`), as is a conflict in the source's folder.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn keep(
+    state: State<'_, AppState>,
+    lane: String,
+    accepted: KeepPlan,
+) -> CmdResult<KeptView> {
+    let id = thread(&lane)?;
+    if accepted.kept != id {
+        return Err(invalid("the plan shown is for another lane"));
+    }
+    Ok(state.host.keep(&id, Some(&accepted)).await?)
+}
