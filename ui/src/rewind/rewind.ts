@@ -93,12 +93,9 @@ export async function runRewind(
 ): Promise<string | null> {
   try {
     const done = await ipc.rewind(threadId, turn, kind, acceptedLoss);
+    // No toast: the shorter conversation and the header's Undo rewind say it (a toast would
+    // cover that button).
     await reloadAfter(threadId, done.rewind.branch_id);
-    notify({
-      kind: "success",
-      title: `Rewound to turn ${turn}`,
-      message: "Undo rewind (in the header) brings back what was there.",
-    });
     return null;
   } catch (err) {
     return describeError(err).message;
