@@ -168,3 +168,93 @@ async fn a_turn_either_thread_lacks_is_refused() {
     );
     assert_eq!(refs(&store, "x").await.len(), 3);
 }
+
+/// Turn 1 is a turn like any (turn 0 is none); a branch that is not live cannot trade.
+#[tokio::test]
+async fn turn_one_swaps_and_an_archived_branch_is_refused() {
+    let (_dir, store) = fresh().await;
+    let (x, b) = two_lines(&store).await;
+    let refused = store
+        .swap_lines(&x, &b, 0, SwapRecord::Rewind(rewind("r0")))
+        .await;
+    assert!(
+        matches!(refused, Err(StoreError::InvalidInput(_))),
+        "{refused:?}"
+    );
+    let archived = store
+        .update_thread(&ThreadRow {
+            state: ThreadState::Archived,
+            ..b.clone()
+        })
+        .await
+        .unwrap();
+    let refused = store
+        .swap_lines(&x, &archived, 1, SwapRecord::Rewind(rewind("r1")))
+        .await;
+    assert!(
+        matches!(refused, Err(StoreError::InvalidInput(_))),
+        "{refused:?}"
+    );
+    let live = store
+        .update_thread(&ThreadRow {
+            state: ThreadState::Ready,
+            ..archived
+        })
+        .await
+        .unwrap();
+    let swapped = store
+        .swap_lines(&x, &live, 1, SwapRecord::Rewind(rewind("r1")))
+        .await
+        .unwrap();
+    // The thread takes the branch's line after turn 1: its b2, with its id.
+    assert_eq!(
+        refs(&store, "x").await,
+        [
+            ("x1".into(), 1, "ref-b1".into()),
+            ("b2".into(), 2, "ref-b2".into())
+        ]
+    );
+    assert_eq!(refs(&store, "b").await.len(), 3);
+    assert_eq!(swapped.branch.state, ThreadState::Ready);
+}
+
+/// A files-only rewind swaps nothing; it is listed with the thread (newest first), undone once,
+/// and a second undo of it is refused.
+#[tokio::test]
+async fn rewinds_are_listed_newest_first_and_undone_once() {
+    let (_dir, store) = fresh().await;
+    let (_x, _b) = two_lines(&store).await;
+    let files = |id: &str| RewindRow {
+        branch_id: None,
+        kind: "files".into(),
+        files_before: Some(format!("before-{id}")),
+        ..rewind(id)
+    };
+    store.put_rewind(&files("f1")).await.unwrap();
+    let second = store.put_rewind(&files("f2")).await.unwrap();
+    assert_eq!(second.files_before.as_deref(), Some("before-f2"));
+    assert!(second.created_at > 0);
+    let listed: Vec<String> = store
+        .rewinds_of("x")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.id)
+        .collect();
+    assert_eq!(listed, ["f2", "f1"]);
+    assert_eq!(store.last_rewind("x").await.unwrap().unwrap().id, "f2");
+    let undone = store.undo_rewind("f2", Some("undo-cp")).await.unwrap();
+    assert!(undone.undone_at.is_some());
+    assert_eq!(undone.files_before_undo.as_deref(), Some("undo-cp"));
+    assert_eq!(store.last_rewind("x").await.unwrap().unwrap().id, "f1");
+    let again = store.undo_rewind("f2", None).await;
+    assert!(
+        matches!(again, Err(StoreError::InvalidInput(_))),
+        "{again:?}"
+    );
+    assert!(store.rewinds_of("b").await.unwrap().is_empty());
+    assert!(store.rewound_branches().await.unwrap().is_empty());
+    // A rewind is listed with its branch too.
+    store.put_rewind(&rewind("r1")).await.unwrap();
+    assert_eq!(store.rewinds_of("b").await.unwrap().len(), 1);
+}

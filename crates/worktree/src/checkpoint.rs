@@ -317,9 +317,7 @@ impl Repo {
                 commit.as_str()
             ));
         }
-        if script.is_empty() {
-            return Ok(());
-        }
+        // Nothing named: an empty script, which git takes as nothing to do.
         self.git
             .call(&self.root)
             .args(["update-ref", "--stdin"])

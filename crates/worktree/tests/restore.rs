@@ -99,6 +99,38 @@ fn another_thread_names_checkpoints_it_takes_over() {
     assert!(r
         .name_checkpoints("../x", &[("t1-end".to_owned(), t1)])
         .is_err());
+    r.name_checkpoints("branch", &[]).expect("nothing to name");
+}
+
+#[test]
+fn a_file_gone_already_is_fine_and_a_folder_in_its_way_is_an_error() {
+    let sb = Sandbox::new();
+    let repo = sb.repo();
+    repo.write("a.txt", "a\n");
+    repo.commit_all("base");
+    let r = repo.open();
+    let then = checkpoint(&r, "t1-end", &repo.path);
+    repo.write("made.txt", "made\n");
+    repo.write("dir/made.txt", "made\n");
+    let now = checkpoint(&r, "now", &repo.path);
+    // Gone since the checkpoint before: nothing left to delete.
+    std::fs::remove_file(repo.path.join("made.txt")).expect("delete");
+    // A folder where the checkpoint had a file.
+    std::fs::remove_dir_all(repo.path.join("dir")).expect("delete");
+    std::fs::create_dir_all(repo.path.join("dir/made.txt/inner")).expect("folder");
+    let refused = r.restore(&now, &then, &repo.path);
+    assert!(refused.is_err(), "{refused:?}");
+    assert!(
+        repo.path.join("dir/made.txt/inner").is_dir(),
+        "the folder stays"
+    );
+    std::fs::remove_dir_all(repo.path.join("dir")).expect("delete");
+    let done = r.restore(&now, &then, &repo.path).expect("restore");
+    assert_eq!(done.files.len(), 2);
+    // Without a recorded checkpoint every change is unrecorded.
+    repo.write("new.txt", "new\n");
+    let preview = r.restore_preview(&repo.path, &then, None).expect("preview");
+    assert_eq!(preview.unrecorded, ["new.txt"]);
 }
 
 #[test]
