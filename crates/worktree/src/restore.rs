@@ -181,18 +181,60 @@ impl Repo {
 }
 
 /// Deletes one file (or symlink) and the folders it leaves empty, up to the checkout's top. A
-/// file already gone is fine; anything else in the way (a folder made at its path since the
-/// checkpoint) is an error, before more is written.
+/// file already gone is fine; a folder at the path is not this file and stays.
 fn remove_file(path: &Path, root: &Path) -> Result<()> {
-    match std::fs::remove_file(path) {
-        Ok(()) => {}
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => return Ok(()),
+        Ok(_) => std::fs::remove_file(path)?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(e.into()),
     }
-    for dir in path.ancestors().skip(1).take_while(|d| *d != root) {
-        if std::fs::remove_dir(dir).is_err() {
+    let mut dir = path.parent();
+    while let Some(d) = dir {
+        if d == root || std::fs::remove_dir(d).is_err() {
             break;
         }
+        dir = d.parent();
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::remove_file;
+
+    #[test]
+    fn a_file_goes_with_the_folders_it_leaves_empty_up_to_the_top() {
+        let top = tempfile::tempdir().unwrap();
+        let root = top.path();
+        std::fs::create_dir_all(root.join("a/b")).unwrap();
+        std::fs::write(root.join("a/b/gone.txt"), "x").unwrap();
+        remove_file(&root.join("a/b/gone.txt"), root).unwrap();
+        assert!(!root.join("a").exists(), "its emptied folders go too");
+        assert!(root.exists(), "never the top");
+    }
+
+    #[test]
+    fn a_folder_at_the_path_stays_and_a_missing_file_is_fine() {
+        let top = tempfile::tempdir().unwrap();
+        let root = top.path();
+        std::fs::create_dir_all(root.join("now-a-folder")).unwrap();
+        std::fs::write(root.join("now-a-folder/mine.txt"), "kept").unwrap();
+        remove_file(&root.join("now-a-folder"), root).unwrap();
+        assert!(root.join("now-a-folder/mine.txt").exists());
+        remove_file(&root.join("never-there.txt"), root).unwrap();
+    }
+
+    // Windows names a path through a file "not found"; Unix "not a directory".
+    #[cfg(unix)]
+    #[test]
+    fn a_path_that_cannot_be_read_is_an_error_not_a_success() {
+        let top = tempfile::tempdir().unwrap();
+        let root = top.path();
+        std::fs::write(root.join("plain.txt"), "x").unwrap();
+        // Under a file: "not a directory", which is no "not found".
+        let err = remove_file(&root.join("plain.txt/inner.txt"), root);
+        assert!(err.is_err(), "{err:?}");
+        assert!(root.join("plain.txt").exists());
+    }
 }
