@@ -7,7 +7,7 @@
 //! real signature.
 
 use crate::{
-    approvals, cli_tool, commands, files, first_run, race, rewind, settings, trust, update,
+    approvals, cli_tool, commands, files, first_run, race, rewind, search, settings, trust, update,
 };
 use forkhost_core::DiscoveredSession;
 use forkhost_core::{
@@ -16,6 +16,7 @@ use forkhost_core::{
 };
 use forkhost_core::{ExportFormat, ThreadDetail, ThreadView, TurnRef};
 use forkhost_core::{RewindKind, RewindPlan, RewindView, RewoundView};
+use forkhost_core::{SearchQuery, SearchResults};
 
 use crate::cli_tool::CliToolStatus;
 use crate::commands::{AppInfo, ForkReply, NewThreadArgs};
@@ -84,6 +85,7 @@ command_list! {
     trust::revoke_folder_trust(folder: String) -> ();
     files::setup_command(folder: String) -> Option<String>;
     files::set_setup_command(folder: String, command: Option<String>) -> Option<String>;
+    search::search(query: SearchQuery) -> SearchResults;
     commands::discover() -> Vec<DiscoveredSession>;
     commands::import(harness_name: String, session: String, trust: Option<bool>) -> ThreadDetail;
     commands::follow(thread_id: String) -> ();

@@ -27,6 +27,7 @@ pub mod origin;
 pub mod platform;
 pub mod race;
 pub mod rewind;
+pub mod search;
 pub mod settings;
 pub mod spare;
 pub mod state;

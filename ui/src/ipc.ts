@@ -38,6 +38,7 @@ import type { NewTab } from "./bindings/NewTab";
 import type { NewThreadArgs } from "./bindings/NewThreadArgs";
 import type { Prefill } from "./bindings/Prefill";
 import type { Settings } from "./bindings/Settings";
+import type { SearchQuery } from "./bindings/SearchQuery";
 import type { TabView } from "./bindings/TabView";
 import type { TerminalExit } from "./bindings/TerminalExit";
 import type { TerminalOutput } from "./bindings/TerminalOutput";
@@ -179,6 +180,8 @@ export const fork = (
   files: ForkFiles | null = null,
   into: HarnessKind | null = null,
 ) => call("fork", { thread_id: threadId, at, files, for_window: forWindow, into });
+/** Searches every thread and the sessions not adopted yet (a newer search stops this one). */
+export const search = (query: SearchQuery) => call("search", { query });
 export const discover = () => call("discover");
 /** Adopts a native session; `trust`: the user's answer for its folder's agent config. */
 export const importSession = (harness: string, session: string, trust: boolean | null = null) =>

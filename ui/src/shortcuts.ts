@@ -9,6 +9,7 @@ import * as ipc from "./ipc";
 import { activeTabOf, store } from "./state";
 import { checkForUpdates } from "./update/updater";
 import { revealCliToolSection } from "./CliTool";
+import { focusSearch } from "./search/search";
 
 export type MenuAction =
   | "new_thread"
@@ -30,7 +31,8 @@ export type MenuAction =
   | "refresh"
   | "check_updates"
   | "get_started"
-  | "install_cli";
+  | "install_cli"
+  | "search";
 
 export function runAction(id: string) {
   const state = store.get();
@@ -99,6 +101,9 @@ export function runAction(id: string) {
     case "refresh":
       if (tab) void loadThread(tab.thread_id);
       break;
+    case "search":
+      focusSearch();
+      break;
   }
 }
 
@@ -149,6 +154,8 @@ export function actionForKey(e: KeyboardEvent): string | null {
       return "stop";
     case "r":
       return "refresh";
+    case "k":
+      return "search";
   }
   return null;
 }

@@ -41,6 +41,8 @@ export interface Highlight {
   threadId: string;
   turn: number;
   role: "user" | "assistant";
+  /** The row to reveal (`turn id:message index`, a search hit's); else by turn and role. */
+  key?: string;
   /** Bumped per request, so the same target can be revealed twice. */
   seq: number;
 }

@@ -14,6 +14,7 @@ fn source(module: &str) -> &'static str {
         "first_run" => include_str!("../first_run.rs"),
         "rewind" => include_str!("../rewind.rs"),
         "race" => include_str!("../race.rs"),
+        "search" => include_str!("../search.rs"),
         other => panic!("command_list names a module this test does not read: {other}"),
     }
 }

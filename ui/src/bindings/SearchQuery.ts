@@ -6,7 +6,7 @@ import type { HarnessKind } from "./HarnessKind";
  */
 export type SearchQuery = { 
 /**
- * Literal text (ASCII letters in any case) unless `regex`.
+ * Literal text, in any case, unless `regex` (a regular expression, in any case too).
  */
 text: string, regex: boolean, harness: HarnessKind | null, 
 /**

@@ -224,7 +224,8 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
   useEffect(() => {
     if (!highlight || highlight.threadId !== threadId || rows.length === 0) return;
     if (flash?.seq === highlight.seq) return;
-    const index = rowIndexOf(rows, highlight.turn, highlight.role);
+    const byKey = highlight.key ? rows.findIndex((r) => r.key === highlight.key) : -1;
+    const index = byKey >= 0 ? byKey : rowIndexOf(rows, highlight.turn, highlight.role);
     if (index < 0) return;
     stick.current = false;
     virtualizer.scrollToIndex(index, { align: "center" });
@@ -286,7 +287,6 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
           },
           ...forkFileItems(inGit, forkFiles, row.fork.ok, why, (files) => onFork(row, false, files), hasCheckpoints),
           ...continueItems(harness, row.role, row.fork.ok, why, (into) => onFork(row, false, undefined, into), doctor),
-          "separator",
           {
             label: "Fork ×N…",
             disabled: !row.fork.ok,
@@ -294,6 +294,7 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
             action: () =>
               openRaceDialog({ threadId, turn: row.turn, role: row.role, prefill: row.role === "user" ? text : "" }),
           },
+          "separator",
           {
             label: "Copy text",
             action: () => void navigator.clipboard?.writeText(text).catch(() => {}),

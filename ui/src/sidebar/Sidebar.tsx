@@ -19,6 +19,7 @@ import { harnessName } from "../harnesses";
 import { type AppInfoState, activeTabOf, store, threadById, useApp } from "../state";
 import { lineageWords } from "../tabs/words";
 import { UpdateBadge } from "../update/Update";
+import { SearchBox } from "../search/SearchBox";
 import { isRewoundBranch, useRewindsVersion } from "../rewind/rewind";
 
 export function relativeTime(ms: number, now = Date.now()): string {
@@ -69,6 +70,8 @@ export function Sidebar() {
           <span>New thread</span>
         </button>
       </div>
+
+      <SearchBox />
 
       <nav className="threads" aria-labelledby="threads-heading">
         <h2 id="threads-heading" className="threads__heading">

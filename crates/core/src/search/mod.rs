@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Instant, SystemTime};
 
 use forkhost_harness::{HarnessKind, Message, Role, Turn};
@@ -156,6 +156,17 @@ impl Host {
     /// Searches every thread's own turns and the sessions not adopted yet. An empty query, one
     /// over [`MAX_QUERY_BYTES`] or a bad regular expression is `invalid_input`.
     pub async fn search(&self, query: SearchQuery) -> HostResult<SearchResults> {
+        self.search_until(query, Arc::new(AtomicBool::new(false)))
+            .await
+    }
+
+    /// [`Host::search`] that stops reading as soon as `cancel` is set (a newer query replaced
+    /// it while the user typed); it then returns what it found so far, marked `truncated`.
+    pub async fn search_until(
+        &self,
+        query: SearchQuery,
+        cancel: Arc<AtomicBool>,
+    ) -> HostResult<SearchResults> {
         let started = Instant::now();
         let (matcher, prefilter) = compile(&query)?;
         let limit = query.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
@@ -192,8 +203,9 @@ impl Host {
             };
             let paths: Vec<PathBuf> = jobs.iter().map(|j| j.path.clone()).collect();
             let stats = ScanStats::default();
-            candidates(&paths, &prefilter, &run.stop, &stats, &|i| run.file(i));
-            let truncated = run.stop.load(Ordering::Relaxed);
+            let stop = || run.stop.load(Ordering::Relaxed) || cancel.load(Ordering::Relaxed);
+            candidates(&paths, &prefilter, &stop, &stats, &|i| run.file(i));
+            let truncated = stop();
             let found = run.found.into_inner().unwrap_or_else(|e| e.into_inner());
             (jobs, found, stats, truncated)
         })

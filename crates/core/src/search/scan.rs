@@ -9,7 +9,7 @@
 
 use std::io::Read;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use regex::bytes::{Regex, RegexBuilder};
 
@@ -124,11 +124,11 @@ pub(crate) struct ScanStats {
 
 /// Reads `files` on all cores, newest first as given (each worker takes the next file), and
 /// calls `found` with the index of each file the prefilter passes. Stops taking files once
-/// `stop` is set. A file that cannot be read is skipped (it may have been removed meanwhile).
+/// `stop` says so. A file that cannot be read is skipped (it may have been removed meanwhile).
 pub(crate) fn candidates(
     files: &[PathBuf],
     prefilter: &Prefilter,
-    stop: &AtomicBool,
+    stop: &(dyn Fn() -> bool + Sync),
     stats: &ScanStats,
     found: &(dyn Fn(usize) + Sync),
 ) {
@@ -141,7 +141,7 @@ pub(crate) fn candidates(
     let work = || {
         let mut buffer = Vec::new();
         loop {
-            if stop.load(Ordering::Relaxed) {
+            if stop() {
                 return;
             }
             let index = next.fetch_add(1, Ordering::Relaxed);
@@ -228,7 +228,7 @@ mod tests {
         candidates(
             &files,
             &Prefilter::literal("needle"),
-            &AtomicBool::new(false),
+            &|| false,
             &stats,
             &|i| found.lock().unwrap().push(i),
         );

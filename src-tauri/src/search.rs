@@ -1,0 +1,85 @@
+//! The search box's command (docs/architecture.md "Search"): checks the query, runs
+//! `Host::search` (its scan runs on blocking threads, so the UI never waits on it) and stops the
+//! window's previous search when a newer query arrives while the user types.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use forkhost_core::{SearchQuery, SearchResults, MAX_QUERY_BYTES};
+use tauri::{State, WebviewWindow};
+
+use crate::error::{CmdResult, CommandError, ErrorCode};
+use crate::state::AppState;
+
+/// The most hits the search box asks for (the CLI's default).
+const BOX_LIMIT: usize = 200;
+
+/// Per window: the flag that stops its running search.
+fn running() -> &'static Mutex<HashMap<String, Arc<AtomicBool>>> {
+    static RUNNING: OnceLock<Mutex<HashMap<String, Arc<AtomicBool>>>> = OnceLock::new();
+    RUNNING.get_or_init(Default::default)
+}
+
+/// The query as the box may send it: not over the size the Host searches (refused here, before
+/// it is copied further), at most [`BOX_LIMIT`] hits.
+fn checked(mut query: SearchQuery) -> CmdResult<SearchQuery> {
+    if query.text.len() > MAX_QUERY_BYTES {
+        return Err(CommandError::new(
+            ErrorCode::InvalidInput,
+            format!(
+                "the search query is too long; at most {} KB can be searched",
+                MAX_QUERY_BYTES / 1024
+            ),
+        ));
+    }
+    query.limit = Some(query.limit.unwrap_or(BOX_LIMIT).clamp(1, BOX_LIMIT));
+    Ok(query)
+}
+
+/// Searches every thread and the sessions not adopted yet. A newer search from the same window
+/// stops this one (it then answers what it had; the box shows only the newest answer).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn search(
+    window: WebviewWindow,
+    state: State<'_, AppState>,
+    query: SearchQuery,
+) -> CmdResult<SearchResults> {
+    let query = checked(query)?;
+    let cancel = Arc::new(AtomicBool::new(false));
+    let label = window.label().to_owned();
+    if let Some(older) = running()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(label.clone(), cancel.clone())
+    {
+        older.store(true, Ordering::Relaxed);
+    }
+    let result = state.host.search_until(query, cancel.clone()).await;
+    let mut running = running().lock().unwrap_or_else(|e| e.into_inner());
+    if running.get(&label).is_some_and(|c| Arc::ptr_eq(c, &cancel)) {
+        running.remove(&label);
+    }
+    Ok(result?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_query_is_refused_and_the_limit_kept_small() {
+        let long = SearchQuery {
+            text: "x".repeat(MAX_QUERY_BYTES + 1),
+            ..SearchQuery::default()
+        };
+        let err = checked(long).unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidInput.into());
+        let asked = SearchQuery {
+            text: "x".into(),
+            limit: Some(1_000_000),
+            ..SearchQuery::default()
+        };
+        assert_eq!(checked(asked).unwrap().limit, Some(BOX_LIMIT));
+    }
+}
