@@ -22,6 +22,9 @@ use serde_json::json;
 
 const WAIT: Duration = Duration::from_secs(60);
 
+/// Lists the lane's folder (its output's tail shows), then passes only where won.txt is.
+const CHECK: &str = "ls; test -f won.txt";
+
 fn git(dir: &Path, args: &[&str]) -> Result<()> {
     let out = Command::new("git")
         .current_dir(dir)
@@ -102,7 +105,7 @@ async fn race(client: &Client, repo: &Path, shots: &mut Shots) -> Result<()> {
     type_into(
         client,
         r#"input[aria-label="Check command"]"#,
-        "test -f won.txt",
+        CHECK,
     )
     .await?;
     // The exact text is shown before it may run.
@@ -114,7 +117,7 @@ async fn race(client: &Client, repo: &Path, shots: &mut Shots) -> Result<()> {
     )
     .await?;
     ensure!(
-        shown == json!("test -f won.txt"),
+        shown == json!(CHECK),
         "the dialog showed {shown}"
     );
     click(client, r#"input[name="run-check"]"#).await?;
@@ -179,6 +182,16 @@ async fn race(client: &Client, repo: &Path, shots: &mut Shots) -> Result<()> {
     ensure!(
         checks.iter().filter(|c| *c == "passed").count() == 1,
         "checks: {checks:?}"
+    );
+    let tails = js(
+        client,
+        r#"return [...document.querySelectorAll('[data-lane-check] .race-lane__tail')].map(e => e.textContent);"#,
+    )
+    .await?;
+    let tails: Vec<String> = serde_json::from_value(tails)?;
+    ensure!(
+        tails.len() == 3 && tails.iter().all(|t| t.contains("README.md")),
+        "the checks' output tails: {tails:?}"
     );
     shots.take(client, "race-view").await;
     save_screenshot(client, "app_race/race-view").await?;
