@@ -4,6 +4,7 @@ import type { RaceLane } from "../bindings/RaceLane";
 import * as ipc from "../ipc";
 import { store } from "../state";
 import { freshWindow } from "../testing/freshWindow";
+import { threadDetail } from "../testing/threads";
 import { keepLane, races, startRace } from "./race";
 
 vi.mock("../ipc", async () => ({
@@ -50,7 +51,7 @@ beforeEach(() => {
     endEvent = h;
     return Promise.resolve(() => {});
   });
-  m.show.mockResolvedValue(undefined);
+  m.show.mockImplementation((id: string) => Promise.resolve(threadDetail(id, 3)));
   m.raceStart.mockResolvedValue("race-1");
 });
 
