@@ -1,4 +1,4 @@
-//! `forkhost rewind` with the real Pi CLI against the fake model, in a temporary git
+//! `forkhost rewind` with the real Pi and Claude CLIs against the fake model, in a temporary git
 //! repository: three turns run shell commands writing `notes.txt` and `tN.txt`, then the user
 //! edits `notes.txt`. A turn out of range and nothing to undo are refused in words; without a
 //! terminal, a rewind that would overwrite that edit refuses unless `--yes` and touches nothing;
@@ -51,17 +51,37 @@ fn turns(cli: &Cli, thread: &str) -> usize {
 
 #[test]
 fn pi_rewind_asks_before_a_loss_and_undoes() {
-    with_cli(Harness::Pi, |cli| {
+    rewind_asks_before_a_loss_and_undoes(Harness::Pi);
+}
+
+#[test]
+fn claude_rewind_asks_before_a_loss_and_undoes() {
+    rewind_asks_before_a_loss_and_undoes(Harness::Claude);
+}
+
+fn rewind_asks_before_a_loss_and_undoes(harness: Harness) {
+    let name = harness.name();
+    with_cli(harness, |cli| {
         let repo = cli.env.work_dir().to_path_buf();
         git(&repo, &["init", "-q", "-b", "main"]);
         std::fs::write(repo.join("a.txt"), "a\n").unwrap();
         git(&repo, &["add", "-A"]);
         git(&repo, &["commit", "-q", "-m", "start"]);
         let cwd = repo.to_str().unwrap();
-        let created = cli.ok(&["new", "--harness", "pi", "--cwd", cwd, &writes("t1")]);
+        // Claude asks before a command: --approve all answers (Pi runs it without asking).
+        let created = cli.ok(&[
+            "new",
+            "--harness",
+            name,
+            "--cwd",
+            cwd,
+            "--approve",
+            "all",
+            &writes("t1"),
+        ]);
         let thread = created["thread"]["id"].as_str().unwrap().to_owned();
-        cli.ok(&["send", &thread, &writes("t2")]);
-        cli.ok(&["send", &thread, &writes("t3")]);
+        cli.ok(&["send", &thread, "--approve", "all", &writes("t2")]);
+        cli.ok(&["send", &thread, "--approve", "all", &writes("t3")]);
         std::fs::write(repo.join("notes.txt"), "mine").unwrap();
 
         let err = cli.err(&["rewind", &thread, "--to", "9"]);
