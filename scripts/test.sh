@@ -77,7 +77,7 @@ step "the real-CLI suites again, against the newest verified harness versions"
 # suite, and its tests in the shared suites (their names carry the harness's name: live sync,
 # restart, races and streaming in host_behaviour, a crash at every fork step in host_fork_crash,
 # the directions of continuing in another agent in host_continue, rewind and undo in
-# host_rewind).
+# host_rewind and cli_rewind).
 newest_differs() (
   source scripts/harness-versions.env
   old="${1}_VERSION" new="${1}_NEWEST_VERSION"
@@ -93,7 +93,7 @@ if ((${#newest[@]})); then
     for harness in "${newest[@]}"; do
       cargo test -p forkhost-tests --test "harness_${harness}"
       cargo test -p forkhost-tests --test harness_smoke --test cli_fork --test host_behaviour \
-        --test host_fork_crash --test host_continue --test host_rewind -- "$harness"
+        --test host_fork_crash --test host_continue --test host_rewind --test cli_rewind -- "$harness"
     done
   )
 fi
