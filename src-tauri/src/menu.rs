@@ -41,6 +41,8 @@ const VIEW: &[Item] = &[
         "Toggle Sidebar",
         Some("CmdOrCtrl+B"),
     ),
+    // The sidebar's search box (ui/src/search); the same id as the web view's Ctrl/⌘-K.
+    (Some("search"), "Search All Threads…", Some("CmdOrCtrl+K")),
     (None, "", None),
     (Some("next_tab"), "Next Tab", Some("CmdOrCtrl+PageDown")),
     (Some("prev_tab"), "Previous Tab", Some("CmdOrCtrl+PageUp")),
