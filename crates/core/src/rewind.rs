@@ -382,11 +382,14 @@ impl Host {
                 "a turn is running in thread {id}; stop it before rewinding"
             )));
         }
-        if self
-            .slot(id)
-            .terminal
-            .load(std::sync::atomic::Ordering::SeqCst)
-        {
+        let slot = self.slot(id);
+        // A fork's worktree still being written holds no turn's files yet.
+        if slot.files.state().preparing().is_some() {
+            return Err(HostError::Busy(format!(
+                "the files of thread {id} are still being written; rewind once they are there"
+            )));
+        }
+        if slot.terminal.load(std::sync::atomic::Ordering::SeqCst) {
             return Err(HostError::Busy(format!(
                 "thread {id} is open in a terminal tab; close it to rewind"
             )));
