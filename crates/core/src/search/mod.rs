@@ -6,6 +6,7 @@
 //! ([`matcher`]). A fork's file holds the turns it inherited too; those are its source's
 //! hits, never the fork's: each message is found once, in the thread that owns its turn.
 
+mod copies;
 mod matcher;
 mod scan;
 
@@ -227,6 +228,7 @@ impl Host {
     ) -> HostResult<SearchResults> {
         found.sort_by_key(|f| f.job);
         let mut jobs: Vec<Option<Job>> = jobs.into_iter().map(Some).collect();
+        copies::drop_copies(&mut found, &jobs);
         let rows: Vec<ThreadRow> = found
             .iter()
             .filter_map(|f| match &jobs[f.job].as_ref()?.owner {
@@ -240,6 +242,9 @@ impl Host {
         for file in found {
             if total >= limit {
                 break;
+            }
+            if file.hits.is_empty() {
+                continue;
             }
             let Some(job) = jobs[file.job].take() else {
                 continue;
