@@ -60,8 +60,9 @@ fn kind(h: Harness) -> HarnessKind {
     h.name().parse().unwrap()
 }
 
-/// Copies `source` beside itself under a new session id until `bytes` are written; `RARE` in
-/// the copies numbered in `rare`. Returns the files written.
+/// Copies `source` beside itself under a new session id until `bytes` are written, each with
+/// its replies' words changed; `RARE` in the copies numbered in `rare`. Returns the files
+/// written.
 fn copies(source: &Path, session_id: &str, bytes: u64, rare: &[usize]) -> Vec<PathBuf> {
     let body = std::fs::read_to_string(source).unwrap();
     let name = source.file_name().unwrap().to_str().unwrap().to_owned();
@@ -72,10 +73,13 @@ fn copies(source: &Path, session_id: &str, bytes: u64, rare: &[usize]) -> Vec<Pa
     while total < bytes {
         let id = uuid::Uuid::new_v4().to_string();
         let path = source.with_file_name(name.replace(session_id, &id));
+        // Each copy its own words (as long as "reply ", so the JSON stays valid): a copy
+        // with the same turns and words as another is a fork's copy, and its hits are dropped.
+        let own = body.replace("reply ", &format!("c{:04} ", n % 10_000));
         let text = if rare.contains(&n) {
-            body.replacen("what the user asked. ", RARE, 1)
+            own.replacen("what the user asked. ", RARE, 1)
         } else {
-            body.clone()
+            own
         };
         std::fs::write(&path, &text).unwrap();
         total += text.len() as u64;
