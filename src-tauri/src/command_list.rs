@@ -7,7 +7,8 @@
 //! real signature.
 
 use crate::{
-    approvals, cli_tool, commands, files, first_run, race, rewind, search, settings, trust, update,
+    approvals, cli_tool, commands, files, first_run, fork_preview, race, rewind, search, settings,
+    trust, update,
 };
 use forkhost_core::DiscoveredSession;
 use forkhost_core::{
@@ -20,6 +21,7 @@ use forkhost_core::{SearchQuery, SearchResults};
 
 use crate::cli_tool::CliToolStatus;
 use crate::commands::{AppInfo, ForkReply, NewThreadArgs};
+use crate::fork_preview::ForkPreview;
 use crate::layout::{NewTab, Prefill, TabLayout, WindowInit};
 use crate::settings::Settings;
 use crate::update::UpdateInfo;
@@ -92,6 +94,7 @@ command_list! {
     commands::unfollow(thread_id: String) -> ();
     commands::doctor() -> Vec<HarnessReport>;
     commands::window_init() -> WindowInit;
+    fork_preview::fork_preview() -> ForkPreview;
     commands::set_window_tabs(tabs: Vec<TabLayout>, active_tab: Option<String>) -> ();
     commands::open_window(tabs: Vec<NewTab>, prefill: Option<Prefill>, focus_composer: bool) -> String;
     commands::move_tab_to_new_window(tab_id: String) -> String;

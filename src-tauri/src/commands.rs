@@ -188,17 +188,17 @@ pub async fn fork(
         settings.fork_files.fork_files()
     });
     // Showing the spare takes round trips to the main thread: beside the fork, not before it.
-    let showing = for_window.then(|| {
-        let (app, near) = (app.clone(), window.clone());
-        tauri::async_runtime::spawn_blocking(move || {
-            crate::spare::show_spare(&app, &app.state::<AppState>(), &near)
-        })
-    });
+    // It shows the history the fork inherits meanwhile (crate::fork_preview).
+    let showing =
+        for_window.then(|| crate::fork_preview::show_with_preview(&app, &window, &thread_id, &at));
     let forked = state.host.fork_into(&thread_id, at, files, into).await;
     let shown = match showing {
         Some(task) => task.await.ok().flatten(),
         None => None,
     };
+    if let Some(label) = &shown {
+        crate::fork_preview::fork_answered(&app, label, forked.is_err());
+    }
     let mut result = match forked {
         Ok(result) => result,
         Err(err) => {

@@ -76,6 +76,9 @@ event_list! {
     ToWindow Menu = "menu": str;
     /// A spare window was given tabs: its `window_init` now says what it holds.
     ToWindow WindowAssign = "window-assign": ();
+    /// A window shown for a fork being made: `fork_preview` now says what history it inherits
+    /// (or, the fork failed, that there is none).
+    ToWindow ForkPreview = "fork-preview": ();
     /// The shell changed the window's tabs (one moved to another window).
     ToWindow LayoutChanged = "layout-changed": ();
     /// The window gained focus after a notification about this thread, which still waits.

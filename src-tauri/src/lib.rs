@@ -20,6 +20,7 @@ pub mod event_list;
 pub mod event_payloads;
 pub mod files;
 pub mod first_run;
+pub mod fork_preview;
 pub mod layout;
 pub mod menu;
 pub mod open_window;

@@ -19,6 +19,7 @@ mod failpoint;
 mod files;
 mod follow;
 mod fork;
+mod fork_preview;
 mod grant_scope;
 mod grants;
 mod host;

@@ -10,6 +10,7 @@ import type { ExportFormat } from "./ExportFormat";
 import type { FilesView } from "./FilesView";
 import type { ForkAt } from "./ForkAt";
 import type { ForkFiles } from "./ForkFiles";
+import type { ForkPreview } from "./ForkPreview";
 import type { ForkReply } from "./ForkReply";
 import type { GrantView } from "./GrantView";
 import type { HarnessKind } from "./HarnessKind";
@@ -82,6 +83,7 @@ export type Commands = {
   unfollow: { args: [{ thread_id: string }]; reply: void };
   doctor: { args: []; reply: Array<HarnessReport> };
   window_init: { args: []; reply: WindowInit };
+  fork_preview: { args: []; reply: ForkPreview };
   set_window_tabs: { args: [{ tabs: Array<TabView>; active_tab: string | null }]; reply: void };
   open_window: { args: [{ tabs: Array<NewTab>; prefill: Prefill | null; focus_composer: boolean }]; reply: string };
   move_tab_to_new_window: { args: [{ tab_id: string }]; reply: string };

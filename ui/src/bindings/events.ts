@@ -14,6 +14,7 @@ export type Events = {
   "settings-changed": Settings;
   "menu": string;
   "window-assign": null;
+  "fork-preview": null;
   "layout-changed": null;
   "activate-thread": string;
   "update-progress": UpdateProgress;
@@ -27,4 +28,4 @@ export type Events = {
 export type AppEventName = "host-event" | "host-lagged" | "settings-changed" | "race-lane" | "race-ended";
 
 /** The events sent to one window (by its label). */
-export type WindowEventName = "menu" | "window-assign" | "layout-changed" | "activate-thread" | "update-progress" | "terminal-output" | "terminal-exit";
+export type WindowEventName = "menu" | "window-assign" | "fork-preview" | "layout-changed" | "activate-thread" | "update-progress" | "terminal-output" | "terminal-exit";

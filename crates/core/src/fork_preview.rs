@@ -1,0 +1,93 @@
+//! What a fork will hold, before it exists: the source's turns up to the cut, read from the
+//! store and the text cache (no harness call, no sync), so that a fork's window can show its
+//! inherited history while the harness forks. The fork's own detail replaces it.
+
+use forkhost_store::TurnRow;
+
+use crate::error::{HostError, HostResult};
+use crate::fork::{ForkAt, TurnRef};
+use crate::host::Host;
+use crate::view::ThreadDetail;
+
+impl Host {
+    /// The source `source_id` as a fork at `at` would inherit it: its turns up to the cut
+    /// (`before` a turn leaves that turn out), without their fork chips. Its thread is the
+    /// source's (the fork has no row yet). A cut that names no turn is `turn_not_found`, as
+    /// the fork itself would say.
+    pub async fn fork_preview(&self, source_id: &str, at: &ForkAt) -> HostResult<ThreadDetail> {
+        let thread = self.thread(source_id).await?;
+        let stored = self.store().turns(source_id).await?;
+        let kept = kept_turns(&stored, at).ok_or_else(|| {
+            HostError::TurnNotFound(format!("the fork point in thread {source_id}"))
+        })?;
+        self.detail_of(&thread, &stored[..kept], Vec::new()).await
+    }
+}
+
+/// How many of `stored` (in order) a fork at `at` keeps; `None` when `at` names no turn.
+fn kept_turns(stored: &[TurnRow], at: &ForkAt) -> Option<usize> {
+    let position = |r: &TurnRef| match r {
+        TurnRef::Number(n) if *n >= 1 && (*n as usize) <= stored.len() => Some(*n as usize - 1),
+        TurnRef::Number(_) => None,
+        TurnRef::Id(id) => stored.iter().position(|t| &t.id == id),
+    };
+    match at {
+        ForkAt::After(r) => position(r).map(|i| i + 1),
+        ForkAt::Before(r) => position(r),
+        ForkAt::Latest if stored.is_empty() => None,
+        ForkAt::Latest => Some(stored.len()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(n: i64) -> Vec<TurnRow> {
+        (1..=n)
+            .map(|i| TurnRow {
+                id: format!("t{i}"),
+                thread_id: "th".into(),
+                ordinal: i,
+                native_turn_ref: format!("r{i}"),
+                native_checkpoint_ref: None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn keeps_the_turns_up_to_the_cut() {
+        let stored = rows(3);
+        assert_eq!(
+            kept_turns(&stored, &ForkAt::After(TurnRef::Number(2))),
+            Some(2)
+        );
+        assert_eq!(
+            kept_turns(&stored, &ForkAt::Before(TurnRef::Number(2))),
+            Some(1)
+        );
+        assert_eq!(
+            kept_turns(&stored, &ForkAt::Before(TurnRef::Id("t1".into()))),
+            Some(0)
+        );
+        assert_eq!(kept_turns(&stored, &ForkAt::Latest), Some(3));
+    }
+
+    #[test]
+    fn a_cut_naming_no_turn_is_none() {
+        let stored = rows(3);
+        assert_eq!(
+            kept_turns(&stored, &ForkAt::After(TurnRef::Number(4))),
+            None
+        );
+        assert_eq!(
+            kept_turns(&stored, &ForkAt::After(TurnRef::Number(0))),
+            None
+        );
+        assert_eq!(
+            kept_turns(&stored, &ForkAt::Before(TurnRef::Id("x".into()))),
+            None
+        );
+        assert_eq!(kept_turns(&[], &ForkAt::Latest), None);
+    }
+}
