@@ -109,6 +109,11 @@ pub async fn race_start(
     if max_parallel == Some(0) {
         return Err(invalid("at most 0 agents at once would run nothing"));
     }
+    // Unless the call says otherwise, Settings' "at most K agents at once".
+    let max_parallel = max_parallel.or_else(|| {
+        let settings = state.settings.lock().unwrap_or_else(|e| e.into_inner());
+        settings.agents_at_once()
+    });
     let check = check.map(|c| c.trim().to_owned()).filter(|c| !c.is_empty());
     if let Some(command) = &check {
         let folder = folder_of(&state, &id).await?;

@@ -99,6 +99,9 @@ pub struct Settings {
     /// The checkpoints of threads archived longer than this many days are removed when the app
     /// starts; 0: never.
     pub prune_checkpoints_days: u32,
+    /// At most this many agents run a turn at once in a race (its other lanes wait, queued,
+    /// and say so); 0: one per core of this machine.
+    pub max_agents: u32,
 }
 
 impl Default for Settings {
@@ -112,7 +115,16 @@ impl Default for Settings {
             default_modes: DefaultModes::default(),
             fork_files: ForkFilesSetting::default(),
             prune_checkpoints_days: PRUNE_DAYS,
+            max_agents: 0,
         }
+    }
+}
+
+impl Settings {
+    /// Settings' "at most K agents at once", as a race's limit (`None`: the Host's default,
+    /// one per core).
+    pub fn agents_at_once(&self) -> Option<usize> {
+        (self.max_agents > 0).then_some(self.max_agents as usize)
     }
 }
 
@@ -206,6 +218,7 @@ mod tests {
             },
             fork_files: ForkFilesSetting::SameFolder,
             prune_checkpoints_days: 7,
+            max_agents: 3,
         };
         save(&dir, &settings).unwrap();
         assert_eq!(load(&dir), settings);
@@ -238,6 +251,10 @@ mod tests {
             forkhost_core::ForkFiles::Auto
         );
         assert_eq!(load(&dir).prune_checkpoints_days, 30);
+        // ... and race with one agent per core.
+        assert_eq!(load(&dir).max_agents, 0);
+        assert_eq!(load(&dir).agents_at_once(), None);
+        assert_eq!(settings.agents_at_once(), Some(3));
         assert_eq!(
             ForkFilesSetting::SameFolder.fork_files(),
             forkhost_core::ForkFiles::SameFolder

@@ -79,6 +79,7 @@ beforeEach(() => {
     default_modes: { claude: null, codex_policy: null, codex_sandbox: null },
     fork_files: "worktree" as const,
     prune_checkpoints_days: 30,
+    max_agents: 0,
   });
   m.doctor.mockResolvedValue([harnessReport("claude"), missingReport("codex"), missingReport("pi")]);
   m.threads.mockResolvedValue([]);

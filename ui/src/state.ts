@@ -161,6 +161,7 @@ export const defaultSettings: Settings = {
   default_modes: { claude: null, codex_policy: null, codex_sandbox: null },
   fork_files: "worktree",
   prune_checkpoints_days: 30,
+  max_agents: 0,
 };
 
 export function initialState(): AppState {

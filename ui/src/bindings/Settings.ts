@@ -27,4 +27,9 @@ fork_files: ForkFilesSetting,
  * The checkpoints of threads archived longer than this many days are removed when the app
  * starts; 0: never.
  */
-prune_checkpoints_days: number, };
+prune_checkpoints_days: number, 
+/**
+ * At most this many agents run a turn at once in a race (its other lanes wait, queued,
+ * and say so); 0: one per core of this machine.
+ */
+max_agents: number, };

@@ -169,4 +169,17 @@ describe("the Settings dialog", () => {
     await waitFor(() => expect(m.saveSettings).toHaveBeenCalledTimes(1));
     expect(m.saveSettings.mock.calls[0]?.[0]).toMatchObject({ fork_files: "same_folder", prune_checkpoints_days: 7 });
   });
+
+  it("saves how many agents a race runs at once, within 0 (one per core) and 64", async () => {
+    store.set({ doctor: [report({ name: "pi", path: "/p", version: "1" })] });
+    render(<SettingsDialog />);
+    const agents = document.querySelector<HTMLInputElement>('input[data-setting="max-agents"]')!;
+    expect(agents.value).toBe("0");
+    fireEvent.change(agents, { target: { value: "500" } });
+    expect(agents.value).toBe("64");
+    fireEvent.change(agents, { target: { value: "3" } });
+    fireEvent.click(save());
+    await waitFor(() => expect(m.saveSettings).toHaveBeenCalledTimes(1));
+    expect(m.saveSettings.mock.calls[0]?.[0]).toMatchObject({ max_agents: 3 });
+  });
 });

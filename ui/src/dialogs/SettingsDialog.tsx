@@ -264,6 +264,22 @@ export function SettingsDialog() {
             />
             <span>days (0: never)</span>
           </label>
+          <label className="field field--inline">
+            <span className="field__label">In a race, at most</span>
+            <input
+              className="input input--number"
+              type="number"
+              min={0}
+              max={64}
+              data-setting="max-agents"
+              value={draft.max_agents}
+              onChange={(e) => {
+                const agents = Math.max(0, Math.min(64, Math.round(Number(e.target.value) || 0)));
+                setDraft((d) => ({ ...d, max_agents: agents }));
+              }}
+            />
+            <span>agents at once (0: one per core); the other lanes wait, queued</span>
+          </label>
         </section>
         <section className="settings-section">
           <h3>Theme</h3>
