@@ -1,5 +1,5 @@
-//! The commands of "Rewind to here" (docs/architecture.md "Rewind"): the plan shown before
-//! anything is written, the rewind with the loss the user saw, its undo, and a thread's
+//! The commands of the message menu's Rewind to here… (docs/architecture.md "Rewind"): the
+//! plan shown before anything is written, the rewind with the loss the user saw, its undo, and a thread's
 //! rewinds. Each checks its input and calls one Host method.
 
 use forkhost_core::{RewindKind, RewindPlan, RewindView, RewoundView, TurnRef};
