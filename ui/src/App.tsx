@@ -19,6 +19,7 @@ import { useApp } from "./state";
 import { applyTheme } from "./theme";
 import { UpdateDialog } from "./update/Update";
 import { onUpdateProgress as updateProgress, scheduleStartupCheck } from "./update/updater";
+import { ForkPreview } from "./fork/ForkPreview";
 import { WarmUp } from "./conversation/WarmUp";
 import { Workspace } from "./Workspace";
 
@@ -105,6 +106,7 @@ export function App() {
       <ContextMenu />
       <Toasts />
       {spare && <WarmUp />}
+      <ForkPreview />
     </div>
   );
 }

@@ -29,6 +29,7 @@ beforeEach(() => {
     return Promise.resolve(() => {});
   };
   m.onWindowAssign.mockImplementation(on("assign"));
+  m.onForkPreview.mockImplementation(on("preview"));
   m.onHostEvent.mockImplementation(on("host"));
   m.onHostLagged.mockImplementation(on("lagged"));
   m.onSettingsChanged.mockImplementation(on("settings"));
@@ -135,7 +136,7 @@ describe("boot", () => {
   it("listens first, then reads the window, the threads and settings, and is ready", async () => {
     m.windowInit.mockResolvedValue(init({ tabs: [conversation("x1", "a")], active_tab: "x1" }));
     const stop = await boot();
-    expect(Object.keys(listeners).sort()).toEqual(["activate", "assign", "host", "lagged", "settings"]);
+    expect(Object.keys(listeners).sort()).toEqual(["activate", "assign", "host", "lagged", "preview", "settings"]);
     const state = store.get();
     expect(state.ready).toBe(true);
     expect(state.info).toEqual({ status: "ready", info: { version: "1.0.0", data_dir: "/data" } });

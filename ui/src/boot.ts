@@ -3,6 +3,7 @@
 import { loadDoctor } from "./dialogs/open";
 import * as ipc from "./ipc";
 import type { WindowInit } from "./ipc";
+import { endPreviewWhenPainted, loadPreview } from "./fork/preview";
 import { markRead, perf } from "./perf";
 import { type AppState, activeTabOf, store, threadById, updateSlot } from "./state";
 import { layoutSynced, scheduleLayout } from "./tabs/layout";
@@ -77,6 +78,8 @@ async function assigned() {
   }
   applyInit(init);
   layoutSynced();
+  // The history shown while the harness forked gives way once the fork's own list painted.
+  endPreviewWhenPainted(init.seed?.id ?? "");
   // After the fork has painted.
   setTimeout(() => void refreshThreads(), 300);
 }
@@ -96,6 +99,7 @@ export async function boot(): Promise<() => void> {
   // spare window listens for its assignment before it says it is ready).
   await Promise.all([
     listen(ipc.onWindowAssign(() => void assigned())),
+    listen(ipc.onForkPreview(() => void loadPreview())),
     listen(ipc.onHostEvent(handleHostEvent)),
     listen(ipc.onHostLagged(reloadAll)),
     listen(ipc.onSettingsChanged((settings) => store.set({ settings }))),

@@ -229,6 +229,8 @@ export const setSetupCommand = (folder: string, command: string | null) =>
 // ---- windows and tabs ------------------------------------------------------------------------
 
 export const windowInit = () => call("window_init");
+/** A window shown for a fork being made: the history the fork inherits (null: none, or no more). */
+export const forkPreview = () => call("fork_preview");
 export const setWindowTabs = (tabs: TabView[], activeTab: string | null) =>
   call("set_window_tabs", { tabs, active_tab: activeTab });
 /**
@@ -330,6 +332,8 @@ export const onSettingsChanged = (handler: (settings: Settings) => void) =>
   on("settings-changed", handler);
 /** This spare window was given tabs: `windowInit` now says what it holds. */
 export const onWindowAssign = (handler: () => void) => onHere("window-assign", () => handler());
+/** This window, shown for a fork being made, has its preview to ask for (or lost it). */
+export const onForkPreview = (handler: () => void) => onHere("fork-preview", () => handler());
 /** The shell changed this window's tabs (a tab moved to another window). */
 export const onLayoutChanged = (handler: () => void) => onHere("layout-changed", () => handler());
 /**

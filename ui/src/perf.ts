@@ -43,6 +43,9 @@ interface Perf {
   firstFrameAt?: number;
   /** Every full read of a thread (`show`): when it started (Date.now()) and how long it took. */
   reads: { threadId: string; startedAt: number; ms: number }[];
+  /** A window shown for a fork: the inherited history it showed before the fork was ready
+   * (Date.now() when it arrived and when it painted; its rows). */
+  preview?: { arrivedAt: number; paintedAt: number | null; messages: number; rows: number };
   /** Per thread: when its data was last read, until its list is painted. */
   pending: Record<string, { readAt: number; open: OpenMeasure }>;
 }
