@@ -100,7 +100,9 @@ export function App() {
       )}
       {dialog?.kind === "archive" && <ArchiveDialog threadId={dialog.threadId} loss={dialog.loss} />}
       {dialog?.kind === "setup" && <SetupDialog threadId={dialog.threadId} />}
-      {dialog?.kind === "rewind" && <RewindDialog threadId={dialog.threadId} turn={dialog.turn} />}
+      {dialog?.kind === "rewind" && (
+        <RewindDialog threadId={dialog.threadId} turn={dialog.turn} prefill={dialog.prefill} />
+      )}
       <RaceDialog />
       {trustAsk && <TrustDialog ask={trustAsk} />}
       <ContextMenu />

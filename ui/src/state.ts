@@ -63,7 +63,8 @@ export type Dialog =
   /** The setup command new worktrees of the thread's repository run. */
   | { kind: "setup"; threadId: string }
   /** "Rewind to here…" on a reply of turn `turn`: the kinds, the plan and its loss. */
-  | { kind: "rewind"; threadId: string; turn: number };
+  /** `prefill`: a rewind to before a message, whose text comes back to the composer after it. */
+  | { kind: "rewind"; threadId: string; turn: number; prefill?: string };
 
 /** The repository's setup command running (or done) in a fork's new worktree. */
 export interface WorktreeSetup {

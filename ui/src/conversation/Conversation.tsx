@@ -308,12 +308,23 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
                 : "This turn is still running",
             action: () => void copyBranchMarkdown(threadId, row.turn),
           },
-          {
-            label: "Rewind to here…",
-            disabled: row.kind !== "message" || row.role === "user",
-            title: "Continue this thread from this reply (its files too), keeping the rest as a branch",
-            action: () => openDialog({ kind: "rewind", threadId, turn: row.turn }),
-          },
+          row.role === "user"
+            ? {
+                // Before a prompt: back to the reply before it, the prompt in the composer to edit.
+                label: "Rewind to before this message…",
+                disabled: row.kind !== "message" || row.turn < 2,
+                title:
+                  row.turn < 2
+                    ? "Nothing comes before the first message: fork before it instead"
+                    : "Continue this thread from the reply before this message (its files too), this message back in the composer, keeping the rest as a branch",
+                action: () => openDialog({ kind: "rewind", threadId, turn: row.turn - 1, prefill: text }),
+              }
+            : {
+                label: "Rewind to here…",
+                disabled: row.kind !== "message",
+                title: "Continue this thread from this reply (its files too), keeping the rest as a branch",
+                action: () => openDialog({ kind: "rewind", threadId, turn: row.turn }),
+              },
         ],
       });
     },

@@ -70,6 +70,30 @@ describe("Rewind to here", () => {
     await waitFor(() => expect(store.get().dialog).toBeNull());
   });
 
+  it("puts a message rewound to before back in the composer, and not for files only", async () => {
+    m.rewindPlan.mockImplementation(async (_t: string, _n: number, kind: RewindPlan["kind"]) => ({ ...plan, kind, loss: [] }));
+    const done = { rewind: { id: "r", thread_id: "x", branch_id: "b", turn: 2, kind: "conversation", created_at: 0, undone: false } };
+    m.rewind.mockResolvedValue(done as RewoundView);
+    m.show.mockResolvedValue(threadDetail("x", 2, { title: "Rewind me" }));
+    m.threads.mockResolvedValue([thread]);
+    const view = render(<RewindDialog threadId="x" turn={2} prefill="the third prompt" />);
+    await view.findByText("t3.txt");
+    fireEvent.click(view.container.querySelector('[data-rewind-kind="files"]') as HTMLElement);
+    await waitFor(() => expect(view.container.querySelector('[data-rewind-plan="files"]')).not.toBeNull());
+    fireEvent.click(view.container.querySelector('[data-action="rewind-confirm"]') as HTMLElement);
+    await waitFor(() => expect(m.rewind).toHaveBeenCalledWith("x", 2, "files", []));
+    await waitFor(() => expect(store.get().dialog).toBeNull());
+    expect(store.get().drafts.x).toBeUndefined();
+    view.unmount();
+
+    store.set({ dialog: { kind: "rewind", threadId: "x", turn: 2, prefill: "the third prompt" } });
+    const again = render(<RewindDialog threadId="x" turn={2} prefill="the third prompt" />);
+    await again.findByText("t3.txt");
+    fireEvent.click(again.container.querySelector('[data-action="rewind-confirm"]') as HTMLElement);
+    await waitFor(() => expect(m.rewind).toHaveBeenLastCalledWith("x", 2, "conversation_and_files", []));
+    await waitFor(() => expect(store.get().drafts.x).toBe("the third prompt"));
+  });
+
   it("says in words why a plan cannot be made", async () => {
     m.rewindPlan.mockRejectedValue(new ipc.IpcError("unsupported", "the folder is not in a git repository"));
     const view = render(<RewindDialog threadId="x" turn={2} />);

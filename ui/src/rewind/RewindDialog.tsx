@@ -9,9 +9,12 @@ import { closeDialog } from "../dialogs/open";
 import { describeError } from "../errors";
 import { Spinner } from "../icons";
 import { threadById, useApp } from "../state";
+import { setDraft } from "../threads/turns";
 import { KINDS, rewindPlan, runRewind } from "./rewind";
 
-export function RewindDialog({ threadId, turn }: { threadId: string; turn: number }) {
+/** `prefill`: a rewind to before a message (to `turn`, the reply before it), whose text is put
+ * back in the composer once the conversation is rewound, for the user to edit and send. */
+export function RewindDialog({ threadId, turn, prefill }: { threadId: string; turn: number; prefill?: string }) {
   const thread = useApp((s) => threadById(s, threadId));
   const [kind, setKind] = useState<RewindKind>("conversation_and_files");
   // What the Host said for a kind; shown only while that kind is chosen.
@@ -41,8 +44,13 @@ export function RewindDialog({ threadId, turn }: { threadId: string; turn: numbe
     setBusy(true);
     const err = await runRewind(threadId, turn, kind, plan.loss);
     setBusy(false);
-    if (err) setError(err);
-    else closeDialog();
+    if (err) {
+      setError(err);
+      return;
+    }
+    // Files only leave the conversation as it was: nothing to edit again.
+    if (prefill !== undefined && kind !== "files") setDraft(threadId, prefill);
+    closeDialog();
   };
 
   const loses = (plan?.loss.length ?? 0) > 0;
