@@ -76,6 +76,7 @@ command_list! {
     rewind::rewind(thread_id: String, to: TurnRef, kind: RewindKind, accepted_loss: Option<Vec<String>>) -> RewoundView;
     rewind::undo_rewind(thread_id: String) -> RewoundView;
     rewind::rewinds(thread_id: String) -> Vec<RewindView>;
+    rewind::rewound_branches() -> Vec<String>;
     files::files(thread_id: String) -> FilesView;
     files::changes(thread_id: String, other: Option<String>) -> ChangesView;
     files::bring_back(fork_id: String, target_id: String) -> ChangesView;

@@ -67,3 +67,9 @@ pub async fn rewinds(state: State<'_, AppState>, thread_id: String) -> CmdResult
     let id = thread(&thread_id)?;
     Ok(state.host.rewinds(&id).await?)
 }
+
+/// Every thread a rewind (or its undo) set aside as a branch (the sidebar's "rewound" mark).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn rewound_branches(state: State<'_, AppState>) -> CmdResult<Vec<String>> {
+    Ok(state.host.rewound_branches().await?)
+}

@@ -1,6 +1,7 @@
 // A window's start: its events wired, what the app says it holds (tabs, a fork's seed, a draft)
 // shown, the threads and settings read; and later, a spare window being given a fork.
 import { loadDoctor } from "./dialogs/open";
+import { loadRewoundBranches } from "./rewind/rewind";
 import * as ipc from "./ipc";
 import type { WindowInit } from "./ipc";
 import { endPreviewWhenPainted, loadPreview } from "./fork/preview";
@@ -131,6 +132,7 @@ export async function boot(): Promise<() => void> {
   layoutSynced();
   store.set({ ready: true });
   void loadDoctor();
+  void loadRewoundBranches();
 
   // Keep the app's layout and the window title in step with the tabs.
   let prev = store.get();

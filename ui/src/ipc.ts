@@ -167,6 +167,8 @@ export const rewind = (threadId: string, to: number, kind: RewindKind, acceptedL
 export const undoRewind = (threadId: string) => call("undo_rewind", { thread_id: threadId });
 /** The thread's rewinds and those whose branch it is, newest first. */
 export const rewinds = (threadId: string) => call("rewinds", { thread_id: threadId });
+/** Every thread a rewind (or its undo) set aside as a branch. */
+export const rewoundBranches = () => call("rewound_branches");
 /**
  * Forks a thread. `forWindow`: the fork opens in a window of its own, which the app opens (its
  * preloaded spare shows while the harness forks) and hands the fork's detail directly; the

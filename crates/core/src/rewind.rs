@@ -333,6 +333,12 @@ impl Host {
         rows.iter().map(RewindView::try_from).collect()
     }
 
+    /// Every thread a rewind (or its undo) set aside as a branch: the sidebar marks them
+    /// "rewound" from the start, before any of their conversations is opened.
+    pub async fn rewound_branches(&self) -> HostResult<Vec<String>> {
+        Ok(self.store().rewound_branches().await?)
+    }
+
     /// The turn `to` names, refused in words where a rewind cannot go: an archived, missing or
     /// running thread, a turn it does not have, and (for the conversation) its last turn.
     async fn rewind_checks(

@@ -65,6 +65,7 @@ export type Commands = {
   rewind: { args: [{ thread_id: string; to: TurnRef; kind: RewindKind; accepted_loss: Array<string> | null }]; reply: RewoundView };
   undo_rewind: { args: [{ thread_id: string }]; reply: RewoundView };
   rewinds: { args: [{ thread_id: string }]; reply: Array<RewindView> };
+  rewound_branches: { args: []; reply: Array<string> };
   files: { args: [{ thread_id: string }]; reply: FilesView };
   changes: { args: [{ thread_id: string; other: string | null }]; reply: ChangesView };
   bring_back: { args: [{ fork_id: string; target_id: string }]; reply: ChangesView };

@@ -9,7 +9,7 @@ import { freshWindow } from "../testing/freshWindow";
 import { threadDetail } from "../testing/threads";
 import { stripTurns } from "../threads/cache";
 import { RewindDialog } from "./RewindDialog";
-import { isRewoundBranch, rememberRewinds, undoable } from "./rewind";
+import { isRewoundBranch, loadRewoundBranches, rememberRewinds, undoable } from "./rewind";
 
 vi.mock("../ipc", () => import("../testing/ipcMock"));
 const m = vi.mocked(ipc);
@@ -114,5 +114,13 @@ describe("the rewinds a window knows", () => {
     expect(isRewoundBranch("x")).toBe(false);
     rememberRewinds("x", []);
     expect(undoable("x")).toBeUndefined();
+  });
+
+  it("marks the branches the Host lists before any of their threads is opened", async () => {
+    expect(isRewoundBranch("old")).toBe(false);
+    m.rewoundBranches.mockResolvedValue(["old"]);
+    await loadRewoundBranches();
+    expect(isRewoundBranch("old")).toBe(true);
+    expect(isRewoundBranch("x")).toBe(false);
   });
 });

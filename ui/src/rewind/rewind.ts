@@ -55,8 +55,22 @@ export function undoable(threadId: string): RewindView | undefined {
   return known.get(threadId)?.find((r) => r.thread_id === threadId && !r.undone);
 }
 
+/** Threads the Host says a rewind set aside (read when the window starts, and after each
+ * rewind), so the mark shows before any of their conversations is opened. */
+let setAside = new Set<string>();
+
+export async function loadRewoundBranches() {
+  try {
+    setAside = new Set(await ipc.rewoundBranches());
+    changed();
+  } catch {
+    // Only the sidebar's mark depends on it.
+  }
+}
+
 /** Whether the thread is a line a rewind (or its undo) set aside. */
 export function isRewoundBranch(threadId: string): boolean {
+  if (setAside.has(threadId)) return true;
   for (const rows of known.values()) if (rows.some((r) => r.branch_id === threadId)) return true;
   return false;
 }
@@ -80,7 +94,13 @@ export async function rewindPlan(threadId: string, turn: number, kind: RewindKin
 
 /** The thread and its files read again after its line changed. */
 async function reloadAfter(threadId: string, branch: string | null) {
-  await Promise.all([loadThread(threadId), refreshThreads(), loadRewinds(threadId), loadFiles(threadId)]);
+  await Promise.all([
+    loadThread(threadId),
+    refreshThreads(),
+    loadRewinds(threadId),
+    loadFiles(threadId),
+    loadRewoundBranches(),
+  ]);
   if (branch) void loadThread(branch);
 }
 

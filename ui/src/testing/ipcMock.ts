@@ -60,3 +60,4 @@ export const rewindPlan = vi.fn();
 export const rewind = vi.fn();
 export const undoRewind = vi.fn();
 export const rewinds = vi.fn(async () => []);
+export const rewoundBranches = vi.fn(async (): Promise<string[]> => []);
