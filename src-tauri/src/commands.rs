@@ -8,7 +8,7 @@ use forkhost_core::DiscoveredSession;
 use forkhost_core::{ExportFormat, ForkResult, ThreadDetail, ThreadView, TurnRef};
 use forkhost_core::{ForkAt, ForkFiles, HarnessKind, HarnessReport, NewThreadSpec};
 use serde::{Deserialize, Serialize};
-use tauri::{AppHandle, Manager, State, WebviewWindow};
+use tauri::{AppHandle, State, WebviewWindow};
 
 use crate::error::{AppErrorCode, CmdResult, CommandError, ErrorCode};
 use crate::event_list::{channel, emit_all, emit_to};

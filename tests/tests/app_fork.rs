@@ -747,6 +747,16 @@ async fn harness_session(
         fork_rows[..] == source_rows[..fork_rows.len()],
         "inherited text differs: {fork_rows:?}"
     );
+    // The history shown while the harness forked (when the fork took long enough for it to
+    // paint) has given way to the fork's own, live one.
+    let preview = js(client, "return window.__forkhostPerf?.preview ?? null").await?;
+    println!("{}: the fork window's preview: {preview}", which.name());
+    let live = js(
+        client,
+        r#"return !document.querySelector('[data-fork-preview]') && document.querySelector('textarea[data-role="composer"]')?.disabled === false"#,
+    )
+    .await?;
+    ensure!(live == true, "the fork window is still a preview");
     let focused = js(
         client,
         "return document.activeElement?.dataset?.role ?? null",

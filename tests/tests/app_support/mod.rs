@@ -407,12 +407,13 @@ pub async fn fork_window(client: &Client, index: usize) -> Result<WindowHandle> 
     window_by_label(client, &label).await
 }
 
-/// Switches to the (non-spare, ready) window with this label.
+/// Switches to the (non-spare, ready) window with this label; a fork's window once the fork's
+/// own list replaced the history shown while it was made (`ui/src/fork/ForkPreview.tsx`).
 pub async fn window_by_label(client: &Client, label: &str) -> Result<WindowHandle> {
     let origin = client.window().await?;
     let deadline = Instant::now() + STARTUP;
     let check = format!(
-        r#"const a = document.querySelector('.app'); return !!a && a.dataset.window === '{label}' && a.dataset.appReady === 'true' && !a.dataset.spare;"#
+        r#"const a = document.querySelector('.app'); return !!a && a.dataset.window === '{label}' && a.dataset.appReady === 'true' && !a.dataset.spare && !document.querySelector('[data-fork-preview]');"#
     );
     loop {
         for handle in client.windows().await? {
