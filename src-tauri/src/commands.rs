@@ -189,8 +189,8 @@ pub async fn fork(
     });
     // Showing the spare takes round trips to the main thread: beside the fork, not before it.
     // It shows the history the fork inherits meanwhile (crate::fork_preview).
-    let showing =
-        for_window.then(|| crate::fork_preview::show_with_preview(&app, &window, &thread_id, &at));
+    let showing = for_window
+        .then(|| crate::fork_preview::show_with_preview(&app, &window, &thread_id, &at, into));
     let forked = state.host.fork_into(&thread_id, at, files, into).await;
     let shown = match showing {
         Some(task) => task.await.ok().flatten(),

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use forkhost_core::ForkAt;
+use forkhost_core::{ForkAt, HarnessKind};
 use serde::Serialize;
 use tauri::async_runtime::JoinHandle;
 use tauri::{AppHandle, Manager, WebviewWindow};
@@ -39,25 +39,30 @@ pub struct ForkPreview {
 }
 
 /// Shows the spare window near `near` (as [`crate::spare::show_spare`]) and, beside it, reads
-/// the history a fork of `thread_id` at `at` inherits and hands it to that window. Resolves to
+/// the history a fork of `thread_id` at `at` (into `into`'s harness) inherits and hands it to that window. Resolves to
 /// the window's label once it is shown; the preview may come later (it never delays the fork).
 pub fn show_with_preview(
     app: &AppHandle,
     near: &WebviewWindow,
     thread_id: &str,
     at: &ForkAt,
+    into: Option<HarnessKind>,
 ) -> JoinHandle<Option<String>> {
     let (label_tx, label_rx) = tokio::sync::oneshot::channel::<Option<String>>();
     let (preview_app, thread_id, at) = (app.clone(), thread_id.to_owned(), at.clone());
     tauri::async_runtime::spawn(async move {
         let host = preview_app.state::<AppState>().host.clone();
-        let detail = host.fork_preview(&thread_id, &at).await;
+        let detail = host.fork_preview(&thread_id, &at, into).await;
         let Ok(Some(label)) = label_rx.await else {
             return;
         };
-        let seed = match detail.map(|d| serde_json::value::to_raw_value(&d)) {
-            Ok(Ok(seed)) => seed,
-            Ok(Err(err)) => return tracing::debug!(error = %err, "fork preview not serialized"),
+        let seed = match detail.map(|d| d.map(|d| serde_json::value::to_raw_value(&d))) {
+            Ok(Some(Ok(seed))) => seed,
+            // The fork answers at once: its own detail shows.
+            Ok(None) => return,
+            Ok(Some(Err(err))) => {
+                return tracing::debug!(error = %err, "fork preview not serialized")
+            }
             // The fork itself will say what is wrong.
             Err(err) => return tracing::debug!(error = %err, "no fork preview"),
         };

@@ -2,6 +2,7 @@
 //! store and the text cache (no harness call, no sync), so that a fork's window can show its
 //! inherited history while the harness forks. The fork's own detail replaces it.
 
+use forkhost_harness::HarnessKind;
 use forkhost_store::TurnRow;
 
 use crate::error::{HostError, HostResult};
@@ -10,17 +11,31 @@ use crate::host::Host;
 use crate::view::ThreadDetail;
 
 impl Host {
-    /// The source `source_id` as a fork at `at` would inherit it: its turns up to the cut
-    /// (`before` a turn leaves that turn out), without their fork chips. Its thread is the
-    /// source's (the fork has no row yet). A cut that names no turn is `turn_not_found`, as
-    /// the fork itself would say.
-    pub async fn fork_preview(&self, source_id: &str, at: &ForkAt) -> HostResult<ThreadDetail> {
+    /// The source `source_id` as a fork at `at` (into `into`'s harness) would inherit it: its
+    /// turns up to the cut (`before` a turn leaves that turn out), without their fork chips.
+    /// Its thread is the source's (the fork has no row yet). `None` where the fork itself
+    /// makes no native call (a harness whose fork is lazy, Claude's, forking within itself:
+    /// the fork answers at once, and a preview would only take time from it). A cut that names
+    /// no turn is `turn_not_found`, as the fork itself would say.
+    pub async fn fork_preview(
+        &self,
+        source_id: &str,
+        at: &ForkAt,
+        into: Option<HarnessKind>,
+    ) -> HostResult<Option<ThreadDetail>> {
         let thread = self.thread(source_id).await?;
+        if into.is_none_or(|k| k == thread.kind) {
+            let binary = self.inner.harnesses.binary(thread.kind).await?;
+            if !binary.capabilities().eager_fork {
+                return Ok(None);
+            }
+        }
         let stored = self.store().turns(source_id).await?;
         let kept = kept_turns(&stored, at).ok_or_else(|| {
             HostError::TurnNotFound(format!("the fork point in thread {source_id}"))
         })?;
-        self.detail_of(&thread, &stored[..kept], Vec::new()).await
+        let detail = self.detail_of(&thread, &stored[..kept], Vec::new()).await?;
+        Ok(Some(detail))
     }
 }
 
