@@ -4,21 +4,19 @@
 //! shown, in the repository it was shown for (its identity, as for the setup command), so a
 //! changed command is shown again. Outside git the folder itself stands for the repository.
 //!
-//! Its processes end with it, as the setup command's do: the shell leads a process group of its
-//! own under the harness crate's watchdog; when the shell ends, or the time is up, the group is
-//! killed (a background child would hold the output pipes open).
+//! Its processes end with it, as the setup command's do (`user_command.rs`): when the shell
+//! ends, or the time is up, its process group is killed.
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
 use super::repo::{main_root, repo_of};
-use super::setup::{identity_of, shell, watch_tree};
+use super::setup::identity_of;
+use super::user_command::run_in;
 use crate::error::{HostError, HostResult};
 use crate::host::Host;
 
@@ -134,7 +132,12 @@ impl Host {
     ) -> LaneCheck {
         let started = Instant::now();
         let tail = Arc::new(Mutex::new(Tail::default()));
-        let ended = run(command, folder, limit, tail.clone()).await;
+        let keep = |line: String| {
+            if let Ok(mut tail) = tail.lock() {
+                tail.push(line);
+            }
+        };
+        let ended = run_in(command, folder, "the check command", Some(limit), &keep).await;
         let tail = tail.lock().map(|t| t.text()).unwrap_or_default();
         let mut check = LaneCheck {
             command: command.to_owned(),
@@ -195,74 +198,4 @@ async fn check_root(folder: &Path) -> HostResult<String> {
             .unwrap_or_else(|_| folder.to_path_buf()),
     };
     Ok(root.display().to_string())
-}
-
-/// The shell's exit status, or `None` when `limit` passed first (the group is then killed).
-async fn run(
-    command: &str,
-    folder: &Path,
-    limit: Duration,
-    tail: Arc<Mutex<Tail>>,
-) -> Result<Option<std::process::ExitStatus>, String> {
-    let mut sh = shell(command);
-    sh.current_dir(folder)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    #[cfg(unix)]
-    sh.process_group(0);
-    let mut child = sh
-        .spawn()
-        .map_err(|e| format!("could not start the check command: {e}"))?;
-    let tree = watch_tree(&child);
-    let (out, err) = (child.stdout.take(), child.stderr.take());
-    let pid = child.id();
-    let work = async {
-        let ended = async {
-            #[cfg(unix)]
-            if let (Some(tree), Some(pid)) = (&tree, pid) {
-                // Exited but not reaped yet, so its group id is still its own to signal.
-                let waited = tokio::task::spawn_blocking(move || {
-                    forkhost_harness::process::wait_exited(pid)
-                })
-                .await;
-                if !matches!(waited, Ok(Ok(()))) {
-                    tracing::warn!("could not wait for the check command's shell");
-                }
-                tree.kill();
-            }
-            #[cfg(not(unix))]
-            let _ = (&tree, pid);
-        };
-        tokio::join!(read(out, &tail), read(err, &tail), ended);
-        child.wait().await
-    };
-    let status = tokio::time::timeout(limit, work).await;
-    #[cfg(unix)]
-    if let Some(tree) = &tree {
-        tree.kill();
-        tree.release();
-    }
-    match status {
-        Ok(Ok(status)) => Ok(Some(status)),
-        Ok(Err(e)) => Err(format!("the check command could not be waited for: {e}")),
-        Err(_) => {
-            let _ = child.start_kill();
-            let _ = child.wait().await;
-            Ok(None)
-        }
-    }
-}
-
-async fn read(pipe: Option<impl AsyncRead + Unpin>, tail: &Mutex<Tail>) {
-    let Some(pipe) = pipe else {
-        return;
-    };
-    let mut lines = BufReader::new(pipe).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        if let Ok(mut tail) = tail.lock() {
-            tail.push(line);
-        }
-    }
 }

@@ -14,6 +14,7 @@ mod repo;
 mod scope;
 mod setup;
 mod spare_worktrees;
+mod user_command;
 pub(crate) mod worktree_fork;
 
 pub use check::{CheckCommandView, LaneCheck};

@@ -3,20 +3,13 @@
 //! `worktree_setup` events and its end as `worktree_setup_ended`. The fork is usable at once;
 //! the command's output is the user's to read, never logged.
 //!
-//! Its processes never outlive the app, nor the command (review L5): on Unix the shell leads a
-//! process group of its own, watched like a harness's (`forkhost_harness::process::Tree`), so
-//! an app that quits or is killed takes `npm` and its children along; when the shell ends,
-//! whatever it left running in the background is killed too (it would hold the output pipes
-//! open and the command would never be seen to end). On Windows the shell dies with the app's
-//! handle (`kill_on_drop`) only.
+//! Its processes never outlive the app, nor the command (review L5; `user_command.rs`).
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
-
-use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
 use super::error::blocking;
 use super::repo::{main_root, repo_of};
+use super::user_command::run_in;
 use crate::error::{HostError, HostResult};
 use crate::events::HostEvent;
 use crate::host::Host;
@@ -111,95 +104,21 @@ impl Host {
     }
 
     async fn setup_in(&self, thread: &str, command: &str, folder: &Path) -> Result<(), String> {
-        let mut shell = shell(command);
-        shell
-            .current_dir(folder)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        #[cfg(unix)]
-        shell.process_group(0);
-        let mut child = shell
-            .spawn()
-            .map_err(|e| format!("could not start the setup command: {e}"))?;
-        let tree = watch_tree(&child);
-        let (out, err) = (child.stdout.take(), child.stderr.take());
-        let pid = child.id();
-        let ended = async {
-            #[cfg(unix)]
-            if let (Some(tree), Some(pid)) = (&tree, pid) {
-                // Exited but not reaped yet, so its group id is still its own to signal.
-                let waited = tokio::task::spawn_blocking(move || {
-                    forkhost_harness::process::wait_exited(pid)
-                })
-                .await;
-                if !matches!(waited, Ok(Ok(()))) {
-                    tracing::warn!("could not wait for the setup command's shell");
-                }
-                tree.kill();
-                tree.release();
-            }
-            #[cfg(not(unix))]
-            let _ = (&tree, pid);
+        // Each line goes out as a `worktree_setup` event (never to the log: it is the user's).
+        let forward = |line: String| {
+            self.emit(HostEvent::WorktreeSetup {
+                thread_id: thread.to_owned(),
+                output: format!("{line}\n"),
+            })
         };
-        tokio::join!(self.stream(thread, out), self.stream(thread, err), ended);
-        let status = child.wait().await.map_err(|e| e.to_string())?;
+        let status = run_in(command, folder, "the setup command", None, &forward)
+            .await?
+            .ok_or_else(|| "the setup command did not end".to_owned())?;
         match status.success() {
             true => Ok(()),
             false => Err(format!("the setup command {status}")),
         }
     }
-
-    /// Forwards a pipe's lines as `worktree_setup` events.
-    async fn stream(&self, thread: &str, pipe: Option<impl AsyncRead + Unpin>) {
-        let Some(pipe) = pipe else {
-            return;
-        };
-        let mut lines = BufReader::new(pipe).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            self.emit(HostEvent::WorktreeSetup {
-                thread_id: thread.to_owned(),
-                output: format!("{line}\n"),
-            });
-        }
-    }
-}
-
-/// The shell's process group under the harness crate's watchdog (Unix), so the app's end ends
-/// it; `None` where that is not available (the shell then dies with the app's handle only).
-#[cfg(unix)]
-pub(super) fn watch_tree(child: &tokio::process::Child) -> Option<forkhost_harness::process::Tree> {
-    let pid = child.id()?;
-    match forkhost_harness::process::Tree::adopt(pid, None) {
-        Ok(tree) => Some(tree),
-        Err(err) => {
-            tracing::warn!(error = %err, "no watchdog for the setup command");
-            None
-        }
-    }
-}
-
-#[cfg(not(unix))]
-pub(super) fn watch_tree(_child: &tokio::process::Child) -> Option<()> {
-    None
-}
-
-#[cfg(unix)]
-pub(super) fn shell(command: &str) -> tokio::process::Command {
-    let mut shell = tokio::process::Command::new("sh");
-    shell.arg("-c").arg(command);
-    shell
-}
-
-#[cfg(windows)]
-pub(super) fn shell(command: &str) -> tokio::process::Command {
-    use windows_sys::Win32::System::Threading::CREATE_NO_WINDOW;
-    let mut shell = tokio::process::Command::new("cmd");
-    shell.arg("/C").arg(command);
-    // No console window flashing up for a GUI app.
-    shell.creation_flags(CREATE_NO_WINDOW);
-    shell
 }
 
 /// The identity of the repository holding `folder` (its root commits), `None` when it has no
