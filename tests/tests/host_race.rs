@@ -178,6 +178,24 @@ async fn race_three_lanes_from_turn_two_then_keep_one() {
     }
     assert_eq!(snapshot(&repo), before, "the source's folder changed");
 
+    // Sent the same first prompt, the lanes are still told apart in the list (numbered).
+    let listed = host.threads().await.unwrap();
+    let mut titles: Vec<String> = race
+        .lanes
+        .iter()
+        .map(|l| {
+            let id = l.thread_id.as_deref().unwrap();
+            listed.iter().find(|t| t.id == id).unwrap().title.clone()
+        })
+        .collect();
+    assert!(
+        titles[0].starts_with("SLOW RUN_COMMAND"),
+        "named by its prompt: {titles:?}"
+    );
+    titles.sort();
+    titles.dedup();
+    assert_eq!(titles.len(), 3, "three lanes, three names: {titles:?}");
+
     // Keep lane 1: an unconfirmed loss and a conflict in the source are refused, unchanged.
     let kept = race.lanes[0].thread_id.clone().unwrap();
     let err = host.keep(&kept, None).await.unwrap_err();

@@ -27,6 +27,18 @@ fn learned() -> &'static Mutex<HashMap<String, (String, String)>> {
     LEARNED.get_or_init(Default::default)
 }
 
+/// Forks' sources: thread id → source thread id (fixed for a fork), to tell siblings whose
+/// first own prompts are the same (a race's lanes).
+fn sources() -> &'static Mutex<HashMap<String, String>> {
+    static SOURCES: OnceLock<Mutex<HashMap<String, String>>> = OnceLock::new();
+    SOURCES.get_or_init(Default::default)
+}
+
+/// The number a label was given among its siblings (`"after turn 2 · 3"` → 3).
+fn label_number(label: &str) -> Option<u32> {
+    label.rsplit_once(" · ")?.1.parse().ok()
+}
+
 /// Forks' source turn numbers: thread id → 1-based number in the source (fixed for a fork).
 fn numbers() -> &'static Mutex<HashMap<String, i64>> {
     static NUMBERS: OnceLock<Mutex<HashMap<String, i64>>> = OnceLock::new();
@@ -132,6 +144,19 @@ impl Host {
             let learned = learned().lock().unwrap_or_else(|e| e.into_inner());
             if let Some((_, title)) = learned.get(&row.id) {
                 view.title = title.clone();
+                // Siblings sent the same first prompt (a race's lanes) keep their labels'
+                // numbers, so that each stays told apart.
+                if let Some(n) = label_number(&row.title) {
+                    let sources = sources().lock().unwrap_or_else(|e| e.into_inner());
+                    let source = sources.get(&row.id);
+                    let shared = source.is_some()
+                        && learned.iter().any(|(id, (_, other))| {
+                            id != &row.id && other == title && sources.get(id) == source
+                        });
+                    if shared {
+                        view.title = format!("{title} · {n}");
+                    }
+                }
             }
         }
         Ok(view)
@@ -160,6 +185,13 @@ impl Host {
                 Err(err) => tracing::warn!(error = %err, "reading forks' source turns failed"),
             }
         }
+        sources()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(rows.iter().filter_map(|r| {
+                let fork = r.fork.as_ref()?;
+                Some((r.id.clone(), fork.source_thread.clone()))
+            }));
         let candidates: HashMap<&str, &ThreadRow> = rows
             .iter()
             .filter(|r| r.fork.is_some() && !r.title_custom && r.native_path.is_some())
@@ -222,6 +254,14 @@ mod tests {
             title_custom: custom,
             ..crate::thread::tests::row()
         }
+    }
+
+    #[test]
+    fn a_labels_number_is_read_back() {
+        assert_eq!(label_number("after turn 2 · 3"), Some(3));
+        assert_eq!(label_number("after turn 2"), None);
+        assert_eq!(label_number("in Codex after turn 2 · 12"), Some(12));
+        assert_eq!(label_number("a · b"), None);
     }
 
     #[test]
