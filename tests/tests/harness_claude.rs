@@ -30,6 +30,7 @@ impl HarnessCase for Claude {
     const HARNESS: Harness = Harness::Claude;
     const TIMEOUT: Duration = Duration::from_secs(60);
     const SESSIONS_DIR: &'static str = ".claude/projects";
+    const PRICES_A_TURN: bool = true;
     const SESSION_AT_OPEN: bool = false;
     const PLAIN_TURN_IS_DIALOGUE_ONLY: bool = true;
     const FORK_RUNS_THE_CLI: bool = false;

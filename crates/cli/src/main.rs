@@ -11,6 +11,7 @@ mod search;
 mod spare;
 mod stream;
 mod trust;
+mod usage;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

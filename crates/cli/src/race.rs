@@ -131,6 +131,12 @@ fn status_line(lane: &RaceLane) -> String {
     if lane.elapsed_ms > 0 {
         line.push_str(&format!(" · {}", seconds(lane.elapsed_ms)));
     }
+    if let Some(usage) = &lane.usage {
+        line.push_str(&format!(" · {}", crate::usage::tokens(Some(usage))));
+        if usage.cost_usd.is_some() {
+            line.push_str(&format!(" · {}", crate::usage::cost(Some(usage))));
+        }
+    }
     if lane.files.is_some() {
         line.push_str(&format!(" · {}", files_cell(lane)));
     }
@@ -151,6 +157,8 @@ pub fn table(race: &RaceView) -> String {
         "model".into(),
         "state".into(),
         "time".into(),
+        "tokens".into(),
+        "cost".into(),
         "files changed".into(),
         "check".into(),
         "thread".into(),
@@ -162,12 +170,14 @@ pub fn table(race: &RaceView) -> String {
             lane.model.clone().unwrap_or_else(|| "-".into()),
             lane.state.as_str().to_owned(),
             seconds(lane.elapsed_ms),
+            crate::usage::tokens(lane.usage.as_ref()),
+            crate::usage::cost(lane.usage.as_ref()),
             files_cell(lane),
             check_cell(lane),
             lane.thread_id.clone().unwrap_or_else(|| "-".into()),
         ]);
     }
-    let widths: Vec<usize> = (0..8)
+    let widths: Vec<usize> = (0..rows[0].len())
         .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
         .collect();
     let mut out: Vec<String> = rows

@@ -29,6 +29,7 @@ pub async fn send(
     let mut done = std::pin::pin!(done);
     let mut interrupted = false;
     let mut approvals = Vec::new();
+    let mut usage = None;
     let outcome = loop {
         tokio::select! {
             outcome = &mut done => break outcome,
@@ -36,6 +37,7 @@ pub async fn send(
                 if let Ok(event) = event {
                     if event.thread_id() == thread {
                         echo(&event, json);
+                        note_usage(&event, &mut usage);
                         on_approval(host, thread, event, policy, &mut approvals).await;
                     }
                 }
@@ -51,10 +53,15 @@ pub async fn send(
     while let Ok(event) = events.try_recv() {
         if event.thread_id() == thread {
             echo(&event, json);
+            note_usage(&event, &mut usage);
             record_resolution(&event, &mut approvals);
         }
     }
     finish_line(json);
+    // Last on stderr, so it never mixes with the reply or a `--json` document.
+    if let Some(usage) = usage {
+        eprintln!("{}", crate::usage::line(&usage));
+    }
     match outcome {
         Ok(TurnOutcome::Failed { message }) => Err(HostError::HarnessFailed(message)),
         Ok(_) => Ok(Sent {
@@ -111,6 +118,13 @@ async fn on_approval(
         request,
         decision: answered,
     });
+}
+
+/// The turn's tokens and cost, from its end event.
+fn note_usage(event: &HostEvent, usage: &mut Option<forkhost_core::TurnUsage>) {
+    if let HostEvent::TurnEnded { usage: Some(u), .. } = event {
+        *usage = Some(*u);
+    }
 }
 
 /// Notes how a request we did not answer ended (withdrawn, gone).

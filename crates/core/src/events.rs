@@ -2,7 +2,7 @@
 //!
 //! Events carry model text (deltas) for display; they are never logged.
 
-use forkhost_harness::TurnOutcome;
+use forkhost_harness::{TurnOutcome, TurnUsage};
 use serde::Serialize;
 
 use crate::error::ErrorCode;
@@ -37,6 +37,11 @@ pub enum HostEvent {
         thread_id: String,
         outcome: TurnEnd,
         message: Option<String>,
+        /// The turn's tokens and cost, where its harness reports them (docs/architecture.md
+        /// "Race"); absent when it reported none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        usage: Option<TurnUsage>,
     },
     /// The thread's row or turns changed (state, title, new anchors). `thread`: the row as it
     /// is now, where the emitter had it (a list can take it without reading every thread

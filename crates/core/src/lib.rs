@@ -70,7 +70,7 @@ pub use rewind_files::RewindFileView;
 // The store's and the worktree crate's words the views carry.
 pub use forkhost_harness::{
     binary::FoundBy, setup::SignIn, ApprovalDecision, HarnessKind, PermissionMode, TurnOutcome,
-    VersionSupport,
+    TurnUsage, VersionSupport,
 };
 pub use forkhost_store::{Boundary, TabKind, ThreadState};
 pub use forkhost_worktree::FileStatus;

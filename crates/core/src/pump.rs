@@ -55,7 +55,7 @@ pub(crate) async fn pump(
                 output,
                 is_error,
             }),
-            RuntimeEvent::TurnEnded { outcome, .. } => {
+            RuntimeEvent::TurnEnded { outcome, usage, .. } => {
                 // Nothing waits past its turn.
                 host.drop_pending(&thread_id, &turn);
                 // The files as the turn left them, before anyone can fork after it.
@@ -82,6 +82,7 @@ pub(crate) async fn pump(
                     thread_id: id(),
                     outcome: (&outcome).into(),
                     message,
+                    usage,
                 });
                 host.thread_changed(&thread_id).await;
                 turn.finish(outcome);

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use forkhost_harness::{ApprovalDecision, HarnessKind, TurnOutcome};
+use forkhost_harness::{ApprovalDecision, HarnessKind, TurnOutcome, TurnUsage};
 use forkhost_store::queries::races::RaceLaneRow;
 use serde::Serialize;
 use tokio::sync::{broadcast, Semaphore};
@@ -95,7 +95,7 @@ pub struct LaneFile {
 }
 
 /// One lane as it is now.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[ts(export)]
 pub struct RaceLane {
     /// 1-based.
@@ -118,10 +118,13 @@ pub struct RaceLane {
     pub message: Option<String>,
     /// Its check's end (`None`: no check, or not run yet).
     pub check: Option<LaneCheck>,
+    /// Its turn's tokens and cost, once the turn ended, where its harness reports them
+    /// (`None`: not yet, or not reported).
+    pub usage: Option<TurnUsage>,
 }
 
 /// A race once every lane's turn ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[ts(export)]
 pub struct RaceView {
     pub race_id: String,
@@ -211,6 +214,7 @@ impl Host {
                 files: None,
                 message: None,
                 check: None,
+                usage: None,
             };
             match self
                 .fork_into(&source.id, spec.at.clone(), files, lane.harness)
@@ -399,11 +403,16 @@ impl Host {
         loop {
             tokio::select! {
                 outcome = &mut done => {
+                    // The turn's end event went out before its outcome: it is queued here.
+                    while let Ok(event) = events.try_recv() {
+                        take_usage(lane, thread, event);
+                    }
                     return Ok(outcome.unwrap_or(TurnOutcome::Failed {
                         message: "the harness stopped before the turn ended".into(),
                     }));
                 }
                 event = events.recv() => match event {
+                    Ok(event @ HostEvent::TurnEnded { .. }) => take_usage(lane, thread, event),
                     Ok(HostEvent::ApprovalRequested { thread_id, request }) if thread_id == thread => {
                         match approve {
                             Some(decision) => {
@@ -438,6 +447,18 @@ impl Host {
                     }
                 },
             }
+        }
+    }
+}
+
+/// A lane's usage from its thread's turn-end event.
+fn take_usage(lane: &mut RaceLane, thread: &str, event: HostEvent) {
+    if let HostEvent::TurnEnded {
+        thread_id, usage, ..
+    } = event
+    {
+        if thread_id == thread {
+            lane.usage = usage;
         }
     }
 }

@@ -35,7 +35,7 @@ pub use contract::{
     Answer, ApprovalDecision, ApprovalRequest, ApprovalSubject, Capabilities, Cut, EventSender,
     ForkRequest, Forked, Harness, HarnessBinary, LiveRuntime, NativeSession, OpenSpec, PendingFork,
     PermissionChoices, PermissionMode, Question, Reply, RuntimeEvent, Seed, SeedRequest,
-    SessionTarget, TurnOutcome, WarmSpare,
+    SessionTarget, TurnOutcome, TurnUsage, WarmSpare,
 };
 pub use error::{HarnessError, HarnessResult};
 pub use history::{

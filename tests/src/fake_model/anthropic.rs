@@ -94,16 +94,12 @@ fn usage(ctx: &Ctx, output_tokens: u64) -> Value {
 
 pub(crate) fn respond(parsed: &Parsed, plan: &Plan, ctx: &Ctx) -> Response {
     let msg_id = format!("msg_fake{}", ctx.id);
-    let (block, stop_reason, output_tokens) = match plan {
-        Plan::Text(text) => (
-            json!({ "type": "text", "text": text }),
-            "end_turn",
-            text.len() as u64 / 4 + 1,
-        ),
+    let output_tokens = ctx.output_tokens;
+    let (block, stop_reason) = match plan {
+        Plan::Text(text) => (json!({ "type": "text", "text": text }), "end_turn"),
         Plan::ToolCall { tool, args } => (
             json!({ "type": "tool_use", "id": format!("toolu_fake{}", ctx.id), "name": tool.name, "input": args }),
             "tool_use",
-            20,
         ),
     };
     if !parsed.stream {

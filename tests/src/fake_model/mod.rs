@@ -132,6 +132,14 @@ pub enum Reply {
     ToolCall { name: String, args: Value },
 }
 
+/// The tokens a model call's answer reports (every protocol reports the same two figures;
+/// the cache's are always 0). The input is the body's length / 4, so requests differ.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
 /// One logged request.
 #[derive(Clone, Debug, Serialize)]
 pub struct RequestRecord {
@@ -157,6 +165,8 @@ pub struct RequestRecord {
     pub turn: usize,
     /// The reply sent, for model calls.
     pub reply: Option<Reply>,
+    /// The usage that reply reported, for model calls.
+    pub usage: Option<Usage>,
     /// The raw JSON body (`Null` if there was none or it was not JSON).
     pub body: Value,
 }
@@ -242,6 +252,8 @@ pub(crate) struct Ctx {
     pub id: String,
     /// Rough token estimate of the input.
     pub input_tokens: u64,
+    /// The output tokens the answer reports ([`output_tokens`]).
+    pub output_tokens: u64,
 }
 
 struct Shared {
@@ -461,6 +473,11 @@ async fn handle(State(shared): State<Arc<Shared>>, req: Request) -> Response {
         },
     });
 
+    let input_tokens = (bytes.len() as u64 / 4).max(1);
+    let usage = plan.as_ref().map(|p| Usage {
+        input_tokens,
+        output_tokens: output_tokens(p),
+    });
     let seq;
     {
         let mut log = shared.log.lock().unwrap();
@@ -489,6 +506,7 @@ async fn handle(State(shared): State<Arc<Shared>>, req: Request) -> Response {
                 .map(|p| p.tools.iter().map(|t| t.name.clone()).collect())
                 .unwrap_or_default(),
             reply,
+            usage,
             body: body.clone(),
         };
         if opts.verbose {
@@ -519,7 +537,6 @@ async fn handle(State(shared): State<Arc<Shared>>, req: Request) -> Response {
         shared.changed.notify_all();
     }
 
-    let input_tokens = (bytes.len() as u64 / 4).max(1);
     match (protocol, parsed, plan) {
         (Protocol::AnthropicCountTokens, _, _) => {
             axum::Json(json!({ "input_tokens": input_tokens })).into_response()
@@ -547,6 +564,7 @@ async fn handle(State(shared): State<Arc<Shared>>, req: Request) -> Response {
                     &uuid::Uuid::new_v4().simple().to_string()[..12]
                 ),
                 input_tokens,
+                output_tokens: usage.map_or(1, |u| u.output_tokens),
             };
             match proto {
                 Protocol::AnthropicMessages => anthropic::respond(&parsed, &plan, &ctx),
@@ -585,6 +603,14 @@ fn models_list() -> Value {
         "first_id": "fake-model",
         "last_id": "fake-model"
     })
+}
+
+/// The output tokens an answer reports: a text's length / 4 + 1, a tool call 20.
+fn output_tokens(plan: &Plan) -> u64 {
+    match plan {
+        Plan::Text(text) => text.len() as u64 / 4 + 1,
+        Plan::ToolCall { .. } => 20,
+    }
 }
 
 /// Decides the reply from the history.

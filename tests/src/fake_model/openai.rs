@@ -131,7 +131,7 @@ pub(crate) fn respond_responses(parsed: &Parsed, plan: &Plan, ctx: &Ctx) -> Resp
             json!({ "type": "message", "id": format!("msg_fake{}", ctx.id), "status": "completed",
                     "role": "assistant",
                     "content": [{ "type": "output_text", "text": text, "annotations": [] }] }),
-            text.len() as u64 / 4 + 1,
+            ctx.output_tokens,
         ),
         Plan::ToolCall { tool, args } => {
             let call_id = format!("call_fake{}", ctx.id);
@@ -146,7 +146,7 @@ pub(crate) fn respond_responses(parsed: &Parsed, plan: &Plan, ctx: &Ctx) -> Resp
                     "type": "local_shell_call", "id": format!("lsh_fake{}", ctx.id), "status": "completed",
                     "call_id": call_id, "action": args }),
             };
-            (item, 20)
+            (item, ctx.output_tokens)
         }
     };
     let usage = json!({
@@ -336,14 +336,14 @@ pub(crate) fn respond_chat(parsed: &Parsed, plan: &Plan, ctx: &Ctx, body: &Value
         Plan::Text(text) => (
             json!({ "role": "assistant", "content": text }),
             "stop",
-            text.len() as u64 / 4 + 1,
+            ctx.output_tokens,
         ),
         Plan::ToolCall { tool, args } => (
             json!({ "role": "assistant", "content": null, "tool_calls": [{
                 "id": call_id, "type": "function",
                 "function": { "name": tool.name, "arguments": args.to_string() } }] }),
             "tool_calls",
-            20,
+            ctx.output_tokens,
         ),
     };
     let usage = json!({

@@ -11,7 +11,7 @@ use std::time::Duration;
 use forkhost_harness::{
     read_history, Answer, ApprovalDecision, ApprovalRequest, Cut, ForkRequest, Forked,
     HarnessBinary, HarnessError, History, NativeSession, OpenSpec, Reply, Role, Runtime,
-    RuntimeEvent, SessionTarget, TurnAnchor, TurnOutcome,
+    RuntimeEvent, SessionTarget, TurnAnchor, TurnOutcome, TurnUsage,
 };
 use forkhost_tests::fake_model::{FakeModel, FakeModelOptions, Msg};
 use forkhost_tests::harness_env::HarnessEnv;
@@ -217,6 +217,8 @@ pub struct TurnLog {
     pub checkpoint: Option<String>,
     pub outcome: TurnOutcome,
     pub text: String,
+    /// The tokens and cost its `TurnEnded` reported.
+    pub usage: Option<TurnUsage>,
 }
 
 impl TurnLog {
@@ -225,6 +227,7 @@ impl TurnLog {
             native_turn_ref,
             native_checkpoint_ref,
             outcome,
+            usage,
         }) = events.last().cloned()
         else {
             panic!("no TurnEnded: {events:?}");
@@ -242,6 +245,7 @@ impl TurnLog {
             checkpoint: native_checkpoint_ref,
             outcome,
             text,
+            usage,
         }
     }
 

@@ -15,6 +15,7 @@
 pub mod folders;
 pub mod kit;
 pub mod scenarios;
+pub mod usage;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -115,6 +116,8 @@ pub trait HarnessCase: Sized + 'static {
     const KILLED_EXIT_SAYS: &'static str = "signal 9";
     /// What the next send's `HarnessFailed` message says then.
     const KILLED_SEND_SAYS: &'static str;
+    /// Whether the harness prices a turn (a cost in its usage report).
+    const PRICES_A_TURN: bool = false;
     /// Whether closing mid-turn reports that turn as interrupted.
     const CLOSE_MID_TURN_ENDS_THE_TURN: bool = false;
     /// Whether closing mid-turn leaves the turn closed in the transcript, and forkable.
@@ -260,6 +263,14 @@ macro_rules! harness_suite {
                 crate::harness_common::folders::fork_into_another_folder_runs_and_resumes_there::<
                     super::$case,
                 >()
+                .await
+            }
+
+            /// A turn's usage is the tokens the model reported, summed over its calls.
+            #[$test]
+            async fn turn_usage_is_what_the_model_reported() {
+                crate::harness_common::usage::turn_usage_is_what_the_model_reported::<super::$case>(
+                )
                 .await
             }
 

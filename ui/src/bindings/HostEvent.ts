@@ -4,8 +4,14 @@ import type { ApprovalView } from "./ApprovalView";
 import type { ErrorCode } from "./ErrorCode";
 import type { ThreadView } from "./ThreadView";
 import type { TurnEnd } from "./TurnEnd";
+import type { TurnUsage } from "./TurnUsage";
 
 /**
  * One thing that happened to a thread.
  */
-export type HostEvent = { "type": "turn_started", thread_id: string, } | { "type": "text_delta", thread_id: string, text: string, } | { "type": "tool_call", thread_id: string, id: string | null, name: string, input: unknown, } | { "type": "tool_result", thread_id: string, id: string | null, output: string, is_error: boolean, } | { "type": "turn_ended", thread_id: string, outcome: TurnEnd, message: string | null, } | { "type": "thread_changed", thread_id: string, thread: ThreadView | null, } | { "type": "worktree_setup", thread_id: string, output: string, } | { "type": "worktree_setup_ended", thread_id: string, success: boolean, message: string | null, } | { "type": "files_progress", thread_id: string, done: number, total: number, } | { "type": "files_prepared", thread_id: string, error: string | null, } | { "type": "runtime_started", thread_id: string, } | { "type": "runtime_stopped", thread_id: string, } | { "type": "approval_requested", thread_id: string, request: ApprovalView, } | { "type": "approval_resolved", thread_id: string, id: string, how: ApprovalResolution, } | { "type": "grants_changed", thread_id: string, } | { "type": "error", thread_id: string, code: ErrorCode, message: string, };
+export type HostEvent = { "type": "turn_started", thread_id: string, } | { "type": "text_delta", thread_id: string, text: string, } | { "type": "tool_call", thread_id: string, id: string | null, name: string, input: unknown, } | { "type": "tool_result", thread_id: string, id: string | null, output: string, is_error: boolean, } | { "type": "turn_ended", thread_id: string, outcome: TurnEnd, message: string | null, 
+/**
+ * The turn's tokens and cost, where its harness reports them (docs/architecture.md
+ * "Race"); absent when it reported none.
+ */
+usage?: TurnUsage, } | { "type": "thread_changed", thread_id: string, thread: ThreadView | null, } | { "type": "worktree_setup", thread_id: string, output: string, } | { "type": "worktree_setup_ended", thread_id: string, success: boolean, message: string | null, } | { "type": "files_progress", thread_id: string, done: number, total: number, } | { "type": "files_prepared", thread_id: string, error: string | null, } | { "type": "runtime_started", thread_id: string, } | { "type": "runtime_stopped", thread_id: string, } | { "type": "approval_requested", thread_id: string, request: ApprovalView, } | { "type": "approval_resolved", thread_id: string, id: string, how: ApprovalResolution, } | { "type": "grants_changed", thread_id: string, } | { "type": "error", thread_id: string, code: ErrorCode, message: string, };

@@ -3,6 +3,7 @@ import type { HarnessKind } from "./HarnessKind";
 import type { LaneCheck } from "./LaneCheck";
 import type { LaneFile } from "./LaneFile";
 import type { LaneState } from "./LaneState";
+import type { TurnUsage } from "./TurnUsage";
 
 /**
  * One lane as it is now.
@@ -36,4 +37,9 @@ message: string | null,
 /**
  * Its check's end (`None`: no check, or not run yet).
  */
-check: LaneCheck | null, };
+check: LaneCheck | null, 
+/**
+ * Its turn's tokens and cost, once the turn ended, where its harness reports them
+ * (`None`: not yet, or not reported).
+ */
+usage: TurnUsage | null, };

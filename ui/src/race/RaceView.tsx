@@ -1,8 +1,9 @@
 // The race view, in the source's tab: the lanes side by side (columns on a wide window, a grid
-// or a stack when narrow), each with its streaming reply, state, time, files changed, approval
-// cards, check result with the output's tail, "queued" while it waits for a slot, Keep this one
-// (the loss of the others shown first) and Compare with another lane. Each lane is an ordinary
-// thread: Open shows it in a tab of its own.
+// or a stack when narrow), each with its streaming reply, state, time, tokens and cost (where
+// the harness reports them), files changed, approval cards, check result with the output's
+// tail, "queued" while it waits for a slot, Keep this one (the loss of the others shown first)
+// and Compare with another lane. Each lane is an ordinary thread: Open shows it in a tab of its
+// own.
 import { useEffect, useState } from "react";
 import type { KeepPlan } from "../bindings/KeepPlan";
 import type { RaceLane } from "../bindings/RaceLane";
@@ -13,6 +14,7 @@ import { LiveMarkdown, Markdown } from "../markdown/Markdown";
 import { useApp } from "../state";
 import { openTab } from "../tabs/tabs";
 import { type RaceRun, hideRace, keepLane, planKeep, useRaces } from "./race";
+import { usageText, usageTitle } from "./usage";
 
 export function RaceView({ runId }: { runId: string }) {
   const run = useRaces((s) => s.runs[runId]);
@@ -134,6 +136,11 @@ function LaneCard(props: {
         </span>
         <span className={`race-lane__state race-lane__state--${lane.state}`}>{STATE_WORDS[lane.state]}</span>
         {elapsed > 0 && <span className="race-lane__time">{seconds(elapsed)}</span>}
+        {lane.usage && (
+          <span className="race-lane__usage" data-lane-usage title={usageTitle(lane.usage)}>
+            {usageText(lane.usage)}
+          </span>
+        )}
       </header>
       {lane.message && (
         <p className={`race-lane__message${lane.state === "failed" ? " race-lane__message--failed" : ""}`}>{lane.message}</p>

@@ -34,6 +34,7 @@ function lane(n: number, over: Partial<RaceLane> = {}): RaceLane {
     files: null,
     message: null,
     check: null,
+    usage: null,
     ...over,
   };
 }

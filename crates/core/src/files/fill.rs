@@ -126,6 +126,7 @@ impl Host {
                     thread_id: slot.thread_id.clone(),
                     outcome: (&outcome).into(),
                     message: Some("Stopped before it was sent: the fork's files were not ready yet".into()),
+                    usage: None,
                 });
                 let (tx, rx) = oneshot::channel();
                 let _ = tx.send(outcome);

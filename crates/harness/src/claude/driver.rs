@@ -21,6 +21,7 @@ use tokio::task::JoinHandle;
 use super::approvals::ToolPermission;
 use super::paths::AppendWatch;
 use super::protocol::{self, AssistantRecord, Output, StartupFailure, TurnResult, UserRecord};
+use super::usage::CostMeter;
 use crate::contract::{Answer, EventSender, NativeSession, Reply, RuntimeEvent, TurnOutcome};
 use crate::process::{describe_exit, StderrTail, Tree};
 use crate::{HarnessError, HarnessKind, HarnessResult};
@@ -205,6 +206,8 @@ pub(crate) struct Driver {
     turn: Option<Turn>,
     startup_failure: Option<(StartupFailure, String)>,
     pid: Option<u32>,
+    /// The process's costs so far (its `result`s count every turn of it).
+    costs: CostMeter,
 }
 
 impl Driver {
@@ -217,6 +220,7 @@ impl Driver {
             turn: None,
             startup_failure: None,
             pid: None,
+            costs: CostMeter::default(),
         }
     }
 
@@ -438,6 +442,10 @@ impl Driver {
         if let Some(uuid) = &turn.last_record {
             self.settle(uuid).await;
         }
+        let cost_usd = self.costs.turn_cost(result.total_cost_usd);
+        let usage = result
+            .usage
+            .map(|u| crate::contract::TurnUsage { cost_usd, ..u });
         let outcome = if result.ok {
             TurnOutcome::Completed
         } else if self.shared.interrupt_requested.load(Ordering::SeqCst) {
@@ -461,6 +469,7 @@ impl Driver {
             native_turn_ref: Some(turn.turn_ref),
             native_checkpoint_ref: turn.checkpoint,
             outcome,
+            usage,
         });
     }
 
@@ -485,6 +494,7 @@ impl Driver {
                         native_turn_ref: None,
                         native_checkpoint_ref: None,
                         outcome: TurnOutcome::Failed { message },
+                        usage: None,
                     });
                 }
             }
@@ -558,6 +568,7 @@ impl Driver {
                 native_turn_ref: Some(turn.turn_ref),
                 native_checkpoint_ref: turn.checkpoint,
                 outcome,
+                usage: None,
             });
         }
         let error = (cause != Cause::Closed).then_some(message);

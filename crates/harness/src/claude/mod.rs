@@ -17,6 +17,7 @@ mod process;
 mod protocol;
 mod seed;
 mod trust;
+mod usage;
 mod version;
 mod write_diff;
 

@@ -81,6 +81,10 @@ pub(crate) struct TurnResult {
     /// `errors`: why the run failed (e.g. "No conversation found with session ID: …").
     pub errors: Vec<String>,
     pub num_turns: Option<u64>,
+    /// The turn's tokens (`usage`), its cost not yet known ([`super::usage`]).
+    pub usage: Option<crate::contract::TurnUsage>,
+    /// `total_cost_usd`: every turn of this process so far.
+    pub total_cost_usd: Option<f64>,
 }
 
 impl TurnResult {
@@ -221,6 +225,8 @@ fn parse_result(v: &Value) -> TurnResult {
             .filter_map(|e| e.as_str().map(str::to_owned))
             .collect(),
         num_turns: v.get("num_turns").and_then(Value::as_u64),
+        usage: super::usage::result_usage(v),
+        total_cost_usd: v.get("total_cost_usd").and_then(Value::as_f64),
     }
 }
 

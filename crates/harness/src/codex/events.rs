@@ -12,6 +12,7 @@ use super::approvals::{Approvals, Waiting};
 use super::protocol::to_harness_error;
 use super::protocol::{self, ItemEvent, Notice};
 use super::state::State;
+use super::usage::{self, TurnMeter};
 use crate::contract::{Answer, EventSender, Reply, RuntimeEvent};
 use crate::{HarnessError, HarnessKind, HarnessResult};
 
@@ -25,15 +26,31 @@ pub(super) fn event_pump(
     // Agent messages whose text already arrived as deltas.
     let streamed: Arc<Mutex<HashSet<String>>> = Arc::default();
     let mut approvals = Approvals::default();
+    let mut meter = TurnMeter::default();
     move |incoming| match incoming {
         Incoming::Notification { method, params } => {
+            if method == usage::METHOD {
+                if let Some((thread, turn, used)) = usage::parse(&params) {
+                    if state.borrow().thread_id.as_deref() == Some(thread.as_str()) {
+                        meter.add(turn, used);
+                    }
+                }
+                return;
+            }
             if method == "item/started" {
                 if let Some(item) = params.get("item") {
                     approvals.note_item(item);
                 }
             }
             let notice = protocol::parse_notice(&method, &params);
-            on_notice(notice, &state, &mut approvals, &events, &streamed);
+            on_notice(
+                notice,
+                &state,
+                &mut approvals,
+                &mut meter,
+                &events,
+                &streamed,
+            );
         }
         // Any thread of this process may ask (a sub-agent's too): the server waits either way.
         Incoming::Request { id, method, params } => {
@@ -73,6 +90,7 @@ fn on_notice(
     notice: Notice,
     state: &watch::Sender<State>,
     approvals: &mut Approvals,
+    meter: &mut TurnMeter,
     events: &EventSender,
     streamed: &Mutex<HashSet<String>>,
 ) {
@@ -107,6 +125,7 @@ fn on_notice(
                 s.turn_id = None;
             });
             emit(RuntimeEvent::TurnEnded {
+                usage: meter.take(&turn_id),
                 native_turn_ref: Some(turn_id.clone()),
                 native_checkpoint_ref: Some(turn_id),
                 outcome,

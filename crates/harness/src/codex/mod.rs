@@ -15,6 +15,7 @@ mod seed;
 mod spare;
 mod state;
 mod trust;
+mod usage;
 
 pub use harness::Codex;
 pub use native_fork::fork;

@@ -6,6 +6,7 @@ use tokio::sync::mpsc;
 use super::approval::ApprovalRequest;
 use super::reply::Reply;
 use super::session::NativeSession;
+use super::usage::TurnUsage;
 
 /// What a running harness reports. Text deltas carry model output for the UI; they are never
 /// logged.
@@ -37,6 +38,9 @@ pub enum RuntimeEvent {
         native_turn_ref: Option<String>,
         native_checkpoint_ref: Option<String>,
         outcome: TurnOutcome,
+        /// The turn's tokens and cost, where the harness reports them (`None`: it reported
+        /// none, e.g. the process died mid-turn).
+        usage: Option<TurnUsage>,
     },
     /// The harness asks before it acts; the turn waits until the request is answered
     /// through `reply`, withdrawn or the runtime ends. The Host keeps the only list of

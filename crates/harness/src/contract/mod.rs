@@ -11,6 +11,7 @@ mod seed;
 mod session;
 mod sessions;
 mod spare;
+mod usage;
 
 pub use approval::{
     ApprovalDecision, ApprovalRequest, ApprovalSubject, PermissionChoices, PermissionMode, Question,
@@ -31,3 +32,4 @@ pub use seed::{
 pub use session::{Cut, ForkRequest, Forked, NativeSession, OpenSpec, PendingFork, SessionTarget};
 pub use sessions::{env_value, first_recorded, SessionLayout};
 pub use spare::WarmSpare;
+pub use usage::TurnUsage;

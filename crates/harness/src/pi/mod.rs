@@ -19,6 +19,7 @@ mod spare;
 mod state;
 mod timeouts;
 mod tracker;
+mod usage;
 mod version;
 
 pub use fork::fork;

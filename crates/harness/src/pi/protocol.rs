@@ -91,6 +91,8 @@ pub(super) enum Event {
         stop_reason: Option<String>,
         error: Option<String>,
         tool_calls: Vec<ToolCallBlock>,
+        /// This model call's tokens and cost (`super::usage`).
+        usage: Option<crate::contract::TurnUsage>,
     },
     ToolResult {
         id: Option<String>,
@@ -141,6 +143,7 @@ fn classify_message(message: &Value) -> Event {
                 stop_reason: str_field(message, "stopReason"),
                 error: str_field(message, "errorMessage").filter(|e| !e.is_empty()),
                 tool_calls,
+                usage: super::usage::message_usage(message),
             }
         }
         Some("toolResult") => Event::ToolResult {

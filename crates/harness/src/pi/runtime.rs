@@ -161,6 +161,7 @@ impl PiRuntime {
                         native_turn_ref: None,
                         native_checkpoint_ref: None,
                         outcome: TurnOutcome::Completed,
+                        usage: None,
                     });
                 }
                 Ok(())

@@ -15,7 +15,7 @@ use super::process::RpcClient;
 use super::protocol::{self, Event, ToolCallBlock};
 use super::state::{lock, RuntimeState};
 use super::timeouts::REQUEST_TIMEOUT;
-use crate::contract::{EventSender, Reply, RuntimeEvent, TurnOutcome};
+use crate::contract::{EventSender, Reply, RuntimeEvent, TurnOutcome, TurnUsage};
 
 /// Turns Pi's session events into `RuntimeEvent`s, one run (prompt) at a time.
 pub(super) struct Tracker {
@@ -35,6 +35,8 @@ pub(super) struct TurnState {
     /// Tool calls already reported (by `toolcall_end`), so `message_end` does not repeat them.
     calls_sent: HashSet<String>,
     since: Instant,
+    /// The run's model calls' usage so far.
+    usage: Option<TurnUsage>,
 }
 
 impl TurnState {
@@ -46,6 +48,7 @@ impl TurnState {
             error: None,
             calls_sent: HashSet::new(),
             since: Instant::now(),
+            usage: None,
         }
     }
 }
@@ -73,6 +76,7 @@ impl Tracker {
                 stop_reason,
                 error,
                 tool_calls,
+                usage,
             } => {
                 for call in tool_calls {
                     self.tool_call(call);
@@ -80,6 +84,9 @@ impl Tracker {
                 let turn = self.turn.get_or_insert_with(TurnState::new);
                 turn.stop_reason = stop_reason;
                 turn.error = error;
+                if let Some(usage) = usage {
+                    TurnUsage::add_to(&mut turn.usage, usage);
+                }
             }
             Event::ToolResult {
                 id,
@@ -181,6 +188,7 @@ impl Tracker {
             native_turn_ref: turn.user_ref,
             native_checkpoint_ref: checkpoint,
             outcome,
+            usage: turn.usage,
         });
     }
 
@@ -212,6 +220,7 @@ impl Tracker {
                 native_turn_ref: turn.user_ref,
                 native_checkpoint_ref: None,
                 outcome,
+                usage: turn.usage,
             });
         }
         self.state.busy.send_replace(false);
