@@ -50,7 +50,14 @@ fn race_prints_a_table_and_keep_asks_first() {
         let created = cli.ok(&["new", "--harness", "pi", "--cwd", cwd, "first prompt"]);
         let source = created["thread"]["id"].as_str().unwrap().to_owned();
         cli.ok(&["send", &source, "second prompt"]);
-        cli.ok(&["send", &source, "third prompt"]);
+        // A turn's usage ends stderr: Pi counts the tokens and prices an unpriced model at
+        // nothing, so no cost.
+        let (_, log) = cli.ok_logged(&["send", &source, "third prompt"]);
+        let last = log.trim_end().lines().last().unwrap_or_default();
+        assert!(
+            last.starts_with("forkhost: this turn used ") && last.ends_with(" out"),
+            "{log}"
+        );
 
         // Bad input, in words.
         for n in ["0", "50"] {
@@ -115,10 +122,23 @@ fn race_prints_a_table_and_keep_asks_first() {
             lines[0].contains("files changed") && lines[0].contains("check"),
             "{table}"
         );
+        assert!(
+            lines[0].contains("  tokens  ") && lines[0].contains("  cost  "),
+            "{table}"
+        );
+        let column = |name: &str| lines[0].find(&format!("  {name}  ")).unwrap() + 2;
+        let (tokens_at, cost_at) = (column("tokens"), column("cost"));
         for (i, row) in lines[1..4].iter().enumerate() {
             assert!(row.starts_with(&format!("{}  ", i + 1)), "{row}");
             assert!(row.contains(" pi ") && row.contains(" done "), "{row}");
             assert!(row.contains("1 file +0 −0"), "{row}");
+            // Every lane's tokens; Pi reports no price for the fake model: "-", not "$0".
+            let tokens = &row[tokens_at..cost_at];
+            assert!(
+                tokens.contains(" in / ") && tokens.trim_end().ends_with(" out"),
+                "{row}"
+            );
+            assert!(row[cost_at..].starts_with("-  "), "{row}");
         }
         for lane in 1..=3 {
             assert!(
@@ -254,6 +274,11 @@ fn race_check_command_is_approved_first_and_fills_the_check_column() {
         for lane in raced["race"]["lanes"].as_array().unwrap() {
             assert_eq!(lane["check"]["passed"], true, "{lane}");
             assert_eq!(lane["check"]["tail"], "typed\n", "{lane}");
+            let usage = &lane["usage"];
+            assert!(usage["input_tokens"].as_u64().unwrap() > 0, "{lane}");
+            assert!(usage["output_tokens"].as_u64().unwrap() > 0, "{lane}");
+            assert_eq!(usage["cached_input_tokens"], 0, "{lane}");
+            assert!(usage["cost_usd"].is_null(), "{lane}");
         }
     });
 }

@@ -5,6 +5,8 @@
 //! uncommitted, refuses a conflict and an unconfirmed loss, and removes the other worktrees.
 //! Bad input: 0, 1 and 50 lanes, an empty prompt, a folder outside git, a lane whose harness
 //! is missing (it fails in words, the others go on), lanes queued over "at most K at once".
+//! Mixed lanes (Pi and Claude Code) each report the tokens their model call sent, and a cost
+//! where the harness prices it.
 
 mod host_kit;
 
@@ -591,4 +593,36 @@ async fn race_lanes_in_two_harnesses_each_get_turns_one_and_two_and_the_prompt()
             .any(|m| m.as_deref() != Some("claude-haiku-4-5")),
         "{claude_models:?}"
     );
+
+    // Each lane's tokens are the ones its model call reported (one call each); Claude prices
+    // its lanes (Haiku below Claude's default per token), Pi does not price the fake model.
+    let sent = |haiku: Option<bool>| {
+        let r = requests
+            .iter()
+            .find(|r| match haiku {
+                None => r.protocol == Protocol::OpenAiChat,
+                Some(h) => {
+                    r.protocol == Protocol::AnthropicMessages
+                        && (r.model.as_deref() == Some("claude-haiku-4-5")) == h
+                }
+            })
+            .unwrap();
+        r.usage.unwrap()
+    };
+    let mut per_token = Vec::new();
+    for (lane, haiku) in race.lanes.iter().zip([None, Some(false), Some(true)]) {
+        let usage = lane.usage.unwrap_or_else(|| panic!("no usage: {lane:?}"));
+        let want = sent(haiku);
+        assert_eq!(
+            (usage.input_tokens, usage.output_tokens),
+            (want.input_tokens, want.output_tokens),
+            "lane {}",
+            lane.lane
+        );
+        match haiku {
+            None => assert_eq!(usage.cost_usd, None, "{usage:?}"),
+            Some(_) => per_token.push(usage.cost_usd.unwrap() / usage.input_tokens as f64),
+        }
+    }
+    assert!(per_token[1] < per_token[0], "{per_token:?}");
 }
