@@ -76,6 +76,11 @@ const THREAD: &[Item] = &[
         "Fork After Latest Reply",
         Some("CmdOrCtrl+Shift+L"),
     ),
+    (
+        Some("race_selected"),
+        "Fork ×N From Selected Message…",
+        Some("CmdOrCtrl+Shift+R"),
+    ),
     (None, "", None),
     (Some("stop"), "Stop", Some("CmdOrCtrl+Period")),
     (Some("refresh"), "Reload Thread", Some("CmdOrCtrl+R")),

@@ -10,6 +10,7 @@ import { activeTabOf, store } from "./state";
 import { checkForUpdates } from "./update/updater";
 import { revealCliToolSection } from "./CliTool";
 import { focusSearch } from "./search/search";
+import { raceSelected } from "./race/race";
 
 export type MenuAction =
   | "new_thread"
@@ -27,6 +28,7 @@ export type MenuAction =
   | "focus_composer"
   | "fork_selected"
   | "fork_latest"
+  | "race_selected"
   | "stop"
   | "refresh"
   | "check_updates"
@@ -95,6 +97,9 @@ export function runAction(id: string) {
     case "fork_latest":
       forkLatest();
       break;
+    case "race_selected":
+      raceSelected();
+      break;
     case "stop":
       if (tab) void stopTurn(tab.thread_id);
       break;
@@ -118,6 +123,8 @@ export function actionForKey(e: KeyboardEvent): string | null {
         return e.altKey ? null : "fork_selected";
       case "l":
         return "fork_latest";
+      case "r":
+        return "race_selected";
       case "t":
         return "open_terminal";
       case "w":

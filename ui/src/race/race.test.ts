@@ -2,10 +2,11 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { KeepPlan } from "../bindings/KeepPlan";
 import type { RaceLane } from "../bindings/RaceLane";
 import * as ipc from "../ipc";
-import { store } from "../state";
+import { store, updateSlot } from "../state";
 import { freshWindow } from "../testing/freshWindow";
 import { threadDetail } from "../testing/threads";
-import { keepLane, races, startRace } from "./race";
+import { actionForKey } from "../shortcuts";
+import { keepLane, raceSelected, races, startRace } from "./race";
 
 vi.mock("../ipc", async () => ({
   ...(await import("../testing/ipcMock")),
@@ -116,5 +117,29 @@ describe("a race", () => {
     expect(await keepLane("race-1", plan)).toBe(true);
     expect(m.keep).toHaveBeenCalledWith("lane-1", plan);
     expect(races.get().runs["race-1"]?.kept).toBe("lane-1");
+  });
+});
+
+describe("Fork ×N from the keyboard", () => {
+  beforeEach(() => {
+    store.set({ tabs: [{ id: "x1", thread_id: "src", kind: "conversation" }], activeTab: "x1" });
+    updateSlot("src", (s) => ({ ...s, detail: threadDetail("src", 3) }));
+  });
+
+  it("opens the race dialog at the selected message, a prompt prefilled with it", () => {
+    const key = new KeyboardEvent("keydown", { key: "R", ctrlKey: true, shiftKey: true });
+    expect(actionForKey(key)).toBe("race_selected");
+    store.set({ selected: { src: "2|user|turn-2:0" } });
+    raceSelected();
+    expect(races.get().ask).toEqual({ threadId: "src", turn: 2, role: "user", prefill: "prompt 2" });
+  });
+
+  it("opens it after the latest reply without a selection, and not outside a conversation", () => {
+    raceSelected();
+    expect(races.get().ask).toEqual({ threadId: "src", turn: 3, role: "assistant", prefill: "" });
+    races.set({ ask: null });
+    store.set({ tabs: [{ id: "x1", thread_id: "src", kind: "terminal" }] });
+    raceSelected();
+    expect(races.get().ask).toBeNull();
   });
 });

@@ -7,7 +7,8 @@ import type { LaneArgs } from "../bindings/LaneArgs";
 import type { RaceLane } from "../bindings/RaceLane";
 import * as ipc from "../ipc";
 import { createStore, useSelector } from "../store";
-import { updateSlot } from "../state";
+import { parseSelection } from "../fork/selection";
+import { activeTabOf, store, updateSlot } from "../state";
 import { loadThread } from "../threads/cache";
 import { notify, notifyError } from "../toasts";
 
@@ -49,6 +50,28 @@ export function useRaces<T>(selector: (state: RaceState) => T): T {
 
 export function openRaceDialog(ask: RaceAsk) {
   races.set({ ask });
+}
+
+/** Fork ×N… on the selected message (the latest reply when none is), as its menu item opens it:
+ * the app menu's item and its key (ui/src/shortcuts.ts). */
+export function raceSelected() {
+  const state = store.get();
+  const tab = activeTabOf(state);
+  if (!tab || tab.kind !== "conversation") return;
+  const turns = state.slots[tab.thread_id]?.detail?.turns ?? [];
+  const last = turns.at(-1);
+  if (!last) return;
+  const sel = state.selected[tab.thread_id];
+  const at = (sel ? parseSelection(sel) : null) ?? { turn: Number(last.number), role: "assistant" as const };
+  const messages = turns.find((t) => Number(t.number) === at.turn)?.messages ?? [];
+  const prefill =
+    at.role === "user"
+      ? messages
+          .filter((m) => m.role === "user")
+          .map((m) => m.text)
+          .join("\n\n")
+      : "";
+  openRaceDialog({ threadId: tab.thread_id, ...at, prefill });
 }
 
 export function closeRaceDialog() {
