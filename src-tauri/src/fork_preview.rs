@@ -38,9 +38,10 @@ pub struct ForkPreview {
     pub detail: Option<Seed>,
 }
 
-/// Shows the spare window near `near` (as [`crate::spare::show_spare`]) and, beside it, reads
-/// the history a fork of `thread_id` at `at` (into `into`'s harness) inherits and hands it to that window. Resolves to
-/// the window's label once it is shown; the preview may come later (it never delays the fork).
+/// Takes the spare window and shows it near `near` (as [`crate::spare::show_spare`]); beside
+/// that, reads the history a fork of `thread_id` at `at` (into `into`'s harness) inherits and
+/// hands it to that window. Resolves to the window's label once it is shown; the preview may
+/// come later (it never delays the fork).
 pub fn show_with_preview(
     app: &AppHandle,
     near: &WebviewWindow,
@@ -77,14 +78,21 @@ pub fn show_with_preview(
             emit_to::<channel::ForkPreview>(&preview_app, &label, &());
         }
     });
+    // The spare is taken here (no round trip), so that the preview can go to it while it is
+    // being shown.
+    let taken = app.state::<AppState>().windows().take_spare();
+    if let Some(label) = &taken {
+        waiting(|w| w.insert(label.clone(), None));
+    }
+    let _ = label_tx.send(taken.clone());
     let (app, near) = (app.clone(), near.clone());
     tauri::async_runtime::spawn_blocking(move || {
-        let label = crate::spare::show_spare(&app, &app.state::<AppState>(), &near);
-        if let Some(label) = &label {
-            waiting(|w| w.insert(label.clone(), None));
+        let label = taken?;
+        let shown = crate::spare::show_taken(&app, label.clone(), &near);
+        if shown.is_none() {
+            waiting(|w| w.remove(&label));
         }
-        let _ = label_tx.send(label.clone());
-        label
+        shown
     })
 }
 

@@ -36,6 +36,12 @@ fn spares_enabled() -> bool {
 /// [`return_spare`] hides it again.
 pub fn show_spare(app: &AppHandle, state: &AppState, near: &WebviewWindow) -> Option<String> {
     let label = state.windows().take_spare()?;
+    show_taken(app, label, near)
+}
+
+/// [`show_spare`] of a spare already taken (its label known before the round trips of showing
+/// it: a fork's preview goes there meanwhile, `crate::fork_preview`).
+pub fn show_taken(app: &AppHandle, label: String, near: &WebviewWindow) -> Option<String> {
     let window = app.get_webview_window(&label)?;
     place_near(&window, near);
     let _ = window.show();
