@@ -51,6 +51,7 @@ vi.mock("./ipc", async () => {
       return Promise.resolve(() => {});
     }),
     onHostLagged: unlisten,
+    onForkPreview: unlisten,
     onActivateThread: unlisten,
     onSettingsChanged: unlisten,
     onMenu: unlisten,
