@@ -102,12 +102,7 @@ async fn race(client: &Client, repo: &Path, shots: &mut Shots) -> Result<()> {
         claim.display()
     );
     type_into(client, r#"textarea[name="race-prompt"]"#, &prompt).await?;
-    type_into(
-        client,
-        r#"input[aria-label="Check command"]"#,
-        CHECK,
-    )
-    .await?;
+    type_into(client, r#"input[aria-label="Check command"]"#, CHECK).await?;
     // The exact text is shown before it may run.
     let shown = wait_js(
         client,
@@ -116,10 +111,7 @@ async fn race(client: &Client, repo: &Path, shots: &mut Shots) -> Result<()> {
         "the check command shown",
     )
     .await?;
-    ensure!(
-        shown == json!(CHECK),
-        "the dialog showed {shown}"
-    );
+    ensure!(shown == json!(CHECK), "the dialog showed {shown}");
     click(client, r#"input[name="run-check"]"#).await?;
     shots.take(client, "race-dialog").await;
     click(client, r#"button[name="start-race"]"#).await?;
@@ -192,6 +184,20 @@ async fn race(client: &Client, repo: &Path, shots: &mut Shots) -> Result<()> {
     ensure!(
         tails.len() == 3 && tails.iter().all(|t| t.contains("README.md")),
         "the checks' output tails: {tails:?}"
+    );
+    // Each lane's tokens, as its harness reported them for its turn.
+    let usage = js(
+        client,
+        r#"return [...document.querySelectorAll('[data-lane-usage]')].map(e => e.textContent);"#,
+    )
+    .await?;
+    let usage: Vec<String> = serde_json::from_value(usage)?;
+    ensure!(
+        usage.len() == 3
+            && usage
+                .iter()
+                .all(|u| u.contains(" in / ") && u.contains(" out")),
+        "the lanes' tokens: {usage:?}"
     );
     shots.take(client, "race-view").await;
     save_screenshot(client, "app_race/race-view").await?;
