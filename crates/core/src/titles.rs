@@ -145,7 +145,7 @@ impl Host {
             if let Some((_, title)) = learned.get(&row.id) {
                 view.title = title.clone();
                 // Siblings sent the same first prompt (a race's lanes) keep their labels'
-                // numbers, so that each stays told apart.
+                // numbers, in front: a row or tab too narrow for the whole name cuts its end.
                 if let Some(n) = label_number(&row.title) {
                     let sources = sources().lock().unwrap_or_else(|e| e.into_inner());
                     let source = sources.get(&row.id);
@@ -154,7 +154,7 @@ impl Host {
                             id != &row.id && other == title && sources.get(id) == source
                         });
                     if shared {
-                        view.title = format!("{title} · {n}");
+                        view.title = format!("{n} · {title}");
                     }
                 }
             }
