@@ -6,6 +6,7 @@ use std::io::{BufRead, IsTerminal, Write};
 
 use forkhost_core::{Host, HostError, HostResult, RewindKind, RewindPlan, RewoundView, TurnRef};
 
+use crate::approve::visible;
 use crate::output::Printed;
 
 /// What `forkhost rewind` was asked.
@@ -72,7 +73,8 @@ pub async fn rewind(host: &Host, args: RewindArgs, json: bool) -> HostResult<Pri
     Ok(Printed::new(serde_json::json!({ "rewound": done }), text))
 }
 
-/// What the rewind will do, in lines.
+/// What the rewind will do, in lines. File names are the agent's choice: their control
+/// characters are shown (`approve::visible`), so none can rewrite the list the user confirms.
 fn plan_text(plan: &RewindPlan) -> String {
     let mut text = format!(
         "rewind {} to turn {} of {} ({})",
@@ -86,7 +88,11 @@ fn plan_text(plan: &RewindPlan) -> String {
             true => "  (no checkpoint holds its changes)",
             false => "",
         };
-        text.push_str(&format!("\n  {} {}{lost}", f.status.as_str(), f.path));
+        text.push_str(&format!(
+            "\n  {} {}{lost}",
+            f.status.as_str(),
+            visible(&f.path)
+        ));
     }
     text
 }
@@ -104,13 +110,47 @@ fn done_text(what: &str, done: &RewoundView) -> String {
         text.push_str(&format!("\nthe other line is thread {branch}"));
     }
     for f in &done.files {
-        text.push_str(&format!("\n  {} {}", f.status.as_str(), f.path));
+        text.push_str(&format!("\n  {} {}", f.status.as_str(), visible(&f.path)));
     }
     for path in &done.kept {
-        text.push_str(&format!("\n  kept {path} (no checkpoint held it)"));
+        text.push_str(&format!(
+            "\n  kept {} (no checkpoint held it)",
+            visible(path)
+        ));
     }
     if what == "rewound" {
         text.push_str(&format!("\nundo: forkhost rewind {} --undo", r.thread_id));
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use forkhost_core::{FileStatus, RewindFileView};
+
+    use super::*;
+
+    #[test]
+    fn a_file_name_cannot_rewrite_the_list_the_user_confirms() {
+        let plan = RewindPlan {
+            thread_id: "t".into(),
+            kind: RewindKind::ConversationAndFiles,
+            turn: 2,
+            turns: 3,
+            changes: vec![RewindFileView {
+                path: "a\x1b[1A\x1b[2Kb.txt".into(),
+                status: FileStatus::Deleted,
+                added_lines: 0,
+                removed_lines: 0,
+                binary: false,
+            }],
+            loss: vec!["a\x1b[1A\x1b[2Kb.txt".into()],
+        };
+        let text = plan_text(&plan);
+        assert!(!text.contains('\x1b'), "{text:?}");
+        assert!(
+            text.contains("a\\x1b[1A\\x1b[2Kb.txt  (no checkpoint holds its changes)"),
+            "{text}"
+        );
+    }
 }

@@ -2,6 +2,7 @@
 //! words around it and the hit in bold on a terminal (plain text otherwise, and with
 //! `NO_COLOR`).
 
+use crate::approve::visible;
 use std::io::IsTerminal;
 
 use forkhost_core::{HarnessKind, HitPart, Host, HostError, SearchQuery, SearchResults};
@@ -52,7 +53,12 @@ fn text(results: &SearchResults, bold: bool) -> String {
             (None, Some(s)) => format!("not adopted: {}", s.path),
             (None, None) => String::new(),
         };
-        out.push(format!("{} ({} · {whose})", group.title, group.harness));
+        out.push(format!(
+            "{} ({} · {})",
+            visible(&group.title),
+            group.harness,
+            visible(&whose)
+        ));
         for hit in &group.hits {
             let part = match hit.part {
                 HitPart::UserText => "prompt",
@@ -85,7 +91,8 @@ fn text(results: &SearchResults, bold: bool) -> String {
 }
 
 /// The snippet with its hit in bold (ANSI) when `bold`; a range off a character boundary
-/// prints the snippet as it is.
+/// prints the snippet as it is. Model text: its control characters are shown, never sent to
+/// the terminal raw (`approve::visible`), so a reply cannot rewrite the screen.
 fn highlighted(snippet: &str, start: usize, end: usize, bold: bool) -> String {
     match (
         bold,
@@ -94,9 +101,14 @@ fn highlighted(snippet: &str, start: usize, end: usize, bold: bool) -> String {
         snippet.get(end..),
     ) {
         (true, Some(before), Some(hit), Some(after)) => {
-            format!("{before}\x1b[1m{hit}\x1b[0m{after}")
+            format!(
+                "{}\x1b[1m{}\x1b[0m{}",
+                visible(before),
+                visible(hit),
+                visible(after)
+            )
         }
-        _ => snippet.to_owned(),
+        _ => visible(snippet),
     }
 }
 
@@ -108,6 +120,11 @@ mod tests {
     fn the_hit_is_bold_only_on_a_terminal() {
         assert_eq!(highlighted("a hit b", 2, 5, true), "a \x1b[1mhit\x1b[0m b");
         assert_eq!(highlighted("a hit b", 2, 5, false), "a hit b");
+        assert_eq!(
+            highlighted("\x1b[2Ja hit", 6, 9, true),
+            "\\x1b[2Ja \x1b[1mhit\x1b[0m"
+        );
+        assert_eq!(highlighted("x\x1b]0;t\x07", 0, 1, false), "x\\x1b]0;t\\x07");
         assert_eq!(highlighted("é", 1, 2, true), "é");
     }
 }
