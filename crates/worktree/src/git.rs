@@ -100,6 +100,7 @@ impl Git {
             env: Vec::new(),
             stdin: None,
             stderr_lines: None,
+            worktree_lock: None,
         }
     }
 
@@ -239,9 +240,18 @@ pub(crate) struct Call<'g> {
     env: Vec<(OsString, OsString)>,
     stdin: Option<Vec<u8>>,
     stderr_lines: Option<LineWatcher>,
+    /// The shared git folder whose worktree lock this call holds while git runs.
+    worktree_lock: Option<PathBuf>,
 }
 
 impl Call<'_> {
+    /// Holds the worktree lock of the repository whose shared git folder is `common_dir` while
+    /// git runs: for calls that write or walk the list of worktrees (see `worktree_lock.rs`).
+    pub fn holding_worktree_lock(mut self, common_dir: &Path) -> Self {
+        self.worktree_lock = Some(common_dir.to_owned());
+        self
+    }
+
     /// Hands each line git writes to stderr to `watch` while the call runs (progress).
     pub fn watch_stderr(mut self, watch: impl FnMut(&str) + Send + 'static) -> Self {
         self.stderr_lines = Some(Box::new(watch));
@@ -288,6 +298,10 @@ impl Call<'_> {
     /// Runs and returns the exit status with the output, for commands whose non-zero exit is an
     /// answer (`rev-parse --verify`, `apply --check`) rather than a failure.
     pub fn output(mut self) -> Result<Output> {
+        let _held = match &self.worktree_lock {
+            Some(common_dir) => crate::worktree_lock::lock(common_dir, self.git.timeout)?,
+            None => None,
+        };
         let mut cmd = self.git.command(&self.cwd);
         cmd.args(&self.args);
         for (k, v) in &self.env {

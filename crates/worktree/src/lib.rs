@@ -93,6 +93,7 @@ mod status;
 mod tree_edit;
 mod watch;
 mod worktree;
+mod worktree_lock;
 
 pub use apply::Applied;
 pub use checkpoint::{Checkpoint, CheckpointSpec, Scanned, REF_PREFIX};

@@ -60,6 +60,7 @@ impl Repo {
         let out = self
             .git
             .call(&self.root)
+            .holding_worktree_lock(&self.common_dir)
             .args(["worktree", "list", "--porcelain", "-z"])
             .run()?;
         let mut current: Option<Listed> = None;
@@ -100,21 +101,24 @@ impl Repo {
         let uncommitted = tree.uncommitted()?;
         let ignored = tree.ignored_made_here(&self.root)?;
 
-        let mut rev_list = tree
-            .git
-            .call(&tree.root)
-            .args(["rev-list", "--count", "HEAD", "--not"]);
-        if let Some(b) = &listed.branch {
-            // `--exclude` before `--branches` takes the name without `refs/heads/`.
-            let short = b.strip_prefix("refs/heads/").unwrap_or(b);
-            rev_list = rev_list.arg(format!("--exclude={short}"));
-        }
-        rev_list = rev_list.args(["--branches", "--remotes"]);
-        if let Some(base) = tree.recorded_base() {
-            rev_list = rev_list.arg(base.as_str());
-        }
+        let rev_list = || {
+            let mut rev_list = tree
+                .git
+                .call(&tree.root)
+                .args(["rev-list", "--count", "HEAD", "--not"]);
+            if let Some(b) = &listed.branch {
+                // `--exclude` before `--branches` takes the name without `refs/heads/`.
+                let short = b.strip_prefix("refs/heads/").unwrap_or(b);
+                rev_list = rev_list.arg(format!("--exclude={short}"));
+            }
+            rev_list = rev_list.args(["--branches", "--remotes"]);
+            if let Some(base) = tree.recorded_base() {
+                rev_list = rev_list.arg(base.as_str());
+            }
+            rev_list
+        };
         let unpushed_commits = match tree.head()? {
-            Some(_) => String::from_utf8_lossy(&rev_list.run()?)
+            Some(_) => String::from_utf8_lossy(&count_against_branches(rev_list)?)
                 .trim()
                 .parse()
                 .unwrap_or(0),
@@ -154,6 +158,7 @@ impl Repo {
             // Deleted outside: forget git's record only. The branch keeps its commits.
             self.git
                 .call(&self.root)
+                .holding_worktree_lock(&self.common_dir)
                 .args(["worktree", "prune"])
                 .run()?;
             tracing::info!("pruned a worktree deleted outside forkhost");
@@ -169,7 +174,11 @@ impl Repo {
                 what_would_be_lost: loss,
             });
         }
-        let mut remove = self.git.call(&self.root).args(["worktree", "remove"]);
+        let mut remove = self
+            .git
+            .call(&self.root)
+            .holding_worktree_lock(&self.common_dir)
+            .args(["worktree", "remove"]);
         if !loss.files.is_empty() {
             // The user accepted exactly these files; git's own cleanliness check would refuse.
             remove = remove.arg("--force");
@@ -200,4 +209,25 @@ impl Repo {
             .map(Path::to_owned)
             .unwrap_or_else(|| self.common_dir.clone()))
     }
+}
+
+/// Runs a `rev-list … --branches` made by `call`, again when a branch it listed was deleted
+/// before git read it ("bad object": another fork's worktree removed meanwhile, or the user's
+/// own `git branch -D`); the set of branches settles within a few tries.
+fn count_against_branches<'g>(call: impl Fn() -> crate::git::Call<'g>) -> Result<Vec<u8>> {
+    const TRIES: usize = 5;
+    for _ in 1..TRIES {
+        let command = call();
+        let out = command.output()?;
+        if out.success {
+            return Ok(out.stdout);
+        }
+        if !String::from_utf8_lossy(&out.stderr).contains("bad object") {
+            return Err(crate::git::failed(
+                "git rev-list --count HEAD --not --branches".into(),
+                &out.stderr,
+            ));
+        }
+    }
+    call().run()
 }

@@ -39,7 +39,11 @@ impl Repo {
                 return Err(WorktreeError::PathTaken(path.to_owned()));
             }
         }
-        let mut add = self.git.call(&self.root).args(["worktree", "add"]);
+        let mut add = self
+            .git
+            .call(&self.root)
+            .holding_worktree_lock(&self.common_dir)
+            .args(["worktree", "add"]);
         if self.listed_worktree(path)?.is_some_and(|l| l.prunable) {
             // A spare whose folder was deleted: git keeps its record until told to forget it.
             add = add.arg("--force");
@@ -111,6 +115,7 @@ impl Repo {
         let branch = self.free_branch_name(&spec.branch)?;
         self.git
             .call(&self.root)
+            .holding_worktree_lock(&self.common_dir)
             .args(["worktree", "move"])
             .arg(spare)
             .arg(&spec.path)
@@ -154,6 +159,7 @@ impl Repo {
         }
         self.git
             .call(&self.root)
+            .holding_worktree_lock(&self.common_dir)
             .args(["worktree", "remove", "--force", "--force"])
             .arg(path)
             .run()?;
@@ -264,6 +270,7 @@ impl Repo {
         let moved = self.sibling(path)?;
         self.git
             .call(&self.root)
+            .holding_worktree_lock(&self.common_dir)
             .args(["branch", "--no-track", "--end-of-options", branch])
             .arg(base.as_str())
             .run()?;
@@ -287,6 +294,7 @@ impl Repo {
         let removed = self
             .git
             .call(&self.root)
+            .holding_worktree_lock(&self.common_dir)
             .args(["worktree", "remove", "--force", "--force"])
             .arg(path)
             .run();

@@ -82,6 +82,7 @@ impl Repo {
         let branch = self.free_branch_name(&spec.branch)?;
         self.git
             .call(&self.root)
+            .holding_worktree_lock(&self.common_dir)
             .args(["worktree", "add", "--quiet", "--no-checkout", "-b", &branch])
             .arg(&spec.path)
             .arg(base.as_str())
@@ -162,11 +163,13 @@ impl Repo {
         }
         self.git
             .call(&self.root)
+            .holding_worktree_lock(&self.common_dir)
             .args(["worktree", "remove", "--force", "--force"])
             .arg(&worktree.path)
             .run()?;
         self.git
             .call(&self.root)
+            .holding_worktree_lock(&self.common_dir)
             .args(["branch", "-D", "--end-of-options"])
             .arg(&worktree.branch)
             .output()?;
@@ -206,7 +209,9 @@ pub(crate) fn checkout_files(tree: &Repo) -> crate::git::Call<'_> {
     tree.git
         .call(&tree.root)
         .args(["-c", "checkout.workers=0"])
-        .args(["checkout", "--force", "--quiet"])
+        // The branch is the new worktree's own: no walk of the other worktrees (which could
+        // meet one being added; see `worktree_lock.rs`) to check it is not checked out there.
+        .args(["checkout", "--force", "--quiet", "--ignore-other-worktrees"])
 }
 
 /// Git's progress line `Updating files:  45% (22500/50000)` (the count is what matters).
