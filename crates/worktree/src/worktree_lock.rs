@@ -45,16 +45,15 @@ pub(crate) fn lock(common_dir: &Path, patience: Duration) -> Result<Option<Workt
         }
     };
     let deadline = Instant::now() + patience;
-    let mut pause = Duration::from_millis(1);
     loop {
         match file.try_lock() {
             Ok(()) => return Ok(Some(WorktreeLock { _file: file })),
             Err(TryLockError::WouldBlock) => {}
-            Err(TryLockError::Error(err)) if err.kind() == std::io::ErrorKind::Unsupported => {
-                // A file system without locks (some network mounts): as git itself, go on.
+            Err(TryLockError::Error(err)) => {
+                // A file system without locks (some network mounts): go on as git itself does.
+                tracing::debug!(error = %err, "the worktree lock is not available; going on without it");
                 return Ok(None);
             }
-            Err(TryLockError::Error(err)) => return Err(WorktreeError::Io(err)),
         }
         if Instant::now() >= deadline {
             return Err(WorktreeError::GitTimedOut {
@@ -62,10 +61,12 @@ pub(crate) fn lock(common_dir: &Path, patience: Duration) -> Result<Option<Workt
                 after: patience,
             });
         }
-        std::thread::sleep(pause);
-        pause = (pause * 2).min(Duration::from_millis(20));
+        // A holder runs one short git (a worktree add is milliseconds): a short, fixed pause.
+        std::thread::sleep(POLL);
     }
 }
+
+const POLL: Duration = Duration::from_millis(5);
 
 #[cfg(test)]
 mod tests {

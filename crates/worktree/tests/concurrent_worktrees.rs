@@ -73,3 +73,89 @@ fn six_threads_add_fill_and_discard_worktrees_and_spares_side_by_side() {
     }
     assert_eq!(kept.len(), (THREADS - 1) * ROUNDS.div_ceil(2));
 }
+
+/// A git that fails its first `rev-list` with `message` (counting its `rev-list` calls in a
+/// file), as git does when a branch it listed is deleted before it reads it.
+#[cfg(unix)]
+fn git_failing_first_rev_list(
+    sb: &Sandbox,
+    message: &str,
+) -> (
+    tempfile::TempDir,
+    forkhost_worktree::Git,
+    std::path::PathBuf,
+) {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = tempfile::tempdir().unwrap();
+    let calls = bin.path().join("rev-list-calls");
+    let real = String::from_utf8(
+        std::process::Command::new("sh")
+            .args(["-c", "command -v git"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let wrapper = bin.path().join("git");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nfor a in \"$@\"; do if [ \"$a\" = rev-list ]; then echo x >> '{calls}'; if [ \"$(wc -l < '{calls}')\" -eq 1 ]; then echo '{message}' >&2; exit 128; fi; fi; done\nexec '{real}' \"$@\"\n",
+            calls = calls.display(),
+            real = real.trim()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let git = forkhost_worktree::Git::with_program(&wrapper)
+        .unwrap()
+        .env("HOME", sb.home.path())
+        .env("GIT_CONFIG_GLOBAL", sb.home.path().join("gitconfig"))
+        .env("GIT_CONFIG_NOSYSTEM", "1");
+    (bin, git, calls)
+}
+
+#[cfg(unix)]
+#[test]
+fn the_unpushed_count_is_asked_again_when_a_branch_went_meanwhile_and_only_then() {
+    let sb = Sandbox::new();
+    let repo = sb.repo();
+    repo.write("a.txt", "a");
+    repo.commit_all("first");
+    let at = repo
+        .open()
+        .checkpoint(&CheckpointSpec::new("t", "t1-end"))
+        .expect("checkpoint")
+        .commit;
+    let (_keep, path) = outside_folder("fork");
+    let made = repo
+        .open()
+        .create_worktree(&WorktreeSpec {
+            at,
+            path: path.clone(),
+            branch: "forkhost/fork".into(),
+        })
+        .expect("worktree");
+    repo.git_in(
+        &made.path,
+        &["commit", "-q", "--allow-empty", "-m", "the fork's own"],
+    );
+
+    let (_bin, git, calls) =
+        git_failing_first_rev_list(&sb, "fatal: bad object refs/heads/forkhost/gone");
+    let r = forkhost_worktree::Repo::discover(&git, &repo.path)
+        .unwrap()
+        .unwrap();
+    let state = r.worktree_state(&path).expect("asked again, not failed");
+    assert_eq!(state.unpushed_commits, 1);
+    assert_eq!(std::fs::read_to_string(&calls).unwrap().lines().count(), 2);
+
+    // Any other failure is the answer at once.
+    let (_bin, git, calls) = git_failing_first_rev_list(&sb, "fatal: out of memory");
+    let r = forkhost_worktree::Repo::discover(&git, &repo.path)
+        .unwrap()
+        .unwrap();
+    let err = r.worktree_state(&path).unwrap_err();
+    assert!(err.to_string().contains("out of memory"), "{err}");
+    assert_eq!(std::fs::read_to_string(&calls).unwrap().lines().count(), 1);
+}
