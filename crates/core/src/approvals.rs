@@ -230,3 +230,6 @@ impl Host {
         });
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -257,7 +257,7 @@ impl Gen {
         while s.len() < len {
             let r = self.next();
             s.push_str(WORDS[(r % WORDS.len() as u64) as usize]);
-            s.push(if r % 11 == 0 { '\n' } else { ' ' });
+            s.push(if r.is_multiple_of(11) { '\n' } else { ' ' });
         }
         s
     }

@@ -32,10 +32,10 @@ mod scan;
 mod tree;
 
 pub use contract::{
-    Answer, ApprovalDecision, ApprovalRequest, ApprovalSubject, Capabilities, Cut, EventSender,
-    ForkRequest, Forked, Harness, HarnessBinary, LiveRuntime, NativeSession, OpenSpec, PendingFork,
-    PermissionChoices, PermissionMode, Question, Reply, RuntimeEvent, Seed, SeedRequest,
-    SessionTarget, TurnOutcome, TurnUsage, WarmSpare,
+    Answer, ApprovalDecision, ApprovalRequest, ApprovalSubject, Awaited, Capabilities, Cut,
+    EventSender, ForkRequest, Forked, Harness, HarnessBinary, LiveRuntime, NativeSession, OpenSpec,
+    PendingFork, PermissionChoices, PermissionMode, Question, Reply, RuntimeEvent, Seed,
+    SeedRequest, SessionTarget, TurnOutcome, TurnUsage, WarmSpare,
 };
 pub use error::{HarnessError, HarnessResult};
 pub use history::{

@@ -189,7 +189,7 @@ impl<'a> Cursor<'a> {
             while k > start && self.b[k - 1] == b'\\' {
                 k -= 1;
             }
-            if (quote - k) % 2 == 0 {
+            if (quote - k).is_multiple_of(2) {
                 self.i = quote + 1;
                 return Some(RawStr(&self.b[start..quote]));
             }

@@ -434,7 +434,7 @@ mod tests {
         let mut n = 0u64;
         while content.len() < (3 * CHUNK as usize) + 12345 {
             n += 1;
-            let len = if n % 97 == 0 {
+            let len = if n.is_multiple_of(97) {
                 CHUNK as usize + 7
             } else {
                 (n * 7919 % 3000) as usize
