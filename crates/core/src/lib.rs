@@ -39,6 +39,8 @@ mod spare_pool;
 mod spares;
 mod sync;
 mod terminal;
+#[cfg(test)]
+mod test_host;
 mod text;
 mod thread;
 mod thread_handle;

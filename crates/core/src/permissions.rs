@@ -78,3 +78,6 @@ impl Host {
         self.view_of(&row)
     }
 }
+
+#[cfg(test)]
+mod tests;

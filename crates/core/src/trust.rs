@@ -6,6 +6,8 @@
 //! the harness loads the project's config; not trusted, it is started without it; config that
 //! is new since a "trust" is asked about again (docs/architecture.md "Folder trust").
 
+#[cfg(test)]
+mod decisions;
 mod scan;
 
 use std::path::{Path, PathBuf};

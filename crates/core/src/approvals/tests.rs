@@ -1,5 +1,5 @@
 //! The Host's side of approvals, in process: a real Host on a real store, a thread imported
-//! from a transcript on disk, and requests raised with the [`Reply`] a harness would hold, whose
+//! from a transcript on disk (`test_host.rs`), and requests raised with the [`Reply`] a harness would hold, whose
 //! other end ([`Awaited`]) stands in for the harness process writing the answer. What the
 //! harness end receives is what the harness would have been told.
 
@@ -11,63 +11,27 @@ use forkhost_harness::{
     Question, Reply,
 };
 
+use crate::test_host::{self, TestHost};
+
 use crate::events::{ApprovalResolution, HostEvent};
 use crate::host::Host;
 use crate::pending::approval_view;
 use crate::thread_handle::TurnState;
 
-const SESSION: &str = "5a0e6a7c-1111-4222-8333-444455556666";
-
 struct Fixture {
-    _home: tempfile::TempDir,
-    _data: tempfile::TempDir,
+    _base: TestHost,
     host: Host,
     thread: String,
     events: tokio::sync::broadcast::Receiver<HostEvent>,
 }
 
-/// A Host with one Claude thread, imported from a one-turn transcript in a temporary HOME.
+/// A Host with one Claude thread (see `test_host.rs`), listened to.
 async fn fixture() -> Fixture {
-    let home = tempfile::tempdir().unwrap();
-    let project = home.path().join(".claude/projects/-w");
-    std::fs::create_dir_all(&project).unwrap();
-    let common = |uuid: &str, parent: serde_json::Value| {
-        serde_json::json!({
-            "parentUuid": parent, "isSidechain": false, "uuid": uuid,
-            "timestamp": "2026-12-05T04:00:01.000Z", "cwd": "/w",
-            "sessionId": SESSION, "version": "2.1.332",
-        })
-    };
-    let mut user = common("u1", serde_json::Value::Null);
-    user["type"] = "user".into();
-    user["message"] = serde_json::json!({"role": "user", "content": "prompt 1"});
-    let mut reply = common("r1", "u1".into());
-    reply["type"] = "assistant".into();
-    reply["message"] = serde_json::json!({
-        "id": "msg_1", "type": "message", "role": "assistant",
-        "content": [{"type": "text", "text": "reply 1"}], "stop_reason": "end_turn",
-    });
-    std::fs::write(
-        project.join(format!("{SESSION}.jsonl")),
-        format!("{user}\n{reply}\n"),
-    )
-    .unwrap();
-    let data = tempfile::tempdir().unwrap();
-    let options = crate::HostOptions {
-        harness_env: vec![("HOME".into(), home.path().display().to_string())],
-        ..Default::default()
-    };
-    let (host, _) = Host::open_with(data.path(), options).await.unwrap();
-    let thread = host
-        .import(HarnessKind::Claude, SESSION)
-        .await
-        .unwrap()
-        .thread
-        .id;
+    let base = test_host::with_claude_thread().await;
+    let (host, thread) = (base.host.clone(), base.thread.clone());
     let events = host.subscribe();
     Fixture {
-        _home: home,
-        _data: data,
+        _base: base,
         host,
         thread,
         events,
@@ -500,4 +464,25 @@ async fn a_stopped_turn_declines_all_an_ended_runtime_drops_its_own_and_a_withdr
     f.host.withdrawn(&f.thread, &second, "e");
     assert_eq!(f.pending(), [d]);
     assert_eq!(f.drain().0, [(e, ApprovalResolution::Withdrawn)]);
+}
+
+#[tokio::test]
+async fn an_answer_to_a_process_that_already_went_resolves_the_request_gone() {
+    let mut f = fixture().await;
+    let turn = TurnState::started();
+    let view = approval_view(command("1", "make", true), 1, turn.generation());
+    let id = view.id.clone();
+    let (reply, awaited) = Reply::pair();
+    f.host.raised(&f.thread, view, reply, &turn).await;
+    // The harness's end goes with its process, before the user answers.
+    drop(awaited);
+    f.drain();
+    let err = f
+        .host
+        .answer_approval(&f.thread, &id, ApprovalDecision::Approve)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "invalid_input", "{err}");
+    assert!(f.pending().is_empty(), "not offered again");
+    assert_eq!(f.drain().0, [(id, ApprovalResolution::Gone)]);
 }
