@@ -580,6 +580,9 @@ impl Host {
 }
 
 #[cfg(test)]
+mod engine;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

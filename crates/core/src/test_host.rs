@@ -15,41 +15,93 @@ const SESSION: &str = "5a0e6a7c-1111-4222-8333-444455556666";
 
 pub(crate) struct TestHost {
     _home: tempfile::TempDir,
+    _work: tempfile::TempDir,
     _data: tempfile::TempDir,
     pub host: Host,
     /// The imported thread's id.
     pub thread: String,
+    transcript_path: std::path::PathBuf,
 }
 
 /// The Host and its one thread (one turn: "prompt 1", "reply 1").
 pub(crate) async fn with_claude_thread() -> TestHost {
+    claude_thread(1, ClaudeProgram::None).await
+}
+
+/// Which `claude` program the Host is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ClaudeProgram {
+    /// None chosen: whatever a lookup finds (tests that never reach a harness).
+    None,
+    /// A script that only answers `--version` (2.1.332): enough for what never runs Claude,
+    /// such as a lazy fork, which Claude derives at the first prompt.
+    VersionOnly,
+    /// A path where no program is.
+    Missing,
+}
+
+/// The Host and one Claude thread of `turns` turns ("prompt N", "reply N"), in folder `/w`.
+pub(crate) async fn claude_thread(turns: usize, program: ClaudeProgram) -> TestHost {
     let home = tempfile::tempdir().unwrap();
-    let project = home.path().join(".claude/projects/-w");
+    // The thread's folder exists (a fork checks it); Claude names the project folder after it.
+    // Outside the temporary HOME, whose `.claude` would count as a parent folder's config.
+    let work = tempfile::tempdir().unwrap();
+    let cwd = dunce::canonicalize(work.path()).unwrap().join("w");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let cwd_text = cwd.display().to_string();
+    let encoded: String = cwd_text
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let project = home.path().join(".claude/projects").join(encoded);
     std::fs::create_dir_all(&project).unwrap();
-    let common = |uuid: &str, parent: serde_json::Value| {
-        serde_json::json!({
-            "parentUuid": parent, "isSidechain": false, "uuid": uuid,
-            "timestamp": "2026-12-05T04:00:01.000Z", "cwd": "/w",
-            "sessionId": SESSION, "version": "2.1.332",
-        })
+    let mut transcript = String::new();
+    let mut parent = serde_json::Value::Null;
+    for t in 1..=turns {
+        let common = |uuid: &str, parent: serde_json::Value| {
+            serde_json::json!({
+                "parentUuid": parent, "isSidechain": false, "uuid": uuid,
+                "timestamp": format!("2026-12-05T04:00:0{t}.000Z"), "cwd": cwd_text,
+                "sessionId": SESSION, "version": "2.1.332",
+            })
+        };
+        let (u, r) = (format!("u{t}"), format!("r{t}"));
+        let mut user = common(&u, parent);
+        user["type"] = "user".into();
+        user["message"] = serde_json::json!({"role": "user", "content": format!("prompt {t}")});
+        let mut reply = common(&r, u.clone().into());
+        reply["type"] = "assistant".into();
+        reply["message"] = serde_json::json!({
+            "id": format!("msg_{t}"), "type": "message", "role": "assistant",
+            "content": [{"type": "text", "text": format!("reply {t}")}], "stop_reason": "end_turn",
+        });
+        transcript.push_str(&format!("{user}\n{reply}\n"));
+        parent = r.into();
+    }
+    let transcript_path = project.join(format!("{SESSION}.jsonl"));
+    std::fs::write(&transcript_path, transcript).unwrap();
+    let harness_paths = match program {
+        ClaudeProgram::None => Vec::new(),
+        ClaudeProgram::VersionOnly => {
+            let script = home.path().join("bin/claude");
+            std::fs::create_dir_all(script.parent().unwrap()).unwrap();
+            std::fs::write(&script, "#!/bin/sh\necho '2.1.332 (Claude Code)'\n").unwrap();
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+            }
+            vec![(HarnessKind::Claude, script.display().to_string())]
+        }
+        ClaudeProgram::Missing => vec![(
+            HarnessKind::Claude,
+            home.path().join("bin/no-claude-here").display().to_string(),
+        )],
     };
-    let mut user = common("u1", serde_json::Value::Null);
-    user["type"] = "user".into();
-    user["message"] = serde_json::json!({"role": "user", "content": "prompt 1"});
-    let mut reply = common("r1", "u1".into());
-    reply["type"] = "assistant".into();
-    reply["message"] = serde_json::json!({
-        "id": "msg_1", "type": "message", "role": "assistant",
-        "content": [{"type": "text", "text": "reply 1"}], "stop_reason": "end_turn",
-    });
-    std::fs::write(
-        project.join(format!("{SESSION}.jsonl")),
-        format!("{user}\n{reply}\n"),
-    )
-    .unwrap();
     let data = tempfile::tempdir().unwrap();
     let options = crate::HostOptions {
         harness_env: vec![("HOME".into(), home.path().display().to_string())],
+        harness_paths,
         ..Default::default()
     };
     let (host, _) = Host::open_with(data.path(), options).await.unwrap();
@@ -61,9 +113,23 @@ pub(crate) async fn with_claude_thread() -> TestHost {
         .id;
     TestHost {
         _home: home,
+        _work: work,
         _data: data,
         host,
         thread,
+        transcript_path,
+    }
+}
+
+impl TestHost {
+    /// The thread's native transcript, as bytes.
+    pub fn transcript(&self) -> Vec<u8> {
+        std::fs::read(&self.transcript_path).unwrap()
+    }
+
+    /// Removes the thread's native transcript.
+    pub fn delete_transcript(&self) {
+        std::fs::remove_file(&self.transcript_path).unwrap();
     }
 }
 

@@ -1,0 +1,165 @@
+//! The fork engine in process, on Claude's lazy fork: a real Host and store, a Claude thread
+//! imported from a transcript, and a `claude` that only answers `--version` (a lazy fork is
+//! derived by Claude at its first prompt, so no Claude runs here; `tests/host_fork*.rs` drive
+//! the real CLIs and what the model receives). Checked: what the fork holds, what it shares
+//! with its source (nothing but the anchors' coordinates), and that a refusal leaves nothing.
+
+use forkhost_store::{Boundary, ThreadState};
+
+use super::{ForkAt, TurnRef};
+use crate::test_host::{claude_thread, ClaudeProgram, TestHost};
+
+async fn three_turns() -> TestHost {
+    claude_thread(3, ClaudeProgram::VersionOnly).await
+}
+
+fn after(n: i64) -> ForkAt {
+    ForkAt::After(TurnRef::Number(n))
+}
+
+#[tokio::test]
+async fn after_turn_two_the_fork_holds_two_turns_of_its_own_and_the_source_is_untouched() {
+    let t = three_turns().await;
+    let before = t.transcript();
+    let source = t.host.show(&t.thread).await.unwrap();
+    let made = t.host.fork(&t.thread, after(2)).await.unwrap();
+    let fork = &made.thread;
+
+    assert_eq!(fork.turns.len(), 2);
+    assert_eq!(
+        fork.thread.state,
+        ThreadState::Pending,
+        "derived at its first prompt"
+    );
+    assert_eq!(made.prefill, None);
+    let lineage = fork.thread.fork.as_ref().expect("lineage");
+    assert_eq!(lineage.source_thread, t.thread);
+    assert_eq!(
+        lineage.source_turn.as_deref(),
+        Some(source.turns[1].id.as_str())
+    );
+    assert_eq!(lineage.boundary, Boundary::After);
+    for (mine, theirs) in fork.turns.iter().zip(&source.turns) {
+        assert_ne!(mine.id, theirs.id, "a turn of its own");
+        assert_eq!(mine.native_turn_ref, theirs.native_turn_ref);
+        assert_eq!(mine.messages.len(), theirs.messages.len());
+    }
+    assert_eq!(fork.turns[1].number, 2);
+    assert_ne!(fork.thread.id, t.thread);
+    assert_eq!(fork.thread.cwd, source.thread.cwd);
+
+    assert_eq!(
+        t.transcript(),
+        before,
+        "the source's file is byte for byte the same"
+    );
+    let again = t.host.show(&t.thread).await.unwrap();
+    assert_eq!(again.turns.len(), 3);
+    assert_eq!(
+        again.turns[1].forks,
+        [fork.thread.id.clone()],
+        "the source's turn 2 shows its fork"
+    );
+    let shown = t.host.show(&fork.thread.id).await.unwrap();
+    assert_eq!(shown.turns.len(), 2);
+    assert_eq!(t.host.threads().await.unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn before_a_turn_the_fork_stops_short_of_it_and_gives_its_prompt_back() {
+    let t = three_turns().await;
+    let source = t.host.show(&t.thread).await.unwrap();
+    let turn_two = source.turns[1].id.clone();
+    let made = t
+        .host
+        .fork(&t.thread, ForkAt::Before(TurnRef::Id(turn_two.clone())))
+        .await
+        .unwrap();
+    assert_eq!(made.thread.turns.len(), 1);
+    assert_eq!(made.prefill.as_deref(), Some("prompt 2"));
+    let lineage = made.thread.thread.fork.as_ref().unwrap();
+    assert_eq!(lineage.boundary, Boundary::Before);
+    assert_eq!(lineage.source_turn.as_deref(), Some(turn_two.as_str()));
+
+    let latest = t.host.fork(&t.thread, ForkAt::Latest).await.unwrap();
+    assert_eq!(latest.thread.turns.len(), 3);
+    assert_eq!(latest.prefill, None);
+}
+
+#[tokio::test]
+async fn forks_of_one_turn_are_named_apart_and_keep_their_sources_mode() {
+    let t = three_turns().await;
+    t.host
+        .set_mode(
+            &t.thread,
+            forkhost_harness::PermissionMode {
+                mode: Some("plan".into()),
+                sandbox: None,
+            },
+        )
+        .await
+        .unwrap();
+    let first = t.host.fork(&t.thread, after(1)).await.unwrap().thread;
+    let second = t.host.fork(&t.thread, after(1)).await.unwrap().thread;
+    assert_ne!(first.thread.title, second.thread.title);
+    for fork in [&first, &second] {
+        assert_eq!(fork.thread.permissions.mode.as_deref(), Some("plan"));
+        assert_eq!(fork.turns.len(), 1);
+    }
+    // A fork of a fork: its lineage names the fork, and it holds what the fork held.
+    let grandchild = t
+        .host
+        .fork(&first.thread.id, ForkAt::Latest)
+        .await
+        .unwrap()
+        .thread;
+    assert_eq!(
+        grandchild.thread.fork.as_ref().unwrap().source_thread,
+        first.thread.id
+    );
+    assert_eq!(grandchild.turns.len(), 1);
+    assert_eq!(
+        grandchild.turns[0].native_turn_ref,
+        first.turns[0].native_turn_ref
+    );
+}
+
+#[tokio::test]
+async fn a_refused_fork_says_why_and_leaves_no_thread_behind() {
+    let t = three_turns().await;
+    let cases = [
+        (t.thread.as_str(), after(0), "turn_not_found"),
+        (t.thread.as_str(), after(4), "turn_not_found"),
+        (
+            t.thread.as_str(),
+            ForkAt::Before(TurnRef::Number(-1)),
+            "turn_not_found",
+        ),
+        (
+            t.thread.as_str(),
+            ForkAt::After(TurnRef::Id("no-such-turn".into())),
+            "turn_not_found",
+        ),
+        ("no-such-thread", after(1), "thread_not_found"),
+    ];
+    for (thread, at, code) in cases {
+        let err = t.host.fork(thread, at.clone()).await.unwrap_err();
+        assert_eq!(err.code(), code, "{at:?}: {err}");
+    }
+    assert_eq!(t.host.threads().await.unwrap().len(), 1);
+
+    let missing = claude_thread(2, ClaudeProgram::Missing).await;
+    let err = missing
+        .host
+        .fork(&missing.thread, after(1))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "harness_not_found", "{err}");
+    assert_eq!(missing.host.threads().await.unwrap().len(), 1);
+
+    let gone = claude_thread(2, ClaudeProgram::VersionOnly).await;
+    gone.delete_transcript();
+    let err = gone.host.fork(&gone.thread, after(1)).await.unwrap_err();
+    assert_eq!(err.code(), "session_not_found", "{err}");
+    assert_eq!(gone.host.threads().await.unwrap().len(), 1);
+}
