@@ -57,7 +57,7 @@ async fn after_turn_two_the_fork_holds_two_turns_of_its_own_and_the_source_is_un
     assert_eq!(again.turns.len(), 3);
     assert_eq!(
         again.turns[1].forks,
-        [fork.thread.id.clone()],
+        [fork.thread.id.as_str()],
         "the source's turn 2 shows its fork"
     );
     let shown = t.host.show(&fork.thread.id).await.unwrap();
