@@ -4,6 +4,7 @@
 //! own decisions (what is answered, stored, stopped) are tested in process. The end-to-end
 //! tests in `tests/` drive the real CLIs.
 
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use forkhost_harness::{HarnessKind, HarnessResult, LiveRuntime, PermissionMode, Runtime};
@@ -15,12 +16,14 @@ const SESSION: &str = "5a0e6a7c-1111-4222-8333-444455556666";
 
 pub(crate) struct TestHost {
     _home: tempfile::TempDir,
-    _work: tempfile::TempDir,
+    work: tempfile::TempDir,
     _data: tempfile::TempDir,
     pub host: Host,
     /// The imported thread's id.
     pub thread: String,
     transcript_path: std::path::PathBuf,
+    folder: std::path::PathBuf,
+    data_dir: std::path::PathBuf,
 }
 
 /// The Host and its one thread (one turn: "prompt 1", "reply 1").
@@ -42,11 +45,22 @@ pub(crate) enum ClaudeProgram {
 
 /// The Host and one Claude thread of `turns` turns ("prompt N", "reply N"), in folder `/w`.
 pub(crate) async fn claude_thread(turns: usize, program: ClaudeProgram) -> TestHost {
+    claude_thread_in(turns, program, "w", |_| {}).await
+}
+
+/// [`claude_thread`] in the folder `folder` (relative, below the temporary work folder) of a
+/// Host whose options `options` changed (the harness's HOME and program are set before).
+pub(crate) async fn claude_thread_in(
+    turns: usize,
+    program: ClaudeProgram,
+    folder: &str,
+    options: impl FnOnce(&mut crate::HostOptions),
+) -> TestHost {
     let home = tempfile::tempdir().unwrap();
     // The thread's folder exists (a fork checks it); Claude names the project folder after it.
     // Outside the temporary HOME, whose `.claude` would count as a parent folder's config.
     let work = tempfile::tempdir().unwrap();
-    let cwd = dunce::canonicalize(work.path()).unwrap().join("w");
+    let cwd = dunce::canonicalize(work.path()).unwrap().join(folder);
     std::fs::create_dir_all(&cwd).unwrap();
     let cwd_text = cwd.display().to_string();
     let encoded: String = cwd_text
@@ -99,12 +113,13 @@ pub(crate) async fn claude_thread(turns: usize, program: ClaudeProgram) -> TestH
         )],
     };
     let data = tempfile::tempdir().unwrap();
-    let options = crate::HostOptions {
+    let mut chosen = crate::HostOptions {
         harness_env: vec![("HOME".into(), home.path().display().to_string())],
         harness_paths,
         ..Default::default()
     };
-    let (host, _) = Host::open_with(data.path(), options).await.unwrap();
+    options(&mut chosen);
+    let (host, _) = Host::open_with(data.path(), chosen).await.unwrap();
     let thread = host
         .import(HarnessKind::Claude, SESSION)
         .await
@@ -113,11 +128,13 @@ pub(crate) async fn claude_thread(turns: usize, program: ClaudeProgram) -> TestH
         .id;
     TestHost {
         _home: home,
-        _work: work,
+        work,
+        data_dir: data.path().to_path_buf(),
         _data: data,
         host,
         thread,
         transcript_path,
+        folder: cwd,
     }
 }
 
@@ -131,6 +148,50 @@ impl TestHost {
     pub fn delete_transcript(&self) {
         std::fs::remove_file(&self.transcript_path).unwrap();
     }
+
+    /// The thread's folder (real path, no symlinks).
+    pub fn folder(&self) -> &Path {
+        &self.folder
+    }
+
+    /// The temporary folder holding the thread's folder (real path), for other repositories.
+    pub fn work(&self) -> PathBuf {
+        dunce::canonicalize(self.work.path()).unwrap()
+    }
+
+    /// The Host's data folder (its store, its fork worktrees).
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+}
+
+/// Runs git in `dir` without the user's or the system's config (and with a HOME of its own),
+/// failing the test when git does; its stdout, trimmed.
+pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("HOME", dir)
+        .env("XDG_CONFIG_HOME", dir)
+        .args(["-c", "user.name=Test", "-c", "user.email=test@localhost"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// Makes `dir` a git repository on branch `main` with one commit holding `a.txt` ("a").
+pub(crate) fn committed_repo(dir: &Path) {
+    git(dir, &["init", "-q", "-b", "main"]);
+    std::fs::write(dir.join("a.txt"), "a\n").unwrap();
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", "start"]);
 }
 
 /// What a [`StandIn`] was asked, for the test to read.
@@ -179,13 +240,22 @@ impl TestHost {
         &self,
         set_mode: fn() -> HarnessResult<bool>,
     ) -> (Arc<Mutex<StandInLog>>, Arc<TurnState>) {
+        self.attach_to(&self.thread, set_mode).await
+    }
+
+    /// [`TestHost::attach`] to another thread of the Host (a fork).
+    pub async fn attach_to(
+        &self,
+        thread: &str,
+        set_mode: fn() -> HarnessResult<bool>,
+    ) -> (Arc<Mutex<StandInLog>>, Arc<TurnState>) {
         let log = Arc::new(Mutex::new(StandInLog::default()));
         let turn = Arc::new(TurnState::started());
         let runtime = Runtime::from_live(Box::new(StandIn {
             set_mode,
             log: log.clone(),
         }));
-        let slot = self.host.slot(&self.thread);
+        let slot = self.host.slot(thread);
         *slot.live.lock().await = Some(AttachedRuntime {
             runtime,
             pump: tokio::spawn(async {}),

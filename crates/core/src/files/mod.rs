@@ -4,6 +4,8 @@
 //! `forkhost-worktree` on a blocking thread; the store keeps coordinates (commit ids) only.
 
 mod check;
+#[cfg(test)]
+mod checkpoint_tests;
 mod checkpoints;
 mod compare;
 mod error;
@@ -14,8 +16,12 @@ mod repo;
 mod scope;
 mod setup;
 mod spare_worktrees;
+#[cfg(test)]
+mod test_repo;
 mod user_command;
 pub(crate) mod worktree_fork;
+#[cfg(test)]
+mod worktree_fork_tests;
 
 pub use check::{CheckCommandView, LaneCheck};
 pub use checkpoints::{CheckpointView, FilesView};

@@ -129,7 +129,7 @@ impl Host {
         };
         let made = self.add_fork_worktree(&repo, spec, child_id).await?;
         tracing::info!(fork = %child_id, "fork worktree added");
-        Ok(Decided::Worktree(Box::new(Prepared {
+        let prepared = Prepared {
             repo,
             worktree: made.path.clone(),
             cwd,
@@ -137,7 +137,19 @@ impl Host {
             base,
             made,
             note,
-        })))
+        };
+        // The harness forks into the fork's folder before the fill writes a file, and each
+        // harness refuses a folder that does not exist: for a thread in a subfolder of its
+        // repository (or one that held no file at the fork point) it is made now.
+        if let Err(err) = std::fs::create_dir_all(&prepared.cwd) {
+            let why = format!(
+                "could not make the fork's folder {}: {err}",
+                prepared.cwd.display()
+            );
+            self.undo_worktree(prepared).await;
+            return Err(HostError::InvalidInput(why));
+        }
+        Ok(Decided::Worktree(Box::new(prepared)))
     }
 
     /// Removes a worktree added for a fork that failed: no file of it is written yet.
