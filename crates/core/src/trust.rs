@@ -10,7 +10,7 @@
 mod decisions;
 mod scan;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::error::{HostError, HostResult};
 use crate::host::Host;
@@ -28,11 +28,6 @@ pub(crate) fn fail_closed(found: HostResult<TrustView>) -> Option<bool> {
     }
 }
 
-/// The user's home folder, canonical (its own `.claude` and the like are not a project's).
-fn home() -> Option<PathBuf> {
-    dirs::home_dir().and_then(|home| dunce::canonicalize(home).ok())
-}
-
 impl Host {
     /// The trust of `folder`: where it is kept, what config is there, what the user decided.
     pub async fn folder_trust(&self, folder: &Path) -> HostResult<TrustView> {
@@ -43,7 +38,12 @@ impl Host {
     async fn folder_scan(&self, folder: &Path) -> HostResult<(TrustView, String)> {
         let folder = dunce::canonicalize(folder)
             .map_err(|e| HostError::InvalidInput(format!("folder {}: {e}", folder.display())))?;
-        let found = tokio::task::spawn_blocking(move || scan::scan(&folder, home().as_deref()))
+        // The home the harnesses run with, canonical: its own `.claude` and the like are the
+        // user's settings there, not a project's (a `HOME` given to the harnesses is theirs).
+        let home = self
+            .home_folder()
+            .and_then(|home| dunce::canonicalize(home).ok());
+        let found = tokio::task::spawn_blocking(move || scan::scan(&folder, home.as_deref()))
             .await
             .map_err(|e| HostError::Internal(format!("trust scan: {e}")))?;
         let root = found.root.display().to_string();

@@ -167,3 +167,28 @@ async fn a_decision_is_revoked_by_its_root_or_a_folder_below_it_and_then_asked_a
         .unwrap_err();
     assert_eq!(unknown.code(), "invalid_input", "{unknown}");
 }
+
+#[tokio::test]
+async fn the_harnesses_home_holds_the_users_settings_not_a_projects_but_its_mcp_file_counts() {
+    let home = tempfile::tempdir().unwrap();
+    let home_path = dunce::canonicalize(home.path()).unwrap();
+    let project = home_path.join("code/app");
+    std::fs::create_dir_all(&project).unwrap();
+    write(&home_path.join(".claude/settings.json"), r#"{"hooks":{}}"#);
+    write(&home_path.join(".codex/config.toml"), "");
+    let data = tempfile::tempdir().unwrap();
+    let options = crate::HostOptions {
+        harness_env: vec![("HOME".into(), home_path.display().to_string())],
+        ..Default::default()
+    };
+    let (host, _) = Host::open_with(data.path(), options).await.unwrap();
+    let view = host.folder_trust(&project).await.unwrap();
+    assert!(view.config.is_empty(), "{:?}", view.config);
+    host.require_trust_decision(&project).await.unwrap();
+
+    // Claude loads the home's `.mcp.json` as a project's.
+    write(&home_path.join(".mcp.json"), r#"{"mcpServers":{}}"#);
+    let view = host.folder_trust(&project).await.unwrap();
+    assert_eq!(view.config, ["../../.mcp.json"]);
+    assert!(view.undecided());
+}
