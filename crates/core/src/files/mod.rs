@@ -8,9 +8,13 @@ mod check;
 mod checkpoint_tests;
 mod checkpoints;
 mod compare;
+#[cfg(test)]
+mod compare_tests;
 mod error;
 mod fill;
 mod lifecycle;
+#[cfg(test)]
+mod lifecycle_tests;
 mod prune;
 mod repo;
 mod scope;
