@@ -16,6 +16,8 @@ mod lifecycle;
 #[cfg(test)]
 mod lifecycle_tests;
 mod prune;
+#[cfg(test)]
+mod prune_tests;
 mod repo;
 mod scope;
 mod setup;
