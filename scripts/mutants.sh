@@ -8,6 +8,10 @@
 #                                (.cargo/mutants-baseline), what scripts/test.sh runs
 #   scripts/mutants.sh --full    every mutant of both crates; when none is missed and the tree
 #                                is committed, moves the baseline to HEAD (commit the file)
+#   scripts/mutants.sh --core    every mutant of the core's checked modules (below), against
+#                                the core's own tests; moves nothing
+#
+# The in-diff check covers those core modules too.
 #
 # Extra arguments go to cargo mutants (e.g. -f crates/store/src/open.rs with --full).
 set -euo pipefail
@@ -15,6 +19,18 @@ source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$forkhost_root"
 
 crates=(store worktree)
+# The core's modules that decide what runs and what is kept (the fork engine, approvals, trust,
+# permission modes, a thread's files): in the in-diff check their changes must be caught by the
+# core's own in-process tests (crates/core/src/test_host.rs: a real Host and store, no harness
+# process) too. The rest of the core is tested end to end, which cargo-mutants cannot run per
+# mutant.
+core_paths=(
+  crates/core/src/fork.rs crates/core/src/fork
+  crates/core/src/approvals.rs crates/core/src/approvals
+  crates/core/src/trust.rs crates/core/src/trust
+  crates/core/src/permissions.rs crates/core/src/permissions
+  crates/core/src/files
+)
 baseline_file=.cargo/mutants-baseline
 out=test-artifacts/mutants
 # A target folder of its own: the mutated builds happen in a copy of the tree elsewhere, and in
@@ -54,6 +70,19 @@ run() {
 packages=()
 for crate in "${crates[@]}"; do packages+=(-p "forkhost-$crate"); done
 
+if [[ "${1:-}" == "--core" ]]; then
+  shift
+  files=()
+  for path in "${core_paths[@]}"; do
+    if [[ -d "$path" ]]; then files+=(-f "$path/**/*.rs"); else files+=(-f "$path"); fi
+  done
+  started="$(date +%s)"
+  status=0
+  run -p forkhost-core "${files[@]}" "$@" || status=$?
+  echo "core run: $(($(date +%s) - started)) s" >&2
+  exit "$status"
+fi
+
 if [[ "${1:-}" == "--full" ]]; then
   shift
   started="$(date +%s)"
@@ -84,13 +113,13 @@ fi
 # once it is added to git), and only the crates whose sources changed.
 diff="$(mktemp)"
 trap 'rm -f "$diff"' EXIT
-git diff --no-ext-diff --no-color "$base" -- "${crates[@]/#/crates/}" >"$diff"
+git diff --no-ext-diff --no-color "$base" -- "${crates[@]/#/crates/}" "${core_paths[@]}" >"$diff"
 changed=()
-for crate in "${crates[@]}"; do
+for crate in "${crates[@]}" core; do
   if grep -q "^+++ b/crates/$crate/src/.*\.rs$" "$diff"; then changed+=(-p "forkhost-$crate"); fi
 done
 if ((${#changed[@]} == 0)); then
-  echo "no source of ${crates[*]} changed since the mutation baseline ${base:0:12}" >&2
+  echo "no source of ${crates[*]} or the core's checked modules changed since the mutation baseline ${base:0:12}" >&2
   exit 0
 fi
 echo "mutants in the code changed since ${base:0:12}: ${changed[*]}" >&2
