@@ -5,6 +5,8 @@
 
 mod check;
 #[cfg(test)]
+mod check_tests;
+#[cfg(test)]
 mod checkpoint_tests;
 mod checkpoints;
 mod compare;
