@@ -14,6 +14,8 @@ mod compare;
 mod compare_tests;
 mod error;
 mod fill;
+#[cfg(test)]
+mod fill_tests;
 mod lifecycle;
 #[cfg(test)]
 mod lifecycle_tests;
