@@ -163,3 +163,26 @@ async fn a_refused_fork_says_why_and_leaves_no_thread_behind() {
     assert_eq!(err.code(), "session_not_found", "{err}");
     assert_eq!(gone.host.threads().await.unwrap().len(), 1);
 }
+
+#[tokio::test]
+async fn a_forks_timing_is_in_milliseconds_and_its_steps_add_up_to_at_most_its_total() {
+    let t = three_turns().await;
+    let outer = std::time::Instant::now();
+    let made = t.host.fork(&t.thread, after(2)).await.unwrap();
+    let outer_ms = outer.elapsed().as_secs_f64() * 1e3;
+    let timing = made.timing;
+    assert!(!timing.warm, "no warm spare in this Host");
+    let steps = timing.check_ms + timing.native_ms + timing.commit_ms + timing.read_back_ms;
+    assert!(
+        steps <= timing.total_ms + 1e-6,
+        "steps {steps} ms > total {} ms",
+        timing.total_ms
+    );
+    // Measured inside the call: no more than the call took, and most of it (a unit slip of a
+    // thousand either way would break one side).
+    assert!(timing.total_ms <= outer_ms, "{timing:?} vs {outer_ms} ms");
+    assert!(
+        timing.total_ms >= outer_ms / 4.0,
+        "{timing:?} vs {outer_ms} ms"
+    );
+}
