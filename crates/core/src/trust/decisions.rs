@@ -112,7 +112,12 @@ async fn config_new_or_edited_since_a_trust_is_asked_about_again_and_a_no_holds(
     let grown = f.host.folder_trust(&f.repo).await.unwrap();
     assert_eq!(grown.changed, [".mcp.json"]);
     assert_eq!(super::fail_closed(Ok(grown)), Some(false));
-    f.host.set_folder_trust(&f.repo, true).await.unwrap();
+    let decided = f.host.set_folder_trust(&f.repo, true).await.unwrap();
+    assert!(
+        decided.changed.is_empty(),
+        "decided now: {:?}",
+        decided.changed
+    );
     assert_eq!(
         super::fail_closed(f.host.folder_trust(&f.repo).await),
         Some(true)
