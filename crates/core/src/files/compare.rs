@@ -155,19 +155,8 @@ impl Host {
         let to: Oid = changes.to.parse()?;
         let applied = blocking(move || repo.apply_changes(&from, &to, &folder)).await?;
         tracing::info!(fork = %fork_id, target = %target, files = applied.files.len(), "fork changes brought back");
-        Ok(ChangesView {
-            files: changes
-                .files
-                .into_iter()
-                .filter(|f| {
-                    applied.files.contains(&f.path)
-                        || f.old_path
-                            .as_ref()
-                            .is_some_and(|p| applied.files.contains(p))
-                })
-                .collect(),
-            ..changes
-        })
+        // The patch applied is `from..to` whole: the files brought back are the changes'.
+        Ok(changes)
     }
 
     /// The checkpoint a fork's worktree started from.

@@ -20,7 +20,7 @@ impl Host {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis() as i64)
             .unwrap_or(0);
-        let cutoff = now_ms - i64::from(days) * 24 * 3600 * 1000;
+        let cutoff = archived_before(now_ms, days);
         let mut pruned = 0;
         for row in self.store().threads().await? {
             if row.state != ThreadState::Archived || row.updated_at > cutoff {
@@ -51,5 +51,22 @@ impl Host {
             }
         }
         Ok(pruned)
+    }
+}
+
+/// The newest `updated_at` (unix milliseconds) a thread archived at least `days` days before
+/// `now_ms` can have.
+fn archived_before(now_ms: i64, days: u32) -> i64 {
+    now_ms - i64::from(days) * 24 * 3600 * 1000
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_day_is_86_400_000_milliseconds_back() {
+        let now = 1_800_000_000_000;
+        assert_eq!(super::archived_before(now, 0), now);
+        assert_eq!(super::archived_before(now, 1), now - 86_400_000);
+        assert_eq!(super::archived_before(now, 30), now - 2_592_000_000);
     }
 }
