@@ -78,6 +78,15 @@ async fn open_settings(client: &Client) -> Result<()> {
         "the command-line tool's status",
     )
     .await?;
+    // The harness cards above the section grow as their reports come in (a loaded machine
+    // takes seconds): a click aimed before they settle lands on whatever moved under it.
+    wait_js(
+        client,
+        r#"(() => { const cards = [...document.querySelectorAll('[data-dialog="settings"] .harness-card')]; return cards.length > 0 && cards.every((c) => c.dataset.reported === 'true') ? true : null; })()"#,
+        SETTLE,
+        "the harness cards' reports",
+    )
+    .await?;
     Ok(())
 }
 

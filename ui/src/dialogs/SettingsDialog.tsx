@@ -68,7 +68,12 @@ function HarnessCard(props: {
   const { report, name, check } = props;
   const caps = report?.capabilities;
   return (
-    <div className="harness-card" data-harness={name} data-found={report?.path ? "true" : "false"}>
+    <div
+      className="harness-card"
+      data-harness={name}
+      data-found={report?.path ? "true" : "false"}
+      data-reported={report ? "true" : "false"}
+    >
       <div className="harness-card__head">
         <span className={`harness-dot harness-dot--${name}`} aria-hidden />
         <strong>{HARNESS_NAMES[name] ?? name}</strong>
