@@ -183,7 +183,11 @@ async fn the_harnesses_home_holds_the_users_settings_not_a_projects_but_its_mcp_
     write(&home_path.join(".codex/config.toml"), "");
     let data = tempfile::tempdir().unwrap();
     let options = crate::HostOptions {
-        harness_env: vec![("HOME".into(), home_path.display().to_string())],
+        // Other variables beside it are not the home.
+        harness_env: vec![
+            ("HOME".into(), home_path.display().to_string()),
+            ("XDG_CONFIG_HOME".into(), "/nowhere/config".into()),
+        ],
         ..Default::default()
     };
     let (host, _) = Host::open_with(data.path(), options).await.unwrap();
