@@ -418,8 +418,7 @@ fn show_untracked_files_no_is_respected() {
 #[cfg(unix)]
 #[test]
 fn a_hung_git_is_killed_at_its_deadline() {
-    use forkhost_worktree::{Git, WorktreeError};
-    use std::os::unix::fs::PermissionsExt;
+    use forkhost_worktree::WorktreeError;
     use std::time::{Duration, Instant};
 
     let sb = Sandbox::new();
@@ -429,31 +428,14 @@ fn a_hung_git_is_killed_at_its_deadline() {
     // A `git` whose `status` hangs in a child process (as a stuck filter or lock would).
     let bin = tempfile::tempdir().unwrap();
     let pid_file = bin.path().join("sleep.pid");
-    let real = String::from_utf8(
-        std::process::Command::new("sh")
-            .args(["-c", "command -v git"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
-    let wrapper = bin.path().join("git");
-    std::fs::write(
-        &wrapper,
-        format!(
-            "#!/bin/sh\nfor a in \"$@\"; do if [ \"$a\" = status ]; then sleep 60 & echo $! > '{}'; wait; fi; done\nexec '{}' \"$@\"\n",
-            pid_file.display(),
-            real.trim()
+    let (_wrapper, git) = common::wrapped_git(
+        &sb,
+        &format!(
+            "for a in \"$@\"; do if [ \"$a\" = status ]; then sleep 60 & echo $! > '{}'; wait; fi; done",
+            pid_file.display()
         ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let git = Git::with_program(&wrapper)
-        .unwrap()
-        .env("HOME", sb.home.path())
-        .env("GIT_CONFIG_GLOBAL", sb.home.path().join("gitconfig"))
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .timeout(Duration::from_secs(2));
+    );
+    let git = git.timeout(Duration::from_secs(2));
     let r = Repo::discover(&git, &repo.path).unwrap().unwrap();
     // The call runs on a thread of its own, so that a call that never returns fails this test
     // instead of hanging the suite.

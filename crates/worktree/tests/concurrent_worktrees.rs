@@ -82,37 +82,20 @@ fn git_failing_first_rev_list(
     message: &str,
 ) -> (
     tempfile::TempDir,
+    tempfile::TempDir,
     forkhost_worktree::Git,
     std::path::PathBuf,
 ) {
-    use std::os::unix::fs::PermissionsExt;
-    let bin = tempfile::tempdir().unwrap();
-    let calls = bin.path().join("rev-list-calls");
-    let real = String::from_utf8(
-        std::process::Command::new("sh")
-            .args(["-c", "command -v git"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
-    let wrapper = bin.path().join("git");
-    std::fs::write(
-        &wrapper,
-        format!(
-            "#!/bin/sh\nfor a in \"$@\"; do if [ \"$a\" = rev-list ]; then echo x >> '{calls}'; if [ \"$(wc -l < '{calls}')\" -eq 1 ]; then echo '{message}' >&2; exit 128; fi; fi; done\nexec '{real}' \"$@\"\n",
-            calls = calls.display(),
-            real = real.trim()
+    let marks = tempfile::tempdir().unwrap();
+    let calls = marks.path().join("rev-list-calls");
+    let (bin, git) = common::wrapped_git(
+        sb,
+        &format!(
+            "for a in \"$@\"; do if [ \"$a\" = rev-list ]; then echo x >> '{calls}'; if [ \"$(wc -l < '{calls}')\" -eq 1 ]; then echo '{message}' >&2; exit 128; fi; fi; done",
+            calls = calls.display()
         ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let git = forkhost_worktree::Git::with_program(&wrapper)
-        .unwrap()
-        .env("HOME", sb.home.path())
-        .env("GIT_CONFIG_GLOBAL", sb.home.path().join("gitconfig"))
-        .env("GIT_CONFIG_NOSYSTEM", "1");
-    (bin, git, calls)
+    );
+    (bin, marks, git, calls)
 }
 
 #[cfg(unix)]
@@ -141,7 +124,7 @@ fn the_unpushed_count_is_asked_again_when_a_branch_went_meanwhile_and_only_then(
         &["commit", "-q", "--allow-empty", "-m", "the fork's own"],
     );
 
-    let (_bin, git, calls) =
+    let (_bin, _marks, git, calls) =
         git_failing_first_rev_list(&sb, "fatal: bad object refs/heads/forkhost/gone");
     let r = forkhost_worktree::Repo::discover(&git, &repo.path)
         .unwrap()
@@ -151,7 +134,7 @@ fn the_unpushed_count_is_asked_again_when_a_branch_went_meanwhile_and_only_then(
     assert_eq!(std::fs::read_to_string(&calls).unwrap().lines().count(), 2);
 
     // Any other failure is the answer at once.
-    let (_bin, git, calls) = git_failing_first_rev_list(&sb, "fatal: out of memory");
+    let (_bin, _marks, git, calls) = git_failing_first_rev_list(&sb, "fatal: out of memory");
     let r = forkhost_worktree::Repo::discover(&git, &repo.path)
         .unwrap()
         .unwrap();

@@ -7,7 +7,7 @@ mod common;
 use common::{outside_folder, Sandbox};
 use forkhost_worktree::{CheckpointSpec, WorktreeSpec, INCLUDE_FILE};
 #[cfg(unix)]
-use forkhost_worktree::{Git, Repo, WorktreeError};
+use forkhost_worktree::{Repo, WorktreeError};
 
 /// Every file the patterns match is one the repository does not ignore (git's "none ignored"
 /// answer, exit 1): nothing is copied, and the worktree is made with the file from the
@@ -76,7 +76,6 @@ fn an_included_file_never_overwrites_what_the_worktree_has() {
 #[cfg(unix)]
 #[test]
 fn a_failing_ignore_check_is_an_error() {
-    use std::os::unix::fs::PermissionsExt;
     let sb = Sandbox::new();
     let repo = sb.repo();
     repo.write(".gitignore", ".env\n");
@@ -84,30 +83,10 @@ fn a_failing_ignore_check_is_an_error() {
     repo.commit_all("first");
     repo.write(".env", "KEY=1\n");
     // A `git` whose `check-ignore` fails as a broken install or a full disk would.
-    let bin = tempfile::tempdir().unwrap();
-    let real = String::from_utf8(
-        std::process::Command::new("sh")
-            .args(["-c", "command -v git"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
-    let wrapper = bin.path().join("git");
-    std::fs::write(
-        &wrapper,
-        format!(
-            "#!/bin/sh\nfor a in \"$@\"; do if [ \"$a\" = check-ignore ]; then echo 'fatal: cannot read' >&2; exit 128; fi; done\nexec '{}' \"$@\"\n",
-            real.trim()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let git = Git::with_program(&wrapper)
-        .unwrap()
-        .env("HOME", sb.home.path())
-        .env("GIT_CONFIG_GLOBAL", sb.home.path().join("gitconfig"))
-        .env("GIT_CONFIG_NOSYSTEM", "1");
+    let (_bin, git) = common::wrapped_git(
+        &sb,
+        "for a in \"$@\"; do if [ \"$a\" = check-ignore ]; then echo 'fatal: cannot read' >&2; exit 128; fi; done",
+    );
     let r = Repo::discover(&git, &repo.path).unwrap().unwrap();
     let head = r.head().expect("head").expect("born");
     let (_keep, path) = outside_folder("failing");

@@ -98,6 +98,15 @@ fn writes() -> forkhost_harness::HarnessResult<()> {
     Ok(())
 }
 
+/// The harness's process went while it wrote the answer.
+fn pipe_closed() -> forkhost_harness::HarnessResult<()> {
+    Err(HarnessError::HarnessFailed {
+        harness: HarnessKind::Claude,
+        message: "pipe closed".into(),
+        stderr_tail: String::new(),
+    })
+}
+
 impl Fixture {
     /// Raises `request` in runtime `turn` as a harness would; the harness end records.
     async fn raise(&self, request: ApprovalRequest, turn: &TurnState) -> (String, Told) {
@@ -330,13 +339,7 @@ async fn a_refused_answer_stays_pending_and_a_gone_harness_resolves_gone() {
     assert!(f.drain().0.is_empty());
 
     let (failed, _) = f
-        .raise_with(command("2", "ls -l", true), &turn, || {
-            Err(HarnessError::HarnessFailed {
-                harness: HarnessKind::Claude,
-                message: "pipe closed".into(),
-                stderr_tail: String::new(),
-            })
-        })
+        .raise_with(command("2", "ls -l", true), &turn, pipe_closed)
         .await;
     let err = f
         .host
@@ -352,15 +355,7 @@ async fn a_refused_answer_stays_pending_and_a_gone_harness_resolves_gone() {
     );
 
     // The same for a question whose harness is gone.
-    let (asked, _) = f
-        .raise_with(question("3"), &turn, || {
-            Err(HarnessError::HarnessFailed {
-                harness: HarnessKind::Claude,
-                message: "pipe closed".into(),
-                stderr_tail: String::new(),
-            })
-        })
-        .await;
+    let (asked, _) = f.raise_with(question("3"), &turn, pipe_closed).await;
     let err = f
         .host
         .answer_question(&f.thread, &asked, None)

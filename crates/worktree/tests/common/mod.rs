@@ -26,7 +26,7 @@ impl Sandbox {
         Sandbox { home, git }
     }
 
-    fn global_config(&self) -> PathBuf {
+    pub fn global_config(&self) -> PathBuf {
         self.home.path().join("gitconfig")
     }
 
@@ -192,4 +192,34 @@ pub fn outside_folder(name: &str) -> (TempDir, PathBuf) {
         .expect("temp parent");
     let path = parent.path().canonicalize().expect("canonical").join(name);
     (parent, path)
+}
+
+/// A `git` wrapper for tests of failures: a shell script that runs `before` (shell code that
+/// sees the arguments as `"$@"`) and then the real git, isolated as the sandbox's. The folder
+/// it lives in goes when the returned `TempDir` drops.
+#[cfg(unix)]
+pub fn wrapped_git(sb: &Sandbox, before: &str) -> (TempDir, Git) {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = tempfile::tempdir().expect("wrapper folder");
+    let real = String::from_utf8(
+        Command::new("sh")
+            .args(["-c", "command -v git"])
+            .output()
+            .expect("sh")
+            .stdout,
+    )
+    .expect("utf-8 path");
+    let wrapper = bin.path().join("git");
+    std::fs::write(
+        &wrapper,
+        format!("#!/bin/sh\n{before}\nexec '{}' \"$@\"\n", real.trim()),
+    )
+    .expect("wrapper");
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let git = Git::with_program(&wrapper)
+        .expect("runner")
+        .env("HOME", sb.home.path())
+        .env("GIT_CONFIG_GLOBAL", sb.global_config())
+        .env("GIT_CONFIG_NOSYSTEM", "1");
+    (bin, git)
 }
