@@ -284,6 +284,7 @@ pub async fn wait_css(client: &Client, css: &str, timeout: Duration) -> Result<E
 
 pub async fn click(client: &Client, css: &str) -> Result<()> {
     let el = wait_css(client, css, Duration::from_secs(15)).await?;
+    settle(client, css).await;
     let Err(first) = el.click().await else {
         return Ok(());
     };
@@ -301,6 +302,30 @@ pub async fn click(client: &Client, css: &str) -> Result<()> {
     el.click()
         .await
         .with_context(|| format!("clicking {css} (a second time; the first: {first})"))
+}
+
+/// Waits (at most 3 s) until the element's box has stood still for 300 ms in the middle of
+/// its scroll area: a section above it still laying out (a harness report coming in on a
+/// loaded machine) would move it from under the click.
+async fn settle(client: &Client, css: &str) {
+    let script = "const e = document.querySelector(arguments[0]); if (!e) return null; \
+                  e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect(); \
+                  return [r.x, r.y, r.width, r.height];";
+    let (mut last, mut still) = (None, 0);
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while Instant::now() < deadline {
+        let rect = js_args(client, script, vec![Value::from(css)]).await.ok();
+        if rect.is_some() && rect == last {
+            still += 1;
+            if still >= 3 {
+                return;
+            }
+        } else {
+            still = 0;
+        }
+        last = rect;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 /// Types into a field (appending).
@@ -550,11 +575,28 @@ pub async fn new_thread_with_mode(
     cwd_field.clear().await.ok();
     cwd_field.send_keys(&cwd.to_string_lossy()).await?;
     type_into(client, r#"textarea[data-field="prompt"]"#, prompt).await?;
-    click(client, r#"button[data-action="create-thread"]"#).await?;
+    // A click can land on whatever a late report moved under it (WebDriver calls that a
+    // success): Start thread is clicked again until the dialog is busy or gone. A busy button
+    // is disabled, so a second click never starts a second thread.
+    for attempt in 1..=3 {
+        click(client, r#"button[data-action="create-thread"]"#).await?;
+        let started = wait_js(
+            client,
+            r#"!document.querySelector('[data-dialog="new-thread"]') || document.querySelector('button[data-action="create-thread"]')?.disabled"#,
+            Duration::from_secs(10),
+            "the New thread dialog to start the thread",
+        )
+        .await;
+        match started {
+            Ok(_) => break,
+            Err(err) if attempt == 3 => return Err(err),
+            Err(_) => {}
+        }
+    }
     wait_js(
         client,
         r#"!document.querySelector('[data-dialog="new-thread"]')"#,
-        Duration::from_secs(30),
+        Duration::from_secs(60),
         "the New thread dialog to close",
     )
     .await?;
