@@ -68,7 +68,7 @@ for file in tests/tests/*.rs; do
 done
 cargo test -p forkhost-tests --lib --bins "${plain_tests[@]}"
 
-step "mutation check: the store and worktree code changed since the baseline (scripts/mutants.sh)"
+step "mutation check: the store, worktree and core decision code changed since the baseline (scripts/mutants.sh)"
 # Each small mistake cargo-mutants makes in that code must fail one of the crate's own tests.
 bash scripts/mutants.sh
 
