@@ -150,6 +150,23 @@ impl Host {
         Ok((host, report))
     }
 
+    /// The home folder the harnesses run with: the `HOME` given to them, else this process's
+    /// (for what counts as the user's own settings: folder trust, the checkpoint scope).
+    pub(crate) fn home_folder(&self) -> Option<PathBuf> {
+        let given = self
+            .inner
+            .harness_env
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "HOME" || (cfg!(windows) && k == "USERPROFILE"))
+            .map(|(_, v)| PathBuf::from(v));
+        given.or_else(|| {
+            std::env::var_os(if cfg!(windows) { "USERPROFILE" } else { "HOME" })
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        })
+    }
+
     pub fn data_dir(&self) -> &Path {
         &self.inner.data_dir
     }

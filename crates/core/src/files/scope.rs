@@ -83,22 +83,6 @@ pub(crate) fn too_wide(root: &Path, folder: &Path, home: Option<&Path>) -> Optio
 }
 
 impl Host {
-    /// The home folder the harnesses run with: the `HOME` given to them, else this process's.
-    pub(crate) fn home_folder(&self) -> Option<PathBuf> {
-        let given = self
-            .inner
-            .harness_env
-            .iter()
-            .rev()
-            .find(|(k, _)| k == "HOME" || (cfg!(windows) && k == "USERPROFILE"))
-            .map(|(_, v)| PathBuf::from(v));
-        given.or_else(|| {
-            std::env::var_os(if cfg!(windows) { "USERPROFILE" } else { "HOME" })
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-        })
-    }
-
     /// The repository whose files a checkpoint of `folder` records, or why there is none.
     pub(crate) async fn checkpoint_repo(&self, folder: &Path) -> Result<Repo, NoCheckpoints> {
         let repo = repo_of(folder).await.ok_or(NoCheckpoints::NotInGit)?;
