@@ -580,6 +580,8 @@ impl Host {
 }
 
 #[cfg(test)]
+mod continued;
+#[cfg(test)]
 mod engine;
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use crate::thread_handle::{AttachedRuntime, TurnState};
 const SESSION: &str = "5a0e6a7c-1111-4222-8333-444455556666";
 
 pub(crate) struct TestHost {
-    _home: tempfile::TempDir,
+    home: tempfile::TempDir,
     work: tempfile::TempDir,
     _data: tempfile::TempDir,
     pub host: Host,
@@ -56,26 +56,116 @@ pub(crate) async fn claude_thread_in(
     folder: &str,
     options: impl FnOnce(&mut crate::HostOptions),
 ) -> TestHost {
+    imported_thread(HarnessKind::Claude, turns, program, folder, options).await
+}
+
+/// The Host and one Pi thread of `turns` turns ("prompt N", "reply N"), in folder `/w`, with
+/// `program` as its `claude` (the harness a conversation may continue in). No Pi is there.
+pub(crate) async fn pi_thread(turns: usize, program: ClaudeProgram) -> TestHost {
+    imported_thread(HarnessKind::Pi, turns, program, "w", |_| {}).await
+}
+
+async fn imported_thread(
+    kind: HarnessKind,
+    turns: usize,
+    program: ClaudeProgram,
+    folder: &str,
+    options: impl FnOnce(&mut crate::HostOptions),
+) -> TestHost {
     let home = tempfile::tempdir().unwrap();
-    // The thread's folder exists (a fork checks it); Claude names the project folder after it.
-    // Outside the temporary HOME, whose `.claude` would count as a parent folder's config.
+    // The thread's folder exists (a fork checks it). Outside the temporary HOME, whose
+    // `.claude` would count as a parent folder's config.
     let work = tempfile::tempdir().unwrap();
     let cwd = dunce::canonicalize(work.path()).unwrap().join(folder);
     std::fs::create_dir_all(&cwd).unwrap();
     let cwd_text = cwd.display().to_string();
+    // Both harnesses name the session's folder after the working folder.
     let encoded: String = cwd_text
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect();
-    let project = home.path().join(".claude/projects").join(encoded);
-    std::fs::create_dir_all(&project).unwrap();
+    let (transcript_path, transcript) = match kind {
+        HarnessKind::Claude => (
+            home.path()
+                .join(".claude/projects")
+                .join(encoded)
+                .join(format!("{SESSION}.jsonl")),
+            claude_transcript(turns, &cwd_text),
+        ),
+        HarnessKind::Pi => (
+            home.path()
+                .join(".pi/agent/sessions")
+                .join(format!("-{encoded}--"))
+                .join(format!("2026-12-05T04-00-00-000Z_{SESSION}.jsonl")),
+            pi_transcript(turns, &cwd_text),
+        ),
+        HarnessKind::Codex => unimplemented!("no Codex rollout is written here"),
+    };
+    std::fs::create_dir_all(transcript_path.parent().unwrap()).unwrap();
+    std::fs::write(&transcript_path, transcript).unwrap();
+    let harness_paths = match program {
+        ClaudeProgram::None => Vec::new(),
+        ClaudeProgram::VersionOnly => {
+            // Every call is logged beside it (`<script>.calls`), for tests of what was started.
+            let script = home.path().join("bin/claude");
+            std::fs::create_dir_all(script.parent().unwrap()).unwrap();
+            std::fs::write(
+                &script,
+                "#!/bin/sh\necho \"$*\" >> \"$0.calls\"\necho '2.1.332 (Claude Code)'\n",
+            )
+            .unwrap();
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+            }
+            vec![(HarnessKind::Claude, script.display().to_string())]
+        }
+        ClaudeProgram::Missing => vec![(
+            HarnessKind::Claude,
+            home.path().join("bin/no-claude-here").display().to_string(),
+        )],
+    };
+    let mut harness_paths = harness_paths;
+    if kind == HarnessKind::Pi {
+        // Never the machine's own Pi (`FORKHOST_PI_BIN` in the suite): none is here.
+        let none = home.path().join("bin/no-pi-here").display().to_string();
+        harness_paths.push((HarnessKind::Pi, none));
+    }
+    let data = tempfile::tempdir().unwrap();
+    let mut chosen = crate::HostOptions {
+        harness_env: vec![("HOME".into(), home.path().display().to_string())],
+        harness_paths,
+        ..Default::default()
+    };
+    options(&mut chosen);
+    let (host, _) = Host::open_with(data.path(), chosen).await.unwrap();
+    let session = match kind {
+        HarnessKind::Claude => SESSION.to_owned(),
+        _ => transcript_path.display().to_string(),
+    };
+    let thread = host.import(kind, &session).await.unwrap().thread.id;
+    TestHost {
+        home,
+        work,
+        data_dir: data.path().to_path_buf(),
+        _data: data,
+        host,
+        thread,
+        transcript_path,
+        folder: cwd,
+    }
+}
+
+/// A Claude Code transcript: one user and one assistant record per turn, chained by `uuid`.
+fn claude_transcript(turns: usize, cwd: &str) -> String {
     let mut transcript = String::new();
     let mut parent = serde_json::Value::Null;
     for t in 1..=turns {
         let common = |uuid: &str, parent: serde_json::Value| {
             serde_json::json!({
                 "parentUuid": parent, "isSidechain": false, "uuid": uuid,
-                "timestamp": format!("2026-12-05T04:00:0{t}.000Z"), "cwd": cwd_text,
+                "timestamp": format!("2026-12-05T04:00:0{t}.000Z"), "cwd": cwd,
                 "sessionId": SESSION, "version": "2.1.332",
             })
         };
@@ -92,53 +182,61 @@ pub(crate) async fn claude_thread_in(
         transcript.push_str(&format!("{user}\n{reply}\n"));
         parent = r.into();
     }
-    let transcript_path = project.join(format!("{SESSION}.jsonl"));
-    std::fs::write(&transcript_path, transcript).unwrap();
-    let harness_paths = match program {
-        ClaudeProgram::None => Vec::new(),
-        ClaudeProgram::VersionOnly => {
-            let script = home.path().join("bin/claude");
-            std::fs::create_dir_all(script.parent().unwrap()).unwrap();
-            std::fs::write(&script, "#!/bin/sh\necho '2.1.332 (Claude Code)'\n").unwrap();
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-            }
-            vec![(HarnessKind::Claude, script.display().to_string())]
-        }
-        ClaudeProgram::Missing => vec![(
-            HarnessKind::Claude,
-            home.path().join("bin/no-claude-here").display().to_string(),
-        )],
-    };
-    let data = tempfile::tempdir().unwrap();
-    let mut chosen = crate::HostOptions {
-        harness_env: vec![("HOME".into(), home.path().display().to_string())],
-        harness_paths,
-        ..Default::default()
-    };
-    options(&mut chosen);
-    let (host, _) = Host::open_with(data.path(), chosen).await.unwrap();
-    let thread = host
-        .import(HarnessKind::Claude, SESSION)
-        .await
-        .unwrap()
-        .thread
-        .id;
-    TestHost {
-        _home: home,
-        work,
-        data_dir: data.path().to_path_buf(),
-        _data: data,
-        host,
-        thread,
-        transcript_path,
-        folder: cwd,
+    transcript
+}
+
+/// A Pi session (format v3): its header, then a user and an assistant `message` entry per turn,
+/// chained by `id`/`parentId`.
+fn pi_transcript(turns: usize, cwd: &str) -> String {
+    let header = serde_json::json!({
+        "type": "session", "version": 3, "id": SESSION,
+        "timestamp": "2026-12-05T04:00:00.000Z", "cwd": cwd,
+    });
+    let mut transcript = format!("{header}\n");
+    let mut parent = serde_json::Value::Null;
+    for t in 1..=turns {
+        let entry = |id: &str, parent: serde_json::Value, message: serde_json::Value| {
+            serde_json::json!({
+                "type": "message", "id": id, "parentId": parent,
+                "timestamp": format!("2026-12-05T04:00:0{t}.000Z"), "message": message,
+            })
+        };
+        let (u, r) = (format!("pu{t}"), format!("pr{t}"));
+        let user = entry(
+            &u,
+            parent,
+            serde_json::json!({"role": "user", "content": [{"type": "text", "text": format!("prompt {t}")}]}),
+        );
+        let reply = entry(
+            &r,
+            u.clone().into(),
+            serde_json::json!({
+                "role": "assistant", "content": [{"type": "text", "text": format!("reply {t}")}],
+                "stopReason": "stop",
+            }),
+        );
+        transcript.push_str(&format!("{user}\n{reply}\n"));
+        parent = r.into();
     }
+    transcript
 }
 
 impl TestHost {
+    /// What the `claude` program was asked, one line per call (`ClaudeProgram::VersionOnly`).
+    pub fn claude_calls(&self) -> Vec<String> {
+        let log = self.home.path().join("bin/claude.calls");
+        std::fs::read_to_string(log)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// Replaces the thread's native transcript with `text`.
+    pub fn write_transcript(&self, text: &str) {
+        std::fs::write(&self.transcript_path, text).unwrap();
+    }
+
     /// The thread's native transcript, as bytes.
     pub fn transcript(&self) -> Vec<u8> {
         std::fs::read(&self.transcript_path).unwrap()
@@ -157,6 +255,25 @@ impl TestHost {
     /// The temporary folder holding the thread's folder (real path), for other repositories.
     pub fn work(&self) -> PathBuf {
         dunce::canonicalize(self.work.path()).unwrap()
+    }
+
+    /// How many `creating` rows the store holds (forks under way, or left by a failed one):
+    /// read straight from its file, as no query of the store shows them.
+    pub async fn creating_rows(&self) -> i64 {
+        use sqlx::{ConnectOptions, Connection};
+        let file = self.data_dir.join(crate::data_dir::STORE_FILE);
+        let mut conn = sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(file)
+            .read_only(true)
+            .connect()
+            .await
+            .unwrap();
+        let count: (i64,) = sqlx::query_as("SELECT COUNT(*) FROM threads WHERE state = 'creating'")
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+        conn.close().await.unwrap();
+        count.0
     }
 
     /// The Host's data folder (its store, its fork worktrees).

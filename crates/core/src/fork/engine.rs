@@ -7,7 +7,8 @@
 use forkhost_store::{Boundary, ThreadState};
 
 use super::{ForkAt, TurnRef};
-use crate::test_host::{claude_thread, ClaudeProgram, TestHost};
+use crate::files::ForkFiles;
+use crate::test_host::{claude_thread, claude_thread_in, ClaudeProgram, TestHost};
 
 async fn three_turns() -> TestHost {
     claude_thread(3, ClaudeProgram::VersionOnly).await
@@ -99,11 +100,19 @@ async fn forks_of_one_turn_are_named_apart_and_keep_their_sources_mode() {
         )
         .await
         .unwrap();
+    // Claude has no sandbox words; a source row holding one (Codex's kind) passes it on too.
+    let mut row = t.host.store().thread(&t.thread).await.unwrap();
+    row.permission_sandbox = Some("workspace-write".into());
+    t.host.store().update_thread(&row).await.unwrap();
     let first = t.host.fork(&t.thread, after(1)).await.unwrap().thread;
     let second = t.host.fork(&t.thread, after(1)).await.unwrap().thread;
     assert_ne!(first.thread.title, second.thread.title);
     for fork in [&first, &second] {
         assert_eq!(fork.thread.permissions.mode.as_deref(), Some("plan"));
+        assert_eq!(
+            fork.thread.permissions.sandbox.as_deref(),
+            Some("workspace-write")
+        );
         assert_eq!(fork.turns.len(), 1);
     }
     // A fork of a fork: its lineage names the fork, and it holds what the fork held.
@@ -184,5 +193,122 @@ async fn a_forks_timing_is_in_milliseconds_and_its_steps_add_up_to_at_most_its_t
     assert!(
         timing.total_ms >= outer_ms / 4.0,
         "{timing:?} vs {outer_ms} ms"
+    );
+}
+
+#[tokio::test]
+async fn a_fork_whose_files_cannot_be_made_is_refused_after_its_row_and_leaves_no_row() {
+    // A worktree asked for outside git fails after the `creating` row went in.
+    let t = three_turns().await;
+    let err = t
+        .host
+        .fork_with(&t.thread, after(1), ForkFiles::Worktree)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "unsupported", "{err}");
+    assert_eq!(t.creating_rows().await, 0, "the half-made fork is gone");
+    assert_eq!(t.host.threads().await.unwrap().len(), 1);
+    // The same fork in the same folder is made, and its row is committed.
+    let made = t.host.fork(&t.thread, after(1)).await.unwrap();
+    assert_eq!(made.thread.turns.len(), 1);
+    assert_eq!(t.creating_rows().await, 0);
+}
+
+#[tokio::test]
+async fn a_thread_with_no_turns_yet_has_nothing_to_fork() {
+    let t = three_turns().await;
+    let new = t
+        .host
+        .create(crate::host::NewThreadSpec {
+            harness: forkhost_harness::HarnessKind::Claude,
+            cwd: t.folder().to_path_buf(),
+            title: None,
+            permissions: Default::default(),
+        })
+        .await
+        .unwrap();
+    let err = t
+        .host
+        .fork(&new.thread.id, ForkAt::Latest)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "turn_not_found", "{err}");
+    assert!(
+        err.to_string().contains("no turns to fork from yet"),
+        "{err}"
+    );
+
+    // A session with a file but no turn in it yet (its header only) says the same.
+    let empty = crate::test_host::pi_thread(0, ClaudeProgram::VersionOnly).await;
+    let err = empty
+        .host
+        .fork(&empty.thread, ForkAt::Latest)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "turn_not_found", "{err}");
+    assert!(
+        err.to_string().contains("no turns to fork from yet"),
+        "{err}"
+    );
+}
+
+/// The three-turn transcript as it reads after turn 2 left the native session (rewound in the
+/// harness's own TUI): turn 3's prompt now follows turn 1's reply.
+fn without_turn_two(t: &TestHost) -> String {
+    let text = String::from_utf8(t.transcript()).unwrap();
+    text.lines()
+        .filter(|l| !l.contains(r#""uuid":"u2""#) && !l.contains(r#""uuid":"r2""#))
+        .map(|l| l.replace(r#""parentUuid":"r2""#, r#""parentUuid":"r1""#) + "\n")
+        .collect()
+}
+
+#[tokio::test]
+async fn a_turn_that_moved_in_the_native_session_is_found_by_its_ref_and_one_that_left_is_refused()
+{
+    let t = three_turns().await;
+    let source = t.host.show(&t.thread).await.unwrap();
+    t.write_transcript(&without_turn_two(&t));
+
+    // Turn 3 is the native session's second turn now: the fork cuts there, holding two.
+    let made = t.host.fork(&t.thread, after(3)).await.unwrap();
+    let refs: Vec<_> = made
+        .thread
+        .turns
+        .iter()
+        .map(|turn| turn.native_turn_ref.clone())
+        .collect();
+    assert_eq!(
+        refs,
+        [
+            source.turns[0].native_turn_ref.clone(),
+            source.turns[2].native_turn_ref.clone()
+        ]
+    );
+    let err = t.host.fork(&t.thread, after(2)).await.unwrap_err();
+    assert_eq!(err.code(), "checkpoint_not_found", "{err}");
+}
+
+#[tokio::test]
+async fn a_lazy_fork_starts_its_harness_ahead_only_in_a_host_that_keeps_forks_warm() {
+    let cold = three_turns().await;
+    let warm = claude_thread_in(3, ClaudeProgram::VersionOnly, "w", |o| o.warm_forks = true).await;
+    for t in [&cold, &warm] {
+        t.host.fork(&t.thread, after(1)).await.unwrap();
+    }
+    let started = |t: &TestHost| t.claude_calls().iter().any(|c| c != "--version");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !started(&warm) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the warm Host never started Claude"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    // The cold Host had as long, and longer than the warm one needed.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(
+        !started(&cold),
+        "started without being asked: {:?}",
+        cold.claude_calls()
     );
 }
