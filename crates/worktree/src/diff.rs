@@ -221,6 +221,35 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_patch_with_fewer_file_headers_than_listed_gives_the_rest_empty_texts_and_never_panics() {
+        let listed = |path: &str, parts| Listed {
+            file: FileDiff {
+                path: path.into(),
+                old_path: None,
+                status: FileStatus::Modified,
+                added_lines: 0,
+                removed_lines: 0,
+                binary: false,
+            },
+            parts,
+        };
+        let patch = "diff --git a/a b/a\n+x\n";
+        // `a` claims two parts (a type change is two), but the patch holds only one.
+        let patches = with_patches(vec![listed("a", 2), listed("b", 1)], patch);
+        let texts: Vec<_> = patches.iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(texts, [patch, ""]);
+    }
+
+    #[test]
+    fn a_files_status_reads_as_the_word_the_cli_prints_and_the_views_carry() {
+        use FileStatus::*;
+        assert_eq!(
+            [Added, Modified, Deleted, Renamed].map(FileStatus::as_str),
+            ["added", "modified", "deleted", "renamed"]
+        );
+    }
+
+    #[test]
     fn one_diff_tree_call_gives_statuses_counts_and_each_files_patch() {
         let raw = concat!(
             ":100644 100644 a1 b1 M\0a b.txt\0",
