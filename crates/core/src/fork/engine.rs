@@ -227,29 +227,16 @@ async fn a_thread_with_no_turns_yet_has_nothing_to_fork() {
         })
         .await
         .unwrap();
-    let err = t
-        .host
-        .fork(&new.thread.id, ForkAt::Latest)
-        .await
-        .unwrap_err();
-    assert_eq!(err.code(), "turn_not_found", "{err}");
-    assert!(
-        err.to_string().contains("no turns to fork from yet"),
-        "{err}"
-    );
-
-    // A session with a file but no turn in it yet (its header only) says the same.
+    // And a session with a file but no turn in it yet (its header only).
     let empty = crate::test_host::pi_thread(0, ClaudeProgram::VersionOnly).await;
-    let err = empty
-        .host
-        .fork(&empty.thread, ForkAt::Latest)
-        .await
-        .unwrap_err();
-    assert_eq!(err.code(), "turn_not_found", "{err}");
-    assert!(
-        err.to_string().contains("no turns to fork from yet"),
-        "{err}"
-    );
+    for (host, thread) in [(&t.host, &new.thread.id), (&empty.host, &empty.thread)] {
+        let err = host.fork(thread, ForkAt::Latest).await.unwrap_err();
+        assert_eq!(err.code(), "turn_not_found", "{err}");
+        assert!(
+            err.to_string().contains("no turns to fork from yet"),
+            "{err}"
+        );
+    }
 }
 
 /// The three-turn transcript as it reads after turn 2 left the native session (rewound in the
