@@ -8,6 +8,8 @@ import { tabTooltip } from "./tabs/words";
 import { renameThread } from "./threads/threadActions";
 import type { TabView } from "./bindings/TabView";
 import { Conversation } from "./conversation/Conversation";
+import { TabForkPreview } from "./fork/ForkPreview";
+import { useTabPreviewPhase } from "./fork/preview";
 import { RaceView } from "./race/RaceView";
 import { useRaces } from "./race/race";
 import { ChevronDownIcon, ChevronIcon, ChevronLeftIcon, CloseIcon, PlusIcon, SidebarIcon, Spinner, TerminalIcon } from "./icons";
@@ -21,33 +23,41 @@ export function Workspace() {
   const activeTab = useApp((s) => s.activeTab);
   // A race started from a tab's thread shows in that tab until "Back to the conversation".
   const racing = useRaces((s) => s.shown);
+  // A fork into a tab shows its inherited history in place of the active tab until its own tab
+  // opens (fork/preview.ts).
+  const preview = useTabPreviewPhase();
+  const forking = preview === "forking";
+  const shown = forking ? null : activeTab;
   return (
     <main className="workspace">
       <TabBar />
-      {tabs.length === 0 ? (
+      {tabs.length === 0 && !forking ? (
         <EmptyWorkspace />
       ) : (
         tabs.map((tab) =>
           tab.kind === "terminal" ? (
             // Terminals stay mounted while their tab exists: the process and screen live on.
-            <div key={tab.id} className="tabpanel" hidden={tab.id !== activeTab} role="tabpanel">
+            <div key={tab.id} className="tabpanel" hidden={tab.id !== shown} role="tabpanel">
               <Suspense fallback={<div className="term" />}>
-                <TerminalView tab={tab} active={tab.id === activeTab} />
+                <TerminalView tab={tab} active={tab.id === shown} />
               </Suspense>
             </div>
-          ) : tab.id === activeTab ? (
+          ) : tab.id === shown ? (
             <div key={tab.id} className="tabpanel" role="tabpanel">
               {racing[tab.thread_id] ? <RaceView runId={racing[tab.thread_id] ?? ""} /> : <Conversation tab={tab} />}
+              {preview === "opened" && <TabForkPreview over />}
             </div>
           ) : null,
         )
       )}
+      {forking && <TabForkPreview />}
     </main>
   );
 }
 
 function TabBar() {
   const tabs = useApp((s) => s.tabs);
+  const forking = useTabPreviewPhase() === "forking";
   const sidebarOpen = useApp((s) => s.sidebarOpen);
   const activeTab = useApp((s) => s.activeTab);
   const drag = useRef<{ id: string; x: number; moved: boolean } | null>(null);
@@ -175,6 +185,13 @@ function TabBar() {
             wasDragged={() => Boolean(drag.current?.moved)}
           />
         ))}
+        {forking && (
+          // Where the fork's tab will be; not a tab yet (no thread to act on).
+          <div className="tab" data-fork-preview-tab="true" aria-busy="true">
+            <Spinner size={11} />
+            <span className="tab__title">Forking…</span>
+          </div>
+        )}
       </div>
       {overflow.overflows && (
         <>
@@ -222,7 +239,10 @@ function Tab(props: {
   wasDragged: () => boolean;
 }) {
   const { tab } = props;
-  const active = useApp((s) => s.activeTab === tab.id);
+  // While a fork into a tab shows its history, the place of its tab is the selected one.
+  const selected = useApp((s) => s.activeTab === tab.id);
+  const forking = useTabPreviewPhase() === "forking";
+  const active = selected && !forking;
   const thread = useApp((s) => threadById(s, tab.thread_id));
   const streaming = useApp((s) => {
     const live = s.slots[tab.thread_id]?.live;

@@ -204,10 +204,18 @@ pub async fn bench_fork_tab(client: &Client, thread: &str) -> Result<String> {
         "the fork tab's paint",
     )
     .await?;
-    println!("bench: fork into a tab: source {source}; tab {open}");
+    // The history the fork inherits, shown in the tab area at the click (ui/src/fork/preview.ts).
+    let preview = js(client, "return window.__forkhostPerf.preview ?? null").await?;
+    println!("bench: fork into a tab: source {source}; tab {open}; preview {preview}");
     let n = |v: &Value, k: &str| v[k].as_f64().unwrap_or(0.0);
+    let history = match preview["paintedAt"].as_f64() {
+        Some(painted) if n(&preview, "arrivedAt") >= n(&source, "clickedAt") => {
+            format!("{:.0} ms", painted - n(&source, "clickedAt"))
+        }
+        _ => "not shown".to_owned(),
+    };
     Ok(format!(
-        "click → fork tab painted {:.0} ms (fork command {:.0} ms: native {:.1} ms, host total {:.1} ms; render {:.0} ms and paint {:.0} ms after the data)",
+        "click → history shown {history}, fork tab painted {:.0} ms (fork command {:.0} ms: native {:.1} ms, host total {:.1} ms; render {:.0} ms and paint {:.0} ms after the data)",
         n(&open, "paintedAt") - n(&source, "clickedAt"),
         n(&source, "commandMs"),
         n(&source, "nativeMs"),

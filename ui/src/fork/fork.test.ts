@@ -6,6 +6,7 @@ import { store, updateSlot } from "../state";
 import { freshWindow } from "../testing/freshWindow";
 import { threadDetail } from "../testing/threads";
 import { forkAt, forkLatest, forkSelected, forkWhere } from "./fork";
+import { tabPreviewStore } from "./preview";
 
 vi.mock("../ipc", () => import("../testing/ipcMock"));
 const m = vi.mocked(ipc);
@@ -18,6 +19,7 @@ function reply(over: Partial<ForkReply> = {}): ForkReply {
 
 beforeEach(() => {
   freshWindow();
+  tabPreviewStore.set({ detail: null, opened: false });
   vi.useFakeTimers();
   m.threads.mockResolvedValue([]);
   m.show.mockImplementation((id: string) => Promise.resolve(threadDetail(id)));
@@ -103,6 +105,42 @@ describe("forking in a tab", () => {
     expect(m.show).not.toHaveBeenCalledWith("src");
     vi.advanceTimersByTime(200 + 60);
     expect(m.show).toHaveBeenCalledWith("src");
+  });
+
+  it("shows the history the fork inherits at the click, in place of the active tab, until its own tab has painted", async () => {
+    vi.useFakeTimers({ toFake: ["requestAnimationFrame", "setTimeout", "setInterval", "Date"] });
+    let answer: (r: ForkReply) => void = () => {};
+    m.fork.mockReturnValue(new Promise<ForkReply>((resolve) => (answer = resolve)));
+    const forking = forkAt({ threadId: "src", turn: 2, role: "assistant", rowKey: "r" });
+    // Before the app answered: the source's turns 1–2, not 3.
+    expect(tabPreviewStore.get().detail?.turns.map((t) => Number(t.number))).toEqual([1, 2]);
+    expect(perf().preview?.messages).toBe(4);
+    expect(store.get().tabs).toHaveLength(1);
+    answer(reply());
+    await forking;
+    expect(store.get().tabs.map((t) => t.thread_id)).toEqual(["src", "fork"]);
+    // Over the fork's own tab until its list painted (it is pending until then), then gone.
+    expect(tabPreviewStore.get()).toMatchObject({ opened: true });
+    expect(tabPreviewStore.get().detail).not.toBeNull();
+    delete perf().pending.fork;
+    vi.advanceTimersToNextFrame();
+    expect(tabPreviewStore.get().detail).toBeNull();
+  });
+
+  it("keeps only the turns before a prompt forked before", async () => {
+    let answer: (r: ForkReply) => void = () => {};
+    m.fork.mockReturnValue(new Promise<ForkReply>((resolve) => (answer = resolve)));
+    const forking = forkAt({ threadId: "src", turn: 2, role: "user", rowKey: "r" });
+    expect(tabPreviewStore.get().detail?.turns.map((t) => Number(t.number))).toEqual([1]);
+    answer(reply());
+    await forking;
+  });
+
+  it("drops the inherited history at once when the fork failed", async () => {
+    m.fork.mockRejectedValue(new Error("busy"));
+    await forkAt({ threadId: "src", turn: 2, role: "assistant", rowKey: "r" });
+    expect(tabPreviewStore.get().detail).toBeNull();
+    expect(store.get().tabs).toHaveLength(1);
   });
 
   it("runs once per row at a time", async () => {

@@ -13,6 +13,7 @@ import { messageCount, scheduleThreads, stripTurns } from "../threads/cache";
 import { holdReads, releaseReads, scheduleThread } from "../threads/heldReads";
 import { setDraft } from "../threads/turns";
 import { notify, replaceToast } from "../toasts";
+import { endTabPreview, showTabPreview } from "./preview";
 import { type ForkRole, parseSelection } from "./selection";
 
 export interface ForkRequest {
@@ -61,6 +62,11 @@ export async function forkAt(req: ForkRequest) {
   const started = performance.now();
   holdReads(req.threadId);
   let shown = false;
+  // A tab's fork shows the history it inherits at once, from the source's detail held here
+  // (a window's gets its own from the app).
+  const sourceDetail = where === "tab" ? state.slots[req.threadId]?.detail : undefined;
+  if (sourceDetail) showTabPreview(sourceDetail, { kind: req.role === "user" ? "before" : "after", turn: req.turn });
+  const previewed = sourceDetail !== undefined;
   try {
     // A window's fork: the app opens its window and hands it the fork's detail (not through
     // here: this reply's thread then has no turns).
@@ -107,6 +113,7 @@ export async function forkAt(req: ForkRequest) {
       if (result.prefill !== null) setDraft(fork.id, result.prefill);
       openTab(fork.id);
       store.set((s) => ({ focusComposer: s.focusComposer + 1 }));
+      if (previewed) endTabPreview(fork.id);
     }
     shown = true;
     replaceToast(progress, {
@@ -124,6 +131,7 @@ export async function forkAt(req: ForkRequest) {
     scheduleThreads("all");
     scheduleThread(req.threadId);
   } catch (err) {
+    if (previewed) endTabPreview(null);
     const e = describeError(err);
     replaceToast(progress, { kind: "error", title: `Fork failed: ${e.title}`, message: e.message });
   } finally {
