@@ -109,6 +109,7 @@ describe("forking in a tab", () => {
 
   it("shows the history the fork inherits at the click, in place of the active tab, until its own tab has painted", async () => {
     vi.useFakeTimers({ toFake: ["requestAnimationFrame", "setTimeout", "setInterval", "Date"] });
+    updateSlot("src", (s) => ({ ...s, detail: threadDetail("src", 3, { harness: "pi" }) }));
     let answer: (r: ForkReply) => void = () => {};
     m.fork.mockReturnValue(new Promise<ForkReply>((resolve) => (answer = resolve)));
     const forking = forkAt({ threadId: "src", turn: 2, role: "assistant", rowKey: "r" });
@@ -128,6 +129,7 @@ describe("forking in a tab", () => {
   });
 
   it("keeps only the turns before a prompt forked before", async () => {
+    updateSlot("src", (s) => ({ ...s, detail: threadDetail("src", 3, { harness: "codex" }) }));
     let answer: (r: ForkReply) => void = () => {};
     m.fork.mockReturnValue(new Promise<ForkReply>((resolve) => (answer = resolve)));
     const forking = forkAt({ threadId: "src", turn: 2, role: "user", rowKey: "r" });
@@ -136,7 +138,47 @@ describe("forking in a tab", () => {
     await forking;
   });
 
+  it("shows no preview for Claude's own fork, which answers at once, but does for one into another harness", async () => {
+    let answer: (r: ForkReply) => void = () => {};
+    m.fork.mockReturnValue(new Promise<ForkReply>((resolve) => (answer = resolve)));
+    const lazy = forkAt({ threadId: "src", turn: 2, role: "assistant", rowKey: "r" });
+    expect(tabPreviewStore.get().detail).toBeNull();
+    answer(reply());
+    await lazy;
+    m.fork.mockReturnValue(new Promise<ForkReply>((resolve) => (answer = resolve)));
+    const crossing = forkAt({ threadId: "src", turn: 2, role: "assistant", rowKey: "r", into: "pi" });
+    expect(tabPreviewStore.get().detail?.turns).toHaveLength(2);
+    answer(reply());
+    await crossing;
+  });
+
+  it("says it is forking only when the fork takes a while", async () => {
+    let answer: (r: ForkReply) => void = () => {};
+    m.fork.mockReturnValue(new Promise<ForkReply>((resolve) => (answer = resolve)));
+    const quick = forkAt({ threadId: "src", turn: 1, role: "assistant", rowKey: "q" });
+    vi.advanceTimersByTime(100);
+    expect(store.get().forking).toEqual({});
+    expect(store.get().toasts).toEqual([]);
+    // A second click on the same row meanwhile is not a second fork.
+    await forkAt({ threadId: "src", turn: 1, role: "assistant", rowKey: "q" });
+    expect(m.fork).toHaveBeenCalledTimes(1);
+    answer(reply());
+    await quick;
+    expect(store.get().toasts).toMatchObject([{ kind: "success" }]);
+
+    m.fork.mockReturnValue(new Promise<ForkReply>((resolve) => (answer = resolve)));
+    const slow = forkAt({ threadId: "src", turn: 1, role: "assistant", rowKey: "s" });
+    vi.advanceTimersByTime(200);
+    expect(store.get().forking).toEqual({ s: true });
+    expect(store.get().toasts).toMatchObject([{ kind: "success" }, { kind: "progress", title: "Forking after turn 1…" }]);
+    answer(reply());
+    await slow;
+    expect(store.get().forking).toEqual({});
+    expect(store.get().toasts.map((t) => t.kind)).toEqual(["success", "success"]);
+  });
+
   it("drops the inherited history at once when the fork failed", async () => {
+    updateSlot("src", (s) => ({ ...s, detail: threadDetail("src", 3, { harness: "pi" }) }));
     m.fork.mockRejectedValue(new Error("busy"));
     await forkAt({ threadId: "src", turn: 2, role: "assistant", rowKey: "r" });
     expect(tabPreviewStore.get().detail).toBeNull();

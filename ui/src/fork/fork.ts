@@ -42,9 +42,20 @@ export function forkWhere(invert: boolean | undefined): OpenWhere {
 /** How long after a fork is shown the source's re-read waits. */
 const FORK_PAINT_GRACE_MS = 1200;
 
+/**
+ * How long a fork runs before the row's button and a toast say it is forking. A fork that
+ * answers sooner (Claude's, most) shows nothing in between: drawing the busy state cost the
+ * page a frame while the fork's reply waited behind it.
+ */
+const BUSY_AFTER_MS = 150;
+
+/** Rows with a fork under way (the store's `forking` shows them only after BUSY_AFTER_MS). */
+const running = new Set<string>();
+
 export async function forkAt(req: ForkRequest) {
   const state = store.get();
-  if (state.forking[req.rowKey]) return;
+  if (state.forking[req.rowKey] || running.has(req.rowKey)) return;
+  running.add(req.rowKey);
   const where = forkWhere(req.invert);
   const at: ForkAt =
     req.role === "user" ? { kind: "before", turn: req.turn } : { kind: "after", turn: req.turn };
@@ -52,19 +63,27 @@ export async function forkAt(req: ForkRequest) {
   const boundary = req.role === "user" ? `before turn ${req.turn}` : `after turn ${req.turn}`;
   const crossing = req.into !== undefined && source !== undefined && req.into !== source.harness;
   const words = crossing ? `in ${harnessName(req.into ?? "")} ${boundary}` : boundary;
-  store.set((s) => ({ forking: { ...s.forking, [req.rowKey]: true } }));
-  const progress = notify({
-    kind: "progress",
-    title: crossing ? `Continuing ${words}…` : `Forking ${words}…`,
-    message: source ? `${source.title} · ${source.harness}` : undefined,
-  });
+  let progress: number | null = null;
+  const busy = setTimeout(() => {
+    store.set((s) => ({ forking: { ...s.forking, [req.rowKey]: true } }));
+    progress = notify({
+      kind: "progress",
+      title: crossing ? `Continuing ${words}…` : `Forking ${words}…`,
+      message: source ? `${source.title} · ${source.harness}` : undefined,
+    });
+  }, BUSY_AFTER_MS);
+  const finish = (toast: Parameters<typeof notify>[0]) =>
+    progress === null ? notify(toast) : replaceToast(progress, toast);
   const clickedAt = Date.now();
   const started = performance.now();
   holdReads(req.threadId);
   let shown = false;
   // A tab's fork shows the history it inherits at once, from the source's detail held here
-  // (a window's gets its own from the app).
-  const sourceDetail = where === "tab" ? state.slots[req.threadId]?.detail : undefined;
+  // (a window's gets its own from the app), where the harness's fork is a call that takes a
+  // while. Claude's own fork answers at once (it is derived at the first prompt): drawing a
+  // preview first would only delay the fork's own tab.
+  const lazy = source?.harness === "claude" && !crossing;
+  const sourceDetail = where === "tab" && !lazy ? state.slots[req.threadId]?.detail : undefined;
   if (sourceDetail) showTabPreview(sourceDetail, { kind: req.role === "user" ? "before" : "after", turn: req.turn });
   const previewed = sourceDetail !== undefined;
   try {
@@ -116,7 +135,7 @@ export async function forkAt(req: ForkRequest) {
       if (previewed) endTabPreview(fork.id);
     }
     shown = true;
-    replaceToast(progress, {
+    finish({
       kind: "success",
       title: crossing ? `Continued ${words}` : `Forked ${words}`,
       message: `Opened in a new ${where} · ${Math.round(result.timing.total_ms)} ms`,
@@ -133,10 +152,12 @@ export async function forkAt(req: ForkRequest) {
   } catch (err) {
     if (previewed) endTabPreview(null);
     const e = describeError(err);
-    replaceToast(progress, { kind: "error", title: `Fork failed: ${e.title}`, message: e.message });
+    finish({ kind: "error", title: `Fork failed: ${e.title}`, message: e.message });
   } finally {
     // The source's re-read (its fork chips) once the fork has had time to paint.
     releaseReads(req.threadId, shown ? FORK_PAINT_GRACE_MS : 0);
+    clearTimeout(busy);
+    running.delete(req.rowKey);
     store.set((s) => {
       const forking = { ...s.forking };
       delete forking[req.rowKey];
