@@ -91,3 +91,38 @@ async fn a_thread_without_a_worktree_has_its_files_at_once() {
         .unwrap();
     t.host.files_ready(&same.thread.thread.id).await.unwrap();
 }
+
+#[tokio::test]
+async fn stop_while_a_send_waits_for_the_files_ends_that_send_and_leaves_the_fill_alone() {
+    use crate::thread_handle::FilesState;
+    let t = crate::test_host::with_claude_thread().await;
+    let slot = t.host.slot(&t.thread);
+    slot.files.set(FilesState::Filling { done: 1, total: 10 });
+    let waiting = tokio::spawn({
+        let (host, slot) = (t.host.clone(), slot.clone());
+        async move {
+            host.wait_for_files(&slot)
+                .await
+                .map(|stopped| stopped.is_some())
+        }
+    });
+    // Stop wakes only a send already waiting: pressed until the waiting one has ended.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !waiting.is_finished() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "Stop never ended the send waiting for the files"
+        );
+        let _ = t.host.interrupt(&t.thread).await;
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert!(
+        waiting.await.unwrap().unwrap(),
+        "the send ended as stopped, not sent"
+    );
+    assert_eq!(
+        slot.files.state(),
+        FilesState::Filling { done: 1, total: 10 },
+        "the fill goes on"
+    );
+}
