@@ -12,10 +12,16 @@ use crate::ForkResult;
 /// appears too. The repository (the folder's parent) has `a.txt` committed. A spare worktree is
 /// left to the caller (`spare_jobs`), not filled in the background.
 pub(super) async fn checkpointed(turns: i64) -> TestHost {
-    let t = claude_thread_in(turns as usize, ClaudeProgram::VersionOnly, "w", |o| {
-        o.hand_off_spares = true;
-    })
-    .await;
+    checkpointed_with(turns, |o| o.hand_off_spares = true).await
+}
+
+/// [`checkpointed`] in a Host whose options `options` set (a long-lived one, the app's, fills
+/// its spares itself: `hand_off_spares` false).
+pub(super) async fn checkpointed_with(
+    turns: i64,
+    options: impl FnOnce(&mut crate::HostOptions),
+) -> TestHost {
+    let t = claude_thread_in(turns as usize, ClaudeProgram::VersionOnly, "w", options).await;
     committed_repo(&t.work());
     let folder = t.folder().to_path_buf();
     for n in 1..=turns {

@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use super::test_repo::{after, before, checkpointed, fork_of, fork_ready, read};
+use super::test_repo::{after, before, checkpointed, checkpointed_with, fork_of, fork_ready, read};
 use super::ForkFiles;
 use crate::fork::ForkAt;
 use crate::test_host::{claude_thread, claude_thread_in, committed_repo, git, ClaudeProgram};
@@ -267,6 +267,36 @@ async fn the_next_fork_claims_the_spare_the_caller_filled() {
     assert_eq!(read(&cwd.join("notes.txt")), "e2");
     assert!(cwd.join("t2.txt").exists());
     assert_eq!(git(&cwd, &["status", "--porcelain"]), "");
+}
+
+#[tokio::test]
+async fn a_long_lived_host_fills_the_spare_itself_and_the_next_fork_claims_it() {
+    let t = checkpointed_with(2, |o| o.hand_off_spares = false).await;
+    let repo = t.work();
+    let (first, _) = fork_of(&fork_ready(&t, &t.thread, after(1), ForkFiles::Worktree).await);
+    assert!(!t.host.fork_claimed_spare(&first));
+    // Filled in the background after the fork, nothing left to a caller; waited for, so no
+    // fill outlives the test's folders.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let spare = loop {
+        if let Some(spare) = t.host.spare_worktree(&repo).await {
+            break spare;
+        }
+        assert!(std::time::Instant::now() < deadline, "no spare was filled");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    assert!(t.host.spare_jobs().is_empty(), "nothing handed off");
+    assert_eq!(read(&spare.join("w/notes.txt")), "e1");
+
+    let (second, cwd) = fork_of(&fork_ready(&t, &t.thread, after(2), ForkFiles::Worktree).await);
+    assert!(t.host.fork_claimed_spare(&second));
+    assert_eq!(read(&cwd.join("notes.txt")), "e2");
+    // The claim asks for the next spare, filled in the background again: waited for too.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while t.host.spare_worktree(&repo).await.is_none() {
+        assert!(std::time::Instant::now() < deadline, "no next spare");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
 }
 
 #[tokio::test]
