@@ -276,6 +276,11 @@ impl TestHost {
         count.0
     }
 
+    /// The harnesses' HOME (temporary).
+    pub fn home(&self) -> &Path {
+        self.home.path()
+    }
+
     /// The Host's data folder (its store, its fork worktrees).
     pub fn data_dir(&self) -> &Path {
         &self.data_dir

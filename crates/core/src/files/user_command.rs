@@ -124,3 +124,36 @@ fn shell(command: &str) -> tokio::process::Command {
     shell.creation_flags(CREATE_NO_WINDOW);
     shell
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::sync::Mutex;
+    use std::time::{Duration, Instant};
+
+    use super::run_in;
+
+    #[tokio::test]
+    async fn a_command_that_leaves_a_process_in_the_background_ends_with_its_shell() {
+        let folder = tempfile::tempdir().unwrap();
+        let lines = Mutex::new(Vec::new());
+        let on_line = |line: String| lines.lock().unwrap().push(line);
+        let started = Instant::now();
+        // The background `sleep` holds the output pipes open: without its group killed when
+        // the shell ends, the command would be seen to end only at its limit.
+        let status = run_in(
+            "sleep 30 & echo started",
+            folder.path(),
+            "the check",
+            Some(Duration::from_secs(20)),
+            &on_line,
+        )
+        .await
+        .unwrap();
+        assert!(
+            status.is_some_and(|s| s.success()),
+            "ended with its shell, not at the limit: {status:?} after {:?}",
+            started.elapsed()
+        );
+        assert_eq!(*lines.lock().unwrap(), ["started"]);
+    }
+}

@@ -7,7 +7,7 @@ use forkhost_store::ThreadState;
 
 use super::{ForkAt, TurnRef};
 use crate::files::ForkFiles;
-use crate::test_host::{pi_thread, ClaudeProgram, TestHost};
+use crate::test_host::{committed_repo, git, pi_thread, ClaudeProgram, TestHost};
 
 fn after(n: i64) -> ForkAt {
     ForkAt::After(TurnRef::Number(n))
@@ -93,4 +93,34 @@ async fn a_native_fork_of_a_pi_thread_needs_pi_and_leaves_nothing_when_it_is_mis
         .unwrap_err();
     assert_eq!(err.code(), "harness_not_found", "{err}");
     assert_eq!(t.host.threads().await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_continue_into_a_worktree_that_fails_leaves_no_worktree_and_no_thread() {
+    let t = pi_thread(2, ClaudeProgram::VersionOnly).await;
+    committed_repo(&t.work());
+    // Claude's sessions folder cannot be made (a file stands where it goes): the seed fails
+    // after the fork's worktree was added.
+    std::fs::write(t.home().join(".claude"), "not a folder").unwrap();
+    let err = t
+        .host
+        .fork_into(
+            &t.thread,
+            after(1),
+            ForkFiles::Worktree,
+            Some(HarnessKind::Claude),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "harness_failed", "{err}");
+    assert_eq!(t.host.threads().await.unwrap().len(), 1);
+    assert_eq!(t.creating_rows().await, 0);
+    let listed = git(&t.work(), &["worktree", "list", "--porcelain"]);
+    assert_eq!(
+        listed.matches("worktree ").count(),
+        1,
+        "only the main checkout: {listed}"
+    );
+    let branches = git(&t.work(), &["branch", "--list", "forkhost/*"]);
+    assert_eq!(branches, "", "no fork branch left");
 }
