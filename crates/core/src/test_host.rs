@@ -56,17 +56,24 @@ pub(crate) async fn claude_thread_in(
     folder: &str,
     options: impl FnOnce(&mut crate::HostOptions),
 ) -> TestHost {
-    imported_thread(HarnessKind::Claude, turns, program, folder, options).await
+    imported_thread(Written::Claude, turns, program, folder, options).await
 }
 
 /// The Host and one Pi thread of `turns` turns ("prompt N", "reply N"), in folder `/w`, with
 /// `program` as its `claude` (the harness a conversation may continue in). No Pi is there.
 pub(crate) async fn pi_thread(turns: usize, program: ClaudeProgram) -> TestHost {
-    imported_thread(HarnessKind::Pi, turns, program, "w", |_| {}).await
+    imported_thread(Written::Pi, turns, program, "w", |_| {}).await
+}
+
+/// Which harness's session file an imported thread is read from (the ones written here).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Written {
+    Claude,
+    Pi,
 }
 
 async fn imported_thread(
-    kind: HarnessKind,
+    written: Written,
     turns: usize,
     program: ClaudeProgram,
     folder: &str,
@@ -84,22 +91,21 @@ async fn imported_thread(
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect();
-    let (transcript_path, transcript) = match kind {
-        HarnessKind::Claude => (
+    let (transcript_path, transcript) = match written {
+        Written::Claude => (
             home.path()
                 .join(".claude/projects")
                 .join(encoded)
                 .join(format!("{SESSION}.jsonl")),
             claude_transcript(turns, &cwd_text),
         ),
-        HarnessKind::Pi => (
+        Written::Pi => (
             home.path()
                 .join(".pi/agent/sessions")
                 .join(format!("-{encoded}--"))
                 .join(format!("2026-12-05T04-00-00-000Z_{SESSION}.jsonl")),
             pi_transcript(turns, &cwd_text),
         ),
-        HarnessKind::Codex => unimplemented!("no Codex rollout is written here"),
     };
     std::fs::create_dir_all(transcript_path.parent().unwrap()).unwrap();
     std::fs::write(&transcript_path, transcript).unwrap();
@@ -127,7 +133,7 @@ async fn imported_thread(
         )],
     };
     let mut harness_paths = harness_paths;
-    if kind == HarnessKind::Pi {
+    if written == Written::Pi {
         // Never the machine's own Pi (`FORKHOST_PI_BIN` in the suite): none is here.
         let none = home.path().join("bin/no-pi-here").display().to_string();
         harness_paths.push((HarnessKind::Pi, none));
@@ -140,9 +146,10 @@ async fn imported_thread(
     };
     options(&mut chosen);
     let (host, _) = Host::open_with(data.path(), chosen).await.unwrap();
-    let session = match kind {
-        HarnessKind::Claude => SESSION.to_owned(),
-        _ => transcript_path.display().to_string(),
+    let (kind, session) = match written {
+        Written::Claude => (HarnessKind::Claude, SESSION.to_owned()),
+        // By its path: the test wrote the file, so no lookup by id is needed.
+        Written::Pi => (HarnessKind::Pi, transcript_path.display().to_string()),
     };
     let thread = host.import(kind, &session).await.unwrap().thread.id;
     TestHost {
