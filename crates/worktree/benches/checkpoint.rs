@@ -12,7 +12,9 @@
 //!   written);
 //! - the disk a checkpoint adds (goal: only the changed blobs).
 //!
-//! The repository is built once and kept under the target dir (`CARGO_TARGET_TMPDIR`).
+//! The repository is built once and kept under the target dir (`CARGO_TARGET_TMPDIR`), or
+//! under `FORKHOST_BENCH_DIR`: a file system with copy-on-write clones there measures the fill
+//! through clones (`src/clone.rs`).
 //! Run: `cargo bench -p forkhost-worktree --bench checkpoint`.
 
 use std::path::{Path, PathBuf};
@@ -30,7 +32,11 @@ const RUNS: usize = 10;
 const WORKTREES: usize = 2;
 
 fn main() {
-    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("forkhost-worktree-bench");
+    // `FORKHOST_BENCH_DIR` puts the repository on another file system: one with copy-on-write
+    // clones (btrfs, XFS; an XFS loop mount does) measures the fork's fill through clones.
+    let base = std::env::var_os("FORKHOST_BENCH_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")), PathBuf::from)
+        .join("forkhost-worktree-bench");
     let home = base.join("home");
     let repo = base.join("repo 50k 1g");
     std::fs::create_dir_all(&home).expect("bench home");
@@ -249,10 +255,14 @@ fn main() {
     let (fm, _) = stats(&mut filled);
     let (pm, _) = stats(&mut plain);
     println!(
-        "fork worktree from a checkpoint: the fork returns after {} ms (added, no file written) | files ready after {} ms (git's parallel checkout, {} workers) | git worktree add alone: {} ms ({WORKTREES} runs each, medians)",
+        "fork worktree from a checkpoint: the fork returns after {} ms (added, no file written) | files ready after {} ms ({}) | git worktree add alone: {} ms ({WORKTREES} runs each, medians)",
         ms(am),
         ms(fm),
-        std::thread::available_parallelism().map_or(1, |n| n.get()),
+        if clones(&base) {
+            "unchanged files cloned copy-on-write, the rest by git"
+        } else {
+            "no copy-on-write clones on this file system: git's parallel checkout"
+        },
         ms(pm)
     );
 
@@ -305,6 +315,16 @@ fn main() {
         ms(pm),
         ms(sm)
     );
+}
+
+/// Whether the file system under `base` clones files copy-on-write.
+fn clones(base: &Path) -> bool {
+    let (from, to) = (base.join("clone-probe"), base.join("clone-probe-2"));
+    std::fs::write(&from, b"probe").expect("probe");
+    let cloned = reflink_copy::reflink(&from, &to).is_ok();
+    let _ = std::fs::remove_file(&from);
+    let _ = std::fs::remove_file(&to);
+    cloned
 }
 
 fn file_path(repo: &Path, i: usize) -> PathBuf {

@@ -76,10 +76,13 @@
 
 mod apply;
 mod checkpoint;
+mod clone;
 mod diff;
 mod error;
 mod git;
 mod include;
+#[cfg(unix)]
+mod index_file;
 mod mount;
 mod names;
 mod oid;

@@ -15,6 +15,7 @@
 use std::path::Path;
 use std::time::SystemTime;
 
+use crate::clone::FileCopy;
 use crate::error::{Result, WorktreeError};
 use crate::git::DEFAULT_TIMEOUT;
 use crate::names;
@@ -56,6 +57,13 @@ impl Repo {
             // Marked first: from here on a cut-short spare is known for what it is.
             std::fs::write(spare.git_dir.join(SPARE_FILE), format!("{at}\n"))?;
             std::fs::write(spare.git_dir.join(FILLING_FILE), "")?;
+            // Where the file system clones, the files this checkout holds unchanged are
+            // cloned (`clone.rs`) and the spare costs little disk; git writes the rest.
+            if let Err(err) =
+                self.clone_unchanged_files(&spare, at.as_str(), FileCopy::Clone, &mut |_| {})
+            {
+                tracing::warn!(%err, "spare's files not cloned");
+            }
             spare.write_spare_files(&at)?;
             spare.settle_index()?;
             spare.drop_filling_marker()

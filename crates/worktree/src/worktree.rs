@@ -8,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::clone::FileCopy;
 use crate::error::{Result, WorktreeError};
 use crate::names;
 use crate::oid::Oid;
@@ -109,9 +110,21 @@ impl Repo {
         worktree: &mut Worktree,
         progress: impl FnMut(FillProgress) + Send + 'static,
     ) -> Result<()> {
+        self.fill_worktree_by(worktree, progress, FileCopy::Clone)
+    }
+
+    /// [`Repo::fill_worktree`], with the way unchanged files are brought over from this
+    /// checkout (`clone.rs`) chosen: tests copy, on file systems without clones.
+    pub(crate) fn fill_worktree_by(
+        &self,
+        worktree: &mut Worktree,
+        progress: impl FnMut(FillProgress) + Send + 'static,
+        how: FileCopy,
+    ) -> Result<()> {
         let created = self.sibling(&worktree.path)?;
         let mut progress = progress;
         let claimed = created.git_dir.join(CLAIMED_FILE);
+        let mut cloned = 0;
         if claimed.exists() {
             // Untracked and ignored files go; the forced checkout below puts every tracked
             // file (modified, staged or deleted in the spare) back as the branch has it.
@@ -120,6 +133,13 @@ impl Repo {
                 .call(&created.root)
                 .args(["clean", "-ffdxq"])
                 .run()?;
+        } else {
+            // Where the file system clones, the files this checkout holds unchanged are
+            // cloned and the checkout writes only the rest. Any trouble: git writes them all.
+            match self.clone_unchanged_files(&created, worktree.base.as_str(), how, &mut progress) {
+                Ok(done) => cloned = done.files,
+                Err(err) => tracing::warn!(%err, "files not cloned"),
+            }
         }
         checkout_files(&created)
             // Progress from the first file (git waits 2 s by default), for the fork's header.
@@ -128,7 +148,11 @@ impl Repo {
             .arg(&worktree.branch)
             .watch_stderr(move |line| {
                 if let Some(counted) = parse_progress(line) {
-                    progress(counted);
+                    // Git counts only what it writes; the cloned files are done already.
+                    progress(FillProgress {
+                        done: counted.done + cloned,
+                        total: counted.total + cloned,
+                    });
                 }
             })
             .run()?;

@@ -1,0 +1,353 @@
+//! A fork's files cloned copy-on-write from the checkout it was forked from, where the file
+//! system can (APFS `clonefile`, btrfs and XFS reflinks): a clone shares the source's blocks,
+//! so it costs a file's metadata, not its bytes, and takes no disk until one side changes it.
+//!
+//! Only a file the source holds exactly as its index records it, with the same blob and mode
+//! as the fork's commit, is cloned; git's forced checkout then writes the rest (files that
+//! differ at the fork point, unsaved edits, symlinks, submodules). For the checkout to leave
+//! the clones alone, the new worktree's index must already hold them with their own stat data:
+//! [`crate::index_file`] writes it, since the blob of each is known without reading it.
+//!
+//! A source file that changes while it is being cloned (an agent editing in the source) must
+//! not end up recorded under its old blob. So a marker file is written before git is asked
+//! which files are unchanged, and a clone is kept only if its source's change time is still
+//! older than the marker's afterwards: any write since, even one that put the modification
+//! time back, moves the change time past it. The file system's own clock stamps both, so no
+//! clock skew enters.
+//!
+//! Not on Windows yet: ReFS block cloning exists, but git for Windows fills the index's stat
+//! fields its own way, which only a Windows machine can check.
+
+use crate::error::Result;
+use crate::repo::Repo;
+use crate::worktree::FillProgress;
+
+/// How a file is brought over from the source checkout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FileCopy {
+    /// A copy-on-write clone; where the file system has none, nothing is cloned.
+    Clone,
+    /// A plain copy, for tests on a file system without clones: the same selection, index
+    /// and checkout as a clone gets.
+    #[cfg(test)]
+    Copy,
+}
+
+/// What [`Repo::clone_unchanged_files`] did: `files` cloned of the `total` in the fork's tree.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Cloned {
+    pub files: u64,
+    pub total: u64,
+}
+
+impl Repo {
+    /// Into `dest`, a worktree [`Repo::add_worktree`] made (no index, no file yet), clones the
+    /// files of commit `at` that this checkout holds unchanged, and writes `dest`'s index for
+    /// them, so that a forced checkout of `at` in `dest` writes only the others. Does nothing
+    /// (`files: 0`) where `dest` has an index already (a claimed spare), the two are not on one
+    /// file system that clones, or the repository's ids are not SHA-1. `progress` is called as
+    /// files are cloned.
+    #[cfg(unix)]
+    pub(crate) fn clone_unchanged_files(
+        &self,
+        dest: &Repo,
+        at: &str,
+        how: FileCopy,
+        progress: &mut dyn FnMut(FillProgress),
+    ) -> Result<Cloned> {
+        unix::clone_unchanged_files(self, dest, at, how, progress)
+    }
+
+    #[cfg(not(unix))]
+    pub(crate) fn clone_unchanged_files(
+        &self,
+        _dest: &Repo,
+        _at: &str,
+        _how: FileCopy,
+        _progress: &mut dyn FnMut(FillProgress),
+    ) -> Result<Cloned> {
+        Ok(Cloned::default())
+    }
+}
+
+#[cfg(unix)]
+mod unix {
+    use std::collections::{BTreeSet, HashMap, HashSet};
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    use std::path::Path;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    use super::{Cloned, FileCopy};
+    use crate::error::Result;
+    use crate::index_file::{blob_bytes, write_index, IndexEntry};
+    use crate::repo::Repo;
+    use crate::worktree::FillProgress;
+
+    /// In the new worktree's git folder while its files are cloned: stamped before git lists
+    /// the unchanged files (see the module's comment).
+    const SINCE_FILE: &str = "forkhost-clone-since";
+    const PROBE_FILE: &str = "forkhost-clone-probe";
+    const REGULAR: u32 = 0o100644;
+    const EXECUTABLE: u32 = 0o100755;
+
+    pub(super) struct Candidate {
+        pub(super) path: Vec<u8>,
+        pub(super) mode: u32,
+        pub(super) blob: [u8; 20],
+    }
+
+    pub(super) fn clone_unchanged_files(
+        source: &Repo,
+        dest: &Repo,
+        at: &str,
+        how: FileCopy,
+        progress: &mut dyn FnMut(FillProgress),
+    ) -> Result<Cloned> {
+        let index = dest.git_dir.join("index");
+        if index.exists() {
+            return Ok(Cloned::default());
+        }
+        let since_file = dest.git_dir.join(SINCE_FILE);
+        std::fs::write(&since_file, b"")?;
+        let since = std::fs::metadata(&since_file)?;
+        let since = (since.mtime(), since.mtime_nsec());
+        let chosen = choose(source, at);
+        let _ = std::fs::remove_file(&since_file);
+        let Some((candidates, total)) = chosen? else {
+            return Ok(Cloned::default());
+        };
+        let Some(first) = candidates.first() else {
+            return Ok(Cloned { files: 0, total });
+        };
+        let probe = dest.git_dir.join(PROBE_FILE);
+        let _ = std::fs::remove_file(&probe);
+        let probed = copy(how, &source.root.join(rel(&first.path)), &probe);
+        let _ = std::fs::remove_file(&probe);
+        if let Err(err) = probed {
+            tracing::debug!(%err, "no copy-on-write clones here; git writes every file");
+            return Ok(Cloned { files: 0, total });
+        }
+
+        let folders: BTreeSet<&[u8]> = candidates
+            .iter()
+            .filter_map(|c| {
+                c.path
+                    .iter()
+                    .rposition(|b| *b == b'/')
+                    .map(|i| &c.path[..i])
+            })
+            .collect();
+        for folder in folders {
+            std::fs::create_dir_all(dest.root.join(rel(folder)))?;
+        }
+
+        let next = AtomicUsize::new(0);
+        let done = AtomicUsize::new(0);
+        let workers = std::thread::available_parallelism()
+            .map_or(2, |n| n.get())
+            .clamp(2, 8);
+        let entries: Vec<IndexEntry> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut made = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(c) = candidates.get(i) else { break };
+                            if let Some(entry) = clone_one(source, dest, c, how, since) {
+                                made.push(entry);
+                            }
+                            done.fetch_add(1, Ordering::Relaxed);
+                        }
+                        made
+                    })
+                })
+                .collect();
+            while !handles.iter().all(|h| h.is_finished()) {
+                progress(FillProgress {
+                    done: done.load(Ordering::Relaxed) as u64,
+                    total,
+                });
+                std::thread::sleep(Duration::from_millis(25));
+            }
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_default())
+                .collect()
+        });
+        let files = entries.len() as u64;
+        progress(FillProgress { done: files, total });
+        if let Err(err) = write_index(&index, entries) {
+            // The checkout that follows then writes every file, over the clones.
+            tracing::warn!(%err, "could not write the cloned files' index");
+            return Ok(Cloned { files: 0, total });
+        }
+        tracing::info!(files, total, "files cloned from the source checkout");
+        Ok(Cloned { files, total })
+    }
+
+    /// The files of `at` this checkout holds unchanged, and how many files `at` has; `None`
+    /// where nothing may be cloned (ids that are not SHA-1, `.gitattributes` that differ).
+    fn choose(source: &Repo, at: &str) -> Result<Option<(Vec<Candidate>, u64)>> {
+        let tree = source
+            .git
+            .call(&source.root)
+            .args(["ls-tree", "-r", "-z", "--full-tree", "--end-of-options", at])
+            .run()?;
+        let staged = source
+            .git
+            .call(&source.root)
+            .args(["ls-files", "--stage", "-z"])
+            .run()?;
+        // Without `--refresh`: a file whose stat data changed counts as changed, content or
+        // not; git writes it.
+        let changed = source
+            .git
+            .call(&source.root)
+            .args(["diff-files", "--name-only", "-z"])
+            .run()?;
+        let changed: HashSet<&[u8]> = fields(&changed).collect();
+        let mut in_index: HashMap<&[u8], (&[u8], &[u8])> = HashMap::new();
+        let mut conflicted: HashSet<&[u8]> = HashSet::new();
+        for field in fields(&staged) {
+            // `<mode> <blob> <stage>\t<path>`
+            let Some((meta, path)) = split_once(field, b'\t') else {
+                continue;
+            };
+            let mut parts = meta.split(|b| *b == b' ');
+            let (Some(mode), Some(blob), Some(stage)) = (parts.next(), parts.next(), parts.next())
+            else {
+                continue;
+            };
+            if stage != b"0" {
+                conflicted.insert(path);
+            }
+            in_index.insert(path, (mode, blob));
+        }
+        let mut candidates = Vec::new();
+        let mut total = 0u64;
+        let mut attributes_differ = false;
+        let mut tree_attributes = 0usize;
+        for field in fields(&tree) {
+            // `<mode> <type> <blob>\t<path>`
+            let Some((meta, path)) = split_once(field, b'\t') else {
+                continue;
+            };
+            let mut parts = meta.split(|b| *b == b' ');
+            let (Some(mode), Some(_kind), Some(blob)) = (parts.next(), parts.next(), parts.next())
+            else {
+                continue;
+            };
+            total += 1;
+            let Some(blob_id) = blob_bytes(blob) else {
+                return Ok(None);
+            };
+            let unchanged = in_index.get(path) == Some(&(mode, blob))
+                && !changed.contains(path)
+                && !conflicted.contains(path);
+            // The attributes decide what git writes for a blob (line endings, filters): where
+            // they differ, a source file is not what the checkout would write.
+            if is_attributes(path) {
+                tree_attributes += 1;
+                attributes_differ |= !unchanged;
+            }
+            let mode = match mode {
+                b"100644" => REGULAR,
+                b"100755" => EXECUTABLE,
+                _ => continue,
+            };
+            if unchanged {
+                candidates.push(Candidate {
+                    path: path.to_vec(),
+                    mode,
+                    blob: blob_id,
+                });
+            }
+        }
+        let index_attributes = in_index.keys().filter(|p| is_attributes(p)).count();
+        if attributes_differ || index_attributes != tree_attributes {
+            return Ok(None);
+        }
+        Ok(Some((candidates, total)))
+    }
+
+    /// Clones one file and returns its index entry; `None` (and no file left) where it could
+    /// not be cloned or its source changed since `since`.
+    pub(super) fn clone_one(
+        source: &Repo,
+        dest: &Repo,
+        c: &Candidate,
+        how: FileCopy,
+        since: (i64, i64),
+    ) -> Option<IndexEntry> {
+        let from = source.root.join(rel(&c.path));
+        let to = dest.root.join(rel(&c.path));
+        copy(how, &from, &to).ok()?;
+        let kept = (|| {
+            let was = std::fs::symlink_metadata(&from).ok()?;
+            let untouched = was.file_type().is_file() && (was.ctime(), was.ctime_nsec()) < since;
+            if !untouched {
+                return None;
+            }
+            // As git writes it: the executable bits only where the commit says so.
+            let bits = if c.mode == EXECUTABLE { 0o777 } else { 0o666 } & was.mode();
+            std::fs::set_permissions(&to, std::fs::Permissions::from_mode(bits & 0o777)).ok()?;
+            // The source's modification time, as `cp -p` keeps it. A file stamped in the same
+            // second as the index that records it is "racily clean" to git, which then reads
+            // it whole at every status and checkout until the index is written again; with
+            // the source's (older) time, the checkout right after trusts its stat data.
+            let modified = filetime::FileTime::from_last_modification_time(&was);
+            filetime::set_file_mtime(&to, modified).ok()?;
+            std::fs::symlink_metadata(&to).ok()
+        })();
+        let Some(stat) = kept else {
+            let _ = std::fs::remove_file(&to);
+            return None;
+        };
+        Some(IndexEntry {
+            path: c.path.clone(),
+            mode: c.mode,
+            blob: c.blob,
+            stat,
+        })
+    }
+
+    fn copy(how: FileCopy, from: &Path, to: &Path) -> std::io::Result<()> {
+        match how {
+            FileCopy::Clone => reflink_copy::reflink(from, to),
+            #[cfg(test)]
+            FileCopy::Copy => {
+                let mut source = std::fs::File::open(from)?;
+                let mut made = std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(to)?;
+                std::io::copy(&mut source, &mut made).map(|_| ())
+            }
+        }
+    }
+
+    fn is_attributes(path: &[u8]) -> bool {
+        path == b".gitattributes" || path.ends_with(b"/.gitattributes")
+    }
+
+    fn rel(path: &[u8]) -> &Path {
+        Path::new(OsStr::from_bytes(path))
+    }
+
+    fn fields(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+        bytes.split(|b| *b == 0).filter(|f| !f.is_empty())
+    }
+
+    fn split_once(field: &[u8], at: u8) -> Option<(&[u8], &[u8])> {
+        let i = field.iter().position(|b| *b == at)?;
+        Some((&field[..i], &field[i + 1..]))
+    }
+}
+
+#[cfg(all(test, unix))]
+#[path = "clone_tests.rs"]
+mod tests;

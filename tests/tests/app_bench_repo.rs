@@ -1,0 +1,319 @@
+//! Benchmark (issue 22 item 1): click Fork → the fork's window with its history, in a real-sized
+//! repository, with "When I fork: a new worktree" (the default). The fork must open at once
+//! whatever the repository weighs; its files are filled afterwards ("Preparing files n / N" in
+//! its header). Printed, nothing asserted about time:
+//!
+//! - click → history shown and → fork ready (composer live), as `app_bench_forks` measures them;
+//! - click → files ready (the header's "Preparing files" gone), and the most the header counted;
+//! - beside them, `git worktree add` of the same commit on the same machine.
+//!
+//! The first fork has no spare worktree to claim (git writes every file, or the file system
+//! clones them); each later one claims the spare the Host filled after the fork before it.
+//!
+//! The repository has `FORKHOST_BENCH_FILES` files of 20 KiB (default 5,000, 100 MB, so the
+//! suite stays quick; 50,000 is the issue's 1 GB repository), in a temporary folder (put it on
+//! a file system with copy-on-write clones with `TMPDIR`, as the app's data folder must be).
+//! It checks (and fails on) what a bench must get right: each fork is a worktree fork holding
+//! every file. Run with `scripts/app-e2e.sh app_bench_repo`.
+
+mod app_support;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::{ensure, Context, Result};
+use app_support::forks::{bench_fork, median_p90, BuildLoad, ForkWindowFigures};
+use app_support::*;
+use fantoccini::Client;
+use forkhost_tests::fake_model::{FakeModel, FakeModelOptions};
+use forkhost_tests::harness_env::{Harness, HarnessEnv};
+
+/// Forks per condition (quiet, loaded).
+const RUNS: usize = 3;
+const PER_DIR: usize = 100;
+/// ~20 KiB per file, as the worktree crate's checkpoint bench.
+const FILE_LINES: usize = 400;
+
+fn files() -> usize {
+    std::env::var("FORKHOST_BENCH_FILES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5_000)
+}
+
+fn git(dir: &Path, args: &[&str]) -> Result<String> {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .args(["-c", "user.name=Test", "-c", "user.email=test@example.com"])
+        .args(args)
+        .output()
+        .context("running git")?;
+    ensure!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// `n` files of ~20 KiB in folders of `PER_DIR`, committed.
+fn repository(repo: &Path, n: usize) -> Result<()> {
+    std::fs::create_dir_all(repo)?;
+    git(repo, &["init", "-q", "-b", "main"])?;
+    for i in 0..n {
+        let dir = repo.join(format!("dir{:04}", i / PER_DIR));
+        if i % PER_DIR == 0 {
+            std::fs::create_dir_all(&dir)?;
+        }
+        let mut text = String::with_capacity(FILE_LINES * 52);
+        for line in 0..FILE_LINES {
+            text.push_str(&format!(
+                "file {i:06} line {line:04} of a generated source tree\n"
+            ));
+        }
+        std::fs::write(dir.join(format!("file {:03}.txt", i % PER_DIR)), text)?;
+    }
+    git(repo, &["add", "-A"])?;
+    git(repo, &["commit", "-q", "-m", "generated"])?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn app_bench_fork_in_a_big_repository() -> Result<()> {
+    let Some(app) = app_binary()? else {
+        return Ok(());
+    };
+    let model = FakeModel::start(FakeModelOptions::default()).await?;
+    let Some(harness) = HarnessEnv::for_fake(Harness::Claude, &model)? else {
+        println!("app_bench_repo: skipped (Claude Code is not installed)");
+        return Ok(());
+    };
+    let n = files();
+    let parent = tempfile::Builder::new()
+        .prefix("forkhost-bench-repo-")
+        .tempdir()?;
+    let repo = parent.path().join("repo");
+    let t = Instant::now();
+    repository(&repo, n)?;
+    println!(
+        "app_bench_repo: {n} files generated and committed in {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
+
+    let software = !has_render_node();
+    let vars = [(
+        "WEBKIT_DISABLE_COMPOSITING_MODE".to_owned(),
+        if software { "1" } else { "0" }.to_owned(),
+    )];
+    let env = AppEnv::with_vars(&app, Some(&harness), &vars)?;
+    let mut shots = Shots::new("app_bench_repo")?;
+    if software {
+        shots = shots.without_compositing();
+    }
+    let client = env.launch().await?;
+    let result = forks(&client, &repo, n, &mut shots).await;
+    if result.is_err() {
+        shots.take(&client, "failure").await;
+    }
+    client.close().await.ok();
+    let lines = result?;
+
+    // The anchor: git's own checkout of the same commit, on the same machine.
+    let plain = parent.path().join("plain");
+    let t = Instant::now();
+    git(
+        &repo,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "--detach",
+            &plain.display().to_string(),
+            "HEAD",
+        ],
+    )?;
+    let plain_ms = t.elapsed().as_secs_f64() * 1000.0;
+    git(
+        &repo,
+        &[
+            "worktree",
+            "remove",
+            "--force",
+            &plain.display().to_string(),
+        ],
+    )?;
+
+    println!();
+    println!(
+        "=== fork into a worktree in a {n}-file repository (~{} MB) ===",
+        n * FILE_LINES * 52 / 1_000_000
+    );
+    for line in &lines {
+        println!("{line}");
+    }
+    println!("beside: git worktree add of the same commit {plain_ms:.0} ms");
+    println!("goal: click → fork window with its history ≤ 150 ms loaded, whatever the repository's size; the files filled afterwards");
+    println!("======================");
+    Ok(())
+}
+
+/// A two-turn Claude thread in `repo`, then `RUNS` worktree forks quiet and `RUNS` loaded.
+async fn forks(client: &Client, repo: &Path, n: usize, shots: &mut Shots) -> Result<Vec<String>> {
+    new_thread(client, "claude", repo, "first prompt").await?;
+    send_prompt(client, "second prompt").await?;
+    wait_turn_done(client, 2).await?;
+    let (_, active) = tabs(client).await?;
+    let thread = active.context("no active tab")?;
+    let mut lines = Vec::new();
+    let quiet = runs(client, &thread, n, shots, "quiet", None).await?;
+    lines.push(format!("quiet: {}", summary(&quiet)));
+    let mut load = BuildLoad::start()?;
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let loaded = runs(client, &thread, n, shots, "loaded", Some(&mut load)).await?;
+    lines.push(format!(
+        "loaded by {}: {}",
+        load.describe(),
+        summary(&loaded)
+    ));
+    for (label, set) in [("quiet", &quiet), ("loaded", &loaded)] {
+        for (i, (figures, files)) in set.iter().enumerate() {
+            lines.push(format!(
+                "  {label} fork {}{}: {}; files ready {:.0} ms (the header counted up to {})",
+                i + 1,
+                if i == 0 && label == "quiet" {
+                    " (no spare yet)"
+                } else {
+                    ""
+                },
+                figures.line(),
+                files.ready_ms,
+                files
+                    .most_counted
+                    .as_deref()
+                    .unwrap_or("nothing: ready at once"),
+            ));
+        }
+    }
+    Ok(lines)
+}
+
+/// When a fork's files were all there, and the header's count at its highest.
+struct FilesReady {
+    ready_ms: f64,
+    most_counted: Option<String>,
+}
+
+async fn runs(
+    client: &Client,
+    thread: &str,
+    n: usize,
+    shots: &mut Shots,
+    label: &str,
+    mut load: Option<&mut BuildLoad>,
+) -> Result<Vec<(ForkWindowFigures, FilesReady)>> {
+    let mut out = Vec::new();
+    for i in 0..RUNS {
+        // Time for the Host to fill the spare worktree the last fork left it to fill.
+        let settle = if load.is_some() { 20 } else { 10 };
+        tokio::time::sleep(Duration::from_secs(settle)).await;
+        if let Some(load) = load.as_deref_mut() {
+            load.keep_busy()?;
+        }
+        let main = client.window().await?;
+        let index = fork_count(client).await?;
+        let clicked = Instant::now();
+        let figures = bench_fork(client, thread, shots, &format!("{label}-{i}"), false).await?;
+        fork_window(client, index).await?;
+        let files = files_ready(client, clicked).await?;
+        let folder = js(
+            client,
+            r#"const h = document.querySelector('.conv-head');
+               return [h?.querySelector('[data-folder-kind]')?.dataset.folderKind ?? null,
+                       h?.querySelector('.conv-head__cwd')?.getAttribute('title') ?? null];"#,
+        )
+        .await?;
+        ensure!(
+            folder[0] == "worktree",
+            "fork {i} ({label}) is not a worktree fork: {folder}"
+        );
+        let worktree = Path::new(folder[1].as_str().context("the fork's folder")?);
+        let held = count_files(worktree)?;
+        ensure!(
+            held == n,
+            "fork {i} ({label}) holds {held} files of {n} once its files are ready"
+        );
+        client.close_window().await?;
+        client.switch_to_window(main).await?;
+        ensure!(
+            figures.painted.is_finite(),
+            "fork {i} ({label}) has no paint time"
+        );
+        out.push((figures, files));
+    }
+    Ok(out)
+}
+
+/// Waits (in the fork's window) until its header no longer says "Preparing files".
+async fn files_ready(client: &Client, clicked: Instant) -> Result<FilesReady> {
+    let deadline = Instant::now() + Duration::from_secs(600);
+    let mut most: Option<(u64, String)> = None;
+    loop {
+        let text = js(
+            client,
+            "return document.querySelector('[data-files-preparing]')?.textContent ?? null",
+        )
+        .await?;
+        let Some(text) = text.as_str() else {
+            return Ok(FilesReady {
+                ready_ms: clicked.elapsed().as_secs_f64() * 1000.0,
+                most_counted: most.map(|(_, t)| t),
+            });
+        };
+        let done: u64 = text
+            .split_whitespace()
+            .find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))
+            .map(|w| w.replace(',', "").parse().unwrap_or(0))
+            .unwrap_or(0);
+        if most.as_ref().is_none_or(|(d, _)| done >= *d) {
+            most = Some((done, text.trim().to_owned()));
+        }
+        ensure!(
+            Instant::now() < deadline,
+            "the fork's files were not ready after 10 minutes"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Files under `dir`, not counting git's own (`.git` is a file in a worktree).
+fn count_files(dir: &Path) -> Result<usize> {
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        if entry.file_name() == ".git" {
+            continue;
+        }
+        if entry.file_type()?.is_dir() {
+            n += count_files(&entry.path())?;
+        } else {
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
+fn summary(runs: &[(ForkWindowFigures, FilesReady)]) -> String {
+    let of = |f: &dyn Fn(&(ForkWindowFigures, FilesReady)) -> f64| {
+        median_p90(&runs.iter().map(f).collect::<Vec<_>>())
+    };
+    let (history, history90) = of(&|r| r.0.history);
+    let (painted, painted90) = of(&|r| r.0.painted);
+    let (files, files90) = of(&|r| r.1.ready_ms);
+    format!(
+        "click → history shown {history:.0} ms (p90 {history90:.0}), fork ready {painted:.0} ms (p90 {painted90:.0}), files ready {files:.0} ms (p90 {files90:.0}) (median / p90 of {})",
+        runs.len()
+    )
+}
