@@ -117,6 +117,7 @@ async fn app_bench_fork_in_a_big_repository() -> Result<()> {
     let result = forks(&client, &repo, n, &mut shots).await;
     if result.is_err() {
         shots.take(&client, "failure").await;
+        keep_logs(&env.data_dir);
     }
     client.close().await.ok();
     let lines = result?;
@@ -258,7 +259,7 @@ async fn runs(
 
 /// Waits (in the fork's window) until its header no longer says "Preparing files".
 async fn files_ready(client: &Client, clicked: Instant) -> Result<FilesReady> {
-    let deadline = Instant::now() + Duration::from_secs(600);
+    let deadline = Instant::now() + Duration::from_secs(300);
     let mut most: Option<(u64, String)> = None;
     loop {
         let text = js(
@@ -282,9 +283,21 @@ async fn files_ready(client: &Client, clicked: Instant) -> Result<FilesReady> {
         }
         ensure!(
             Instant::now() < deadline,
-            "the fork's files were not ready after 10 minutes"
+            "the fork's files were not ready after 5 minutes"
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The app's log files, into `test-artifacts/app_bench_repo/logs` (the data folder goes with
+/// the test).
+fn keep_logs(data_dir: &Path) {
+    let into = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test-artifacts/app_bench_repo/logs");
+    let _ = std::fs::create_dir_all(&into);
+    if let Ok(entries) = std::fs::read_dir(data_dir.join("logs")) {
+        for entry in entries.flatten() {
+            let _ = std::fs::copy(entry.path(), into.join(entry.file_name()));
+        }
     }
 }
 

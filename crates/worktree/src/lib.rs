@@ -60,6 +60,11 @@
 //! place on the fork's branch and leaves it as [`Repo::add_worktree`] would, and the fill then
 //! writes only the paths that differ. Only a clean spare is claimed.
 //!
+//! # Copy-on-write clones
+//! Where the file system clones files (APFS, btrfs, XFS), a fork's fill (and a spare's) first
+//! clones the files the source checkout holds unchanged and writes the new worktree's index for
+//! them, so git's checkout writes only the rest (`clone.rs`, `index_file.rs`).
+//!
 //! # What is never deleted
 //! [`Repo::prune`] deletes only `refs/forkhost/<thread>/*`. [`Repo::remove_worktree`] removes a
 //! worktree this repository lists (never the main checkout) only when nothing would be lost or

@@ -235,6 +235,29 @@ describe("a fork's worktree filled after the fork opened", () => {
     expect(store.get().toasts.map((t) => t.message)).toEqual(["The fork's files could not be written (disk full)."]);
   });
 
+  it("a read answered before the fill ended does not bring the bar back", async () => {
+    // The window asks for the thread's files while its fill runs; the answer (still preparing)
+    // comes after the fill's end event, and the read made after that event says it is done.
+    let answer: (v: ipc.FilesView) => void = () => {};
+    const worktree = { folder_kind: "worktree", in_git: true, checkpoints_note: null, folder_exists: true, branch: "b", base_commit: "c", checkpoints: [] } as const;
+    m.files.mockImplementationOnce(() => new Promise((resolve) => (answer = resolve)));
+    m.files.mockResolvedValueOnce({ ...worktree, preparing: null });
+    const view = render(<FolderBar thread={fork} />);
+    render(<FolderChip thread={fork} />);
+    await waitFor(() => expect(m.files).toHaveBeenCalledTimes(1));
+    act(() => {
+      applyFillEvent({ type: "files_prepared", thread_id: "fork", error: null });
+    });
+    await waitFor(() => expect(m.files).toHaveBeenCalledTimes(2));
+    await act(async () => {
+      answer({ ...worktree, preparing: { done: 40, total: 5000 } });
+      await Promise.resolve();
+    });
+    await waitFor(() => expect(store.get().files.fork?.preparing).toBeNull());
+    expect(store.get().preparing.fork).toBeUndefined();
+    expect(view.container.querySelector("[data-files-preparing]")).toBeNull();
+  });
+
   it("seeds the bar from the files a new window reads", async () => {
     m.files.mockResolvedValue({ folder_kind: "worktree", in_git: true, checkpoints_note: null, folder_exists: true, branch: "b", base_commit: "c", checkpoints: [], preparing: { done: 5, total: 10 } });
     const view = render(<FolderBar thread={fork} />);

@@ -10,24 +10,35 @@ import { closeTab } from "../tabs/tabs";
 import { refreshThreads } from "../threads/cache";
 import { notify, notifyError } from "../toasts";
 
-const loading = new Map<string, Promise<FilesView | null>>();
+const loading = new Map<string, { read: Promise<FilesView | null>; prepared: number }>();
+/**
+ * Per thread, how many `files_prepared` events this window has had. A read that began before
+ * the last one may still say the files are being prepared (the Host answered while its fill
+ * was ending): it must neither bring the bar back nor stand in for the read made after it.
+ */
+const prepared = new Map<string, number>();
 
 /** Reads the thread's files into the store (one read at a time per thread). */
 export function loadFiles(threadId: string): Promise<FilesView | null> {
+  const since = prepared.get(threadId) ?? 0;
   const running = loading.get(threadId);
-  if (running) return running;
-  const read = Promise.resolve()
+  if (running && running.prepared === since) return running.read;
+  const read: Promise<FilesView | null> = Promise.resolve()
     .then(() => ipc.files(threadId))
     .then(
       (view) => {
         if (!view) return null;
+        // Overtaken by the fill's end: the read made after it (`applyFillEvent`) holds the truth.
+        if ((prepared.get(threadId) ?? 0) !== since) return view;
         store.set((s) => ({ files: { ...s.files, [threadId]: view }, preparing: withFill(s.preparing, threadId, view.preparing) }));
         return view;
       },
       () => null,
     )
-    .finally(() => loading.delete(threadId));
-  loading.set(threadId, read);
+    .finally(() => {
+      if (loading.get(threadId)?.read === read) loading.delete(threadId);
+    });
+  loading.set(threadId, { read, prepared: since });
   return read;
 }
 
@@ -84,6 +95,7 @@ export function applyFillEvent(event: HostEvent): boolean {
     return true;
   }
   if (event.type !== "files_prepared") return false;
+  prepared.set(event.thread_id, (prepared.get(event.thread_id) ?? 0) + 1);
   store.set((s) => ({ preparing: withFill(s.preparing, event.thread_id, null) }));
   if (event.error) notify({ kind: "error", title: "The fork's files", message: event.error }, 15_000);
   void loadFiles(event.thread_id);
