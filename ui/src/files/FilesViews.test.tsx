@@ -239,7 +239,7 @@ describe("a fork's worktree filled after the fork opened", () => {
     // The window asks for the thread's files while its fill runs; the answer (still preparing)
     // comes after the fill's end event, and the read made after that event says it is done.
     let answer: (v: ipc.FilesView) => void = () => {};
-    const worktree = { folder_kind: "worktree", in_git: true, checkpoints_note: null, folder_exists: true, branch: "b", base_commit: "c", checkpoints: [] } as const;
+    const worktree: Omit<ipc.FilesView, "preparing"> = { folder_kind: "worktree", in_git: true, checkpoints_note: null, folder_exists: true, branch: "b", base_commit: "c", checkpoints: [] };
     m.files.mockImplementationOnce(() => new Promise((resolve) => (answer = resolve)));
     m.files.mockResolvedValueOnce({ ...worktree, preparing: null });
     const view = render(<FolderBar thread={fork} />);
