@@ -225,10 +225,9 @@ async fn runs(
         }
         let main = client.window().await?;
         let index = fork_count(client).await?;
-        let clicked = Instant::now();
         let figures = bench_fork(client, thread, shots, &format!("{label}-{i}"), false).await?;
+        let files = files_ready(client, index).await?;
         fork_window(client, index).await?;
-        let files = files_ready(client, clicked).await?;
         let folder = js(
             client,
             r#"const h = document.querySelector('.conv-head');
@@ -257,36 +256,26 @@ async fn runs(
     Ok(out)
 }
 
-/// Waits (in the fork's window) until its header no longer says "Preparing files".
-async fn files_ready(client: &Client, clicked: Instant) -> Result<FilesReady> {
-    let deadline = Instant::now() + Duration::from_secs(300);
-    let mut most: Option<(u64, String)> = None;
-    loop {
-        let text = js(
-            client,
-            "return document.querySelector('[data-files-preparing]')?.textContent ?? null",
-        )
-        .await?;
-        let Some(text) = text.as_str() else {
-            return Ok(FilesReady {
-                ready_ms: clicked.elapsed().as_secs_f64() * 1000.0,
-                most_counted: most.map(|(_, t)| t),
-            });
-        };
-        let done: u64 = text
-            .split_whitespace()
-            .find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))
-            .map(|w| w.replace(',', "").parse().unwrap_or(0))
-            .unwrap_or(0);
-        if most.as_ref().is_none_or(|(d, _)| done >= *d) {
-            most = Some((done, text.trim().to_owned()));
-        }
-        ensure!(
-            Instant::now() < deadline,
-            "the fork's files were not ready after 5 minutes"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+/// Waits (in the source's window, which hears every fork's fill) until fork number `index`'s
+/// files are ready: its click → the fill's end, and the most files its progress counted.
+async fn files_ready(client: &Client, index: usize) -> Result<FilesReady> {
+    let fill = wait_js(
+        client,
+        &format!(
+            "(() => {{ const p = window.__forkhostPerf; const f = p.forks[{index}];
+                 const fill = f && p.fills[f.forkId];
+                 return fill && fill.preparedAt !== null ? {{ ...fill, clickedAt: f.clickedAt }} : null; }})()"
+        ),
+        Duration::from_secs(300),
+        "the fork's files",
+    )
+    .await?;
+    let n = |k: &str| fill[k].as_f64().unwrap_or(f64::NAN);
+    let most = (n("total") > 0.0).then(|| format!("{} / {}", n("done"), n("total")));
+    Ok(FilesReady {
+        ready_ms: n("preparedAt") - n("clickedAt"),
+        most_counted: most,
+    })
 }
 
 /// The app's log files, into `test-artifacts/app_bench_repo/logs` (the data folder goes with

@@ -48,6 +48,9 @@ interface Perf {
   preview?: { arrivedAt: number; paintedAt: number | null; messages: number; rows: number };
   /** Per thread: when its data was last read, until its list is painted. */
   pending: Record<string, { readAt: number; open: OpenMeasure }>;
+  /** Per fork whose worktree was filled after it opened: the most files its progress counted
+   * (of `total`), and Date.now() when the fill ended (every window hears it). */
+  fills: Record<string, { done: number; total: number; preparedAt: number | null }>;
 }
 
 declare global {
@@ -57,7 +60,7 @@ declare global {
 }
 
 export function perf(): Perf {
-  if (!window.__forkhostPerf) window.__forkhostPerf = { opens: [], forks: [], reads: [], pending: {} };
+  if (!window.__forkhostPerf) window.__forkhostPerf = { opens: [], forks: [], reads: [], pending: {}, fills: {} };
   return window.__forkhostPerf;
 }
 
@@ -103,4 +106,16 @@ export function markPainted(threadId: string, stage: "paint" | "scrollable") {
     delete p.pending[threadId];
   }
   performance.mark(`forkhost:${stage}:${threadId}`);
+}
+
+/** A fork's fill counted `fill` files, or (null) ended. */
+export function markFill(threadId: string, fill: { done: number; total: number } | null) {
+  const fills = perf().fills;
+  const seen = (fills[threadId] ??= { done: 0, total: 0, preparedAt: null });
+  if (fill) {
+    seen.done = Math.max(seen.done, fill.done);
+    seen.total = Math.max(seen.total, fill.total);
+  } else {
+    seen.preparedAt = Date.now();
+  }
 }

@@ -8,6 +8,7 @@ import type { FilesView, HostEvent, TrustView, WorktreeLoss } from "../ipc";
 import { store, threadById } from "../state";
 import { closeTab } from "../tabs/tabs";
 import { refreshThreads } from "../threads/cache";
+import { markFill } from "../perf";
 import { notify, notifyError } from "../toasts";
 
 const loading = new Map<string, { read: Promise<FilesView | null>; prepared: number }>();
@@ -91,11 +92,13 @@ function withFill(all: Record<string, FillView>, threadId: string, fill: FillVie
 export function applyFillEvent(event: HostEvent): boolean {
   if (event.type === "files_progress") {
     const fill = { done: event.done, total: event.total };
+    markFill(event.thread_id, fill);
     store.set((s) => ({ preparing: withFill(s.preparing, event.thread_id, fill) }));
     return true;
   }
   if (event.type !== "files_prepared") return false;
   prepared.set(event.thread_id, (prepared.get(event.thread_id) ?? 0) + 1);
+  markFill(event.thread_id, null);
   store.set((s) => ({ preparing: withFill(s.preparing, event.thread_id, null) }));
   if (event.error) notify({ kind: "error", title: "The fork's files", message: event.error }, 15_000);
   void loadFiles(event.thread_id);
