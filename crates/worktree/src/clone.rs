@@ -47,7 +47,6 @@ impl Repo {
     /// (`files: 0`) where `dest` has an index already (a claimed spare), the two are not on one
     /// file system that clones, or the repository's ids are not SHA-1. `progress` is called as
     /// files are cloned.
-    #[cfg(unix)]
     pub(crate) fn clone_unchanged_files(
         &self,
         dest: &Repo,
@@ -55,18 +54,13 @@ impl Repo {
         how: FileCopy,
         progress: &mut dyn FnMut(FillProgress),
     ) -> Result<Cloned> {
-        unix::clone_unchanged_files(self, dest, at, how, progress)
-    }
-
-    #[cfg(not(unix))]
-    pub(crate) fn clone_unchanged_files(
-        &self,
-        _dest: &Repo,
-        _at: &str,
-        _how: FileCopy,
-        _progress: &mut dyn FnMut(FillProgress),
-    ) -> Result<Cloned> {
-        Ok(Cloned::default())
+        #[cfg(unix)]
+        return unix::clone_unchanged_files(self, dest, at, how, progress);
+        #[cfg(not(unix))]
+        {
+            let _ = (dest, at, how, progress);
+            Ok(Cloned::default())
+        }
     }
 }
 

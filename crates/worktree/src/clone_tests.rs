@@ -102,6 +102,8 @@ fn ino(path: &Path) -> u64 {
 #[test]
 fn unchanged_files_are_cloned_and_the_checkout_writes_only_the_rest() {
     let f = Fixture::new();
+    // The same attributes in the source and at the fork point: they do not stop the clones.
+    f.write(".gitattributes", "*.bin binary\n");
     f.committed();
     // Unsaved in the source: an edit, a staged change, a new file.
     f.write("d1/f1.txt", "edited, not saved\n");
@@ -118,24 +120,32 @@ fn unchanged_files_are_cloned_and_the_checkout_writes_only_the_rest() {
             seen.push(p)
         })
         .unwrap();
-    // 62 in the commit; the edited and the staged file differ, the symlink is git's to write.
+    // 63 in the commit; the edited and the staged file differ, the symlink is git's to write.
     assert_eq!(
         cloned,
         Cloned {
-            files: 59,
-            total: 62
+            files: 60,
+            total: 63
         }
     );
-    assert_eq!(seen.last().map(|p| (p.done, p.total)), Some((59, 62)));
+    assert_eq!(seen.last().map(|p| (p.done, p.total)), Some((60, 63)));
     assert!(!made.path.join("d1/f1.txt").exists());
     assert!(!made.path.join("new.txt").exists());
     let kept = made.path.join("d3/f3.txt");
     let before = ino(&kept);
+    // Each clone has the mode git would give it: the source's, executable where the commit is.
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().mode() & 0o777;
+    assert_eq!(mode(&kept), mode(&f.root().join("d3/f3.txt")));
+    let run = made.path.join("run.sh");
+    assert_eq!(mode(&run), mode(&f.root().join("run.sh")));
+    assert_eq!(mode(&run) & 0o111, 0o111);
+    let run_before = ino(&run);
 
     source
         .fill_worktree_by(&mut made, |_| {}, FileCopy::Copy)
         .unwrap();
     assert_eq!(ino(&kept), before, "the checkout left the clone alone");
+    assert_eq!(ino(&run), run_before, "and the executable one");
     assert_eq!(
         std::fs::read_to_string(made.path.join("d1/f1.txt")).unwrap(),
         "file 1\n"
@@ -183,8 +193,11 @@ fn a_fill_through_clones_reports_every_file_once() {
 fn different_attributes_clone_nothing() {
     let f = Fixture::new();
     f.write(".gitattributes", "*.txt text\n");
+    f.write("d0/.gitattributes", "*.txt text\n");
     f.committed();
+    // Both differ (one would be enough).
     f.write(".gitattributes", "*.txt text eol=crlf\n");
+    f.write("d0/.gitattributes", "*.txt text eol=crlf\n");
     let parent = tempfile::tempdir().unwrap();
     let (dest, made) = f.added(&parent);
     let cloned = f
@@ -211,6 +224,11 @@ fn a_source_changed_after_the_mark_is_not_kept() {
     // Marked before the file's last change: it may have changed after git looked.
     let old = (0, 0);
     assert!(super::unix::clone_one(&source, &dest, &candidate, FileCopy::Copy, old).is_none());
+    assert!(!made.path.join("d0/f0.txt").exists(), "no clone left");
+    // Changed in the very tick of the mark: not older, so not kept either.
+    let was = std::fs::metadata(f.root().join("d0/f0.txt")).unwrap();
+    let same = (was.ctime(), was.ctime_nsec());
+    assert!(super::unix::clone_one(&source, &dest, &candidate, FileCopy::Copy, same).is_none());
     assert!(!made.path.join("d0/f0.txt").exists(), "no clone left");
     let now = (i64::MAX, 0);
     let entry = super::unix::clone_one(&source, &dest, &candidate, FileCopy::Copy, now).unwrap();
