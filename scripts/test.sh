@@ -130,4 +130,4 @@ step "packaging: workflow lint, then the .deb installed and run end to end"; bas
 
 step "app benchmarks on the release build (figures printed, nothing asserted about time)"
 SKIP_BUILD=1 FORKHOST_APP_BINARY="$CARGO_TARGET_DIR/release/forkhost-app" \
-  bash scripts/app-e2e.sh app_bench app_bench_forks
+  bash scripts/app-e2e.sh app_bench app_bench_forks app_bench_repo
