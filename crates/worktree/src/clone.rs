@@ -160,11 +160,15 @@ mod unix {
                     })
                 })
                 .collect();
-            while !handles.iter().all(|h| h.is_finished()) {
+            loop {
+                let finished = handles.iter().all(|h| h.is_finished());
                 progress(FillProgress {
                     done: done.load(Ordering::Relaxed) as u64,
                     total,
                 });
+                if finished {
+                    break;
+                }
                 std::thread::sleep(Duration::from_millis(25));
             }
             handles

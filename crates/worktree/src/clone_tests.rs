@@ -95,6 +95,20 @@ impl Fixture {
     }
 }
 
+fn empty_folders(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() && !path.is_symlink() {
+            if std::fs::read_dir(&path).unwrap().next().is_none() {
+                out.push(path.clone());
+            }
+            out.extend(empty_folders(&path));
+        }
+    }
+    out
+}
+
 fn ino(path: &Path) -> u64 {
     std::fs::symlink_metadata(path).unwrap().ino()
 }
@@ -161,6 +175,8 @@ fn unchanged_files_are_cloned_and_the_checkout_writes_only_the_rest() {
         std::fs::read_link(made.path.join("link")).unwrap(),
         Path::new("d0/f0.txt")
     );
+    // No folder but the commit's (each holds a file).
+    assert_eq!(empty_folders(&made.path), Vec::<PathBuf>::new());
     // Git sees the fork's files exactly as its commit: the index holds the truth.
     assert_eq!(f.run_in(&made.path, &["status", "--porcelain"]), "");
     assert_eq!(f.run_in(&made.path, &["diff", "--stat", "HEAD"]), "");
