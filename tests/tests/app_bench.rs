@@ -7,7 +7,8 @@
 //!   with 10 tabs open (goal ≤ 350 MB), and after each tab opened (what a tab costs);
 //! - a 200 KB reply streamed in 2 KB deltas at 50 deltas/s into an open conversation: main
 //!   thread busy time per second, dropped frames, the heap after it; now and the way it was
-//!   rendered before (all the text on every delta);
+//!   rendered before (all the text on every delta); then into 2, 4 and 8 threads at once, one
+//!   shown and the rest in tabs behind it (the window's side of many live forks);
 //! - click Fork on that thread, and on one of 300 messages → the fork's window shows its history,
 //!   on a quiet machine and on one kept busy by a parallel `cargo build` (goals: ≤ 250 ms and
 //!   ≤ 150 ms median under load; a tab ≤ 60 ms; per harness: app_bench_forks).
@@ -392,13 +393,26 @@ async fn bench(client: &Client, env: &AppEnv, shots: &mut Shots) -> Result<()> {
 
     // A long reply streamed into an open conversation (a small thread's tab): first as it is
     // rendered now, then the way it was before (all the text re-rendered on every delta).
-    let (stream_thread, _) = tab_list
+    let small_threads: Vec<String> = tab_list
         .iter()
-        .find(|(t, _)| *t != big_thread)
-        .context("a small thread")?
-        .clone();
-    let stream_now = bench_stream(client, pid, &stream_thread, false).await?;
-    let stream_before = bench_stream(client, pid, &stream_thread, true).await?;
+        .filter(|(t, _)| *t != big_thread)
+        .map(|(t, _)| t.clone())
+        .collect();
+    let stream_now = bench_stream(client, pid, &small_threads[..1], false).await?;
+    let stream_before = bench_stream(client, pid, &small_threads[..1], true).await?;
+    // Many live forks (issue 22 item 5), the window's side: the same reply streamed into 2, 4
+    // and 8 threads at once, one shown and the others in tabs behind it, as the Host's events
+    // for 8 forks streaming side by side reach the window (their processes and checkpoints:
+    // `host_bench_live_forks`).
+    let mut live_streams = vec![(1, stream_now.clone())];
+    for n in [2, 4, 8] {
+        if small_threads.len() >= n {
+            live_streams.push((
+                n,
+                bench_stream(client, pid, &small_threads[..n], false).await?,
+            ));
+        }
+    }
 
     // Fork on the big thread and on a thread of everyday size → a new window with its history
     // (needs the Claude CLI for the capability check), quiet and under load; then into a tab.
@@ -551,6 +565,23 @@ async fn bench(client: &Client, env: &AppEnv, shots: &mut Shots) -> Result<()> {
             f(v, "webAfterMB")
         );
     }
+    println!("many live forks, the window's side: the same reply streamed into n threads at once (one shown, the rest in tabs behind it):");
+    for (n, v) in &live_streams {
+        println!(
+            "  {n} live: main thread busy {:.0} ms/s; dropped frames {} of {}, p95 {:.1} ms, max {:.0} ms; stream took {:.0} ms (paced {:.0}); app PSS {:.0} → {:.0} MB (web process {:.0} → {:.0} MB)",
+            f(v, "busyMsPerSec"),
+            v["dropped"],
+            v["frames"],
+            f(v, "p95FrameMs"),
+            f(v, "maxFrameMs"),
+            f(v, "streamMs"),
+            f(v, "pacedMs"),
+            f(v, "pssBeforeMB"),
+            f(v, "pssAfterMB"),
+            f(v, "webBeforeMB"),
+            f(v, "webAfterMB")
+        );
+    }
     for line in &fork_lines {
         println!("{line}");
     }
@@ -567,7 +598,8 @@ async fn bench(client: &Client, env: &AppEnv, shots: &mut Shots) -> Result<()> {
 /// `STREAM_RATE` per second, fed to the window's event handler through its WebDriver-only hook
 /// (the fake model's replies go through a harness CLI, whose pacing is its own); `whole` renders
 /// it the way it was before (the whole text on every delta). Returns the figures.
-async fn bench_stream(client: &Client, pid: u32, thread: &str, whole: bool) -> Result<Value> {
+async fn bench_stream(client: &Client, pid: u32, threads: &[String], whole: bool) -> Result<Value> {
+    let thread = threads.first().context("a thread to stream into")?;
     click(
         client,
         &format!(r#"[role="tab"][data-thread-id="{thread}"]"#),
@@ -592,7 +624,7 @@ async fn bench_stream(client: &Client, pid: u32, thread: &str, whole: bool) -> R
     let (before, before_procs) = memory_kb(pid);
     let mut v = client
         .execute_async(
-            r#"const [threadId, whole, total, size, rate] = arguments;
+            r#"const [threadIds, whole, total, size, rate] = arguments;
                const done = arguments[arguments.length - 1];
                const emit = window.__forkhostHostEvent;
                if (!emit) { done({ error: `no hook (navigator.webdriver: ${navigator.webdriver})` }); return; }
@@ -639,11 +671,13 @@ async fn bench_stream(client: &Client, pid: u32, thread: &str, whole: bool) -> R
                  const parses0 = stats.parses, chars0 = stats.chars;
                  const live0 = { frames: stats.liveFrames ?? 0, ms: stats.liveMs ?? 0, layout: stats.liveLayoutMs ?? 0, worker: stats.workerReplies ?? 0, takes: stats.takes ?? 0, takeMs: stats.takeMs ?? 0 };
                  let emitMs = 0;
-                 emit({ type: "turn_started", thread_id: threadId });
+                 // The first thread is the one shown; the others stream in tabs behind it.
+                 for (const threadId of threadIds) emit({ type: "turn_started", thread_id: threadId });
                  const t0 = performance.now(); let i = 0;
                  const next = () => {
                    const e0 = performance.now();
-                   emit({ type: "text_delta", thread_id: threadId, text: deltas[i++] });
+                   for (const threadId of threadIds) emit({ type: "text_delta", thread_id: threadId, text: deltas[i] });
+                   i++;
                    // The store's update and React's render of it (a microtask after the event).
                    queueMicrotask(() => { emitMs += performance.now() - e0; });
                    // The way it was before falls minutes behind: stop after 30 s and say so.
@@ -666,7 +700,7 @@ async fn bench_stream(client: &Client, pid: u32, thread: &str, whole: bool) -> R
                  setTimeout(next, 0);
                }, 1000);"#,
             vec![
-                json!(thread),
+                json!(threads),
                 json!(whole),
                 json!(STREAM_BYTES),
                 json!(STREAM_DELTA),
@@ -679,9 +713,9 @@ async fn bench_stream(client: &Client, pid: u32, thread: &str, whole: bool) -> R
     // The turn ends: the window re-reads the thread and drops the live turn.
     js_args(
         client,
-        r#"window.__forkhostHostEvent({ type: "turn_ended", thread_id: arguments[0], outcome: "completed", message: null });
+        r#"for (const id of arguments[0]) window.__forkhostHostEvent({ type: "turn_ended", thread_id: id, outcome: "completed", message: null });
            window.__forkhostLiveMode = ""; return true;"#,
-        vec![json!(thread)],
+        vec![json!(threads)],
     )
     .await?;
     wait_js(
@@ -706,8 +740,9 @@ async fn bench_stream(client: &Client, pid: u32, thread: &str, whole: bool) -> R
     v["webBeforeMB"] = json!(web(&before_procs));
     v["webAfterMB"] = json!(web(&after_procs));
     println!(
-        "bench: stream ({}): {v}",
-        if whole { "before" } else { "now" }
+        "bench: stream ({}, {} live): {v}",
+        if whole { "before" } else { "now" },
+        threads.len()
     );
     Ok(v)
 }

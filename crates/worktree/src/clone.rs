@@ -20,7 +20,6 @@
 
 use crate::error::Result;
 use crate::repo::Repo;
-use crate::worktree::FillProgress;
 
 /// How a file is brought over from the source checkout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,14 +44,14 @@ impl Repo {
     /// files of commit `at` that this checkout holds unchanged, and writes `dest`'s index for
     /// them, so that a forced checkout of `at` in `dest` writes only the others. Does nothing
     /// (`files: 0`) where `dest` has an index already (a claimed spare), the two are not on one
-    /// file system that clones, or the repository's ids are not SHA-1. `progress` is called as
-    /// files are cloned.
+    /// file system that clones, or the repository's ids are not SHA-1. `progress` is called
+    /// with the files done and the total as they are cloned.
     pub(crate) fn clone_unchanged_files(
         &self,
         dest: &Repo,
         at: &str,
         how: FileCopy,
-        progress: &mut dyn FnMut(FillProgress),
+        progress: &mut dyn FnMut(u64, u64),
     ) -> Result<Cloned> {
         #[cfg(unix)]
         return unix::clone_unchanged_files(self, dest, at, how, progress);
@@ -65,7 +64,7 @@ impl Repo {
 }
 
 #[cfg(unix)]
-mod unix {
+pub(crate) mod unix {
     use std::collections::{BTreeSet, HashMap, HashSet};
     use std::ffi::OsStr;
     use std::os::unix::ffi::OsStrExt;
@@ -78,7 +77,6 @@ mod unix {
     use crate::error::Result;
     use crate::index_file::{blob_bytes, write_index, IndexEntry};
     use crate::repo::Repo;
-    use crate::worktree::FillProgress;
 
     /// In the new worktree's git folder while its files are cloned: stamped before git lists
     /// the unchanged files (see the module's comment).
@@ -87,10 +85,10 @@ mod unix {
     const REGULAR: u32 = 0o100644;
     const EXECUTABLE: u32 = 0o100755;
 
-    pub(super) struct Candidate {
-        pub(super) path: Vec<u8>,
-        pub(super) mode: u32,
-        pub(super) blob: [u8; 20],
+    pub(crate) struct Candidate {
+        pub(crate) path: Vec<u8>,
+        pub(crate) mode: u32,
+        pub(crate) blob: [u8; 20],
     }
 
     pub(super) fn clone_unchanged_files(
@@ -98,7 +96,7 @@ mod unix {
         dest: &Repo,
         at: &str,
         how: FileCopy,
-        progress: &mut dyn FnMut(FillProgress),
+        progress: &mut dyn FnMut(u64, u64),
     ) -> Result<Cloned> {
         let index = dest.git_dir.join("index");
         if index.exists() {
@@ -162,10 +160,7 @@ mod unix {
                 .collect();
             loop {
                 let finished = handles.iter().all(|h| h.is_finished());
-                progress(FillProgress {
-                    done: done.load(Ordering::Relaxed) as u64,
-                    total,
-                });
+                progress(done.load(Ordering::Relaxed) as u64, total);
                 if finished {
                     break;
                 }
@@ -177,7 +172,7 @@ mod unix {
                 .collect()
         });
         let files = entries.len() as u64;
-        progress(FillProgress { done: files, total });
+        progress(files, total);
         if let Err(err) = write_index(&index, entries) {
             // The checkout that follows then writes every file, over the clones.
             tracing::warn!(%err, "could not write the cloned files' index");
@@ -274,7 +269,7 @@ mod unix {
 
     /// Clones one file and returns its index entry; `None` (and no file left) where it could
     /// not be cloned or its source changed since `since`.
-    pub(super) fn clone_one(
+    pub(crate) fn clone_one(
         source: &Repo,
         dest: &Repo,
         c: &Candidate,
@@ -345,7 +340,3 @@ mod unix {
         Some((&field[..i], &field[i + 1..]))
     }
 }
-
-#[cfg(all(test, unix))]
-#[path = "clone_tests.rs"]
-mod tests;

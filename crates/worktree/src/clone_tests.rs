@@ -8,7 +8,8 @@ use std::process::Command;
 
 use tempfile::TempDir;
 
-use super::{Cloned, FileCopy};
+use crate::clone::unix::{clone_one, Candidate};
+use crate::clone::{Cloned, FileCopy};
 use crate::{Git, Repo, WorktreeSpec};
 
 /// A repository in a temporary folder, every git call isolated from the user's configuration.
@@ -130,9 +131,12 @@ fn unchanged_files_are_cloned_and_the_checkout_writes_only_the_rest() {
 
     let mut seen = Vec::new();
     let cloned = source
-        .clone_unchanged_files(&dest, made.base.as_str(), FileCopy::Copy, &mut |p| {
-            seen.push(p)
-        })
+        .clone_unchanged_files(
+            &dest,
+            made.base.as_str(),
+            FileCopy::Copy,
+            &mut |done, total| seen.push((done, total)),
+        )
         .unwrap();
     // 63 in the commit; the edited and the staged file differ, the symlink is git's to write.
     assert_eq!(
@@ -142,7 +146,7 @@ fn unchanged_files_are_cloned_and_the_checkout_writes_only_the_rest() {
             total: 63
         }
     );
-    assert_eq!(seen.last().map(|p| (p.done, p.total)), Some((60, 63)));
+    assert_eq!(seen.last(), Some(&(60, 63)));
     assert!(!made.path.join("d1/f1.txt").exists());
     assert!(!made.path.join("new.txt").exists());
     let kept = made.path.join("d3/f3.txt");
@@ -218,7 +222,7 @@ fn different_attributes_clone_nothing() {
     let (dest, made) = f.added(&parent);
     let cloned = f
         .repo()
-        .clone_unchanged_files(&dest, made.base.as_str(), FileCopy::Copy, &mut |_| {})
+        .clone_unchanged_files(&dest, made.base.as_str(), FileCopy::Copy, &mut |_, _| {})
         .unwrap();
     assert_eq!(cloned.files, 0);
     assert!(!dest.git_dir.join("index").exists());
@@ -230,7 +234,7 @@ fn a_source_changed_after_the_mark_is_not_kept() {
     f.committed();
     let parent = tempfile::tempdir().unwrap();
     let (dest, made) = f.added(&parent);
-    let candidate = super::unix::Candidate {
+    let candidate = Candidate {
         path: b"d0/f0.txt".to_vec(),
         mode: 0o100644,
         blob: [0; 20],
@@ -239,15 +243,15 @@ fn a_source_changed_after_the_mark_is_not_kept() {
     std::fs::create_dir_all(made.path.join("d0")).unwrap();
     // Marked before the file's last change: it may have changed after git looked.
     let old = (0, 0);
-    assert!(super::unix::clone_one(&source, &dest, &candidate, FileCopy::Copy, old).is_none());
+    assert!(clone_one(&source, &dest, &candidate, FileCopy::Copy, old).is_none());
     assert!(!made.path.join("d0/f0.txt").exists(), "no clone left");
     // Changed in the very tick of the mark: not older, so not kept either.
     let was = std::fs::metadata(f.root().join("d0/f0.txt")).unwrap();
     let same = (was.ctime(), was.ctime_nsec());
-    assert!(super::unix::clone_one(&source, &dest, &candidate, FileCopy::Copy, same).is_none());
+    assert!(clone_one(&source, &dest, &candidate, FileCopy::Copy, same).is_none());
     assert!(!made.path.join("d0/f0.txt").exists(), "no clone left");
     let now = (i64::MAX, 0);
-    let entry = super::unix::clone_one(&source, &dest, &candidate, FileCopy::Copy, now).unwrap();
+    let entry = clone_one(&source, &dest, &candidate, FileCopy::Copy, now).unwrap();
     assert_eq!(entry.stat.ino(), ino(&made.path.join("d0/f0.txt")));
 }
 
@@ -260,7 +264,7 @@ fn a_worktree_with_an_index_gets_no_clones() {
     std::fs::write(dest.git_dir.join("index"), b"").unwrap();
     let cloned = f
         .repo()
-        .clone_unchanged_files(&dest, made.base.as_str(), FileCopy::Copy, &mut |_| {})
+        .clone_unchanged_files(&dest, made.base.as_str(), FileCopy::Copy, &mut |_, _| {})
         .unwrap();
     assert_eq!(cloned, Cloned::default());
 }

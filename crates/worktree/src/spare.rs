@@ -60,7 +60,7 @@ impl Repo {
             // Where the file system clones, the files this checkout holds unchanged are
             // cloned (`clone.rs`) and the spare costs little disk; git writes the rest.
             if let Err(err) =
-                self.clone_unchanged_files(&spare, at.as_str(), FileCopy::Clone, &mut |_| {})
+                self.clone_unchanged_files(&spare, at.as_str(), FileCopy::Clone, &mut |_, _| {})
             {
                 tracing::warn!(%err, "spare's files not cloned");
             }

@@ -136,7 +136,8 @@ impl Repo {
         } else {
             // Where the file system clones, the files this checkout holds unchanged are
             // cloned and the checkout writes only the rest. Any trouble: git writes them all.
-            match self.clone_unchanged_files(&created, worktree.base.as_str(), how, &mut progress) {
+            let mut counted = |done, total| progress(FillProgress { done, total });
+            match self.clone_unchanged_files(&created, worktree.base.as_str(), how, &mut counted) {
                 Ok(done) => cloned = done.files,
                 Err(err) => tracing::warn!(%err, "files not cloned"),
             }
@@ -264,6 +265,11 @@ pub(crate) fn same_folder(a: &Path, b: &Path) -> bool {
     }
     norm(a) == norm(b)
 }
+
+// The fill through clones; beside the fill, which it tests.
+#[cfg(all(test, unix))]
+#[path = "clone_tests.rs"]
+mod clone_tests;
 
 #[cfg(test)]
 mod tests {
