@@ -28,7 +28,7 @@ pub(crate) enum FileCopy {
     Clone,
     /// A plain copy, for tests on a file system without clones: the same selection, index
     /// and checkout as a clone gets.
-    #[cfg(test)]
+    #[cfg(all(test, unix))]
     Copy,
 }
 
