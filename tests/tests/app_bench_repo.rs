@@ -78,6 +78,10 @@ fn repository(repo: &Path, n: usize) -> Result<()> {
     }
     git(repo, &["add", "-A"])?;
     git(repo, &["commit", "-q", "-m", "generated"])?;
+    // A user's repository is on disk long before a fork; the gigabyte just written is not yet,
+    // and a copy-on-write clone first waits for its source's pending writes.
+    #[cfg(unix)]
+    let _ = Command::new("sync").status();
     Ok(())
 }
 
