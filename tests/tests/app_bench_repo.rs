@@ -19,7 +19,6 @@
 mod app_support;
 
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
@@ -40,23 +39,6 @@ fn files() -> usize {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(5_000)
-}
-
-fn git(dir: &Path, args: &[&str]) -> Result<String> {
-    let out = Command::new("git")
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .args(["-c", "user.name=Test", "-c", "user.email=test@example.com"])
-        .args(args)
-        .output()
-        .context("running git")?;
-    ensure!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// `n` files of ~20 KiB in folders of `PER_DIR`, committed.
@@ -81,7 +63,7 @@ fn repository(repo: &Path, n: usize) -> Result<()> {
     // A user's repository is on disk long before a fork; the gigabyte just written is not yet,
     // and a copy-on-write clone first waits for its source's pending writes.
     #[cfg(unix)]
-    let _ = Command::new("sync").status();
+    let _ = std::process::Command::new("sync").status();
     Ok(())
 }
 

@@ -7,10 +7,9 @@
 mod app_support;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
-use anyhow::{anyhow, bail, ensure, Context, Result};
+use anyhow::{anyhow, bail, ensure, Result};
 use app_support::*;
 use fantoccini::Client;
 use forkhost_tests::fake_model::{FakeModel, FakeModelOptions};
@@ -18,24 +17,6 @@ use forkhost_tests::harness_env::{Harness, HarnessEnv};
 use serde_json::json;
 
 const WAIT: Duration = Duration::from_secs(30);
-
-/// Runs git in `dir` without the user's own configuration.
-fn git(dir: &Path, args: &[&str]) -> Result<String> {
-    let out = Command::new("git")
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .args(["-c", "user.name=Test", "-c", "user.email=test@example.com"])
-        .args(args)
-        .output()
-        .context("running git")?;
-    ensure!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-}
 
 /// A git repository with one commit, in a folder of the test's own.
 fn repository(parent: &Path) -> Result<PathBuf> {

@@ -10,10 +10,9 @@
 mod app_support;
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
-use anyhow::{ensure, Context, Result};
+use anyhow::{ensure, Result};
 use app_support::*;
 use fantoccini::Client;
 use forkhost_tests::fake_model::{FakeModel, FakeModelOptions};
@@ -24,23 +23,6 @@ const WAIT: Duration = Duration::from_secs(60);
 
 /// Lists the lane's folder (its output's tail shows), then passes only where won.txt is.
 const CHECK: &str = "ls; test -f won.txt";
-
-fn git(dir: &Path, args: &[&str]) -> Result<()> {
-    let out = Command::new("git")
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .args(["-c", "user.name=Test", "-c", "user.email=test@example.com"])
-        .args(args)
-        .output()
-        .context("running git")?;
-    ensure!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Ok(())
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn app_race_three_lanes_from_reply_two_check_and_keep() -> Result<()> {

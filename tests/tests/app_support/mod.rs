@@ -838,3 +838,22 @@ pub async fn menu_item(client: &Client, label: &str) -> Result<()> {
     ensure!(found == true, "no menu item {label:?}");
     Ok(())
 }
+
+/// Runs git in `dir` without the user's own configuration (and with a test identity); returns
+/// what it printed.
+pub fn git(dir: &Path, args: &[&str]) -> Result<String> {
+    let out = std::process::Command::new("git")
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .args(["-c", "user.name=Test", "-c", "user.email=test@example.com"])
+        .args(args)
+        .output()
+        .context("running git")?;
+    ensure!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
