@@ -106,7 +106,9 @@ async fn app_bench_fork_in_a_big_repository() -> Result<()> {
         keep_logs(&env.data_dir);
     }
     client.close().await.ok();
-    let lines = result?;
+    let mut lines = result?;
+    // Where each fill's time went, as the app logged it (the clones, git's checkout).
+    lines.extend(fill_log_lines(&env.data_dir));
 
     // The anchor: git's own checkout of the same commit, on the same machine.
     let plain = parent.path().join("plain");
@@ -262,6 +264,27 @@ async fn files_ready(client: &Client, index: usize) -> Result<FilesReady> {
         ready_ms: n("preparedAt") - n("clickedAt"),
         most_counted: most,
     })
+}
+
+/// The app's log lines about filling a fork's worktree (`crates/worktree`: "files cloned from
+/// the source checkout", "worktree filled", "spare worktree filled"), shortened to their fields.
+fn fill_log_lines(data_dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(data_dir.join("logs")) else {
+        return out;
+    };
+    for entry in entries.flatten() {
+        let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+        for line in text.lines() {
+            if ["files cloned from the source checkout", "worktree filled"]
+                .iter()
+                .any(|m| line.contains(m))
+            {
+                out.push(format!("  app log: {}", line.trim()));
+            }
+        }
+    }
+    out
 }
 
 /// The app's log files, into `test-artifacts/app_bench_repo/logs` (the data folder goes with

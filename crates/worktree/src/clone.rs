@@ -106,7 +106,9 @@ pub(crate) mod unix {
         std::fs::write(&since_file, b"")?;
         let since = std::fs::metadata(&since_file)?;
         let since = (since.mtime(), since.mtime_nsec());
+        let started = std::time::Instant::now();
         let chosen = choose(source, at);
+        let listed_ms = started.elapsed().as_millis() as u64;
         let _ = std::fs::remove_file(&since_file);
         let Some((candidates, total)) = chosen? else {
             return Ok(Cloned::default());
@@ -141,6 +143,7 @@ pub(crate) mod unix {
         let workers = std::thread::available_parallelism()
             .map_or(2, |n| n.get())
             .clamp(2, 8);
+        let cloning = std::time::Instant::now();
         let entries: Vec<IndexEntry> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..workers)
                 .map(|_| {
@@ -172,13 +175,22 @@ pub(crate) mod unix {
                 .collect()
         });
         let files = entries.len() as u64;
+        let cloned_ms = cloning.elapsed().as_millis() as u64;
         progress(files, total);
         if let Err(err) = write_index(&index, entries) {
             // The checkout that follows then writes every file, over the clones.
             tracing::warn!(%err, "could not write the cloned files' index");
             return Ok(Cloned { files: 0, total });
         }
-        tracing::info!(files, total, "files cloned from the source checkout");
+        // Where a fill's time goes: git's lists, the clones, the index.
+        tracing::info!(
+            files,
+            total,
+            listed_ms,
+            cloned_ms,
+            ms = started.elapsed().as_millis() as u64,
+            "files cloned from the source checkout"
+        );
         Ok(Cloned { files, total })
     }
 

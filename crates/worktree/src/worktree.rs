@@ -121,6 +121,7 @@ impl Repo {
         progress: impl FnMut(FillProgress) + Send + 'static,
         how: FileCopy,
     ) -> Result<()> {
+        let started = std::time::Instant::now();
         let created = self.sibling(&worktree.path)?;
         let mut progress = progress;
         let claimed = created.git_dir.join(CLAIMED_FILE);
@@ -168,7 +169,12 @@ impl Repo {
         }
         // `add_worktree` left it; without it the worktree would count as half made.
         std::fs::remove_file(created.git_dir.join(FILLING_FILE))?;
-        tracing::info!(included = included.len(), "worktree filled");
+        tracing::info!(
+            included = included.len(),
+            cloned,
+            ms = started.elapsed().as_millis() as u64,
+            "worktree filled"
+        );
         worktree.included = included;
         Ok(())
     }
