@@ -221,24 +221,30 @@ fn main() {
 
     // A fork worktree from a checkpoint: added (what the fork waits for), then filled (what
     // its first Send waits for), beside `git worktree add` of the same commit alone.
-    let mut added = Vec::new();
-    let mut filled = Vec::new();
-    let mut plain = Vec::new();
-    for n in 0..WORKTREES {
-        let path = base.join(format!("wt-ours-{n}"));
+    // One fork's worktree, added then filled and removed: (time to added, time to filled).
+    let fork_fill = |name: &str| {
         let t = Instant::now();
         let mut made = r
             .add_worktree(&WorktreeSpec {
                 at: parent.clone(),
-                path: path.clone(),
-                branch: format!("forkhost/bench-{n}-{nonce}"),
+                path: base.join(format!("wt-{name}")),
+                branch: format!("forkhost/bench-{name}-{nonce}"),
             })
             .expect("worktree");
-        added.push(t.elapsed());
+        let added = t.elapsed();
         r.fill_worktree(&mut made, |_| {}).expect("fill");
-        filled.push(t.elapsed());
+        let filled = t.elapsed();
         r.remove_worktree(&made.path, Confirm::NothingToLose)
             .expect("remove");
+        (added, filled)
+    };
+    let mut added = Vec::new();
+    let mut filled = Vec::new();
+    let mut plain = Vec::new();
+    for n in 0..WORKTREES {
+        let (a, f) = fork_fill(&format!("ours-{n}"));
+        added.push(a);
+        filled.push(f);
         let path = base.join(format!("wt-plain-{n}"));
         let path_text = path.display().to_string();
         let t = Instant::now();
@@ -269,22 +275,9 @@ fn main() {
     );
 
     drop(source_watch);
-    let mut unwatched = Vec::new();
-    for n in 0..WORKTREES {
-        let path = base.join(format!("wt-unwatched-{n}"));
-        let t = Instant::now();
-        let mut made = r
-            .add_worktree(&WorktreeSpec {
-                at: parent.clone(),
-                path: path.clone(),
-                branch: format!("forkhost/bench-unwatched-{n}-{nonce}"),
-            })
-            .expect("worktree");
-        r.fill_worktree(&mut made, |_| {}).expect("fill");
-        unwatched.push(t.elapsed());
-        r.remove_worktree(&made.path, Confirm::NothingToLose)
-            .expect("remove");
-    }
+    let mut unwatched: Vec<_> = (0..WORKTREES)
+        .map(|n| fork_fill(&format!("unwatched-{n}")).1)
+        .collect();
     let (um, _) = stats(&mut unwatched);
     println!(
         "the same fork with the source not watched: files ready after {} ms (above: watched, as in the app)",

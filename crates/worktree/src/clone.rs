@@ -75,6 +75,7 @@ pub(crate) mod unix {
 
     use super::{Cloned, FileCopy};
     use crate::error::Result;
+    use crate::git::{nul_records, words_and_path};
     use crate::index_file::{blob_bytes, write_index, IndexEntry};
     use crate::repo::Repo;
 
@@ -197,34 +198,17 @@ pub(crate) mod unix {
     /// The files of `at` this checkout holds unchanged, and how many files `at` has; `None`
     /// where nothing may be cloned (ids that are not SHA-1, `.gitattributes` that differ).
     fn choose(source: &Repo, at: &str) -> Result<Option<(Vec<Candidate>, u64)>> {
-        let tree = source
-            .git
-            .call(&source.root)
-            .args(["ls-tree", "-r", "-z", "--full-tree", "--end-of-options", at])
-            .run()?;
-        let staged = source
-            .git
-            .call(&source.root)
-            .args(["ls-files", "--stage", "-z"])
-            .run()?;
+        let git = |args: &[&str]| source.git.call(&source.root).args(args).run();
+        let tree = git(&["ls-tree", "-r", "-z", "--full-tree", "--end-of-options", at])?;
+        let staged = git(&["ls-files", "--stage", "-z"])?;
         // Without `--refresh`: a file whose stat data changed counts as changed, content or
         // not; git writes it.
-        let changed = source
-            .git
-            .call(&source.root)
-            .args(["diff-files", "--name-only", "-z"])
-            .run()?;
-        let changed: HashSet<&[u8]> = fields(&changed).collect();
+        let changed = git(&["diff-files", "--name-only", "-z"])?;
+        let changed: HashSet<&[u8]> = nul_records(&changed).collect();
         let mut in_index: HashMap<&[u8], (&[u8], &[u8])> = HashMap::new();
         let mut conflicted: HashSet<&[u8]> = HashSet::new();
-        for field in fields(&staged) {
-            // `<mode> <blob> <stage>\t<path>`
-            let Some((meta, path)) = split_once(field, b'\t') else {
-                continue;
-            };
-            let mut parts = meta.split(|b| *b == b' ');
-            let (Some(mode), Some(blob), Some(stage)) = (parts.next(), parts.next(), parts.next())
-            else {
+        for record in nul_records(&staged) {
+            let Some(([mode, blob, stage], path)) = words_and_path(record) else {
                 continue;
             };
             if stage != b"0" {
@@ -236,14 +220,8 @@ pub(crate) mod unix {
         let mut total = 0u64;
         let mut attributes_differ = false;
         let mut tree_attributes = 0usize;
-        for field in fields(&tree) {
-            // `<mode> <type> <blob>\t<path>`
-            let Some((meta, path)) = split_once(field, b'\t') else {
-                continue;
-            };
-            let mut parts = meta.split(|b| *b == b' ');
-            let (Some(mode), Some(_kind), Some(blob)) = (parts.next(), parts.next(), parts.next())
-            else {
+        for record in nul_records(&tree) {
+            let Some(([mode, _kind, blob], path)) = words_and_path(record) else {
                 continue;
             };
             total += 1;
@@ -341,14 +319,5 @@ pub(crate) mod unix {
 
     fn rel(path: &[u8]) -> &Path {
         Path::new(OsStr::from_bytes(path))
-    }
-
-    fn fields(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
-        bytes.split(|b| *b == 0).filter(|f| !f.is_empty())
-    }
-
-    fn split_once(field: &[u8], at: u8) -> Option<(&[u8], &[u8])> {
-        let i = field.iter().position(|b| *b == at)?;
-        Some((&field[..i], &field[i + 1..]))
     }
 }

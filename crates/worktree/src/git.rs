@@ -410,10 +410,21 @@ pub(crate) fn failed(command: String, stderr: &[u8]) -> WorktreeError {
 
 /// Splits `-z` output into its NUL-terminated fields.
 pub(crate) fn nul_fields(bytes: &[u8]) -> impl Iterator<Item = String> + '_ {
-    bytes
-        .split(|b| *b == 0)
-        .filter(|f| !f.is_empty())
-        .map(|f| String::from_utf8_lossy(f).into_owned())
+    nul_records(bytes).map(|f| String::from_utf8_lossy(f).into_owned())
+}
+
+/// Splits `-z` output into its NUL-terminated fields, as bytes (a path need not be UTF-8).
+pub(crate) fn nul_records(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    bytes.split(|b| *b == 0).filter(|f| !f.is_empty())
+}
+
+/// A record of `ls-tree` (`<mode> <type> <oid>\t<path>`) or `ls-files --stage`
+/// (`<mode> <oid> <stage>\t<path>`): its three words, and its path.
+pub(crate) fn words_and_path(record: &[u8]) -> Option<([&[u8]; 3], &[u8])> {
+    let tab = record.iter().position(|b| *b == b'\t')?;
+    let mut words = record[..tab].split(|b| *b == b' ');
+    let words = [words.next()?, words.next()?, words.next()?];
+    Some((words, &record[tab + 1..]))
 }
 
 /// Joins paths as NUL-terminated stdin for `--stdin -z` / `--pathspec-file-nul`.

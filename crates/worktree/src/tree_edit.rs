@@ -309,21 +309,15 @@ impl Repo {
                 ])
                 .args(chunk)
                 .run()?;
-            for record in crate::git::nul_fields(&out) {
-                // `<mode> SP <type> SP <oid> TAB <path>`
-                let Some((meta, path)) = record.split_once('\t') else {
-                    continue;
-                };
-                let mut parts = meta.split(' ');
-                if let (Some(mode), Some(kind), Some(oid)) =
-                    (parts.next(), parts.next(), parts.next())
-                {
+            let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+            for record in crate::git::nul_records(&out) {
+                if let Some(([mode, kind, oid], path)) = crate::git::words_and_path(record) {
                     found.insert(
-                        path.to_owned(),
+                        text(path),
                         Entry {
-                            mode: mode.to_owned(),
-                            kind: kind.to_owned(),
-                            oid: oid.to_owned(),
+                            mode: text(mode),
+                            kind: text(kind),
+                            oid: text(oid),
                         },
                     );
                 }
