@@ -103,6 +103,17 @@ pub(crate) mod unix {
         if index.exists() {
             return Ok(Cloned::default());
         }
+        // First whether this file system clones at all, with the repository's own small file
+        // (HEAD, beside the checkout in every usual layout): where it does not (ext4), no
+        // git process lists the tree for nothing.
+        let probe = dest.git_dir.join(PROBE_FILE);
+        let _ = std::fs::remove_file(&probe);
+        let probed = copy(how, &source.git_dir.join("HEAD"), &probe);
+        let _ = std::fs::remove_file(&probe);
+        if let Err(err) = probed {
+            tracing::debug!(%err, "no copy-on-write clones here; git writes every file");
+            return Ok(Cloned::default());
+        }
         let since_file = dest.git_dir.join(SINCE_FILE);
         std::fs::write(&since_file, b"")?;
         let since = std::fs::metadata(&since_file)?;
@@ -114,15 +125,7 @@ pub(crate) mod unix {
         let Some((candidates, total)) = chosen? else {
             return Ok(Cloned::default());
         };
-        let Some(first) = candidates.first() else {
-            return Ok(Cloned { files: 0, total });
-        };
-        let probe = dest.git_dir.join(PROBE_FILE);
-        let _ = std::fs::remove_file(&probe);
-        let probed = copy(how, &source.root.join(rel(&first.path)), &probe);
-        let _ = std::fs::remove_file(&probe);
-        if let Err(err) = probed {
-            tracing::debug!(%err, "no copy-on-write clones here; git writes every file");
+        if candidates.is_empty() {
             return Ok(Cloned { files: 0, total });
         }
 
