@@ -399,14 +399,21 @@ async fn bench(client: &Client, env: &AppEnv, shots: &mut Shots) -> Result<()> {
         .map(|(t, _)| t.clone())
         .collect();
     let stream_now = bench_stream(client, pid, &small_threads[..1], false).await?;
-    let stream_before = bench_stream(client, pid, &small_threads[..1], true).await?;
+    // `FORKHOST_BENCH_QUICK=1` (while working on the window): the open, the tabs and one stream
+    // only; the old way's stream, the many live streams and the forks are left out.
+    let quick = std::env::var_os("FORKHOST_BENCH_QUICK").is_some_and(|v| v == "1");
+    let stream_before = if quick {
+        Value::Null
+    } else {
+        bench_stream(client, pid, &small_threads[..1], true).await?
+    };
     // Many live forks (issue 22 item 5), the window's side: the same reply streamed into 2, 4
     // and 8 threads at once, one shown and the others in tabs behind it, as the Host's events
     // for 8 forks streaming side by side reach the window (their processes and checkpoints:
     // `host_bench_live_forks`).
     let mut live_streams = vec![(1, stream_now.clone())];
     for n in [2, 4, 8] {
-        if small_threads.len() >= n {
+        if small_threads.len() >= n && !quick {
             live_streams.push((
                 n,
                 bench_stream(client, pid, &small_threads[..n], false).await?,
@@ -416,9 +423,14 @@ async fn bench(client: &Client, env: &AppEnv, shots: &mut Shots) -> Result<()> {
 
     // Fork on the big thread and on a thread of everyday size → a new window with its history
     // (needs the Claude CLI for the capability check), quiet and under load; then into a tab.
-    let mut fork_lines = vec!["skipped (FORKHOST_CLAUDE_BIN not set)".to_owned()];
+    let mut fork_lines = vec![if quick {
+        "skipped (FORKHOST_BENCH_QUICK=1)"
+    } else {
+        "skipped (FORKHOST_CLAUDE_BIN not set)"
+    }
+    .to_owned()];
     let mut tab_fork_line = fork_lines[0].clone();
-    if need(Group::Harness, "FORKHOST_CLAUDE_BIN").is_some() {
+    if need(Group::Harness, "FORKHOST_CLAUDE_BIN").is_some() && !quick {
         let small = tab_list
             .iter()
             .find(|(t, _)| *t != big_thread)
@@ -512,6 +524,9 @@ async fn bench(client: &Client, env: &AppEnv, shots: &mut Shots) -> Result<()> {
         ("now", &stream_now),
         ("before (whole text per delta)", &stream_before),
     ] {
+        if v.is_null() {
+            continue;
+        }
         println!("  {label}:");
         println!(
             "    main thread busy               {:>7.0} ms per second   (idle window: {:.0} ms/s){}",

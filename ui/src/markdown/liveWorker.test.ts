@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from "vitest";
-import { LiveWorkerDom, type StreamPort } from "./liveWorker";
+import { CHUNK_BLOCKS, LiveWorkerDom, type StreamPort } from "./liveWorker";
 import { StreamParse } from "./streamParse";
 import { failedReply, type StreamReply, type StreamRequest } from "./streamProtocol";
 import { REPLY, finalShape, manualFrames, shape } from "../testing/markdown";
@@ -115,7 +115,32 @@ describe("LiveWorkerDom", () => {
     }
     expect(live.settled).toBe(true);
     expect(shape(el)).toEqual(finalShape(`start\n\n${long}\n\nthe open end`));
-    expect(el.lastElementChild?.textContent).toBe("the open end");
+    // The open block is last, in the last group of blocks.
+    expect(el.lastElementChild?.lastElementChild?.textContent).toBe("the open end");
+    expect(Array.from(el.children).every((c) => c.className === "md-chunk")).toBe(true);
+    expect(el.children.length).toBe(Math.ceil(402 / CHUNK_BLOCKS));
+  });
+
+  it("groups the blocks, and no group starts with a heading or a rule", () => {
+    const { el, live, settle } = harness();
+    const parts = Array.from({ length: 120 }, (_, i) =>
+      i % 5 === 0 ? `## Part ${i}` : i % 11 === 0 ? "---" : `Text ${i} of the part.`,
+    );
+    const text = parts.join("\n\n");
+    for (let i = 40; i < text.length; i += 40) {
+      live.update(text.slice(0, i));
+      settle();
+    }
+    live.update(text);
+    settle();
+    expect(shape(el)).toEqual(finalShape(text));
+    const groups = Array.from(el.children);
+    expect(groups.length).toBeGreaterThan(2);
+    for (const [i, group] of groups.entries()) {
+      expect(group.className).toBe("md-chunk");
+      if (i > 0) expect(group.firstElementChild?.tagName).toMatch(/^(P|UL|OL|PRE|TABLE|BLOCKQUOTE)$/);
+      if (i < groups.length - 1) expect(group.children.length).toBeGreaterThanOrEqual(CHUNK_BLOCKS);
+    }
   });
 
   it("falls back to rendering on the page when the worker fails", () => {

@@ -3,10 +3,13 @@
 // once, a few pieces per frame within a small time budget (sanitized first, as all model
 // output), and the open block at the end replaced once the blocks have caught up. The main
 // thread never lexes or highlights streamed text, so frames stay free while a reply streams.
+// The blocks go into groups (`div.md-chunk`, styles/markdown.css) of CHUNK_BLOCKS: a group is
+// laid out and painted as a unit and skipped while off screen, so a frame that appends a block
+// lays out and paints that block's group, not the whole reply above it.
 // Where no worker can run (tests, a failed worker) LiveDom does it all on the page.
 import { FrameCoalescer, type Schedule, nextFrame, spaced, spacedAfter } from "./frame";
 import { LiveDom } from "./liveDom";
-import { renderStats, renderUncached, sanitize } from "./render";
+import { renderStats, renderUncached, sanitizedNodes } from "./render";
 import { failedReply, type StreamReply, type StreamRequest } from "./streamProtocol";
 
 /** Where requests go and replies come from: the worker, or a stand-in in tests. */
@@ -19,6 +22,11 @@ export interface StreamPort {
 const BUDGET_MS = 6;
 /** A first text up to this size is shown at once, rendered here, until the worker answers. */
 const FIRST_SYNC_CHARS = 16 * 1024;
+/** Completed blocks (top-level elements) per group (`div.md-chunk`). */
+export const CHUNK_BLOCKS = 24;
+/** Blocks with a top margin: a group never starts with one, since margins do not collapse
+ * across a group's edge (it is its own formatting context); elsewhere the gap is the same. */
+const TOP_MARGIN = /^(H[1-6]|HR)$/;
 
 let nextId = 1;
 
@@ -39,7 +47,10 @@ export class LiveWorkerDom implements Live {
   private provisional = false;
   private tail = "";
   private tailShown: string | null = null;
+  /** The group blocks go into now, and the tail after them; its settled nodes and blocks. */
+  private group: HTMLElement | null = null;
   private stableNodes = 0;
+  private groupBlocks = 0;
   private fallback: LiveDom | null = null;
   private readonly frames: FrameCoalescer;
   private readonly unlisten: () => void;
@@ -125,15 +136,16 @@ export class LiveWorkerDom implements Live {
     const unbounded = this.provisional;
     if (this.restart || this.provisional) {
       el.textContent = "";
+      this.group = null;
       this.stableNodes = 0;
+      this.groupBlocks = 0;
       this.tailShown = null;
       this.restart = false;
       this.provisional = false;
     }
     while (this.queue.length > 0) {
       this.dropTail();
-      el.insertAdjacentHTML("beforeend", sanitize(this.queue.shift() ?? ""));
-      this.stableNodes = el.childNodes.length;
+      this.appendBlocks(sanitizedNodes(this.queue.shift() ?? ""));
       if (!unbounded && performance.now() - started > BUDGET_MS) break;
     }
     if (this.queue.length > 0) {
@@ -141,7 +153,7 @@ export class LiveWorkerDom implements Live {
       this.frames.request();
     } else if (this.tail !== this.tailShown) {
       this.dropTail();
-      if (this.tail) el.insertAdjacentHTML("beforeend", sanitize(this.tail));
+      if (this.tail) (this.group ?? this.newGroup()).append(sanitizedNodes(this.tail));
       this.tailShown = this.tail;
     }
     const done = performance.now();
@@ -155,8 +167,33 @@ export class LiveWorkerDom implements Live {
   }
 
   private dropTail(): void {
-    while (this.el.childNodes.length > this.stableNodes) this.el.lastChild?.remove();
+    const group = this.group;
+    if (group) while (group.childNodes.length > this.stableNodes) group.lastChild?.remove();
     this.tailShown = null;
+  }
+
+  /** Completed blocks into the groups: a new group once this one is full, at a block without a
+   * top margin (one with it stays with the blocks before it). */
+  private appendBlocks(blocks: DocumentFragment): void {
+    let group = this.group ?? this.newGroup();
+    for (const node of Array.from(blocks.childNodes)) {
+      if (node instanceof Element) {
+        if (this.groupBlocks >= CHUNK_BLOCKS && !TOP_MARGIN.test(node.tagName)) group = this.newGroup();
+        this.groupBlocks++;
+      }
+      group.append(node);
+    }
+    this.stableNodes = group.childNodes.length;
+  }
+
+  private newGroup(): HTMLElement {
+    const group = document.createElement("div");
+    group.className = "md-chunk";
+    this.el.append(group);
+    this.group = group;
+    this.stableNodes = 0;
+    this.groupBlocks = 0;
+    return group;
   }
 }
 

@@ -12,9 +12,12 @@ export const REPLY = [
   "## Done\n\nThat is **all**, see [docs](https://example.com) and [bad](javascript:alert(1)).",
 ].join("\n\n");
 
-/** The element's top-level blocks: tag and whitespace-folded text. */
+/** The element's top-level blocks: tag and whitespace-folded text (a streamed reply's groups,
+ * `div.md-chunk`, are looked through). */
 export function shape(el: Element): string[] {
-  return Array.from(el.children, (c) => `${c.tagName}:${c.textContent?.replace(/\s+/g, " ").trim()}`);
+  return Array.from(el.children)
+    .flatMap((c) => (c.classList.contains("md-chunk") ? Array.from(c.children) : [c]))
+    .map((c) => `${c.tagName}:${c.textContent?.replace(/\s+/g, " ").trim()}`);
 }
 
 /** The blocks of `text` rendered whole, as a final message. */
