@@ -542,10 +542,11 @@ async fn bench(client: &Client, env: &AppEnv, shots: &mut Shots) -> Result<()> {
             v["dropped"], v["frames"], f(v, "p95FrameMs"), f(v, "maxFrameMs")
         );
         println!(
-            "    where the time went            {:.0} ms in the events, {:.0} ms taking the text in ({} times: store + React), {:.0} ms rendering {} frames of streamed text + {:.0} ms of layout right after",
+            "    where the time went            {:.0} ms in the events, {:.0} ms taking the text in ({} times: store + React), {:.0} ms sanitizing between frames, {:.0} ms rendering {} frames of streamed text + {:.0} ms of layout right after",
             f(v, "emitMs"),
             f(v, "takeMs"),
             v["takes"],
+            f(v, "livePrepareMs"),
             f(v, "liveMs"),
             v["liveFrames"],
             f(v, "liveLayoutMs")
@@ -684,7 +685,7 @@ async fn bench_stream(client: &Client, pid: u32, threads: &[String], whole: bool
                  const idleStats = idle.stop();
                  const p = probe();
                  const parses0 = stats.parses, chars0 = stats.chars;
-                 const live0 = { frames: stats.liveFrames ?? 0, ms: stats.liveMs ?? 0, layout: stats.liveLayoutMs ?? 0, worker: stats.workerReplies ?? 0, takes: stats.takes ?? 0, takeMs: stats.takeMs ?? 0 };
+                 const live0 = { frames: stats.liveFrames ?? 0, ms: stats.liveMs ?? 0, layout: stats.liveLayoutMs ?? 0, prepare: stats.livePrepareMs ?? 0, worker: stats.workerReplies ?? 0, takes: stats.takes ?? 0, takeMs: stats.takeMs ?? 0 };
                  let emitMs = 0;
                  // The first thread is the one shown; the others stream in tabs behind it.
                  for (const threadId of threadIds) emit({ type: "turn_started", thread_id: threadId });
@@ -707,7 +708,7 @@ async fn bench_stream(client: &Client, pid: u32, threads: &[String], whole: bool
                               pacedMs: (deltas.length - 1) * 1000 / rate, parses: stats.parses - parses0,
                               charsParsed: stats.chars - chars0, emitMs,
                               liveFrames: (stats.liveFrames ?? 0) - live0.frames, liveMs: (stats.liveMs ?? 0) - live0.ms,
-                              liveLayoutMs: (stats.liveLayoutMs ?? 0) - live0.layout, workerReplies: (stats.workerReplies ?? 0) - live0.worker, takes: (stats.takes ?? 0) - live0.takes, takeMs: (stats.takeMs ?? 0) - live0.takeMs, shownChars: shown ? shown.textContent.length : null,
+                              liveLayoutMs: (stats.liveLayoutMs ?? 0) - live0.layout, livePrepareMs: (stats.livePrepareMs ?? 0) - live0.prepare, workerReplies: (stats.workerReplies ?? 0) - live0.worker, takes: (stats.takes ?? 0) - live0.takes, takeMs: (stats.takeMs ?? 0) - live0.takeMs, shownChars: shown ? shown.textContent.length : null,
                               jsHeapMB: performance.memory ? performance.memory.usedJSHeapSize / 1048576 : null });
                      }, 500);
                    }

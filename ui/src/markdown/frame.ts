@@ -25,6 +25,12 @@ export const nextFrame: Schedule = (run) => {
   };
 };
 
+/** A task of its own, after what is queued now (between frames). Returns a cancel. */
+export const nextTask: Schedule = (run) => {
+  const timer = setTimeout(run, 0);
+  return () => clearTimeout(timer);
+};
+
 export class FrameCoalescer {
   private cancel: (() => void) | null = null;
 

@@ -39,15 +39,21 @@ function harness(options: { failing?: boolean } = {}) {
       listeners.get(id)?.(reply);
     }
   };
-  const { schedule, frame } = manualFrames();
-  const live = new LiveWorkerDom(el, port, schedule);
+  const frames = manualFrames();
+  // The sanitizing task between frames, run by hand before each frame.
+  const tasks = manualFrames();
+  const live = new LiveWorkerDom(el, port, frames.schedule, tasks.schedule);
+  const frame = () => {
+    tasks.frame();
+    frames.frame();
+  };
   /** Delivers and runs frames until everything sent is shown. */
   const settle = () => {
     deliver();
     frame();
     for (let i = 0; i < 1000 && !live.settled; i++) frame();
   };
-  return { el, live, frame, deliver, settle, closed, queued };
+  return { el, live, frame, deliver, settle, closed, queued, frames, tasks };
 }
 
 describe("LiveWorkerDom", () => {
@@ -119,6 +125,24 @@ describe("LiveWorkerDom", () => {
     expect(el.lastElementChild?.lastElementChild?.textContent).toBe("the open end");
     expect(Array.from(el.children).every((c) => c.className === "md-chunk")).toBe(true);
     expect(el.children.length).toBe(Math.ceil(402 / CHUNK_BLOCKS));
+  });
+
+  it("sanitizes between frames: a frame inserts only what a task made ready", () => {
+    const { el, live, deliver, frames, tasks } = harness();
+    const text = Array.from({ length: 30 }, (_, i) => `Paragraph ${i}.`).join("\n\n");
+    live.update(`${"x".repeat(20 * 1024)}\n\n${text}`);
+    deliver();
+    frames.frame();
+    // Too long to show at once, and nothing sanitized yet: the frame had nothing to insert.
+    expect(el.children).toHaveLength(0);
+    tasks.frame();
+    frames.frame();
+    expect(shape(el).length).toBeGreaterThan(0);
+    for (let i = 0; i < 100 && !live.settled; i++) {
+      tasks.frame();
+      frames.frame();
+    }
+    expect(shape(el)).toEqual(finalShape(`${"x".repeat(20 * 1024)}\n\n${text}`));
   });
 
   it("groups the blocks, and no group starts with a heading or a rule", () => {

@@ -1,13 +1,14 @@
 // Streamed text shown as Markdown with the parsing done in the stream worker (streamWorker.ts):
 // the page sends the text's appends, and shows what comes back: the completed blocks appended
-// once, a few pieces per frame within a small time budget (sanitized first, as all model
-// output), and the open block at the end replaced once the blocks have caught up. The main
+// once, and the open block at the end replaced once the blocks have caught up. What comes back
+// is sanitized (as all model output) in short tasks between frames, so that a frame only inserts
+// nodes that are ready: the frame's own work stays small beside its layout and paint. The main
 // thread never lexes or highlights streamed text, so frames stay free while a reply streams.
 // The blocks go into groups (`div.md-chunk`, styles/markdown.css) of CHUNK_BLOCKS: a group is
 // laid out and painted as a unit and skipped while off screen, so a frame that appends a block
 // lays out and paints that block's group, not the whole reply above it.
 // Where no worker can run (tests, a failed worker) LiveDom does it all on the page.
-import { FrameCoalescer, type Schedule, nextFrame, spaced, spacedAfter } from "./frame";
+import { FrameCoalescer, type Schedule, nextFrame, nextTask, spaced, spacedAfter } from "./frame";
 import { LiveDom } from "./liveDom";
 import { renderStats, renderUncached, sanitizedNodes } from "./render";
 import { failedReply, type StreamReply, type StreamRequest } from "./streamProtocol";
@@ -18,8 +19,10 @@ export interface StreamPort {
   listen(id: number, onReply: (reply: StreamReply) => void): () => void;
 }
 
-/** Main-thread time per frame for showing completed pieces (at least one piece is shown). */
-const BUDGET_MS = 6;
+/** Main-thread time per frame for inserting sanitized pieces (at least one is inserted). */
+const BUDGET_MS = 3;
+/** Main-thread time per task for sanitizing pieces between frames (at least one is done). */
+const PREPARE_MS = 4;
 /** A first text up to this size is shown at once, rendered here, until the worker answers. */
 const FIRST_SYNC_CHARS = 16 * 1024;
 /** Completed blocks (top-level elements) per group (`div.md-chunk`). */
@@ -41,7 +44,12 @@ export class LiveWorkerDom implements Live {
   private sent: string | null = null;
   private seq = 0;
   private generation = -1;
+  /** Pieces from the worker, to sanitize; then sanitized, to insert at the next frame. */
   private queue: string[] = [];
+  private ready: DocumentFragment[] = [];
+  /** The open block as last sanitized (`tailNodes`, not yet shown) and for which text. */
+  private tailNodes: DocumentFragment | null = null;
+  private tailReady: string | null = null;
   private restart = false;
   /** The first text, rendered here, shown until the worker's first answer is all in. */
   private provisional = false;
@@ -53,10 +61,17 @@ export class LiveWorkerDom implements Live {
   private groupBlocks = 0;
   private fallback: LiveDom | null = null;
   private readonly frames: FrameCoalescer;
+  private readonly preparing: FrameCoalescer;
   private readonly unlisten: () => void;
-  /** The last answer covers every request sent (for tests). */
+  /** The last answer covers every request sent, and all of it is shown (for tests). */
   get settled(): boolean {
-    return this.answered === this.seq && this.queue.length === 0 && !this.frames.pending;
+    return (
+      this.answered === this.seq &&
+      this.queue.length === 0 &&
+      this.ready.length === 0 &&
+      !this.frames.pending &&
+      !this.preparing.pending
+    );
   }
   private answered = 0;
   /** performance.now() before which the next frame's work waits. */
@@ -67,9 +82,12 @@ export class LiveWorkerDom implements Live {
     private readonly port: StreamPort,
     /** Frames (tests run them by hand); by default animation frames, spaced out by cost. */
     private readonly schedule?: Schedule,
+    /** Tasks between frames (tests run them by hand); by default a 0 ms timer. */
+    prepare: Schedule = nextTask,
   ) {
     const frames = schedule ?? spaced(nextFrame, () => this.notBefore - performance.now());
     this.frames = new FrameCoalescer(() => this.render(), frames);
+    this.preparing = new FrameCoalescer(() => this.prepare(), prepare);
     this.unlisten = port.listen(this.id, (reply) => this.onReply(reply));
   }
 
@@ -96,6 +114,7 @@ export class LiveWorkerDom implements Live {
 
   dispose(): void {
     this.frames.dispose();
+    this.preparing.dispose();
     this.unlisten();
     this.port.post({ kind: "close", id: this.id });
     this.fallback?.dispose();
@@ -110,6 +129,7 @@ export class LiveWorkerDom implements Live {
     if (this.fallback) return;
     if (reply.failed) {
       this.frames.dispose();
+      this.preparing.dispose();
       this.el.textContent = "";
       this.fallback = new LiveDom(this.el, this.schedule);
       this.fallback.update(this.sent ?? "");
@@ -122,10 +142,30 @@ export class LiveWorkerDom implements Live {
     if (reply.generation !== this.generation) {
       this.generation = reply.generation;
       this.queue = [];
+      this.ready = [];
+      this.tailNodes = null;
+      this.tailReady = null;
       this.restart = true;
     }
     this.queue.push(...reply.blocks);
     this.tail = reply.tail;
+    this.preparing.request();
+  }
+
+  /** Sanitizes what came back, a few pieces per task, then the open block; asks for a frame. */
+  private prepare(): void {
+    const started = performance.now();
+    while (this.queue.length > 0) {
+      this.ready.push(sanitizedNodes(this.queue.shift() ?? ""));
+      if (performance.now() - started > PREPARE_MS) break;
+    }
+    if (this.queue.length > 0) {
+      this.preparing.request();
+    } else if (this.tail !== this.tailReady) {
+      this.tailNodes = this.tail ? sanitizedNodes(this.tail) : null;
+      this.tailReady = this.tail;
+    }
+    renderStats.livePrepareMs += performance.now() - started;
     this.frames.request();
   }
 
@@ -143,18 +183,20 @@ export class LiveWorkerDom implements Live {
       this.restart = false;
       this.provisional = false;
     }
-    while (this.queue.length > 0) {
+    if (unbounded) this.prepareAll();
+    while (this.ready.length > 0) {
       this.dropTail();
-      this.appendBlocks(sanitizedNodes(this.queue.shift() ?? ""));
+      this.appendBlocks(this.ready.shift() as DocumentFragment);
       if (!unbounded && performance.now() - started > BUDGET_MS) break;
     }
-    if (this.queue.length > 0) {
+    if (this.ready.length > 0) {
       // The rest next frame; the open block waits until the blocks before it are in.
       this.frames.request();
-    } else if (this.tail !== this.tailShown) {
+    } else if (this.queue.length === 0 && this.tailReady !== null && this.tailReady !== this.tailShown) {
       this.dropTail();
-      if (this.tail) (this.group ?? this.newGroup()).append(sanitizedNodes(this.tail));
-      this.tailShown = this.tail;
+      // A copy: the same open block may be shown again after blocks come in before it.
+      if (this.tailNodes) (this.group ?? this.newGroup()).append(this.tailNodes.cloneNode(true));
+      this.tailShown = this.tailReady;
     }
     const done = performance.now();
     this.notBefore = spacedAfter(started, done);
@@ -163,6 +205,15 @@ export class LiveWorkerDom implements Live {
     if (renderStats.measureLayout) {
       void el.offsetHeight;
       renderStats.liveLayoutMs += performance.now() - done;
+    }
+  }
+
+  /** Everything sanitized now (the first answer replaces the provisional text in one frame). */
+  private prepareAll(): void {
+    while (this.queue.length > 0) this.ready.push(sanitizedNodes(this.queue.shift() ?? ""));
+    if (this.tail !== this.tailReady) {
+      this.tailNodes = this.tail ? sanitizedNodes(this.tail) : null;
+      this.tailReady = this.tail;
     }
   }
 

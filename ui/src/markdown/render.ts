@@ -127,6 +127,8 @@ export const renderStats = {
   liveFrames: 0,
   liveMs: 0,
   liveLayoutMs: 0,
+  /** Streamed text sanitized between frames, ms (liveWorker.ts). */
+  livePrepareMs: 0,
   /** Streamed text taken into the store (threads/hostEvents.ts): times, and ms in them
    * (the store's update and React's render of it). */
   takes: 0,
