@@ -30,6 +30,8 @@ use forkhost_tests::harness_env::{Harness, HarnessEnv};
 
 /// Forks per condition (quiet, loaded).
 const RUNS: usize = 3;
+/// `forkhost_worktree::NO_CLONES_ENV`: git writes every file of a fork.
+const NO_CLONES_ENV: &str = "FORKHOST_NO_CLONES";
 const PER_DIR: usize = 100;
 /// ~20 KiB per file, as the worktree crate's checkpoint bench.
 const FILE_LINES: usize = 400;
@@ -90,10 +92,16 @@ async fn app_bench_fork_in_a_big_repository() -> Result<()> {
     );
 
     let software = !has_render_node();
-    let vars = [(
+    let mut vars = vec![(
         "WEBKIT_DISABLE_COMPOSITING_MODE".to_owned(),
         if software { "1" } else { "0" }.to_owned(),
     )];
+    // `FORKHOST_NO_CLONES=1`: the same forks with git writing every file (the A/B of the
+    // copy-on-write fill on a file system that clones).
+    let no_clones = std::env::var(NO_CLONES_ENV).is_ok_and(|v| v == "1");
+    if no_clones {
+        vars.push((NO_CLONES_ENV.to_owned(), "1".to_owned()));
+    }
     let env = AppEnv::with_vars(&app, Some(&harness), &vars)?;
     let mut shots = Shots::new("app_bench_repo")?;
     if software {
@@ -142,6 +150,9 @@ async fn app_bench_fork_in_a_big_repository() -> Result<()> {
     );
     for line in &lines {
         println!("{line}");
+    }
+    if no_clones {
+        println!("(clones turned off: {}=1)", NO_CLONES_ENV);
     }
     println!("beside: git worktree add of the same commit {plain_ms:.0} ms");
     println!("goal: click → fork window with its history ≤ 150 ms loaded, whatever the repository's size; the files filled afterwards");

@@ -21,6 +21,14 @@
 use crate::error::Result;
 use crate::repo::Repo;
 
+/// `FORKHOST_NO_CLONES=1`: git writes every file of a fork, as where the file system has no
+/// clones (a way out should a file system misreport them, and the A/B of the benchmarks).
+pub const NO_CLONES_ENV: &str = "FORKHOST_NO_CLONES";
+
+fn clones_turned_off(value: Option<&std::ffi::OsStr>) -> bool {
+    value.is_some_and(|v| v == "1")
+}
+
 /// How a file is brought over from the source checkout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum FileCopy {
@@ -53,6 +61,9 @@ impl Repo {
         how: FileCopy,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<Cloned> {
+        if clones_turned_off(std::env::var_os(NO_CLONES_ENV).as_deref()) {
+            return Ok(Cloned::default());
+        }
         #[cfg(unix)]
         return unix::clone_unchanged_files(self, dest, at, how, progress);
         #[cfg(not(unix))]
@@ -322,5 +333,19 @@ pub(crate) mod unix {
 
     fn rel(path: &[u8]) -> &Path {
         Path::new(OsStr::from_bytes(path))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clones_turned_off;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn only_a_one_turns_clones_off() {
+        assert!(clones_turned_off(Some(OsStr::new("1"))));
+        assert!(!clones_turned_off(Some(OsStr::new("0"))));
+        assert!(!clones_turned_off(Some(OsStr::new(""))));
+        assert!(!clones_turned_off(None));
     }
 }

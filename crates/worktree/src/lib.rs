@@ -105,6 +105,7 @@ mod worktree_lock;
 
 pub use apply::Applied;
 pub use checkpoint::{Checkpoint, CheckpointSpec, Scanned, REF_PREFIX};
+pub use clone::NO_CLONES_ENV;
 pub use diff::{FileDiff, FilePatch, FileStatus};
 pub use error::{Loss, Result, WorktreeError};
 pub use git::{Git, DEFAULT_TIMEOUT};
