@@ -66,6 +66,9 @@ pub struct TreeWatch {
 struct Shared {
     log: Mutex<Log>,
     marker_arrived: Condvar,
+    /// Events the OS delivered, of any kind (for tests).
+    #[cfg(test)]
+    heard: std::sync::atomic::AtomicU64,
 }
 
 #[derive(Default)]
@@ -122,7 +125,12 @@ impl TreeWatch {
         let to_log = Arc::clone(&shared);
         // A symlinked folder is one entry to git (the link), so what lies behind it is not
         // watched (it may be anywhere on the disk).
-        let config = notify::Config::default().with_follow_symlinks(false);
+        // Changes only: opens and reads (git, an agent's search, the clones of a fork's fill
+        // read every file) are not asked of the OS at all, so they cannot fill its queue,
+        // whose overflow would make the next checkpoint read the whole folder.
+        let config = notify::Config::default()
+            .with_follow_symlinks(false)
+            .with_event_kinds(notify::EventKindMask::CORE);
         let mut watcher = RecommendedWatcher::new(
             move |event: notify::Result<notify::Event>| to_log.record(&filter, event),
             config,
@@ -259,6 +267,9 @@ impl Shared {
 
     /// Runs on the watcher's thread for every event.
     fn record(&self, filter: &Filter, event: notify::Result<notify::Event>) {
+        #[cfg(test)]
+        self.heard
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut log = self.log();
         let event = match event {
             Ok(event) => event,
@@ -310,4 +321,40 @@ impl Shared {
 
 fn unwatchable(why: String) -> WorktreeError {
     WorktreeError::Io(std::io::Error::new(std::io::ErrorKind::Unsupported, why))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::Ordering;
+    use std::time::{Duration, Instant};
+
+    /// Reading the tree raises no event at all: with opens watched, every read of a file was
+    /// one event, and a search through a big tree filled the OS's queue (16,384 events here),
+    /// whose overflow sent the next checkpoint back to a full scan.
+    #[test]
+    fn reading_files_is_not_heard_only_changes_are() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        for i in 0..50 {
+            std::fs::write(dir.path().join(format!("f{i}.txt")), "x").expect("write");
+        }
+        let watch = TreeWatch::start(dir.path()).expect("watch");
+        watch.known_from_now();
+        for _ in 0..3 {
+            for i in 0..50 {
+                std::fs::read(dir.path().join(format!("f{i}.txt"))).expect("read");
+            }
+        }
+        let changed = dir.path().join("f7.txt");
+        std::fs::write(&changed, "y").expect("change");
+        // Events come in order: once the change is heard, any read before it was too.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !watch.log().paths.iter().any(|p| p.ends_with("f7.txt")) {
+            assert!(Instant::now() < deadline, "the change was never heard");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let heard = watch.shared.heard.load(Ordering::Relaxed);
+        assert!(heard <= 5, "{heard} events for 150 reads and one write");
+        assert!(watch.knows_changes());
+    }
 }
