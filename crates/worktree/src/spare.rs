@@ -29,6 +29,10 @@ use crate::worktree::{
 /// deletes it with the worktree.
 pub(crate) const SPARE_FILE: &str = "forkhost-spare";
 
+/// Rewrites of the index a settle tries before it gives up (each waits for the next second
+/// first; only the file system's coarse clock lagging makes a second try).
+const SETTLE_TRIES: usize = 5;
+
 impl Repo {
     /// Makes a spare at `path` (missing or empty; outside the repository, on the file system
     /// of the fork worktrees it will become): a detached worktree holding the files of `at`.
@@ -230,20 +234,32 @@ impl Repo {
     /// (a claim of a 1 GB spare took 0.5 s more, and its fill 1 s more). Rewritten later, the
     /// index holds them as settled, so a claim only compares their stat data. The spare is
     /// filled in the background: the wait (under a second) costs no fork anything.
+    ///
+    /// The index's own stamp decides, not this process's clock: the file system stamps files
+    /// with a coarser clock that can still be in the old second for a few milliseconds after
+    /// `SystemTime::now()` has left it, and an index rewritten then is no newer than its files.
     fn settle_index(&self) -> Result<()> {
         let seconds = |at: SystemTime| {
             at.duration_since(SystemTime::UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs())
         };
         let index = self.git_dir.join("index");
-        let written = seconds(std::fs::metadata(&index)?.modified()?);
-        while seconds(SystemTime::now()) <= written {
+        let stamped = || -> Result<u64> { Ok(seconds(std::fs::metadata(&index)?.modified()?)) };
+        let written = stamped()?;
+        for _ in 0..SETTLE_TRIES {
+            while seconds(SystemTime::now()) <= written {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            self.git
+                .call(&self.root)
+                .args(["update-index", "-q", "--refresh", "--force-write-index"])
+                .run()?;
+            if stamped()? > written {
+                return Ok(());
+            }
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
-        self.git
-            .call(&self.root)
-            .args(["update-index", "-q", "--refresh", "--force-write-index"])
-            .run()?;
+        tracing::debug!("the spare's index stayed in its files' second");
         Ok(())
     }
 
