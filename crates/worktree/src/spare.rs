@@ -33,6 +33,23 @@ pub(crate) const SPARE_FILE: &str = "forkhost-spare";
 /// first; only the file system's coarse clock lagging makes a second try).
 const SETTLE_TRIES: usize = 5;
 
+/// Rewrites the index (`rewrite`, which returns its new stamp's second) until that second is
+/// past `written`, the second its files were written in; waits for this process's clock to
+/// pass it first (`wait_past`). Whether it got there within [`SETTLE_TRIES`].
+fn settle_by(
+    written: u64,
+    mut wait_past: impl FnMut(u64),
+    mut rewrite: impl FnMut() -> Result<u64>,
+) -> Result<bool> {
+    for _ in 0..SETTLE_TRIES {
+        wait_past(written);
+        if rewrite()? > written {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
 impl Repo {
     /// Makes a spare at `path` (missing or empty; outside the repository, on the file system
     /// of the fork worktrees it will become): a detached worktree holding the files of `at`.
@@ -246,20 +263,21 @@ impl Repo {
         let index = self.git_dir.join("index");
         let stamped = || -> Result<u64> { Ok(seconds(std::fs::metadata(&index)?.modified()?)) };
         let written = stamped()?;
-        for _ in 0..SETTLE_TRIES {
-            while seconds(SystemTime::now()) <= written {
+        let wait_past = |second: u64| {
+            while seconds(SystemTime::now()) <= second {
                 std::thread::sleep(std::time::Duration::from_millis(20));
             }
+        };
+        let rewrite = || {
             self.git
                 .call(&self.root)
                 .args(["update-index", "-q", "--refresh", "--force-write-index"])
                 .run()?;
-            if stamped()? > written {
-                return Ok(());
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
+            stamped()
+        };
+        if !settle_by(written, wait_past, rewrite)? {
+            tracing::debug!("the spare's index stayed in its files' second");
         }
-        tracing::debug!("the spare's index stayed in its files' second");
         Ok(())
     }
 
@@ -325,5 +343,43 @@ impl Repo {
         if let Err(err) = removed {
             tracing::warn!(error = %err, "could not remove a spare worktree after a failure");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{settle_by, SETTLE_TRIES};
+
+    #[test]
+    fn the_index_is_rewritten_until_its_own_stamp_is_past_its_files_second() {
+        // The file system's clock still in second 10 at the first two rewrites.
+        let stamps = [10, 10, 11];
+        let (mut rewrites, mut waits) = (0, 0);
+        let settled = settle_by(
+            10,
+            |second| {
+                assert_eq!(second, 10);
+                waits += 1;
+            },
+            || {
+                rewrites += 1;
+                Ok(stamps[rewrites - 1])
+            },
+        )
+        .unwrap();
+        assert!(settled);
+        assert_eq!((rewrites, waits), (3, 3));
+
+        let mut tries = 0;
+        let stuck = settle_by(
+            10,
+            |_| {},
+            || {
+                tries += 1;
+                Ok(10)
+            },
+        );
+        assert!(!stuck.unwrap());
+        assert_eq!(tries, SETTLE_TRIES);
     }
 }
