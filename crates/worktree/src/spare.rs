@@ -275,9 +275,8 @@ impl Repo {
                 .run()?;
             stamped()
         };
-        if !settle_by(written, wait_past, rewrite)? {
-            tracing::debug!("the spare's index stayed in its files' second");
-        }
+        let settled = settle_by(written, wait_past, rewrite)?;
+        tracing::debug!(settled, "the spare's index written again past its files' second");
         Ok(())
     }
 
