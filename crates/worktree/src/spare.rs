@@ -276,7 +276,10 @@ impl Repo {
             stamped()
         };
         let settled = settle_by(written, wait_past, rewrite)?;
-        tracing::debug!(settled, "the spare's index written again past its files' second");
+        tracing::debug!(
+            settled,
+            "the spare's index written again past its files' second"
+        );
         Ok(())
     }
 
