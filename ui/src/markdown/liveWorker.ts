@@ -159,12 +159,8 @@ export class LiveWorkerDom implements Live {
       this.ready.push(sanitizedNodes(this.queue.shift() ?? ""));
       if (performance.now() - started > PREPARE_MS) break;
     }
-    if (this.queue.length > 0) {
-      this.preparing.request();
-    } else if (this.tail !== this.tailReady) {
-      this.tailNodes = this.tail ? sanitizedNodes(this.tail) : null;
-      this.tailReady = this.tail;
-    }
+    if (this.queue.length > 0) this.preparing.request();
+    else this.prepareTail();
     renderStats.livePrepareMs += performance.now() - started;
     this.frames.request();
   }
@@ -211,10 +207,14 @@ export class LiveWorkerDom implements Live {
   /** Everything sanitized now (the first answer replaces the provisional text in one frame). */
   private prepareAll(): void {
     while (this.queue.length > 0) this.ready.push(sanitizedNodes(this.queue.shift() ?? ""));
-    if (this.tail !== this.tailReady) {
-      this.tailNodes = this.tail ? sanitizedNodes(this.tail) : null;
-      this.tailReady = this.tail;
-    }
+    this.prepareTail();
+  }
+
+  /** The open block sanitized, once per text of it. */
+  private prepareTail(): void {
+    if (this.tail === this.tailReady) return;
+    this.tailNodes = this.tail ? sanitizedNodes(this.tail) : null;
+    this.tailReady = this.tail;
   }
 
   private dropTail(): void {
