@@ -11,3 +11,34 @@ pub fn pids() -> Vec<u32> {
         .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
         .collect()
 }
+
+/// The CPU time process `pid` has had so far, in milliseconds: the sum of its threads' time on
+/// a CPU (`/proc/<pid>/task/*/schedstat`, nanoseconds, unlike `stat`'s 10 ms ticks). Threads
+/// that already ended are not counted. `None` once the process is gone.
+pub fn cpu_ms(pid: u32) -> Option<f64> {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
+    let mut ns = 0u64;
+    for task in tasks.flatten() {
+        let stat = std::fs::read_to_string(task.path().join("schedstat")).unwrap_or_default();
+        ns += stat
+            .split_whitespace()
+            .next()
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0);
+    }
+    Some(ns as f64 / 1e6)
+}
+
+/// A process's name (`comm`) and parent, `None` once it is gone.
+pub fn name_and_parent(pid: u32) -> Option<(String, u32)> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .map(str::to_owned)
+    };
+    let parent = field("PPid:").and_then(|v| v.parse().ok()).unwrap_or(0);
+    Some((field("Name:").unwrap_or_default(), parent))
+}

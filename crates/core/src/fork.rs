@@ -328,6 +328,21 @@ impl Host {
             true => self.take_spare(plan.kind, &request).await,
             false => None,
         };
+        let forked = self.fork_in(spare, plan, request).await;
+        // The next fork's spare starts now, not beside this fork (`take_spare`).
+        if plain_folder {
+            self.ensure_spare(plan.kind);
+        }
+        forked
+    }
+
+    /// The native fork in `spare` (which then is the fork's runtime), else cold.
+    async fn fork_in(
+        &self,
+        spare: Option<Box<dyn forkhost_harness::WarmSpare>>,
+        plan: &Plan,
+        request: forkhost_harness::ForkRequest<'_>,
+    ) -> (HostResult<Forked>, Option<Adopted>) {
         if let Some(spare) = spare {
             let permissions = forkhost_harness::PermissionMode {
                 mode: plan.source.permission_mode.clone(),

@@ -10,6 +10,7 @@ use anyhow::{ensure, Context, Result};
 use fantoccini::Client;
 use serde_json::{json, Value};
 
+use super::cpu::{CpuSpent, CpuTrace};
 use super::{click, fork_count, fork_window, js, js_args, wait_js, Shots};
 
 /// One click → fork window painted, in ms (wall clock across the two windows).
@@ -32,6 +33,9 @@ pub struct ForkWindowFigures {
     pub paint_after_data: f64,
     pub rows: Value,
     pub reads: usize,
+    /// The CPU of the app, its web views, its harnesses and the display during the fork
+    /// command (click → the command's answer, which holds the native fork).
+    pub cpu: CpuSpent,
 }
 
 impl ForkWindowFigures {
@@ -66,6 +70,7 @@ pub async fn bench_fork(
     close: bool,
 ) -> Result<ForkWindowFigures> {
     let main = client.window().await?;
+    let trace = CpuTrace::start();
     let forks = click_last_fork(client, thread, false).await?;
     let source_perf = wait_js(
         client,
@@ -100,6 +105,14 @@ pub async fn bench_fork(
     println!("bench: fork ({shot}): source {source_perf}; window {fork_perf} {window_perf}; its reads {fork_reads}");
     let clicked = source_perf["clickedAt"].as_f64().unwrap_or(0.0);
     let n = |v: &Value, k: &str| v[k].as_f64().unwrap_or(f64::NAN);
+    let cpu = trace
+        .between(clicked, clicked + n(&source_perf, "commandMs"))
+        .unwrap_or_default();
+    drop(trace);
+    println!(
+        "bench: fork ({shot}): during the fork command {}",
+        cpu.line()
+    );
     let painted = n(&fork_perf, "paintedAt") - clicked;
     // The preview counts only when it painted before the fork's own list did.
     let preview = window_perf["preview"]["paintedAt"]
@@ -119,6 +132,7 @@ pub async fn bench_fork(
         paint_after_data: n(&fork_perf, "firstPaintMs"),
         rows,
         reads: fork_reads.as_array().map_or(0, Vec::len),
+        cpu,
     };
     if close {
         client.close_window().await?;
@@ -173,8 +187,10 @@ pub fn runs_summary(runs: &[ForkWindowFigures]) -> String {
     let (data, _) = of(|r| r.data);
     let (paint, _) = of(|r| r.paint_after_data);
     let warm = runs.iter().filter(|r| r.warm).count();
+    let cpu = CpuSpent::median(&runs.iter().map(|r| r.cpu.clone()).collect::<Vec<_>>());
     format!(
-        "click → history shown {history:.0} ms (p90 {history90:.0}; {previewed} of {n} by the preview), fork ready (composer live) {painted:.0} ms (p90 {painted90:.0}); native fork {native:.1} ms (p90 {native90:.1}; {warm} of {n} in a warm spare), fork command {command:.0} ms, click → data in the window {data:.0} ms, data → paint {paint:.0} ms",
+        "click → history shown {history:.0} ms (p90 {history90:.0}; {previewed} of {n} by the preview), fork ready (composer live) {painted:.0} ms (p90 {painted90:.0}); native fork {native:.1} ms (p90 {native90:.1}; {warm} of {n} in a warm spare), fork command {command:.0} ms, click → data in the window {data:.0} ms, data → paint {paint:.0} ms; during the fork command: {}",
+        cpu.line(),
         n = runs.len()
     )
 }

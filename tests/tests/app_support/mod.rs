@@ -3,6 +3,7 @@
 //! drive it. See `scripts/app-e2e.sh` for the environment these tests expect.
 #![allow(dead_code)]
 
+pub mod cpu;
 pub mod forks;
 
 use std::path::{Path, PathBuf};
