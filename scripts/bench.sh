@@ -6,6 +6,7 @@
 #        a checkpoint with 0, 10 and 1,000 changed files beside `git status`; a fork's worktree
 #        (returned, files ready) beside `git worktree add`; a fork claiming a spare worktree
 #   2. tests/tests/host_bench_live_forks.rs   1, 2, 4, 8 live forks: CPU, memory, checkpoints
+#      tests/tests/host_bench_warm_fork.rs    a warm Codex / Pi fork through the Host
 #   3. the app on its release build (custom protocol, as packaged), under a virtual display:
 #        app_bench        fork window (300 / 10,000 messages, quiet and loaded, every harness),
 #                         10 tabs' memory, a streamed 200 KB reply's frames, scrolling
@@ -57,6 +58,9 @@ if [[ "$only" == all ]]; then
 
   step "2. live forks from 1 to 8 ($FORKHOST_BENCH_FILES files)"
   cargo test --release -p forkhost-tests --test host_bench_live_forks -- --nocapture
+
+  step "2b. a warm native fork through the Host, Codex and Pi"
+  cargo test --release -p forkhost-tests --test host_bench_warm_fork -- --nocapture --test-threads 1
 fi
 
 step "3. the app, release build"
