@@ -627,17 +627,9 @@ pub struct Memory {
 pub fn memory_kb(root_pid: u32) -> (Memory, Vec<(u32, String, u64, u64)>) {
     let mut procs: Vec<(u32, u32, String)> = Vec::new();
     for pid in forkhost_tests::procs::pids() {
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-        let field = |name: &str| {
-            status
-                .lines()
-                .find(|l| l.starts_with(name))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .map(str::to_owned)
-        };
-        let ppid = field("PPid:").and_then(|v| v.parse().ok()).unwrap_or(0);
-        let name = field("Name:").unwrap_or_default();
-        procs.push((pid, ppid, name));
+        if let Some((name, ppid)) = forkhost_tests::procs::name_and_parent(pid) {
+            procs.push((pid, ppid, name));
+        }
     }
     let mut tree = vec![root_pid];
     let mut i = 0;
