@@ -14,20 +14,10 @@ use forkhost_tests::fake_model::{FakeModel, Role};
 use forkhost_tests::harness_env::Harness;
 use tokio::sync::broadcast::Receiver;
 
-use host_kit::{setup, turn, Setup, TURN};
+use host_kit::{setup, turn, two_turn_source as source, Setup, TURN};
 
 /// Between the fork and the first Send: a user typing the prompt.
 const TYPING: Duration = Duration::from_secs(2);
-
-/// A source thread of two turns in a warm Host: its id, its native file and that file's bytes.
-async fn source(s: &Setup, host: &Host) -> (String, PathBuf, Vec<u8>) {
-    let id = s.thread(host, Default::default()).await;
-    turn(host, &id, "first question").await;
-    turn(host, &id, "second question").await;
-    let path = host.show(&id).await.unwrap().thread.native.path.unwrap();
-    let bytes = std::fs::read(&path).unwrap();
-    (id, path.into(), bytes)
-}
 
 /// A Host without warm forks over its own data folder, with the source imported.
 async fn cold_host(s: &Setup, data: &Path, source: &Path) -> (Host, String) {

@@ -1,7 +1,8 @@
 //! Where the machine's CPU went over a stretch of a benchmark (say, from a click on Fork to the
 //! fork window's paint), by who spent it: the app's own process, its WebKit processes, the
-//! harnesses under it, the virtual display, everything else. On a machine of few cores this
-//! says whether a step was slow by itself or waited for a core.
+//! harnesses under it, the virtual display (anything else, such as a parallel build, is not
+//! read). On a machine of few cores this says whether a step was slow by itself or waited for
+//! a core.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,22 +11,22 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use forkhost_tests::procs;
 
+use super::forks::median_p90;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Spender {
     App,
     Web,
     Harness,
     Display,
-    Other,
 }
 
 impl Spender {
-    const ALL: [Spender; 5] = [
+    const ALL: [Spender; 4] = [
         Spender::Harness,
         Spender::App,
         Spender::Web,
         Spender::Display,
-        Spender::Other,
     ];
 
     fn name(self) -> &'static str {
@@ -34,14 +35,13 @@ impl Spender {
             Spender::Web => "web view",
             Spender::Harness => "harness",
             Spender::Display => "display",
-            Spender::Other => "other",
         }
     }
 }
 
-/// Who each process is: the app is the parent of the WebKit processes (whatever its file is
-/// called), the harnesses are the app's other descendants.
-fn spenders() -> HashMap<u32, Spender> {
+/// The processes the trace reads, and who each is: the app is the parent of the WebKit
+/// processes (whatever its file is called), the harnesses are the app's other descendants.
+fn spenders() -> Vec<(u32, Spender)> {
     let mut named = HashMap::new();
     for pid in procs::pids() {
         if let Some(found) = procs::name_and_parent(pid) {
@@ -70,7 +70,7 @@ fn spenders() -> HashMap<u32, Spender> {
     };
     named
         .iter()
-        .map(|(&pid, (name, _))| {
+        .filter_map(|(&pid, (name, _))| {
             let spender = if apps.contains(&pid) {
                 Spender::App
             } else if name.starts_with("WebKit") {
@@ -80,9 +80,9 @@ fn spenders() -> HashMap<u32, Spender> {
             } else if under_app(pid) {
                 Spender::Harness
             } else {
-                Spender::Other
+                return None;
             };
-            (pid, spender)
+            Some((pid, spender))
         })
         .collect()
 }
@@ -101,10 +101,7 @@ pub struct CpuTrace {
 
 impl CpuTrace {
     pub fn start() -> CpuTrace {
-        let watched: Vec<(u32, Spender)> = spenders()
-            .into_iter()
-            .filter(|(_, s)| *s != Spender::Other)
-            .collect();
+        let watched = spenders();
         let samples = Arc::new(Mutex::new(Vec::new()));
         let stop = Arc::new(AtomicBool::new(false));
         let (into, stopped) = (samples.clone(), stop.clone());
@@ -171,7 +168,6 @@ impl CpuSpent {
     pub fn line(&self) -> String {
         let parts: Vec<String> = Spender::ALL
             .iter()
-            .filter(|&&s| s != Spender::Other)
             .map(|&s| format!("{} {:.0}", s.name(), self.of(s)))
             .collect();
         format!(
@@ -185,10 +181,7 @@ impl CpuSpent {
 
     /// The median of each figure over `runs`.
     pub fn median(runs: &[CpuSpent]) -> CpuSpent {
-        let median = |mut v: Vec<f64>| {
-            v.sort_by(f64::total_cmp);
-            v.get(v.len() / 2).copied().unwrap_or(0.0)
-        };
+        let median = |v: Vec<f64>| median_p90(&v).0;
         let mut ms = HashMap::new();
         for s in Spender::ALL {
             ms.insert(s, median(runs.iter().map(|r| r.of(s)).collect()));

@@ -6,7 +6,7 @@
 //! Each test binary compiles this whole module but calls only part of it.
 #![allow(dead_code)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
@@ -131,6 +131,17 @@ pub async fn turn_answering(
 pub async fn turn(host: &Host, thread: &str, prompt: &str) {
     let ran = turn_answering(host, thread, prompt, ApprovalDecision::Decline).await;
     assert_eq!(ran, (0, TurnOutcome::Completed), "{prompt}");
+}
+
+/// A source thread of two turns ("first question", "second question"): its id, its native
+/// file and that file's bytes (to check a fork left it untouched).
+pub async fn two_turn_source(s: &Setup, host: &Host) -> (String, PathBuf, Vec<u8>) {
+    let id = s.thread(host, Default::default()).await;
+    turn(host, &id, "first question").await;
+    turn(host, &id, "second question").await;
+    let path = host.show(&id).await.unwrap().thread.native.path.unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    (id, path.into(), bytes)
 }
 
 /// Runs git in `dir` without the user's or the system's config; its stdout.
