@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Every benchmark of "instant in real repositories" (DESIGN "Budgets") in one run, at the
-# issue's size, so its figures sit side by side from the same machine and hour:
+# Every benchmark of the budgets for real repositories (docs/architecture.md, "Budgets") in one run, at
+# the size, so its figures sit side by side from the same machine and hour:
 #
 #   1. cargo bench -p forkhost-worktree --bench checkpoint
 #        a checkpoint with 0, 10 and 1,000 changed files beside `git status`; a fork's worktree
