@@ -311,59 +311,6 @@ impl Host {
         })
     }
 
-    /// Step 3's native call: in a warm spare of the harness where the app keeps one (the spare
-    /// then is the fork's runtime, returned with its events), else in a process of its own.
-    /// A spare is only used where starting it knew nothing the fork's folder needs (its
-    /// project config, when the folder has one); a spare that dies is replaced by the cold
-    /// path.
-    async fn native_fork(
-        &self,
-        plan: &Plan,
-        request: forkhost_harness::ForkRequest<'_>,
-        folder: &std::path::Path,
-    ) -> (HostResult<Forked>, Option<Adopted>) {
-        let plain_folder =
-            matches!(self.folder_trust(folder).await, Ok(v) if v.for_harness().is_none());
-        let spare = match plain_folder {
-            true => self.take_spare(plan.kind, &request).await,
-            false => None,
-        };
-        let forked = self.fork_in(spare, plan, request).await;
-        // The next fork's spare starts now, not beside this fork (`take_spare`).
-        if plain_folder {
-            self.ensure_spare(plan.kind);
-        }
-        forked
-    }
-
-    /// The native fork in `spare` (which then is the fork's runtime), else cold.
-    async fn fork_in(
-        &self,
-        spare: Option<Box<dyn forkhost_harness::WarmSpare>>,
-        plan: &Plan,
-        request: forkhost_harness::ForkRequest<'_>,
-    ) -> (HostResult<Forked>, Option<Adopted>) {
-        if let Some(spare) = spare {
-            let permissions = forkhost_harness::PermissionMode {
-                mode: plan.source.permission_mode.clone(),
-                sandbox: plan.source.permission_sandbox.clone(),
-            };
-            let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-            match spare.fork_into_runtime(request, permissions, tx).await {
-                Ok((forked, live)) => {
-                    let runtime = forkhost_harness::Runtime::from_live(live);
-                    return (Ok(forked), Some((runtime, rx)));
-                }
-                Err(err @ forkhost_harness::HarnessError::HarnessFailed { .. }) => {
-                    tracing::warn!(error = %err, "a warm spare failed to fork; forking cold");
-                }
-                Err(err) => return (Err(err.into()), None),
-            }
-        }
-        let forked = forkhost_harness::runtime::fork_with(request).await;
-        (forked.map_err(Into::into), None)
-    }
-
     /// Step 1: refuse with a typed error before anything is created.
     async fn plan_fork(
         &self,
@@ -593,6 +540,8 @@ impl Host {
         })
     }
 }
+
+mod native;
 
 #[cfg(test)]
 mod continued;
