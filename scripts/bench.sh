@@ -5,19 +5,19 @@
 #   1. cargo bench -p forkhost-worktree --bench checkpoint
 #        a checkpoint with 0, 10 and 1,000 changed files beside `git status`; a fork's worktree
 #        (returned, files ready) beside `git worktree add`; a fork claiming a spare worktree
-#   2. tests/tests/host_bench_live_forks.rs   1, 2, 4, 8 live forks: CPU, memory, checkpoints
-#      tests/tests/host_bench_warm_fork.rs    a warm Codex / Pi fork through the Host
+#   2. tests/tests/host/bench_live_forks.rs   1, 2, 4, 8 live forks: CPU, memory, checkpoints
+#      tests/tests/host/bench_warm_fork.rs    a warm Codex / Pi fork through the Host
 #   3. the app on its release build (custom protocol, as packaged), under a virtual display:
-#        app_bench        fork window (300 / 10,000 messages, quiet and loaded, every harness),
+#        app/bench        fork window (300 / 10,000 messages, quiet and loaded, every harness),
 #                         10 tabs' memory, a streamed 200 KB reply's frames, scrolling
-#        app_bench_forks  the first fork of a Codex / Pi thread (spare started on open), N tabs
-#        app_bench_repo   click → fork window in the big repository, the fill, beside git
+#        app/bench_forks  the first fork of a Codex / Pi thread (spare started on open), N tabs
+#        app/bench_repo   click → fork window in the big repository, the fill, beside git
 #
 # Nothing here asserts a time: the figures are printed beside their anchors. Nothing touches
 # your real ~/.claude, ~/.codex or ~/.pi (every bench has its own temporary HOME).
 #
 #   scripts/bench.sh                        everything, 50,000 files / 1 GB (about 30 min)
-#   FORKHOST_BENCH_FILES=5000 scripts/bench.sh      a smaller repository for 2 and app_bench_repo
+#   FORKHOST_BENCH_FILES=5000 scripts/bench.sh      a smaller repository for 2 and app/bench_repo
 #   FORKHOST_BENCH_DIR=/mnt/xfs scripts/bench.sh    the repositories on another file system
 #                                           (one with copy-on-write clones: XFS, btrfs, APFS)
 #   scripts/bench.sh app                    only the app's benchmarks (3)
@@ -57,14 +57,14 @@ if [[ "$only" == all ]]; then
   cargo bench -p forkhost-worktree --bench checkpoint
 
   step "2. live forks from 1 to 8 ($FORKHOST_BENCH_FILES files)"
-  cargo test --release -p forkhost-tests --test host_bench_live_forks -- --nocapture
+  cargo test --release -p forkhost-tests --test host -- --exact $(layer_tests host '^bench_live_forks::' --release) --nocapture
 
   step "2b. a warm native fork through the Host, Codex and Pi"
-  cargo test --release -p forkhost-tests --test host_bench_warm_fork -- --nocapture --test-threads 1
+  cargo test --release -p forkhost-tests --test host -- --exact $(layer_tests host '^bench_warm_fork::' --release) --nocapture --test-threads 1
 fi
 
 step "3. the app, release build"
-npm run build --silent
+ui_build
 cargo build --release -p forkhost-app --features tauri/custom-protocol
 SKIP_BUILD=1 FORKHOST_APP_BINARY="$CARGO_TARGET_DIR/release/forkhost-app" \
-  bash scripts/app-e2e.sh app_bench app_bench_forks app_bench_repo
+  bash scripts/app-e2e.sh bench bench_forks bench_repo

@@ -158,11 +158,7 @@ lab_cargo() {
     "$rust_bin/cargo" "$@" "${build_std[@]}" --locked --target "$target"
 }
 
-ensure_ui_build() {
-  [[ -f ui/dist/index.html ]] && return
-  step "the UI build (the app embeds ui/dist)"
-  npm run build --silent
-}
+ensure_ui_build() { ui_build; }
 
 setup() {
   install_packages

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end test of the Debian package: builds the .deb and .rpm (scripts/package.sh), then
-# runs tests/tests/pkg_deb.rs, which installs the .deb into THIS system with apt-get (sudo
+# runs tests/tests/pkg/deb.rs (the `pkg` test binary), which installs the .deb into THIS system with apt-get (sudo
 # when not root), starts the INSTALLED app (/usr/bin/forkhost-app) under a virtual display
 # (Xvfb, unless $DISPLAY is set) over WebDriver (tauri-driver → WebKitWebDriver) and checks its
 # shell, runs the installed `forkhost --version`, checks the desktop entry and icons, removes
@@ -21,6 +21,7 @@
 # Screenshots and logs land in test-artifacts/. Exit code = the test's.
 #
 #   scripts/deb-e2e.sh              build as needed, then test
+#   scripts/deb-e2e.sh --build-only build the packages and the test; run nothing
 #   SKIP_BUILD=1 scripts/deb-e2e.sh test the packages built by the last run
 set -euo pipefail
 # WebKitWebDriver's screenshots hang when WebKit renders without compositing, which the app
@@ -35,6 +36,8 @@ export CARGO_TARGET_DIR="$target_dir"
 artifacts="$forkhost_root/test-artifacts"
 mkdir -p "$artifacts"
 package=forkhost
+build_only=0
+[[ "${1:-}" == --build-only ]] && build_only=1
 
 log() { printf '[deb-e2e] %s\n' "$*" >&2; }
 
@@ -113,7 +116,8 @@ if [[ -n "$rpm" && -f "$rpm" ]]; then
 fi
 
 log "building the test"
-cargo test -p forkhost-tests --test pkg_deb --no-run
+cargo test -p forkhost-tests --test pkg --no-run
+((build_only)) && exit 0
 
 # Xvfb and tauri-driver are started here and stopped on exit; the package is removed on exit if
 # the test left it installed.
@@ -135,9 +139,9 @@ if [[ -s "$update_dir/update.deb" && -s "$update_dir/update.deb.sig" ]]; then
   export FORKHOST_UPDATE_VERSION="$next_version"
   export FORKHOST_UPDATE_PORT="$update_port"
 fi
-log "running the pkg_deb test against $FORKHOST_DEB"
+log "running the pkg test against $FORKHOST_DEB"
 set +e
-cargo test -p forkhost-tests --test pkg_deb -- --nocapture --test-threads=1
+cargo test -p forkhost-tests --test pkg -- --nocapture --test-threads=1
 status=$?
 set -e
 log "done (exit $status); artifacts in $artifacts"

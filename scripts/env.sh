@@ -21,3 +21,33 @@ apt_install_missing() {
   $sudo apt-get update -q
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
+
+# Builds the UI (ui/dist, which the app embeds) unless it was built from these very sources (a
+# hash of them is kept beside it), so a run that needs it in several steps builds it once.
+ui_sources_hash() {
+  find ui package.json package-lock.json \( -path ui/dist -o -path ui/node_modules \) -prune \
+    -o -type f -print0 | sort -z | xargs -0 sha1sum | sha1sum | cut -d' ' -f1
+}
+ui_build() {
+  local hash
+  hash="$(ui_sources_hash)"
+  [[ -f ui/dist/index.html && "$(cat ui/dist/.sources-hash 2>/dev/null)" == "$hash" ]] && return 0
+  step "the UI build (ui/dist)"
+  npm run build --silent
+  echo "$hash" >ui/dist/.sources-hash
+}
+
+# The tests of one layer binary of tests/tests/ (harness, host, cli, app, pkg, support: each
+# folder is one binary, its files its modules) whose full names match an extended regex, one a
+# line, from the binary's own list (built first if needed). Cargo options may follow the
+# regex (e.g. --release). Run them with `cargo test … -- --exact NAMES…`.
+#
+#   layer_tests app '^(fork|rewind)::'      the app's fork and rewind files
+#   layer_tests host '^bench_' --release    the Host's benchmarks
+layer_tests() {
+  local layer="$1" pattern="$2"
+  shift 2
+  local listed
+  listed="$(cargo test -q -p forkhost-tests "$@" --test "$layer" -- --list --format terse)" || return
+  sed -n 's/: test$//p' <<<"$listed" | { grep -E "$pattern" || true; }
+}

@@ -4,8 +4,12 @@
 # mistake at a time and a test must fail for each. Settings and the reasoned exclusions are in
 # .cargo/mutants.toml; tests/README.md ("Mutation testing") has the figures.
 #
-#   scripts/mutants.sh           the mutants in the code changed since the baseline commit
-#                                (.cargo/mutants-baseline), what scripts/test.sh runs
+#   scripts/mutants.sh           the mutants in the code changed since the last green run
+#                                (the commit in .cargo/mutants-baseline), what scripts/test.sh runs
+#   scripts/mutants.sh --mark-green
+#                                moves the baseline to HEAD: scripts/test.sh's last step, once
+#                                the whole suite passed (commit the file with your next commit;
+#                                CI's clone throws its own move away)
 #   scripts/mutants.sh --full    every mutant of both crates; when none is missed and the tree
 #                                is committed, moves the baseline to HEAD (commit the file)
 #   scripts/mutants.sh --core    every mutant of the core's checked modules (below), against
@@ -81,6 +85,18 @@ if [[ "${1:-}" == "--core" ]]; then
   run -p forkhost-core "${files[@]}" "$@" || status=$?
   echo "core run: $(($(date +%s) - started)) s" >&2
   exit "$status"
+fi
+
+if [[ "${1:-}" == "--mark-green" ]]; then
+  # The code a green run tested is HEAD plus what was not committed yet; the baseline can name
+  # only HEAD, so uncommitted changes are checked again next time (never skipped).
+  git rev-parse --git-dir >/dev/null 2>&1 || exit 0
+  head="$(git rev-parse HEAD)"
+  if [[ "$(tr -d '[:space:]' <"$baseline_file")" != "$head" ]]; then
+    echo "$head" >"$baseline_file"
+    echo "mutation baseline moved to ${head:0:12} (the last green run): commit $baseline_file" >&2
+  fi
+  exit 0
 fi
 
 if [[ "${1:-}" == "--full" ]]; then

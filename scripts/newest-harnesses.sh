@@ -65,8 +65,9 @@ if ((run_tests)); then
   cargo build -p forkhost-cli
   for h in claude codex pi; do
     step "$h ${version[$h]}: its suite, and its tests in the shared suites"
-    if cargo test -p forkhost-tests --test "harness_${h}" &&
-      cargo test -p forkhost-tests --test harness_smoke --test cli_fork -- "${h}_"; then
+    if cargo test -p forkhost-tests --test harness -- "${h}::" &&
+      cargo test -p forkhost-tests --test harness --test cli -- --exact \
+        $(layer_tests harness "^smoke::.*${h}_") $(layer_tests cli "^fork::.*${h}_"); then
       passed[$h]=1
     else
       echo "newest-harnesses: $h ${version[$h]} FAILED its suites" >&2

@@ -46,9 +46,8 @@ if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json
 fi
 
 t=$SECONDS
-step "the UI (ui/dist)"
-npm run build --silent >&2
-printf '[package] UI built in %s\n' "$(elapsed "$t")" >&2
+ui_build >&2
+printf '[package] UI current after %s\n' "$(elapsed "$t")" >&2
 
 t=$SECONDS
 step "the forkhost CLI (release)"

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # Installs what is missing, then runs the whole test suite: formatting and lints, the Rust tests
 # (store, harness readers, core, CLI, fake model, the real harness CLIs), the mutation check of
-# the store and worktree code changed since its baseline, the UI's unit tests, and the desktop
-# app end to end under a virtual display over WebDriver.
+# the code changed since the last green run, the UI's unit tests, the Windows and macOS lab, and
+# the desktop app and its .deb end to end under a virtual display over WebDriver. It ends with a
+# table of its steps and how long each took (scripts/steps.sh), and warns loudly, naming the
+# slowest steps, when the run took longer than its 45-minute budget (CI stops at 90).
+#
+# What waits more than it computes runs beside what computes: while the real-CLI tests wait on
+# harness processes and the fake model, the app and its packages are built, the Windows and
+# macOS lab checks and the mutation check run, each at the lowest CPU priority (nice 19) so the
+# tests keep the cores they ask for. The app tests, the .deb and the benchmarks run alone.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$forkhost_root"
-
-bash scripts/setup.sh --tests
-eval "$(bash scripts/install-harnesses.sh --print-env)"
-export FORKHOST_CLAUDE_BIN FORKHOST_CODEX_BIN FORKHOST_PI_BIN
+mkdir -p test-artifacts
+source scripts/steps.sh
 
 # A test whose harness CLI, app or .deb is missing fails here instead of skipping (a plain
 # `cargo test` still skips), and each such test records whether it ran (tests/src/need.rs); the
@@ -17,24 +22,79 @@ export FORKHOST_CLAUDE_BIN FORKHOST_CODEX_BIN FORKHOST_PI_BIN
 export FORKHOST_REQUIRE_HARNESSES="${FORKHOST_REQUIRE_HARNESSES:-1}"
 # The tally lives in this checkout: two runs on one machine (two clones) share the cache folder,
 # and a shared tally would let one run wipe the other's counts.
-mkdir -p test-artifacts
 export FORKHOST_TEST_TALLY="$forkhost_root/test-artifacts/test-tally"
 : >"$FORKHOST_TEST_TALLY"
 tally_args=()
 [[ "$FORKHOST_REQUIRE_HARNESSES" == 1 ]] && tally_args=(--require)
-print_tally() {
+finish() {
   local status=$?
   step "tests that need a harness CLI, the app or the package"
   bash scripts/test-tally.sh "${tally_args[@]}" "$FORKHOST_TEST_TALLY" || ((status)) || status=1
+  steps_table "$status"
   exit "$status"
 }
-trap print_tally EXIT
+trap finish EXIT
+
+# The test binaries cargo builds for forkhost-tests with these options, as `name<TAB>path`
+# lines (the library's unit tests are `forkhost_tests`, the fake model's `fake-model`).
+test_binaries() {
+  cargo test -p forkhost-tests "$@" --no-run --message-format=json-render-diagnostics |
+    python3 -c '
+import json, sys
+for line in sys.stdin:
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m.get("profile", {}).get("test"):
+        print(m["target"]["name"] + "\t" + m["executable"])'
+}
+
+# Runs one of those binaries as `cargo test` would (from the crate's folder), with libtest's
+# arguments.
+run_e2e() {
+  local name="$1"
+  shift
+  (cd tests && CARGO_MANIFEST_DIR="$PWD" "${e2e_bin[$name]}" "$@")
+}
+
+# Runs the tests of a layer binary whose names match an extended regex, if any.
+run_named() {
+  local layer="$1" pattern="$2" names
+  names="$(run_e2e "$layer" --list --format terse | sed -n 's/: test$//p' | { grep -E "$pattern" || true; })"
+  [[ -n "$names" ]] || { echo "no $layer test matches $pattern" >&2; return 1; }
+  # shellcheck disable=SC2086 # one name a word
+  run_e2e "$layer" --exact $names
+}
+
+step "install what is missing (scripts/setup.sh --tests)"
+bash scripts/setup.sh --tests
+eval "$(bash scripts/install-harnesses.sh --print-env)"
+export FORKHOST_CLAUDE_BIN FORKHOST_CODEX_BIN FORKHOST_PI_BIN
+
+# The newest harness versions, the Windows and macOS lab's tools and Wine are needed only later:
+# they download while the first steps compile.
+newest_differs() (
+  source scripts/harness-versions.env
+  old="${1}_VERSION" new="${1}_NEWEST_VERSION"
+  [[ "${!old}" != "${!new}" ]]
+)
+newest=()
+newest_differs CLAUDE_CODE && newest+=(claude)
+newest_differs CODEX && newest+=(codex)
+newest_differs PI_CODING_AGENT && newest+=(pi)
+install_later_tools() {
+  if ((${#newest[@]})); then bash scripts/install-harnesses.sh --set newest; fi
+  bash scripts/cross-check.sh --setup
+  apt_install_missing wine64 wine
+}
+step_background "install the newest harness CLIs, the Windows/macOS lab and Wine" install_later_tools
 
 step "rustfmt"
 cargo fmt --all -- --check
 
-step "the UI build (embedded into the app)"
-npm run build --silent
+step "the UI: build (embedded into the app) and lint"
+ui_build
 npm run lint --silent -w ui
 
 step "clippy"
@@ -56,44 +116,65 @@ for crate in $shared_crates; do
   fi
 done
 
-step "Rust tests"
+step "Rust tests: every crate's own"
 # The end-to-end tests run the `forkhost` binary itself; `cargo test` alone does not build it.
-# The app_* and pkg_* tests drive a built app or package: app-e2e.sh and deb-e2e.sh run them.
 cargo build -p forkhost-cli
 cargo test --workspace --exclude forkhost-tests
-plain_tests=()
-for file in tests/tests/*.rs; do
-  name="$(basename "$file" .rs)"
-  case "$name" in app_* | pkg_*) ;; *) plain_tests+=(--test "$name") ;; esac
-done
-cargo test -p forkhost-tests --lib --bins "${plain_tests[@]}"
 
-step "mutation check: the store, worktree and core decision code changed since the baseline (scripts/mutants.sh)"
-# Each small mistake cargo-mutants makes in that code must fail one of the crate's own tests.
-bash scripts/mutants.sh
+step "Rust tests: build the end-to-end binaries (tests/tests/{harness,host,cli,support})"
+# One binary per layer (tests/tests/<layer>/main.rs, a module per file). They are run directly
+# (below), not through cargo, so cargo's lock on the target folder is free for the app's build
+# beside them.
+e2e_layers=(support harness host cli)
+declare -A e2e_bin=()
+while IFS=$'\t' read -r name exe; do e2e_bin[$name]="$exe"; done < <(test_binaries --lib --bins "${e2e_layers[@]/#/--test=}")
+for layer in "${e2e_layers[@]}" forkhost_tests fake-model; do
+  [[ -x "${e2e_bin[$layer]:-}" ]] || { echo "cargo built no test binary for $layer" >&2; exit 1; }
+done
+
+step_wait "install the newest harness CLIs, the Windows/macOS lab and Wine"
+
+# Beside the end-to-end tests, at the lowest priority: what only computes.
+build_app_and_packages() {
+  nice -n 19 bash scripts/app-e2e.sh --build-only
+  nice -n 19 bash scripts/deb-e2e.sh --build-only
+}
+step_background "build the app (debug) and its .deb/.rpm (release)" build_app_and_packages
+windows_and_macos() {
+  nice -n 19 bash scripts/cross-check.sh
+  nice -n 19 bash scripts/wine-smoke.sh
+}
+step_background "Windows and macOS: the workspace type-checks (scripts/cross-check.sh), forkhost.exe under Wine (scripts/wine-smoke.sh)" windows_and_macos
+step_background "mutation check: the store, worktree and core decision code changed since the last green run (scripts/mutants.sh)" \
+  nice -n 19 bash scripts/mutants.sh
+
+step "Rust tests: the fake model, the guards, and the real harness CLIs (support, harness, host, cli)"
+run_e2e forkhost_tests
+run_e2e fake-model
+run_e2e support
+run_e2e harness
+run_e2e host --skip bench_
+run_e2e cli
+
+step "Rust tests: the Host's benchmarks, one process each, quick form (figures: scripts/bench.sh)"
+for name in $(run_e2e host --list --format terse | sed -n 's/^\(bench_[^:]*::[^:]*\): test$/\1/p'); do
+  FORKHOST_BENCH_QUICK=1 run_e2e host --exact "$name" --nocapture --test-threads=1
+done
 
 step "the real-CLI suites again, against the newest verified harness versions"
 # Only for the harnesses whose newest pin differs from the oldest (the rest just ran): its own
-# suite, and its tests in the shared suites (their names carry the harness's name: live sync,
-# restart, races and streaming in host_behaviour, a crash at every fork step in host_fork_crash,
-# the directions of continuing in another agent in host_continue, rewind and undo in
-# host_rewind and cli_rewind).
-newest_differs() (
-  source scripts/harness-versions.env
-  old="${1}_VERSION" new="${1}_NEWEST_VERSION"
-  [[ "${!old}" != "${!new}" ]]
-)
-newest=()
-newest_differs CLAUDE_CODE && newest+=(claude)
-newest_differs CODEX && newest+=(codex)
-newest_differs PI_CODING_AGENT && newest+=(pi)
+# file of the harness binary, and its tests in the shared files (their names carry the
+# harness's name: smoke; live sync, restart, races and streaming in host::behaviour, a crash at
+# every fork step in host::fork_crash, the directions of continuing in another agent in
+# host::continue_in, rewind and undo in host::rewind and cli::rewind; cli::fork).
 if ((${#newest[@]})); then
   (
     eval "$(bash scripts/install-harnesses.sh --set newest --print-env)"
+    export FORKHOST_CLAUDE_BIN FORKHOST_CODEX_BIN FORKHOST_PI_BIN
     for harness in "${newest[@]}"; do
-      cargo test -p forkhost-tests --test "harness_${harness}"
-      cargo test -p forkhost-tests --test harness_smoke --test cli_fork --test host_behaviour \
-        --test host_fork_crash --test host_continue --test host_rewind --test cli_rewind -- "$harness"
+      run_named harness "^(${harness}::|smoke::.*${harness})"
+      run_named host "^(behaviour|fork_crash|continue_in|rewind)::.*${harness}"
+      run_named cli "^(fork|rewind)::.*${harness}"
     done
   )
 fi
@@ -111,23 +192,22 @@ fi
 step "UI unit tests"
 npm test --silent
 
-step "Windows and macOS: the workspace type-checks for both (scripts/cross-check.sh)"
-bash scripts/cross-check.sh
+step "waiting for the steps beside"
+step_wait "build the app (debug) and its .deb/.rpm (release)"
+step_wait "Windows and macOS: the workspace type-checks (scripts/cross-check.sh), forkhost.exe under Wine (scripts/wine-smoke.sh)"
+step_wait "mutation check: the store, worktree and core decision code changed since the last green run (scripts/mutants.sh)"
 
-step "Windows: forkhost.exe under Wine (scripts/wine-smoke.sh)"
-bash scripts/wine-smoke.sh
+step "desktop app end to end (every file of tests/tests/app but the benchmarks, debug build)"
+SKIP_BUILD=1 bash scripts/app-e2e.sh --no-bench
 
-step "desktop app end to end"
-# Every app test but the benchmarks, on the debug build; the benchmarks run on the release
-# build the .deb step makes (what users run), after it.
-app_tests=()
-for file in tests/tests/app_*.rs; do
-  name="$(basename "$file" .rs)"
-  [[ "$name" == app_bench* ]] || app_tests+=("$name")
-done
-bash scripts/app-e2e.sh "${app_tests[@]}"
-step "packaging: workflow lint, then the .deb installed and run end to end"; bash scripts/lint-workflows.sh; bash scripts/deb-e2e.sh
+step "packaging: workflow lint, then the .deb installed and run end to end"
+bash scripts/lint-workflows.sh
+SKIP_BUILD=1 bash scripts/deb-e2e.sh
 
-step "app benchmarks on the release build (figures printed, nothing asserted about time)"
-SKIP_BUILD=1 FORKHOST_APP_BINARY="$CARGO_TARGET_DIR/release/forkhost-app" \
-  bash scripts/app-e2e.sh app_bench app_bench_forks app_bench_repo
+step "app benchmarks on the release build, quick form (they run so they cannot rot; figures: scripts/bench.sh)"
+SKIP_BUILD=1 FORKHOST_BENCH_QUICK=1 FORKHOST_APP_BINARY="$CARGO_TARGET_DIR/release/forkhost-app" \
+  bash scripts/app-e2e.sh bench bench_forks bench_repo
+
+step "the mutation check's baseline: this run was green"
+# The next run's mutation check takes the code changed since here (scripts/mutants.sh).
+bash scripts/mutants.sh --mark-green

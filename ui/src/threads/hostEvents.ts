@@ -96,7 +96,7 @@ export function handleHostEvent(event: HostEvent) {
 }
 
 // Under WebDriver only (the app's benchmarks): Host events fed straight into this handler, as
-// the bridge delivers them (app_bench streams a long reply this way).
+// the bridge delivers them (app::bench streams a long reply this way).
 if (typeof navigator !== "undefined" && navigator.webdriver) {
   (window as unknown as { __forkhostHostEvent?: (e: HostEvent) => void }).__forkhostHostEvent =
     handleHostEvent;

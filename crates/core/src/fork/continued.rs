@@ -1,6 +1,6 @@
 //! A conversation continued in another harness, in process: a Pi thread imported from its
 //! session file, continued in Claude Code, whose seed Forkhost writes itself (no Pi and no
-//! Claude runs; `tests/host_continue.rs` drives the real CLIs and what the model receives).
+//! Claude runs; `tests/host/continue_in.rs` drives the real CLIs and what the model receives).
 
 use forkhost_harness::HarnessKind;
 use forkhost_store::ThreadState;

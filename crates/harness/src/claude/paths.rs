@@ -269,7 +269,7 @@ mod tests {
 
     // What the real CLI does with a long non-ASCII folder (the name it hashes and the folder it
     // writes) is checked against both pinned versions by `a_long_cwd_maps_to_the_clis_folder` in
-    // tests/tests/harness_claude.rs, in a temporary folder; no recorded path is kept here.
+    // tests/tests/harness/claude.rs, in a temporary folder; no recorded path is kept here.
 
     #[test]
     fn overrides_win_over_the_host_environment() {

@@ -1,4 +1,4 @@
-//! Pi's native fork: unit tests (the real-CLI ones are in tests/tests/harness_pi.rs).
+//! Pi's native fork: unit tests (the real-CLI ones are in tests/tests/harness/pi.rs).
 use super::steps::plan;
 use super::*;
 use crate::contract::Cut;

@@ -1,0 +1,16 @@
+#[path = "support/mod.rs"]
+mod app_support;
+mod approvals;
+mod bench;
+mod bench_forks;
+mod bench_repo;
+mod cli_tool;
+mod files;
+mod first_run;
+mod fork;
+mod names;
+mod navigation;
+mod race;
+mod rewind;
+mod search;
+mod shell;

@@ -1,0 +1,12 @@
+mod approvals;
+mod branches;
+mod doctor;
+mod files;
+mod fork;
+#[path = "../host/kit/mod.rs"]
+mod host_kit;
+mod race;
+mod rewind;
+mod search;
+mod spare;
+mod trust;

@@ -1,0 +1,6 @@
+mod claude;
+mod codex;
+#[path = "common/mod.rs"]
+mod harness_common;
+mod pi;
+mod smoke;

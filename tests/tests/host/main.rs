@@ -1,0 +1,20 @@
+mod approvals;
+mod behaviour;
+mod bench_continue;
+mod bench_live_forks;
+mod bench_race;
+mod bench_search;
+mod bench_warm_fork;
+mod continue_in;
+mod files;
+mod fork_crash;
+mod fork_preview;
+#[path = "kit/mod.rs"]
+mod host_kit;
+mod modes;
+mod process_tree;
+mod race;
+mod rewind;
+mod search;
+mod trust;
+mod warm;

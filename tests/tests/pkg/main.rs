@@ -1,0 +1,3 @@
+#[path = "../app/support/mod.rs"]
+mod app_support;
+mod deb;

@@ -1,0 +1,5 @@
+mod doc_refs;
+mod fake_model;
+mod need_guard;
+mod no_circles;
+mod room_sizes;
