@@ -13,7 +13,7 @@ for_tests=0
 [[ "${1:-}" == "--tests" ]] && for_tests=1
 
 
-app_packages=(libwebkit2gtk-4.1-dev build-essential mold file libxdo-dev libssl-dev
+app_packages=(libwebkit2gtk-4.1-dev build-essential file libxdo-dev libssl-dev
   libayatana-appindicator3-dev librsvg2-dev pkg-config curl ca-certificates)
 test_packages=(xvfb xauth webkit2gtk-driver imagemagick shellcheck sudo ripgrep)
 

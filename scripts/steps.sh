@@ -66,7 +66,13 @@ step_background() {
     "$(mmss $((SECONDS - steps_started)))" "${log#"$forkhost_root"/}" >&2
   step_begun[$name]=$SECONDS
   step_cpu_at[$name]="$(cpu_jiffies)"
-  ("$@") >"$log" 2>&1 &
+  # Inside, `step` only prints (the scripts it calls name their own parts): the table is this
+  # shell's alone.
+  (
+    step_name=""
+    step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
+    "$@"
+  ) >"$log" 2>&1 &
   step_pids[$name]=$!
 }
 
