@@ -219,25 +219,51 @@ fn parse_answer(line: &str, always: bool) -> Option<ApprovalDecision> {
 
 /// `text` safe to print on a terminal, every character shown as what it is: C0 and C1
 /// controls (escape sequences that could erase or rewrite the line), DEL and the bidi
-/// controls (which reorder what is shown) become visible `\x1b`, `\u{202e}` escapes;
-/// newlines and tabs stay (a diff needs them). The model chooses this text, and the user
-/// approves what they read.
+/// controls (which reorder what is shown) become visible `\x1b`, `\u{202e}` escapes; so do
+/// the characters that show as nothing or as blank space without being a plain space
+/// ([`invisible`]: zero-width, fillers, separators, braille blank, wide spaces), which could
+/// pad a command's tail out of sight. Newlines and tabs stay (a diff needs them). The model
+/// chooses this text, and the user approves what they read. The same rule as the app's
+/// `visibleText`.
 pub fn visible(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
             '\n' | '\t' => out.push(c),
             '\u{0}'..='\u{1f}' | '\u{7f}' => out.push_str(&format!("\\x{:02x}", c as u32)),
-            '\u{80}'..='\u{9f}'
-            | '\u{200e}'
-            | '\u{200f}'
-            | '\u{202a}'..='\u{202e}'
-            | '\u{2066}'..='\u{2069}'
-            | '\u{061c}' => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c if invisible(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
             _ => out.push(c),
         }
     }
     out
+}
+
+/// A character that is not shown as what it is: C1 controls, Unicode's Default_Ignorable
+/// code points (bidi marks and controls, zero-width characters, fillers, variation selectors,
+/// tags), the line and paragraph separators, the braille blank and the non-ASCII spaces.
+fn invisible(c: char) -> bool {
+    matches!(c,
+        '\u{80}'..='\u{a0}'
+        | '\u{ad}'
+        | '\u{34f}'
+        | '\u{61c}'
+        | '\u{115f}'..='\u{1160}'
+        | '\u{1680}'
+        | '\u{17b4}'..='\u{17b5}'
+        | '\u{180b}'..='\u{180f}'
+        | '\u{2000}'..='\u{200f}'
+        | '\u{2028}'..='\u{202f}'
+        | '\u{205f}'..='\u{206f}'
+        | '\u{2800}'
+        | '\u{3000}'
+        | '\u{3164}'
+        | '\u{fe00}'..='\u{fe0f}'
+        | '\u{feff}'
+        | '\u{ffa0}'
+        | '\u{fff0}'..='\u{fff8}'
+        | '\u{1bca0}'..='\u{1bca3}'
+        | '\u{1d173}'..='\u{1d17a}'
+        | '\u{e0000}'..='\u{e0fff}')
 }
 
 /// What the request wants, in a line or a few (escaped by [`visible`]): the command, the
@@ -277,6 +303,26 @@ fn describe_raw(subject: &SubjectView) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blank_looking_characters_are_shown_as_escapes() {
+        assert_eq!(
+            visible("a\u{2800}\u{200b}\u{2028}b"),
+            "a\\u{2800}\\u{200b}\\u{2028}b"
+        );
+        for c in [
+            '\u{3164}',
+            '\u{ffa0}',
+            '\u{115f}',
+            '\u{2060}',
+            '\u{feff}',
+            '\u{3000}',
+            '\u{e0041}',
+        ] {
+            assert!(!visible(&format!("x{c}y")).contains(c), "{:x}", c as u32);
+        }
+        assert_eq!(visible("ls -la\n\tcafé ü"), "ls -la\n\tcafé ü");
+    }
 
     #[test]
     fn answers_are_the_four_letters() {
