@@ -116,8 +116,45 @@ pub trait Harness: Send + Sync {
         let _ = (binary, env);
         None
     }
-    /// The arguments that open `session` in its own TUI (the terminal tab).
-    fn terminal_args(&self, session: &NativeSession) -> HarnessResult<Vec<String>>;
+    /// The arguments that open `session` in its own TUI (the terminal tab), with the same
+    /// folder-trust flags the structured runtime gets for `trusted` (`OpenSpec.trusted`), or
+    /// the same refusal. The session's id (or path) is checked first
+    /// ([`Harness::check_session_id`]): it may come from an imported file, and one starting
+    /// with `-` would be read as an option.
+    fn terminal_args(
+        &self,
+        session: &NativeSession,
+        trusted: Option<bool>,
+    ) -> HarnessResult<Vec<String>>;
+    /// Refuses a native session id this harness never makes (`InvalidInput`): Claude's and
+    /// Codex's are UUIDs. An id is put on command lines, so one that could be read as an option
+    /// (`--settings=…`, `-c…`) must never get that far. The default takes any id that is not
+    /// empty and does not start with `-`.
+    fn check_session_id(&self, id: &str) -> HarnessResult<()> {
+        match id.is_empty() || id.starts_with('-') {
+            true => Err(crate::HarnessError::InvalidInput(format!(
+                "not a {} session id: {id:?}",
+                self.product_name()
+            ))),
+            false => Ok(()),
+        }
+    }
+}
+
+/// `Ok` for a UUID in its hyphenated form (`0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000`), the only
+/// form Claude Code and Codex write; else `InvalidInput` naming `product`.
+pub fn check_uuid_session_id(product: &str, id: &str) -> HarnessResult<()> {
+    let hyphenated = id.len() == 36
+        && id.char_indices().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => c == '-',
+            _ => c.is_ascii_hexdigit(),
+        });
+    match hyphenated {
+        true => Ok(()),
+        false => Err(crate::HarnessError::InvalidInput(format!(
+            "not a {product} session id: {id:?}"
+        ))),
+    }
 }
 
 /// What a harness is, as data.
