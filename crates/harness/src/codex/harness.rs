@@ -86,11 +86,27 @@ impl Harness for Codex {
     }
 
     async fn fork(&self, request: ForkRequest<'_>) -> HarnessResult<Forked> {
-        super::native_fork::fork(request).await
+        super::native_fork::fork(request, None).await
+    }
+
+    async fn fork_trusting(
+        &self,
+        request: ForkRequest<'_>,
+        trusted: Option<bool>,
+    ) -> HarnessResult<Forked> {
+        super::native_fork::fork(request, trusted).await
     }
 
     async fn seed(&self, request: SeedRequest<'_>) -> HarnessResult<Forked> {
-        super::seed::seed(request).await
+        super::seed::seed(request, None).await
+    }
+
+    async fn seed_trusting(
+        &self,
+        request: SeedRequest<'_>,
+        trusted: Option<bool>,
+    ) -> HarnessResult<Forked> {
+        super::seed::seed(request, trusted).await
     }
 
     async fn spare(

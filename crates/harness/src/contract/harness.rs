@@ -95,6 +95,18 @@ pub trait Harness: Send + Sync {
     /// Derives a new native session at a turn boundary. Never writes a native file of the
     /// source; runs in a process of its own, never through a live runtime.
     async fn fork(&self, request: ForkRequest<'_>) -> HarnessResult<Forked>;
+    /// [`Harness::fork`] in a folder whose trust decision is `trusted` (as
+    /// `OpenSpec.trusted`): a harness whose fork starts a process in the folder holds the
+    /// project's config back there as its runtime does, or refuses in words as the runtime
+    /// would. The default is [`Harness::fork`] (a fork that runs nothing of the project's).
+    async fn fork_trusting(
+        &self,
+        request: ForkRequest<'_>,
+        trusted: Option<bool>,
+    ) -> HarnessResult<Forked> {
+        let _ = trusted;
+        self.fork(request).await
+    }
     /// Writes a new native session holding a conversation carried from another harness
     /// ([`crate::carry`]), resumable like any of its sessions. Sends nothing to a model and
     /// touches no other session; on failure nothing of it is left behind.
@@ -104,6 +116,16 @@ pub trait Harness: Send + Sync {
             "{} cannot take a conversation from another harness",
             self.product_name()
         )))
+    }
+    /// [`Harness::seed`] into a folder whose trust decision is `trusted`; as
+    /// [`Harness::fork_trusting`].
+    async fn seed_trusting(
+        &self,
+        request: SeedRequest<'_>,
+        trusted: Option<bool>,
+    ) -> HarnessResult<Forked> {
+        let _ = trusted;
+        self.seed(request).await
     }
     /// Starts a warm spare: an initialized process a later fork runs in, which then is the
     /// fork's runtime. `None` for a harness whose fork needs no process of its own (Claude's
