@@ -444,8 +444,8 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
                     format!(
                         "{:<7} {}  {}{}",
                         s.harness,
-                        s.session_id,
-                        s.path,
+                        output::one_line(&s.session_id),
+                        output::one_line(&s.path),
                         s.thread_id
                             .as_ref()
                             .map(|t| format!("  (thread {t})"))
@@ -484,6 +484,12 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
                     serde_json::from_str(&text).map_err(|e| HostError::Internal(e.to_string()))?
                 }
                 ExportFormat::Markdown => serde_json::json!({ "markdown": text }),
+            };
+            // On a terminal the transcript's own escapes are shown, never sent (review L-5);
+            // into a file or a pipe it goes as it is.
+            let text = match std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+                true => approve::visible(&text),
+                false => text,
             };
             Printed::new(json, text.trim_end().to_owned())
         }
