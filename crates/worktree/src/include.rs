@@ -12,6 +12,39 @@ use crate::repo::Repo;
 
 pub const INCLUDE_FILE: &str = ".worktreeinclude";
 
+/// Makes the folders of `rel` below `dest` one at a time, each a real folder: `false` when one
+/// of them is there as a symlink (or anything but a folder), whose target must not be written.
+fn real_folders(dest: &Path, rel: &str) -> Result<bool> {
+    let mut at = dest.to_path_buf();
+    let folders: Vec<&str> = rel.split('/').collect();
+    for part in &folders[..folders.len().saturating_sub(1)] {
+        if part.is_empty() || *part == "." || *part == ".." {
+            return Ok(false);
+        }
+        at.push(part);
+        match std::fs::symlink_metadata(&at) {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => return Ok(false),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => std::fs::create_dir(&at)?,
+            Err(err) => return Err(err.into()),
+        }
+    }
+    Ok(true)
+}
+
+/// Copies `from` to the new file `to` (`create_new`: never through a link planted there), with
+/// the source's permissions.
+fn copy_new(from: &Path, to: &Path) -> Result<()> {
+    let mut source = std::fs::File::open(from)?;
+    let mut target = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(to)?;
+    std::io::copy(&mut source, &mut target)?;
+    target.set_permissions(source.metadata()?.permissions())?;
+    Ok(())
+}
+
 impl Repo {
     /// Copies the source checkout's matching ignored files into `dest`, never overwriting a file
     /// already there. Returns the copied paths.
@@ -56,10 +89,14 @@ impl Repo {
             if !meta.is_file() || to.symlink_metadata().is_ok() {
                 continue;
             }
-            if let Some(parent) = to.parent() {
-                std::fs::create_dir_all(parent)?;
+            // Only into real folders of the new worktree: a folder there may be a symlink the
+            // fork's commit holds, and what it points at is no place for the user's `.env`
+            // (review L-6).
+            if !real_folders(dest, &rel)? {
+                tracing::warn!(path = %rel, "not copied: a folder on its way in the worktree is a symlink");
+                continue;
             }
-            std::fs::copy(&from, &to)?;
+            copy_new(&from, &to)?;
             copied.push(rel);
         }
         copied.sort();
