@@ -38,6 +38,37 @@ pub(crate) fn create_private_dir(path: &Path) -> std::io::Result<()> {
     builder.create(path)
 }
 
+/// The folder warm spares start in (review L-9): empty, the user's alone, and below the user's
+/// cache folder, so that no folder above it is one another user can write a `.pi`, `.agents`
+/// or `.codex` into (the shared temp folder is), nor a project a harness trusts (the app's own
+/// working folder may be one).
+pub(crate) fn spare_folder() -> std::io::Result<std::path::PathBuf> {
+    let base = dirs::cache_dir()
+        .or_else(dirs::home_dir)
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no home folder"))?;
+    let parent = base.join("forkhost");
+    std::fs::create_dir_all(&parent)?;
+    let folder = parent.join("spare-cwd");
+    match create_private_dir(&folder) {
+        Ok(()) => {}
+        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(err) => return Err(err),
+    }
+    let meta = std::fs::symlink_metadata(&folder)?;
+    if !meta.is_dir() {
+        return Err(std::io::Error::other(format!(
+            "{} is not a folder",
+            folder.display()
+        )));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(folder)
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use std::os::unix::fs::PermissionsExt;
@@ -46,6 +77,18 @@ mod tests {
 
     fn mode(path: &Path) -> u32 {
         std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn the_spare_folder_is_private_and_not_in_the_shared_temp_folder() {
+        let folder = spare_folder().unwrap();
+        assert_eq!(mode(&folder), 0o700);
+        assert!(
+            !folder.starts_with(std::env::temp_dir()),
+            "{}",
+            folder.display()
+        );
+        assert_eq!(spare_folder().unwrap(), folder, "the same one each time");
     }
 
     #[test]
