@@ -296,10 +296,20 @@ pub fn describe(subject: &SubjectView) -> String {
 
 fn describe_raw(subject: &SubjectView) -> String {
     match subject {
-        SubjectView::Command { command, cwd } => match cwd {
-            Some(cwd) => format!("run `{command}` in {}", cwd.display()),
-            None => format!("run `{command}`"),
-        },
+        SubjectView::Command {
+            command,
+            cwd,
+            unsandboxed,
+        } => {
+            let outside = match unsandboxed {
+                true => " OUTSIDE the sandbox",
+                false => "",
+            };
+            match cwd {
+                Some(cwd) => format!("run `{command}` in {}{outside}", cwd.display()),
+                None => format!("run `{command}`{outside}"),
+            }
+        }
         SubjectView::FileChange { paths, diff } => {
             let mut text = format!("change {}", paths.join(", "));
             if let Some(diff) = diff.as_deref().filter(|d| !d.trim().is_empty()) {
@@ -403,6 +413,7 @@ mod tests {
         let command = SubjectView::Command {
             command: "touch pwned #\x1b[2K\x1b[1Gls\u{202e}cba\u{9b}\u{7f}".into(),
             cwd: Some("/w".into()),
+            unsandboxed: false,
         };
         let text = describe(&command);
         for raw in ['\x1b', '\u{202e}', '\u{9b}', '\u{7f}'] {
@@ -431,6 +442,7 @@ mod tests {
         let command = SubjectView::Command {
             command: "touch x".into(),
             cwd: Some("/w".into()),
+            unsandboxed: false,
         };
         assert_eq!(describe(&command), "run `touch x` in /w");
         let files = SubjectView::FileChange {

@@ -17,6 +17,11 @@ pub enum GrantScope {
     Command {
         command: String,
         cwd: Option<String>,
+        /// Granted for a run outside the harness's sandbox; a grant for a sandboxed run never
+        /// covers one outside it (review L-2). Absent in grants recorded before.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        #[ts(as = "Option<bool>", optional)]
+        unsandboxed: bool,
     },
     /// Changes to these files; a later change matches when every file it touches is here.
     FileChange { paths: Vec<String> },
@@ -33,9 +38,14 @@ impl GrantScope {
     /// file change that names no file.
     pub fn of(subject: &SubjectView) -> Option<GrantScope> {
         match subject {
-            SubjectView::Command { command, cwd } => Some(GrantScope::Command {
+            SubjectView::Command {
+                command,
+                cwd,
+                unsandboxed,
+            } => Some(GrantScope::Command {
                 command: command.clone(),
                 cwd: cwd.as_deref().map(path_text),
+                unsandboxed: *unsandboxed,
             }),
             SubjectView::FileChange { paths, .. } if !paths.is_empty() => {
                 let mut paths = paths.clone();
@@ -55,13 +65,20 @@ impl GrantScope {
     pub fn covers(&self, subject: &SubjectView) -> bool {
         match (self, subject) {
             (
-                GrantScope::Command { command, cwd },
+                GrantScope::Command {
+                    command,
+                    cwd,
+                    unsandboxed,
+                },
                 SubjectView::Command {
                     command: asked,
                     cwd: asked_cwd,
+                    unsandboxed: asked_unsandboxed,
                 },
             ) => {
-                command == asked && cwd.as_deref() == asked_cwd.as_deref().map(path_text).as_deref()
+                command == asked
+                    && cwd.as_deref() == asked_cwd.as_deref().map(path_text).as_deref()
+                    && (*unsandboxed || !*asked_unsandboxed)
             }
             (GrantScope::FileChange { paths }, SubjectView::FileChange { paths: asked, .. }) => {
                 !asked.is_empty() && asked.iter().all(|p| paths.contains(p))
@@ -80,10 +97,20 @@ impl GrantScope {
     /// The scope in a few words, for the card, the header's list and the CLI.
     pub fn words(&self) -> String {
         match self {
-            GrantScope::Command { command, cwd } => match cwd {
-                Some(cwd) => format!("run `{command}` in {cwd}"),
-                None => format!("run `{command}`"),
-            },
+            GrantScope::Command {
+                command,
+                cwd,
+                unsandboxed,
+            } => {
+                let outside = match unsandboxed {
+                    true => " outside the sandbox",
+                    false => "",
+                };
+                match cwd {
+                    Some(cwd) => format!("run `{command}` in {cwd}{outside}"),
+                    None => format!("run `{command}`{outside}"),
+                }
+            }
             GrantScope::FileChange { paths } => format!("change {}", paths.join(", ")),
             GrantScope::Tool { name, input } => {
                 let input = input.to_string();
@@ -145,7 +172,32 @@ mod tests {
         SubjectView::Command {
             command: command.into(),
             cwd: Some(cwd.into()),
+            unsandboxed: false,
         }
+    }
+
+    /// Review L-2: the sandbox-escape flag is part of what a grant covers.
+    #[test]
+    fn a_grant_for_a_sandboxed_run_never_covers_one_outside_the_sandbox() {
+        let outside = |c: &str| SubjectView::Command {
+            command: c.into(),
+            cwd: Some("/a".into()),
+            unsandboxed: true,
+        };
+        let grant = GrantScope::of(&command("touch x", "/a")).unwrap();
+        assert!(!grant.covers(&outside("touch x")));
+        let wide = GrantScope::of(&outside("touch x")).unwrap();
+        assert!(wide.covers(&outside("touch x")));
+        assert!(wide.covers(&command("touch x", "/a")));
+        assert!(
+            wide.words().ends_with("outside the sandbox"),
+            "{}",
+            wide.words()
+        );
+        // A grant recorded before the flag reads as a sandboxed one.
+        let old: GrantScope =
+            serde_json::from_str(r#"{"kind":"command","command":"touch x","cwd":"/a"}"#).unwrap();
+        assert_eq!(old, grant);
     }
 
     fn files(paths: &[&str]) -> SubjectView {
@@ -185,7 +237,8 @@ mod tests {
         assert!(!grant.covers(&command("touch x; rm -rf ~", "/a")));
         assert!(!grant.covers(&SubjectView::Command {
             command: "touch x".into(),
-            cwd: None
+            cwd: None,
+            unsandboxed: false,
         }));
         assert!(
             !grant.covers(&files(&["/a/x"])),

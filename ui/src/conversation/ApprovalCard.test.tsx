@@ -138,6 +138,18 @@ describe("the approval card", () => {
     expect(again.container.querySelector('[data-approval-part="more"]')).toBeNull();
   });
 
+  it("says when a command would run outside the sandbox (L-2)", () => {
+    const { container } = render(<Approvals threadId="t1" />);
+    waiting(
+      request("in", { kind: "command", command: "ls", cwd: "/w" }),
+      request("out", { kind: "command", command: "ls", cwd: "/w", unsandboxed: true }),
+    );
+    expect(container.querySelector('[data-approval-id="in"] [data-approval-part="outside"]')).toBeNull();
+    expect(container.querySelector('[data-approval-id="out"] [data-approval-part="outside"]')?.textContent).toContain(
+      "outside the sandbox",
+    );
+  });
+
   it("shows blank-looking and invisible characters as escapes (M-7)", () => {
     expect(visibleText("a\u2800\u200b\u2028b")).toBe("a\\u{2800}\\u{200b}\\u{2028}b");
     for (const c of ["\u3164", "\uffa0", "\u115f", "\u1160", "\u2060", "\ufeff", "\u2029", "\u200c", "\u200d", "\u3000", "\u00a0", "\u{e0041}"]) {

@@ -65,6 +65,11 @@ function Subject({ subject }: { subject: SubjectView }) {
         <>
           <div className="approval__what">
             Run a command{subject.cwd ? <> in <code className="approval__cwd">{visibleText(subject.cwd)}</code></> : null}
+            {subject.unsandboxed ? (
+              <strong className="approval__outside" data-approval-part="outside">
+                {" "}outside the sandbox
+              </strong>
+            ) : null}
           </div>
           <Body text={subject.command} part="command" />
         </>
