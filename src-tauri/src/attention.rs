@@ -296,7 +296,11 @@ mod tests {
                 unsandboxed: false,
             }),
         );
-        assert!(n.body.starts_with("&lt;b&gt;x&lt;/b&gt; &amp; &lt;img"), "{}", n.body);
+        assert!(
+            n.body.starts_with("&lt;b&gt;x&lt;/b&gt; &amp; &lt;img"),
+            "{}",
+            n.body
+        );
         assert!(!n.body.contains('<'));
     }
 }
