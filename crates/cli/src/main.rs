@@ -152,11 +152,14 @@ enum Command {
         other: Option<String>,
     },
     /// Show, set or remove (--clear) the check command run in each race lane's folder when its
-    /// turn ends (e.g. `npm test`); --approve approves exactly the text saved.
+    /// turn ends (e.g. `npm test`); --approve approves exactly the text saved. It runs as you,
+    /// outside the agents' sandboxes and approvals, and runs what the lanes wrote (scripts,
+    /// package.json, Makefile): a lane's agent can change what it does.
     #[command(name = "check-command")]
     Check(check::CheckCommandArgs),
     /// Show, set or remove (--clear) the command run once in each new fork worktree of the
-    /// repository holding FOLDER (e.g. `npm ci`).
+    /// repository holding FOLDER (e.g. `npm ci`). It runs as you, outside the agents'
+    /// sandboxes, on the fork's files, which hold what the agent wrote up to the fork point.
     #[command(name = "setup-command")]
     Setup {
         folder: PathBuf,
