@@ -143,7 +143,11 @@ pub fn thread_text(d: &forkhost_core::ThreadDetail) -> String {
     let mut out = thread_line(&d.thread);
     let p = &d.thread.permissions;
     if p.mode.is_some() || p.sandbox.is_some() {
-        let words: Vec<&str> = [&p.mode, &p.sandbox]
+        let sandbox = p.sandbox.as_ref().map(|s| match p.sandbox_default {
+            true => format!("{s} (config.toml's default)"),
+            false => s.clone(),
+        });
+        let words: Vec<&str> = [p.mode.as_ref(), sandbox.as_ref()]
             .into_iter()
             .flatten()
             .map(String::as_str)
