@@ -103,3 +103,39 @@ impl Repo {
         Ok(copied)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_plain_folder_names_are_made() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(real_folders(dir.path(), "a/b/f").unwrap());
+        assert!(dir.path().join("a/b").is_dir());
+        for odd in ["../f", "a/../../f", "./f", "a//f"] {
+            assert!(!real_folders(dir.path(), odd).unwrap(), "{odd}");
+        }
+        std::fs::write(dir.path().join("file"), "").unwrap();
+        assert!(
+            !real_folders(dir.path(), "file/f").unwrap(),
+            "a file in the way"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_copy_is_new_and_keeps_its_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let from = dir.path().join("from");
+        std::fs::write(&from, "secret").unwrap();
+        std::fs::set_permissions(&from, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let to = dir.path().join("to");
+        copy_new(&from, &to).unwrap();
+        assert_eq!(std::fs::read(&to).unwrap(), b"secret");
+        let mode = std::fs::metadata(&to).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        assert!(copy_new(&from, &to).is_err(), "never over something there");
+    }
+}

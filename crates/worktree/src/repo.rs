@@ -182,13 +182,12 @@ fn filters_off(
         common_dir.join("config.worktree"),
         git_dir.join("config.worktree"),
     ];
-    let may_define = files.iter().any(|file| match std::fs::read(file) {
-        Ok(bytes) => {
+    // A file that is missing or cannot be read defines nothing git could apply either.
+    let may_define = files.iter().any(|file| {
+        std::fs::read(file).is_ok_and(|bytes| {
             let text = String::from_utf8_lossy(&bytes).to_ascii_lowercase();
             text.contains("filter") || text.contains("include")
-        }
-        // Missing: nothing there. Unreadable: let git say what it reads.
-        Err(err) => err.kind() != std::io::ErrorKind::NotFound,
+        })
     });
     if !may_define {
         return Ok(Vec::new());

@@ -97,3 +97,17 @@ fn the_users_own_drivers_still_run() {
         .expect("checkpoint");
     assert!(clean.exists(), "the user's global driver is theirs to keep");
 }
+
+#[test]
+fn a_config_that_includes_another_file_but_defines_no_filter_still_checkpoints() {
+    let sb = Sandbox::new();
+    let repo = sb.repo();
+    repo.git(&["config", "include.path", "no-such-file"]);
+    repo.write("a.txt", "hi\n");
+    let r = repo.open();
+    let cp = r
+        .checkpoint(&CheckpointSpec::new("t", "t1-end"))
+        .expect("checkpoint")
+        .commit;
+    assert_eq!(repo.git(&["show", &format!("{cp}:a.txt")]), "hi\n");
+}

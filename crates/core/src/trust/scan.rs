@@ -186,13 +186,12 @@ fn tree(dir: &Path, key: &str, depth: usize, budget: &mut Budget, lines: &mut Ve
         Ok(entries) => entries.collect::<Result<Vec<_>, _>>(),
         Err(err) => Err(err),
     };
-    let Ok(mut entries) = listed else {
+    let Ok(entries) = listed else {
         return lines.push(format!("{key}/\tunreadable {}", never_equal()));
     };
     if depth >= MAX_TREE_DEPTH {
         return lines.push(format!("{key}/\ttoo deep to fingerprint {}", never_equal()));
     }
-    entries.sort_by_key(|entry| entry.file_name());
     for entry in entries {
         let name = entry.file_name().to_string_lossy().into_owned();
         tree(
@@ -410,6 +409,36 @@ mod tests {
         }
         // Unchanged, a rescan covers all of it.
         assert!(changed(&before, &scan(&root, None).fingerprint).is_empty());
+    }
+
+    #[test]
+    fn a_config_folder_too_deep_or_too_large_is_never_covered() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = canonical(&dir);
+        // Eight folders deep is one too many.
+        write(&root.join(".agents/1/2/3/4/5/6/7/f"), "x");
+        let before = scan(&root, None).fingerprint;
+        assert!(changed(&before, &scan(&root, None).fingerprint).is_empty());
+        write(&root.join(".agents/1/2/3/4/5/6/7/8/f"), "x");
+        let before = scan(&root, None).fingerprint;
+        assert!(!changed(&before, &scan(&root, None).fingerprint).is_empty());
+        // More bytes than the bound: nine files of 4 MiB (sparse) are past 32 MiB.
+        let other = tempfile::tempdir().unwrap();
+        let root = canonical(&other);
+        fs::create_dir_all(root.join(".agents")).unwrap();
+        for i in 0..8 {
+            let big = fs::File::create(root.join(format!(".agents/{i}.bin"))).unwrap();
+            big.set_len(MAX_HASHED).unwrap();
+        }
+        let before = scan(&root, None).fingerprint;
+        assert!(
+            changed(&before, &scan(&root, None).fingerprint).is_empty(),
+            "32 MiB fit"
+        );
+        let big = fs::File::create(root.join(".agents/8.bin")).unwrap();
+        big.set_len(MAX_HASHED).unwrap();
+        let before = scan(&root, None).fingerprint;
+        assert!(!changed(&before, &scan(&root, None).fingerprint).is_empty());
     }
 
     #[test]
