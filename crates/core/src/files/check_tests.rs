@@ -439,3 +439,44 @@ async fn without_a_setup_command_nothing_runs() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(events.try_recv().is_err(), "no setup event");
 }
+
+/// Review M-5: a lane's check is not run when the lane changed what it runs.
+#[test]
+fn a_check_whose_inputs_a_lane_changed_is_named() {
+    let source = tempfile::tempdir().unwrap();
+    let lane = tempfile::tempdir().unwrap();
+    for dir in [source.path(), lane.path()] {
+        std::fs::write(dir.join("check.sh"), "echo ok\n").unwrap();
+        std::fs::write(dir.join("package.json"), "{}").unwrap();
+        std::fs::write(dir.join("src.rs"), "fn a() {}").unwrap();
+    }
+    let changed = |command: &str| super::check::inputs_changed(command, source.path(), lane.path());
+    assert!(changed("sh ./check.sh && npm test").is_empty());
+    // The lane's own code changing is what a check is for.
+    std::fs::write(lane.path().join("src.rs"), "fn b() {}").unwrap();
+    assert!(changed("sh check.sh").is_empty());
+    std::fs::write(lane.path().join("check.sh"), "touch $HOME/marker\n").unwrap();
+    assert_eq!(changed("sh check.sh"), ["check.sh"]);
+    assert_eq!(changed("bash -c 'sh ./check.sh'"), ["check.sh"]);
+    assert!(changed("npm test").is_empty());
+    std::fs::write(
+        lane.path().join("package.json"),
+        r#"{"scripts":{"test":"touch x"}}"#,
+    )
+    .unwrap();
+    std::fs::write(lane.path().join("Makefile"), "all:\n\ttouch x\n").unwrap();
+    assert_eq!(changed("npm test"), ["Makefile", "package.json"]);
+    assert!(!changed("sh ../check.sh").contains(&"../check.sh".to_owned()));
+    // What the check only reads is the lane's output: `test -f won.txt` runs as approved.
+    std::fs::write(lane.path().join("won.txt"), "won").unwrap();
+    assert!(!changed("test -f won.txt").contains(&"won.txt".to_owned()));
+    // An executable the lane wrote, whatever its name, is run by the check: named.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let tool = lane.path().join("tool");
+        std::fs::write(&tool, "#!/bin/sh\ntouch x\n").unwrap();
+        std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(changed("./tool").contains(&"tool".to_owned()));
+    }
+}
