@@ -127,8 +127,7 @@ impl Host {
     /// changed what the check runs, against the folder the user approved it in (`source`):
     /// the approval was for running *that* (review M-5: the check runs outside the lanes'
     /// sandboxes, so a `check.sh` or a `package.json` script a lane wrote is not run). The
-    /// lane's check then says so, not run. A lane in the source's own folder (a shared-folder
-    /// race) is run as approved.
+    /// lane's check then says so, not run.
     pub(crate) async fn run_lane_check(
         &self,
         command: &str,
@@ -136,16 +135,11 @@ impl Host {
         lane: &Path,
         limit: Duration,
     ) -> LaneCheck {
-        let changed = match same_folder(source, lane) {
-            true => Vec::new(),
-            false => {
-                let (command, source, lane) =
-                    (command.to_owned(), source.to_owned(), lane.to_owned());
-                tokio::task::spawn_blocking(move || inputs_changed(&command, &source, &lane))
-                    .await
-                    .unwrap_or_else(|_| vec!["(could not compare)".to_owned()])
-            }
-        };
+        // A lane in the source's own folder compares its files with themselves: nothing.
+        let (text, from, to) = (command.to_owned(), source.to_owned(), lane.to_owned());
+        let changed = tokio::task::spawn_blocking(move || inputs_changed(&text, &from, &to))
+            .await
+            .unwrap_or_else(|_| vec!["(could not compare)".to_owned()]);
         if changed.is_empty() {
             return self.run_check(command, lane, limit).await;
         }
@@ -276,7 +270,6 @@ pub(crate) fn inputs_changed(command: &str, source: &Path, lane: &Path) -> Vec<S
         let word = word.trim_start_matches("./");
         let plain = !word.is_empty()
             && !word.starts_with('-')
-            && !word.starts_with('/')
             && !word.split('/').any(|part| part == ".." || part.is_empty());
         if plain && (runs(&lane.join(word)) || runs(&source.join(word))) {
             inputs.push(word.to_owned());
@@ -288,13 +281,6 @@ pub(crate) fn inputs_changed(command: &str, source: &Path, lane: &Path) -> Vec<S
         .into_iter()
         .filter(|rel| std::fs::read(source.join(rel)).ok() != std::fs::read(lane.join(rel)).ok())
         .collect()
-}
-
-fn same_folder(a: &Path, b: &Path) -> bool {
-    match (dunce::canonicalize(a), dunce::canonicalize(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
-    }
 }
 
 fn valid(command: &str) -> HostResult<()> {
