@@ -22,9 +22,9 @@ pub struct TerminalCommand {
 impl Host {
     /// Hands a thread's native session to its harness's TUI: stops the structured runtime and
     /// refuses sends until [`Host::release_terminal`]. The TUI gets the folder's trust flags
-    /// (or the harness's refusal) as the runtime does, and a checked session id. Only a session that exists on disk can
-    /// be opened this way (a fork that materializes on its first prompt can't: the TUI ignores
-    /// the cut).
+    /// (or the harness's refusal) as the runtime does, and a checked session id. Only a
+    /// session that exists on disk can be opened this way (a fork that materializes on its
+    /// first prompt can't: the TUI ignores the cut).
     pub async fn terminal_command(&self, thread_id: &str) -> HostResult<TerminalCommand> {
         let slot = self.slot(thread_id);
         let _op = slot.ops.lock().await;
