@@ -72,7 +72,25 @@ pub fn note(thread_id: &str, thread_title: &str, request: &ApprovalView) -> Note
         } else {
             "Forkhost: waiting for your approval".to_owned()
         },
-        body: format!("{} {}", short(thread_title, 80), what(&request.subject)),
+        body: plain_body(&format!(
+            "{} {}",
+            short(thread_title, 80),
+            what(&request.subject)
+        )),
+    }
+}
+
+/// A notification body shown as the text it is. On Linux a freedesktop notification server
+/// that supports `body-markup` reads the body as markup (`<a href>`, `<img src>`), and a
+/// thread's title can come from a prompt or an imported transcript: `&`, `<` and `>` are
+/// escaped there (review L-11). Elsewhere the body is plain text already.
+fn plain_body(text: &str) -> String {
+    if cfg!(target_os = "linux") {
+        text.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    } else {
+        text.to_owned()
     }
 }
 
@@ -222,6 +240,7 @@ mod tests {
             &request(SubjectView::Command {
                 command: "curl https://secret.example/?token=abc".into(),
                 cwd: None,
+                unsandboxed: false,
             }),
         );
         assert_eq!(n.thread_id, "t1");
@@ -259,8 +278,29 @@ mod tests {
             &request(SubjectView::Command {
                 command: "ls".into(),
                 cwd: None,
+                unsandboxed: false,
             }),
         );
         assert!(n.body.chars().count() < 120, "{}", n.body);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_title_is_never_markup_in_a_linux_notification() {
+        let n = note(
+            "t",
+            "<b>x</b> & <img src=y>",
+            &request(SubjectView::Command {
+                command: "ls".into(),
+                cwd: None,
+                unsandboxed: false,
+            }),
+        );
+        assert!(
+            n.body.starts_with("&lt;b&gt;x&lt;/b&gt; &amp; &lt;img"),
+            "{}",
+            n.body
+        );
+        assert!(!n.body.contains('<'));
     }
 }

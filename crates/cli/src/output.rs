@@ -119,8 +119,23 @@ pub fn thread_line(t: &forkhost_core::ThreadView) -> String {
         t.id,
         t.harness.as_str(),
         t.state.as_str(),
-        t.title
+        one_line(&t.title)
     )
+}
+
+/// Text from a transcript or a title, safe on a terminal and on one line: escapes as
+/// [`crate::approve::visible`] makes them (no escape sequence reaches the terminal: OSC 52
+/// clipboard writes, title changes, screen rewrites; review L-5), and newlines as `\n`.
+pub fn one_line(text: &str) -> String {
+    crate::approve::visible(text)
+        .replace('\n', "\\n")
+        .replace('\t', " ")
+}
+
+/// A message's text for the terminal: escaped as [`crate::approve::visible`] makes it (its
+/// newlines stay).
+pub fn message_text(role: &str, text: &str) -> String {
+    format!("\n  {role}: {}", crate::approve::visible(text))
 }
 
 /// A thread and its conversation, for reading in a terminal.
@@ -128,7 +143,11 @@ pub fn thread_text(d: &forkhost_core::ThreadDetail) -> String {
     let mut out = thread_line(&d.thread);
     let p = &d.thread.permissions;
     if p.mode.is_some() || p.sandbox.is_some() {
-        let words: Vec<&str> = [&p.mode, &p.sandbox]
+        let sandbox = p.sandbox.as_ref().map(|s| match p.sandbox_default {
+            true => format!("{s} (config.toml's default)"),
+            false => s.clone(),
+        });
+        let words: Vec<&str> = [p.mode.as_ref(), sandbox.as_ref()]
             .into_iter()
             .flatten()
             .map(String::as_str)
@@ -138,7 +157,7 @@ pub fn thread_text(d: &forkhost_core::ThreadDetail) -> String {
     for turn in &d.turns {
         out.push_str(&format!("\n— turn {} ({})", turn.number, turn.id));
         for m in &turn.messages {
-            out.push_str(&format!("\n  {}: {}", m.role, m.text));
+            out.push_str(&message_text(&m.role, &m.text));
         }
     }
     out
@@ -147,6 +166,21 @@ pub fn thread_text(d: &forkhost_core::ThreadDetail) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn transcript_text_and_titles_reach_the_terminal_escaped() {
+        let shown = message_text("assistant", "a\x1b]52;c;Zm9v\x07\nb");
+        assert!(
+            !shown.contains('\x1b') && !shown.contains('\x07'),
+            "{shown:?}"
+        );
+        assert_eq!(shown, "\n  assistant: a\\x1b]52;c;Zm9v\\x07\nb");
+        let title = one_line("fix\nforkhost: the agent wants to run `ls`\x1b[2K");
+        assert!(
+            !title.contains('\n') && !title.contains('\x1b'),
+            "{title:?}"
+        );
+    }
 
     fn report(name: &str) -> HarnessReport {
         HarnessReport {

@@ -46,7 +46,8 @@ pub struct RaceArgs {
     approve: Option<Approve>,
     /// Run CMD in each lane's folder when its turn ends (approves exactly this text for the
     /// repository). Without it, the repository's check command runs (asked first on a
-    /// terminal until approved).
+    /// terminal until approved). The check runs as you, outside the lanes' sandboxes and
+    /// approvals, and runs what the lanes wrote (scripts, package.json, Makefile).
     #[arg(long, value_name = "CMD", conflicts_with = "no_check")]
     check: Option<String>,
     /// Run no check, not even the repository's.

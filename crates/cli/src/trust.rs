@@ -50,11 +50,16 @@ pub async fn decide(
     {
         return Ok(());
     }
+    let shown = view.digest.clone();
     let trusted = match tokio::task::spawn_blocking(move || ask(&view)).await {
         Ok(Some(trusted)) => trusted,
         _ => return Ok(()),
     };
-    host.set_folder_trust(folder, trusted).await?;
+    // The answer covers the config the question showed (review L-4).
+    match shown {
+        Some(shown) => host.set_folder_trust_shown(folder, trusted, &shown).await?,
+        None => host.set_folder_trust(folder, trusted).await?,
+    };
     Ok(())
 }
 

@@ -45,7 +45,10 @@ impl Host {
             cwd,
             env: &self.inner.harness_env,
         };
-        Ok((forkhost_harness::runtime::seed_with(request).await?, note))
+        // The seeding process runs in `cwd`: gated as the runtime there is (review M-2).
+        let trusted = crate::trust::fail_closed(self.folder_trust(cwd).await);
+        let seeded = forkhost_harness::runtime::seed_trusting(request, trusted).await?;
+        Ok((seeded, note))
     }
 
     /// Removes the session a seed wrote when the fork that made it fails after all: it is

@@ -47,6 +47,9 @@ impl Host {
                 let Some(session_id) = kind.harness().session_id_of(&path) else {
                     continue;
                 };
+                if kind.harness().check_session_id(&session_id).is_err() {
+                    continue;
+                }
                 let thread_id = self
                     .store()
                     .thread_by_native(kind.as_str(), &session_id)
@@ -138,6 +141,9 @@ impl Host {
             .ok_or_else(|| {
                 HostError::InvalidInput(format!("{} has no session id", path.display()))
             })?;
+        // The id is put on command lines (the terminal tab's `--resume`): one the harness
+        // never makes (`--settings=…` as a file name or a recorded id) is refused here.
+        kind.harness().check_session_id(&session_id)?;
         // An explicit answer is recorded even over an earlier one and for a session imported
         // before (`--trust no` on a trusted folder must hold back its config).
         if let (Some(Some(trusted)), Some(folder)) = (trust, cwd.as_deref().map(Path::new)) {
@@ -348,4 +354,32 @@ fn session_files(kind: HarnessKind, root: &Path) -> Vec<(PathBuf, i64)> {
 /// when the session began, even for a fork whose copied records carry older times further on.
 fn first_timestamp(path: &Path) -> Option<String> {
     forkhost_harness::contract::first_recorded(path, |v| v.get("timestamp"))
+}
+
+#[cfg(test)]
+mod tests {
+    use forkhost_harness::HarnessKind;
+
+    use crate::test_host::with_claude_thread;
+    use crate::HostError;
+
+    /// Review M-4: a session whose id could be read as an option is never imported.
+    #[tokio::test]
+    async fn an_id_that_is_not_the_harnesses_is_refused_at_import() {
+        let t = with_claude_thread().await;
+        let id = "--settings={}";
+        let record = serde_json::json!({
+            "type": "user", "uuid": "u1", "parentUuid": null, "sessionId": id,
+            "cwd": t.folder().display().to_string(), "timestamp": "2026-12-05T04:00:01.000Z",
+            "message": {"role": "user", "content": "hello"},
+        });
+        let file = t.folder().join(format!("{id}.jsonl"));
+        std::fs::write(&file, format!("{record}\n")).unwrap();
+        let refused = t
+            .host
+            .import(HarnessKind::Claude, &file.display().to_string())
+            .await
+            .unwrap_err();
+        assert!(matches!(refused, HostError::InvalidInput(_)), "{refused:?}");
+    }
 }

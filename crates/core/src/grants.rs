@@ -76,7 +76,8 @@ impl Host {
     /// Keeps the grant of an "Always this session" answer to a request about `subject`. A
     /// failure only means the user is asked again in a later process.
     pub(crate) async fn record_grant(&self, thread_id: &str, subject: &SubjectView) {
-        let Some(scope) = GrantScope::of(subject) else {
+        // A file change keeps where its files land (L-1); one that cannot say is not kept.
+        let Some(scope) = GrantScope::of(subject).and_then(GrantScope::resolved) else {
             return;
         };
         let row = GrantRow {
@@ -114,7 +115,10 @@ impl Host {
         rows.into_iter()
             .filter(|row| row.granted_at < turn.started_ms())
             .filter_map(GrantView::from_row)
-            .any(|grant| grant.scope.covers(&request.subject))
+            .any(|grant| {
+                grant.scope.covers(&request.subject)
+                    && grant.scope.lands_as_granted(&request.subject)
+            })
     }
 
     /// Ends a runtime whose grants were revoked while its turn ran, once that turn is over,

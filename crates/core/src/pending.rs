@@ -10,7 +10,10 @@ use crate::view::{ApprovalView, QuestionView, SubjectView};
 /// the session rules "Always" would add.
 pub(crate) fn approval_view(request: ApprovalRequest, turn: u64, runtime: u64) -> ApprovalView {
     let can_approve_for_session = request.can_approve_for_session();
-    let subject: SubjectView = request.subject.into();
+    let mut subject: SubjectView = request.subject.into();
+    if let SubjectView::Command { unsandboxed, .. } = &mut subject {
+        *unsandboxed = request.unsandboxed;
+    }
     let mut session_rules = request.session_rules;
     if can_approve_for_session {
         if let Some(scope) = GrantScope::of(&subject) {
@@ -158,6 +161,7 @@ mod tests {
             },
             reason: None,
             session_rules: vec!["run exactly `touch x` again".into()],
+            unsandboxed: false,
         }
     }
 

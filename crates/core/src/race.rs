@@ -146,6 +146,8 @@ struct LaneTurn {
     approve: Option<ApprovalDecision>,
     check: Option<String>,
     check_timeout: Duration,
+    /// The folder the check was approved in (the source's).
+    source_folder: std::path::PathBuf,
 }
 
 impl Host {
@@ -262,6 +264,7 @@ impl Host {
                 approve: spec.approve,
                 check: spec.check.clone(),
                 check_timeout: spec.check_timeout.unwrap_or(CHECK_TIMEOUT),
+                source_folder: folder.clone(),
             };
             running.push(tokio::spawn(async move {
                 host.run_lane(lane, turn, permits, on_lane).await
@@ -298,6 +301,7 @@ impl Host {
             approve,
             check,
             check_timeout,
+            source_folder,
         } = turn;
         let Some(thread) = lane.thread_id.clone() else {
             return lane;
@@ -329,7 +333,12 @@ impl Host {
             lane.elapsed_ms = turn_ms;
             on_lane(&lane);
             let ran = self
-                .run_check(command, std::path::Path::new(&cwd), check_timeout)
+                .run_lane_check(
+                    command,
+                    &source_folder,
+                    std::path::Path::new(&cwd),
+                    check_timeout,
+                )
                 .await;
             lane.check = Some(ran);
         }

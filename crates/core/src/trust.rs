@@ -60,14 +60,45 @@ impl Host {
             config: found.config,
             trusted: row.map(|row| row.trusted),
             changed,
+            digest: Some(digest(&found.fingerprint)),
         };
         Ok((view, found.fingerprint))
     }
 
     /// Records the user's decision for `folder` (kept for its trust root), covering the
-    /// config found there now; replaces an earlier decision.
+    /// config found there now; replaces an earlier decision. An answer to a dialog that
+    /// showed the config goes through [`Host::set_folder_trust_shown`].
     pub async fn set_folder_trust(&self, folder: &Path, trusted: bool) -> HostResult<TrustView> {
+        self.record_trust(folder, trusted, None).await
+    }
+
+    /// [`Host::set_folder_trust`] for the config a dialog showed (`shown`: that view's
+    /// `digest`). Config found now that differs (added or edited while the dialog was open,
+    /// by another thread's agent or a `git pull`) is `conflict`, and nothing is recorded: the
+    /// user is shown the config again (review L-4).
+    pub async fn set_folder_trust_shown(
+        &self,
+        folder: &Path,
+        trusted: bool,
+        shown: &str,
+    ) -> HostResult<TrustView> {
+        self.record_trust(folder, trusted, Some(shown)).await
+    }
+
+    async fn record_trust(
+        &self,
+        folder: &Path,
+        trusted: bool,
+        shown: Option<&str>,
+    ) -> HostResult<TrustView> {
         let (view, fingerprint) = self.folder_scan(folder).await?;
+        if shown.is_some_and(|shown| shown != digest(&fingerprint)) {
+            return Err(HostError::Conflict(format!(
+                "the agent config in {} changed since it was shown; look at it again before \
+                 deciding",
+                view.root
+            )));
+        }
         self.store()
             .set_folder_trust(&view.root, trusted, &fingerprint)
             .await?;
@@ -125,6 +156,16 @@ impl Host {
     }
 }
 
+/// A short digest of a fingerprint, for a view to carry and an answer to pass back.
+fn digest(fingerprint: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(fingerprint.as_bytes())
+        .iter()
+        .take(16)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,6 +176,7 @@ mod tests {
             config: config.iter().map(|s| s.to_string()).collect(),
             trusted,
             changed: changed.iter().map(|s| s.to_string()).collect(),
+            digest: None,
         }
     }
 

@@ -27,6 +27,7 @@ pub mod verified;
 
 mod jsonl;
 mod messages;
+mod private_files;
 mod rpc;
 mod scan;
 mod tree;

@@ -110,3 +110,31 @@ pub async fn seed_with(request: crate::contract::SeedRequest<'_>) -> HarnessResu
 pub async fn fork_with(request: ForkRequest<'_>) -> HarnessResult<Forked> {
     request.binary.kind.harness().fork(request).await
 }
+
+/// [`fork_with`] in a folder whose trust decision is `trusted` (`OpenSpec.trusted`): the
+/// fork's own process gets the runtime's gate ([`crate::Harness::fork_trusting`]).
+pub async fn fork_trusting(
+    request: ForkRequest<'_>,
+    trusted: Option<bool>,
+) -> HarnessResult<Forked> {
+    request
+        .binary
+        .kind
+        .harness()
+        .fork_trusting(request, trusted)
+        .await
+}
+
+/// [`seed_with`] into a folder whose trust decision is `trusted`
+/// ([`crate::Harness::seed_trusting`]).
+pub async fn seed_trusting(
+    request: crate::contract::SeedRequest<'_>,
+    trusted: Option<bool>,
+) -> HarnessResult<Forked> {
+    request
+        .binary
+        .kind
+        .harness()
+        .seed_trusting(request, trusted)
+        .await
+}

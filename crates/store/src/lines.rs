@@ -3,12 +3,12 @@
 //! in one transaction guarded by both revisions. Each keeps its id, title, folder, tabs and
 //! lineage; turns 1..T keep their host ids (the same conversation in both) and take the other
 //! session's coordinates; the turns after T move with their ids, their checkpoints, and the
-//! forks cut from them.
+//! forks cut from them; the session grants move with the session that earned them.
 
 use sqlx::SqliteConnection;
 
 use crate::queries::rewinds::{self, RewindRow};
-use crate::queries::{threads, turns};
+use crate::queries::{grants, threads, turns};
 use crate::time::now_ms;
 use crate::{Result, Store, StoreError, ThreadRow, ThreadState, TurnRow};
 
@@ -60,6 +60,7 @@ impl Store {
         let n = turn as usize;
         trade_coordinates(&mut tx, &x_turns[..n], &b_turns[..n]).await?;
         trade_checkpoints(&mut tx, &thread.id, &branch.id).await?;
+        grants::trade(&mut tx, &thread.id, &branch.id).await?;
         follow_moved_forks(&mut tx, &thread.id, &branch.id, turn).await?;
         let rewind = match record {
             SwapRecord::Rewind(row) => rewinds::put(&mut tx, &row).await?,

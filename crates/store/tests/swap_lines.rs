@@ -258,3 +258,42 @@ async fn rewinds_are_listed_newest_first_and_undone_once() {
     store.put_rewind(&rewind("r1")).await.unwrap();
     assert_eq!(store.rewinds_of("b").await.unwrap().len(), 1);
 }
+
+/// Review L-3: grants answer for the session that raised them, so they move with it.
+#[tokio::test]
+async fn grants_move_with_the_line_and_back() {
+    let (_dir, store) = fresh().await;
+    let (x, b) = two_lines(&store).await;
+    let grant = |id: &str, thread: &str, scope: &str| forkhost_store::GrantRow {
+        id: id.into(),
+        thread_id: thread.into(),
+        scope: scope.into(),
+        granted_at: 5,
+    };
+    store.add_grant(&grant("g1", "x", "touch x")).await.unwrap();
+    store.add_grant(&grant("g2", "b", "touch x")).await.unwrap();
+    store.add_grant(&grant("g3", "b", "ls")).await.unwrap();
+    let ids = |rows: Vec<forkhost_store::GrantRow>| -> Vec<String> {
+        rows.into_iter().map(|g| g.id).collect()
+    };
+    let swapped = store
+        .swap_lines(&x, &b, 2, SwapRecord::Rewind(rewind("r1")))
+        .await
+        .unwrap();
+    assert_eq!(ids(store.grants("x").await.unwrap()), ["g2", "g3"]);
+    assert_eq!(ids(store.grants("b").await.unwrap()), ["g1"]);
+    store
+        .swap_lines(
+            &swapped.thread,
+            &swapped.branch,
+            2,
+            SwapRecord::Undo {
+                rewind_id: "r1".into(),
+                files_before_undo: None,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(ids(store.grants("x").await.unwrap()), ["g1"]);
+    assert_eq!(ids(store.grants("b").await.unwrap()), ["g2", "g3"]);
+}

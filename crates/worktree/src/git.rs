@@ -1,5 +1,6 @@
 //! Running the `git` program. Every call goes through here so that every call gets the same
-//! protections: no terminal prompts, no user hooks, no fsmonitor hook, C locale, no optional
+//! protections: no terminal prompts, no user hooks, no fsmonitor hook, no filter driver the
+//! repository's own config defines (see `repo.rs`), C locale, no optional
 //! locks (a read such as `status` must never rewrite the user's index), and none of the
 //! repository-selecting variables a parent process may have exported. And every call has a
 //! deadline: a git that hangs (a slow network filesystem, a smudge or clean filter waiting on
@@ -52,6 +53,10 @@ pub struct Git {
     no_hooks: Arc<tempfile::TempDir>,
     /// The deadline of each call (see [`DEFAULT_TIMEOUT`]).
     timeout: Duration,
+    /// Settings every call gets on top of the repository's (as `GIT_CONFIG_COUNT`,
+    /// `GIT_CONFIG_KEY_<n>`, `GIT_CONFIG_VALUE_<n>`: a key is never split at an `=`): the
+    /// repository's own filter drivers turned off ([`crate::repo::Repo::discover`]).
+    config: Vec<(String, String)>,
 }
 
 impl Git {
@@ -70,6 +75,7 @@ impl Git {
             extra_env: Vec::new(),
             no_hooks: Arc::new(no_hooks),
             timeout: DEFAULT_TIMEOUT,
+            config: Vec::new(),
         })
     }
 
@@ -77,6 +83,16 @@ impl Git {
     /// [`WorktreeError::GitTimedOut`].
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// `key=value` for every call from now on, above every config file (as `-c` would be).
+    pub(crate) fn with_config(mut self, pairs: impl IntoIterator<Item = (String, String)>) -> Self {
+        for pair in pairs {
+            if !self.config.contains(&pair) {
+                self.config.push(pair);
+            }
+        }
         self
     }
 
@@ -118,6 +134,13 @@ impl Git {
             .env("SSH_ASKPASS", "");
         for (k, v) in &self.extra_env {
             cmd.env(k, v);
+        }
+        if !self.config.is_empty() {
+            cmd.env("GIT_CONFIG_COUNT", self.config.len().to_string());
+            for (i, (key, value)) in self.config.iter().enumerate() {
+                cmd.env(format!("GIT_CONFIG_KEY_{i}"), key)
+                    .env(format!("GIT_CONFIG_VALUE_{i}"), value);
+            }
         }
         let mut hooks = OsString::from("core.hooksPath=");
         hooks.push(self.no_hooks.path());

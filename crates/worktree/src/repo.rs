@@ -73,11 +73,13 @@ impl Repo {
         else {
             return Ok(None);
         };
+        let (git_dir, common_dir) = (PathBuf::from(git_dir), PathBuf::from(common_dir));
+        let off = filters_off(git, folder, &git_dir, &common_dir)?;
         Ok(Some(Repo {
-            git: git.clone(),
+            git: git.clone().with_config(off),
             root: PathBuf::from(root),
-            git_dir: PathBuf::from(git_dir),
-            common_dir: PathBuf::from(common_dir),
+            git_dir,
+            common_dir,
         }))
     }
 
@@ -159,9 +161,136 @@ impl Repo {
     }
 }
 
+/// The settings that turn off every filter driver the repository's own config defines (review
+/// M-6). A driver's `clean`, `smudge` and `process` are commands; a `.gitattributes` line maps
+/// files to it, and git runs it on `update-index --add`, `checkout-index` and `checkout`: at
+/// every checkpoint, rewind and worktree fill, before and whatever the folder's trust. A
+/// repository that came with its `.git` folder (an archive, a shared drive) brings its
+/// `.git/config` too, so its drivers are emptied (an empty command is no filter, and
+/// `required=false` lets git store and write the file as it is). Drivers of the user's own
+/// config (global, system) stay, and so does a local git-lfs driver that runs exactly git-lfs's
+/// own commands. Without a `filter` or `include` in the repository's config files no git call
+/// is made (most repositories: nothing to pay at every turn start).
+fn filters_off(
+    git: &Git,
+    folder: &Path,
+    git_dir: &Path,
+    common_dir: &Path,
+) -> Result<Vec<(String, String)>> {
+    let files = [
+        common_dir.join("config"),
+        common_dir.join("config.worktree"),
+        git_dir.join("config.worktree"),
+    ];
+    // A file that is missing or cannot be read defines nothing git could apply either.
+    let may_define = files.iter().any(|file| {
+        std::fs::read(file).is_ok_and(|bytes| {
+            let text = String::from_utf8_lossy(&bytes).to_ascii_lowercase();
+            text.contains("filter") || text.contains("include")
+        })
+    });
+    if !may_define {
+        return Ok(Vec::new());
+    }
+    let out = git
+        .call(folder)
+        .args(["config", "--show-scope", "-z", "--get-regexp", r"^filter\."])
+        .output()?;
+    // Exit 1: no such key.
+    if !out.success && !out.stdout.is_empty() {
+        return Err(crate::git::failed(
+            "git config --get-regexp filter".into(),
+            &out.stderr,
+        ));
+    }
+    Ok(overrides_for(&local_drivers(&out.stdout)))
+}
+
+/// git-lfs's own driver, as `git lfs install --local` writes it: it runs the git-lfs program,
+/// nothing of the repository's.
+const LFS: &[(&str, &str)] = &[
+    ("clean", "git-lfs clean -- %f"),
+    ("smudge", "git-lfs smudge -- %f"),
+    ("process", "git-lfs filter-process"),
+    ("required", "true"),
+];
+
+/// The drivers defined in the repository's own config files (`local` and `worktree` scope)
+/// from `git config --show-scope -z --get-regexp` output (`scope NUL key LF value NUL`), minus
+/// a git-lfs driver set exactly as git-lfs sets it.
+fn local_drivers(listed: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(listed);
+    let mut fields = text.split('\0');
+    let mut drivers: Vec<(String, bool)> = Vec::new();
+    while let (Some(scope), Some(entry)) = (fields.next(), fields.next()) {
+        if scope != "local" && scope != "worktree" {
+            continue;
+        }
+        let (key, value) = entry.split_once('\n').unwrap_or((entry, ""));
+        let Some(rest) = key.strip_prefix("filter.") else {
+            continue;
+        };
+        let Some((name, var)) = rest.rsplit_once('.') else {
+            continue;
+        };
+        let lfs = name == "lfs" && LFS.contains(&(var, value));
+        match drivers.iter_mut().find(|(n, _)| n == name) {
+            Some((_, all_lfs)) => *all_lfs &= lfs,
+            None => drivers.push((name.to_owned(), lfs)),
+        }
+    }
+    drivers
+        .into_iter()
+        .filter(|(_, lfs)| !lfs)
+        .map(|(name, _)| name)
+        .collect()
+}
+
+/// Each driver's commands emptied and its `required` lifted.
+fn overrides_for(drivers: &[String]) -> Vec<(String, String)> {
+    let mut pairs = Vec::new();
+    for name in drivers {
+        for (var, value) in [
+            ("clean", ""),
+            ("smudge", ""),
+            ("process", ""),
+            ("required", "false"),
+        ] {
+            pairs.push((format!("filter.{name}.{var}"), value.to_owned()));
+        }
+    }
+    pairs
+}
+
 #[cfg(test)]
 mod tests {
-    use super::Repo;
+    use super::{local_drivers, overrides_for, Repo};
+
+    #[test]
+    fn only_the_repositorys_own_drivers_are_turned_off_and_git_lfs_as_it_sets_itself_stays() {
+        let listed = [
+            "local\0filter.x.clean\nsh -c evil\0",
+            "global\0filter.g.clean\ngit-g clean\0",
+            "local\0filter.lfs.clean\ngit-lfs clean -- %f\0",
+            "local\0filter.lfs.process\ngit-lfs filter-process\0",
+            "local\0filter.lfs.required\ntrue\0",
+            "worktree\0filter.a.b.smudge\nx\0",
+        ]
+        .concat();
+        assert_eq!(local_drivers(listed.as_bytes()), ["x", "a.b"]);
+        let forged =
+            "local\0filter.lfs.clean\ngit-lfs clean -- %f\0local\0filter.lfs.smudge\nsh evil\0";
+        assert_eq!(local_drivers(forged.as_bytes()), ["lfs"]);
+        assert_eq!(
+            overrides_for(&["x".into()]),
+            [
+                ("filter.x.clean".to_owned(), String::new()),
+                ("filter.x.smudge".to_owned(), String::new()),
+                ("filter.x.process".to_owned(), String::new()),
+                ("filter.x.required".to_owned(), "false".to_owned()),
+            ]
+        );
+    }
 
     #[test]
     fn only_a_git_entry_on_the_real_path_sends_discovery_to_git() {

@@ -125,11 +125,22 @@ impl Repo {
         let root = self.root.canonicalize()?;
         let mut kept = Vec::new();
         let mut write: Vec<&str> = Vec::new();
+        let mut resolved = Vec::with_capacity(changes.len());
         for change in &changes {
-            let path = self.inside(&root, &change.path)?;
+            resolved.push((change, self.inside(&root, &change.path)?));
+        }
+        // Every deletion before any "is it there already?": in byte order an added `d` comes
+        // before a deleted `d/x`, and on a case-insensitive disk an added `README.md` before
+        // a deleted `readme.md`; deciding first would call it kept, then delete it (L-7).
+        for (change, path) in &resolved {
+            if change.status == FileStatus::Deleted {
+                remove_file(path, &root)?;
+            }
+        }
+        for (change, path) in &resolved {
             match change.status {
-                FileStatus::Deleted => remove_file(&path, &root)?,
-                FileStatus::Added if std::fs::symlink_metadata(&path).is_ok() => {
+                FileStatus::Deleted => {}
+                FileStatus::Added if std::fs::symlink_metadata(path).is_ok() => {
                     kept.push(change.path.clone());
                 }
                 _ => write.push(change.path.as_str()),

@@ -168,3 +168,39 @@ fn a_symlinked_folder_never_leads_outside() {
     assert!(refused.is_err(), "{refused:?}");
     assert!(!elsewhere.path().join("x.txt").exists());
 }
+
+/// Review L-7: a path added by the restore is decided on after every deletion. A folder that
+/// becomes a file shows it on any disk (an added `d` sorts before a deleted `d/x`); on a
+/// case-insensitive disk a case-only rename (`readme.md` to `README.md`) does too.
+#[test]
+fn a_path_freed_by_a_deletion_is_written_not_reported_kept() {
+    let sb = Sandbox::new();
+    let repo = sb.repo();
+    repo.write("base.txt", "base\n");
+    repo.commit_all("base");
+    let r = repo.open();
+    let folder = repo.path.clone();
+    repo.write("d", "a file\n");
+    let file = checkpoint(&r, "t1-end", &folder);
+    std::fs::remove_file(repo.path.join("d")).unwrap();
+    repo.write("d/x", "in a folder\n");
+    let now = checkpoint(&r, "t2-end", &folder);
+    let done = r.restore(&now, &file, &folder).expect("restore");
+    assert!(done.kept.is_empty(), "{:?}", done.kept);
+    assert_eq!(repo.read("d"), b"a file\n");
+
+    // The case-only rename, where the disk folds case.
+    repo.write("readme.md", "lower\n");
+    let lower = checkpoint(&r, "t3-end", &folder);
+    std::fs::remove_file(repo.path.join("readme.md")).unwrap();
+    repo.write("README.md", "upper\n");
+    let upper = checkpoint(&r, "t4-end", &folder);
+    if !repo.path.join("readme.md").exists() {
+        return; // a case-sensitive disk: nothing more to see here
+    }
+    std::fs::remove_file(repo.path.join("README.md")).unwrap();
+    repo.write("readme.md", "lower\n");
+    let done = r.restore(&lower, &upper, &folder).expect("restore");
+    assert!(done.kept.is_empty(), "{:?}", done.kept);
+    assert_eq!(repo.read("README.md"), b"upper\n");
+}

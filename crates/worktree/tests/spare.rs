@@ -484,9 +484,9 @@ fn every_failure_leaves_the_spare_as_it_was_or_nothing() {
 
     // A spare whose files cannot be written leaves nothing; a taken folder is refused.
     repo.write(".gitattributes", "*.dat filter=broken\n");
-    repo.git(&["config", "filter.broken.clean", "cat"]);
-    repo.git(&["config", "filter.broken.smudge", "false"]);
-    repo.git(&["config", "filter.broken.required", "true"]);
+    repo.git(&["config", "--global", "filter.broken.clean", "cat"]);
+    repo.git(&["config", "--global", "filter.broken.smudge", "false"]);
+    repo.git(&["config", "--global", "filter.broken.required", "true"]);
     repo.write("x.dat", "data\n");
     repo.commit_all("with a filtered file");
     let head = r.head().unwrap().unwrap();

@@ -76,9 +76,9 @@ fn a_failed_fill_leaves_a_half_made_worktree_that_is_discarded_with_its_branch()
     let repo = committed(&sb, 20);
     // A required smudge filter that fails: checkout cannot write `x.dat`.
     repo.write(".gitattributes", "*.dat filter=broken\n");
-    repo.git(&["config", "filter.broken.clean", "cat"]);
-    repo.git(&["config", "filter.broken.smudge", "false"]);
-    repo.git(&["config", "filter.broken.required", "true"]);
+    repo.git(&["config", "--global", "filter.broken.clean", "cat"]);
+    repo.git(&["config", "--global", "filter.broken.smudge", "false"]);
+    repo.git(&["config", "--global", "filter.broken.required", "true"]);
     repo.write("x.dat", "data\n");
     repo.commit_all("with a filtered file");
     let r = repo.open();

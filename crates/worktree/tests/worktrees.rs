@@ -417,3 +417,32 @@ fn a_deleted_worktree_named_through_a_symlink_is_still_found() {
         .git(&["worktree", "list", "--porcelain"])
         .contains("linked away"));
 }
+
+/// Review L-6: a folder the fork's commit holds as a symlink is not written through.
+#[cfg(unix)]
+#[test]
+fn worktreeinclude_never_copies_through_a_symlinked_folder_of_the_fork() {
+    let sb = Sandbox::new();
+    let repo = sb.repo();
+    let (_out, outside) = outside_folder("elsewhere");
+    std::fs::create_dir_all(&outside).unwrap();
+    repo.write(".gitignore", ".env\n");
+    repo.write(".worktreeinclude", "d/.env\n");
+    std::os::unix::fs::symlink(&outside, repo.path.join("d")).unwrap();
+    repo.commit_all("d is a link");
+    let r = repo.open();
+    let at = r.head().expect("head").expect("born");
+    // The source now has a real `d/` with the user's secret in it.
+    std::fs::remove_file(repo.path.join("d")).unwrap();
+    repo.write("d/.env", "SECRET=1\n");
+    let (_keep, path) = outside_folder("fork");
+    let wt = r
+        .create_worktree(&WorktreeSpec {
+            at,
+            path: path.clone(),
+            branch: "forkhost/link".into(),
+        })
+        .expect("worktree");
+    assert!(wt.included.is_empty(), "{:?}", wt.included);
+    assert!(!outside.join(".env").exists(), "written through the link");
+}

@@ -3,4 +3,9 @@
 /**
  * Exactly what a grant covers.
  */
-export type GrantScope = { "kind": "command", command: string, cwd: string | null, } | { "kind": "file_change", paths: Array<string>, } | { "kind": "tool", name: string, input: unknown, };
+export type GrantScope = { "kind": "command", command: string, cwd: string | null, 
+/**
+ * Granted for a run outside the harness's sandbox; a grant for a sandboxed run never
+ * covers one outside it (review L-2). Absent in grants recorded before.
+ */
+unsandboxed?: boolean, } | { "kind": "file_change", paths: Array<string>, } | { "kind": "tool", name: string, input: unknown, };

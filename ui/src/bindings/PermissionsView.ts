@@ -6,6 +6,12 @@ export type PermissionsView = {
  */
 mode: string | null, 
 /**
- * Codex's sandbox.
+ * Codex's sandbox: the one chosen, or, for a Codex thread with none chosen, the one it
+ * runs in (`sandbox_default`); never `null` for Codex (issue 39).
  */
-sandbox: string | null, };
+sandbox: string | null, 
+/**
+ * `sandbox` is the harness's default (`config.toml`'s `sandbox_mode`, else `read-only`),
+ * not a choice: the mode picker shows "default", and a fork or a change keeps none.
+ */
+sandbox_default?: boolean, };

@@ -4,4 +4,8 @@ import type { QuestionView } from "./QuestionView";
 /**
  * What the harness wants to do (the contract's `ApprovalSubject`, exported to the UI).
  */
-export type SubjectView = { "kind": "command", command: string, cwd: string | null, } | { "kind": "file_change", paths: Array<string>, diff: string | null, } | { "kind": "tool", name: string, input: unknown, } | { "kind": "question", questions: Array<QuestionView>, };
+export type SubjectView = { "kind": "command", command: string, cwd: string | null, 
+/**
+ * It would run outside the harness's sandbox (review L-2); left out when not.
+ */
+unsandboxed?: boolean, } | { "kind": "file_change", paths: Array<string>, diff: string | null, } | { "kind": "tool", name: string, input: unknown, } | { "kind": "question", questions: Array<QuestionView>, };

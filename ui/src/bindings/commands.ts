@@ -72,7 +72,7 @@ export type Commands = {
   worktree_loss: { args: [{ thread_id: string }]; reply: WorktreeLoss };
   remove_worktree: { args: [{ thread_id: string; accepted: WorktreeLoss | null }]; reply: void };
   folder_trust: { args: [{ folder: string }]; reply: TrustView };
-  set_folder_trust: { args: [{ folder: string; trusted: boolean }]; reply: TrustView };
+  set_folder_trust: { args: [{ folder: string; trusted: boolean; shown: string | null }]; reply: TrustView };
   trusted_folders: { args: []; reply: Array<TrustDecision> };
   revoke_folder_trust: { args: [{ folder: string }]; reply: void };
   setup_command: { args: [{ folder: string }]; reply: string | null };

@@ -1,13 +1,13 @@
 // The approval cards above the composer: one per request the thread's runtime waits on, saying
 // what it wants to do (as plain text, never markup) with the four answers; a question request
 // gets a QuestionCard instead.
-import { useEffect, useState } from "react";
+import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { ApprovalDecision, ApprovalView } from "../ipc";
 import type { SubjectView } from "../bindings/SubjectView";
 import { useApp } from "../state";
 import { answerApproval, enterMayApprove, markShown } from "../threads/approvals";
 import { QuestionCard } from "./QuestionCard";
-import { SHOWN_LINES, textSize, visibleText } from "./visible";
+import { needsMore, SHOWN_LINES, textSize, visibleText } from "./visible";
 
 const NONE: ApprovalView[] = [];
 
@@ -20,20 +20,37 @@ function inputText(input: unknown): string {
 }
 
 /**
- * A request's text as it is (controls and bidi characters shown as escapes), and, when it is
- * longer than the card shows at once, how much there is: a command of `ls`, sixty blank lines
- * and `curl … | sh` must not pass for `ls`.
+ * A request's text as it is (controls, bidi and blank-looking characters shown as escapes), and,
+ * when it is longer than the card shows at once, how much there is: a command of `ls`, sixty
+ * blank lines and `curl … | sh` must not pass for `ls`. The marker is decided by counts and, once
+ * laid out, by the body's own heights (`needsMore`): whatever wraps below the fold is "more".
  */
 function Body({ text, part }: { text: string; part: string }) {
   const { lines, chars } = textSize(text);
   const shown = visibleText(text);
+  const body = useRef<HTMLPreElement>(null);
+  const [overflows, setOverflows] = useState(false);
+  useLayoutEffect(() => {
+    const el = body.current;
+    const measure = () => setOverflows(needsMore(el));
+    measure();
+    if (!el || typeof ResizeObserver === "undefined") return;
+    const watch = new ResizeObserver(measure);
+    watch.observe(el);
+    return () => watch.disconnect();
+  }, [shown]);
+  const long = lines > SHOWN_LINES || chars > 2000 || overflows;
   return (
     <>
-      <pre className="approval__body" data-approval-part={part}>{shown}</pre>
-      {(lines > SHOWN_LINES || chars > 2000 || shown !== text) && (
+      <pre ref={body} className="approval__body" data-approval-part={part}>{shown}</pre>
+      {(long || shown !== text) && (
         <div className="approval__more" data-approval-part="more" role="note">
-          {lines > SHOWN_LINES ? `${lines} lines, ${chars} characters: scroll to read it all` : `${chars} characters`}
-          {shown !== text ? " · holds control or direction characters, shown as \\x… / \\u{…}" : ""}
+          {lines > SHOWN_LINES
+            ? `${lines} lines, ${chars} characters: scroll to read it all`
+            : long
+              ? `${chars} characters, more below: scroll to read it all`
+              : `${chars} characters`}
+          {shown !== text ? " · holds control, direction or invisible characters, shown as \\x… / \\u{…}" : ""}
         </div>
       )}
     </>
@@ -48,6 +65,11 @@ function Subject({ subject }: { subject: SubjectView }) {
         <>
           <div className="approval__what">
             Run a command{subject.cwd ? <> in <code className="approval__cwd">{visibleText(subject.cwd)}</code></> : null}
+            {subject.unsandboxed ? (
+              <strong className="approval__outside" data-approval-part="outside">
+                {" "}outside the sandbox
+              </strong>
+            ) : null}
           </div>
           <Body text={subject.command} part="command" />
         </>

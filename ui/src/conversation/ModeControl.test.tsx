@@ -53,6 +53,16 @@ describe("the mode in the conversation header", () => {
     await waitFor(() => expect(store.get().threads[0]?.permissions.mode).toBe("untrusted"));
   });
 
+  it("names the sandbox a thread runs in by default, and keeps it a default (issue 39)", () => {
+    const defaulted = { ...thread(), permissions: { mode: "never", sandbox: "read-only", sandbox_default: true } };
+    const { container } = render(<ModeControl thread={defaulted} />);
+    const box = container.querySelector<HTMLElement>("[data-mode-control]")!;
+    expect(box.title).toContain("Sandbox: read-only, config.toml's default");
+    expect(box.dataset.sandbox).toBe("");
+    fireEvent.change(container.querySelector('select[data-field="mode"]')!, { target: { value: "untrusted" } });
+    expect(m.setMode).toHaveBeenCalledWith("t1", "untrusted", null);
+  });
+
   it("says in words why a running turn refused the change, and keeps the stored mode", async () => {
     m.setMode.mockRejectedValue(new IpcError("busy", "busy: a turn is running in thread t1; change its mode when it ends"));
     const { container } = render(<ModeControl thread={thread()} />);

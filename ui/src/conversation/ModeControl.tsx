@@ -11,10 +11,14 @@ import { setThreadMode } from "../threads/threadActions";
 export function ModeControl({ thread }: { thread: ThreadView }) {
   const report = useApp((s) => s.doctor?.find((r) => r.name === thread.harness));
   const [busy, setBusy] = useState(false);
-  const { mode, sandbox } = thread.permissions;
+  const { mode, sandbox: shown } = thread.permissions;
+  // A sandbox named as the harness's default is the one it runs in, not a choice.
+  const sandbox = thread.permissions.sandbox_default ? null : shown;
   const title = [
     mode !== null || thread.harness !== "pi" ? `Mode: ${mode ?? "default"} — ${explain(thread.harness, mode)}` : "",
-    sandbox !== null ? `Sandbox: ${sandbox} — ${explain(thread.harness, sandbox)}` : "",
+    shown !== null
+      ? `Sandbox: ${shown}${thread.permissions.sandbox_default ? ", config.toml's default" : ""} — ${explain(thread.harness, shown)}`
+      : "",
     "Changes apply from the harness's next start.",
   ]
     .filter(Boolean)

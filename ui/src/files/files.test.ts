@@ -53,17 +53,18 @@ describe("folder trust", () => {
     expect(await ensureTrust("/p", ask)).toBe(true);
     expect(ask).not.toHaveBeenCalled();
 
-    m.folderTrust.mockResolvedValueOnce(undecided);
+    m.folderTrust.mockResolvedValueOnce({ ...undecided, digest: "d1" });
     m.setFolderTrust.mockResolvedValueOnce({ ...undecided, trusted: true });
     expect(await ensureTrust("/p", async () => true)).toBe(true);
-    expect(m.setFolderTrust).toHaveBeenCalledWith("/p", true);
+    // The answer names the config it was given for (L-4).
+    expect(m.setFolderTrust).toHaveBeenCalledWith("/p", true, "d1");
 
     // Config new since a trust is asked about again.
     m.folderTrust.mockResolvedValueOnce({ ...undecided, trusted: true, changed: [".mcp.json"] });
     const again = vi.fn(async () => false);
     expect(await ensureTrust("/p", again)).toBe(true);
     expect(again).toHaveBeenCalled();
-    expect(m.setFolderTrust).toHaveBeenLastCalledWith("/p", false);
+    expect(m.setFolderTrust).toHaveBeenLastCalledWith("/p", false, undefined);
   });
 
   it("cancelled: nothing is recorded and the caller stops", async () => {

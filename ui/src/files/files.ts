@@ -191,7 +191,7 @@ export async function ensureTrust(
   const trusted = await ask(view);
   if (trusted === null) return false;
   try {
-    await ipc.setFolderTrust(folder, trusted);
+    await ipc.setFolderTrust(folder, trusted, view.digest);
     return true;
   } catch (err) {
     notifyError(err, "Folder trust");

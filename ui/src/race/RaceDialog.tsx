@@ -166,6 +166,12 @@ function RaceForm({ ask }: { ask: RaceAsk }) {
               </span>
             </label>
           )}
+          {checkText.trim() !== "" && (
+            <p className="race-dialog__warn" data-part="check-unsandboxed">
+              It runs as you, outside the agents' sandboxes and approvals, and runs what the lanes wrote (scripts,
+              package.json, Makefile): a lane's agent can change what it does.
+            </p>
+          )}
         </fieldset>
         {needsShared && (
           <label className="race-dialog__shared">

@@ -35,7 +35,7 @@ describe("creating a thread", () => {
     await vi.waitFor(() => expect(store.get().trustAsk).not.toBeNull());
     store.get().trustAsk?.answer(true);
     expect(await trusted).toBe(true);
-    expect(m.setFolderTrust).toHaveBeenCalledWith("/home/me/other", true);
+    expect(m.setFolderTrust).toHaveBeenCalledWith("/home/me/other", true, undefined);
     expect(m.create).toHaveBeenCalledTimes(1);
     expect(store.get().trustAsk).toBeNull();
     m.folderTrust.mockResolvedValue({ root: "/", config: [], trusted: null, changed: [] });

@@ -52,6 +52,7 @@ fn command(id: &str, text: &str, for_session: bool) -> ApprovalRequest {
         } else {
             Vec::new()
         },
+        unsandboxed: false,
     }
 }
 
@@ -77,6 +78,7 @@ fn question(id: &str) -> ApprovalRequest {
         },
         reason: None,
         session_rules: Vec::new(),
+        unsandboxed: false,
     }
 }
 

@@ -123,6 +123,45 @@ impl Host {
         Ok(saved_for == identity_of(folder).await)
     }
 
+    /// A race lane's check: [`Host::run_check`] in the lane's folder `lane`, unless the lane
+    /// changed what the check runs, against the folder the user approved it in (`source`):
+    /// the approval was for running *that* (review M-5: the check runs outside the lanes'
+    /// sandboxes, so a `check.sh` or a `package.json` script a lane wrote is not run). The
+    /// lane's check then says so, not run.
+    pub(crate) async fn run_lane_check(
+        &self,
+        command: &str,
+        source: &Path,
+        lane: &Path,
+        limit: Duration,
+    ) -> LaneCheck {
+        // A lane in the source's own folder compares its files with themselves: nothing.
+        let (text, from, to) = (command.to_owned(), source.to_owned(), lane.to_owned());
+        let changed = tokio::task::spawn_blocking(move || inputs_changed(&text, &from, &to))
+            .await
+            .unwrap_or_else(|_| vec!["(could not compare)".to_owned()]);
+        if changed.is_empty() {
+            return self.run_check(command, lane, limit).await;
+        }
+        tracing::info!(
+            files = changed.len(),
+            "race check not run: the lane changed its inputs"
+        );
+        LaneCheck {
+            command: command.to_owned(),
+            passed: false,
+            exit_code: None,
+            timed_out: false,
+            elapsed_ms: 0,
+            tail: String::new(),
+            message: Some(format!(
+                "not run: the lane changed `{}`, which the check runs, and it would run outside \
+                 the agents' sandbox; read the change, then run the check yourself",
+                changed.join("`, `")
+            )),
+        }
+    }
+
     /// Runs `command` in `folder` to its end or `limit`, keeping the output's tail.
     pub(crate) async fn run_check(
         &self,
@@ -172,6 +211,76 @@ impl Host {
         );
         check
     }
+}
+
+/// Files at a folder's top that say what a check command runs (scripts, tasks, build steps).
+const RUN_FILES: &[&str] = &[
+    "package.json",
+    ".npmrc",
+    "Makefile",
+    "makefile",
+    "GNUmakefile",
+    "justfile",
+    "Justfile",
+    "Taskfile.yml",
+    "Cargo.toml",
+    "build.rs",
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "tox.ini",
+    "noxfile.py",
+    "conftest.py",
+    "pytest.ini",
+    "Rakefile",
+    "Gemfile",
+    "build.gradle",
+    "pom.xml",
+];
+
+/// Endings of files a command word runs as a script (a data file the check only reads, such
+/// as `test -f won.txt`, is the lane's output and may differ).
+const SCRIPTS: &[&str] = &[
+    "sh", "bash", "zsh", "py", "js", "mjs", "cjs", "ts", "rb", "pl", "ps1", "bat", "cmd",
+];
+
+/// Whether the file `path` would run as a script or program: a script's ending, or executable.
+fn runs(path: &Path) -> bool {
+    let scripted = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| SCRIPTS.contains(&e));
+    #[cfg(unix)]
+    let executable = {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    #[cfg(not(unix))]
+    let executable = false;
+    scripted || executable
+}
+
+/// The files of `lane` that `command` runs and that differ from `source`'s (added, removed or
+/// edited): the [`RUN_FILES`], and every word of the command that names a script or an
+/// executable file (`check.sh`, `./scripts/test.sh`).
+pub(crate) fn inputs_changed(command: &str, source: &Path, lane: &Path) -> Vec<String> {
+    let mut inputs: Vec<String> = RUN_FILES.iter().map(|f| f.to_string()).collect();
+    let words = command.split(|c: char| c.is_whitespace() || ";|&()<>'\"=`$".contains(c));
+    for word in words {
+        let word = word.trim_start_matches("./");
+        let plain = !word.is_empty()
+            && !word.starts_with('-')
+            && !word.split('/').any(|part| part == ".." || part.is_empty());
+        if plain && (runs(&lane.join(word)) || runs(&source.join(word))) {
+            inputs.push(word.to_owned());
+        }
+    }
+    inputs.sort();
+    inputs.dedup();
+    inputs
+        .into_iter()
+        .filter(|rel| std::fs::read(source.join(rel)).ok() != std::fs::read(lane.join(rel)).ok())
+        .collect()
 }
 
 fn valid(command: &str) -> HostResult<()> {

@@ -439,3 +439,86 @@ async fn without_a_setup_command_nothing_runs() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(events.try_recv().is_err(), "no setup event");
 }
+
+/// Review M-5: a lane's check is not run when the lane changed what it runs.
+#[test]
+fn a_check_whose_inputs_a_lane_changed_is_named() {
+    let root = tempfile::tempdir().unwrap();
+    let (source, lane) = (root.path().join("s/in"), root.path().join("l/in"));
+    for dir in [&source, &lane] {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join("check.sh"), "echo ok\n").unwrap();
+        std::fs::write(dir.join("package.json"), "{}").unwrap();
+        std::fs::write(dir.join("src.rs"), "fn a() {}").unwrap();
+    }
+    // Above both folders, different scripts: never a word's business.
+    std::fs::write(root.path().join("s/check.sh"), "a").unwrap();
+    std::fs::write(root.path().join("l/check.sh"), "b").unwrap();
+    let changed = |command: &str| super::check::inputs_changed(command, &source, &lane);
+    assert!(changed("sh ./check.sh && npm test").is_empty());
+    assert!(changed("sh ../check.sh").is_empty());
+    assert!(changed("sh /check.sh").is_empty());
+    // The lane's own code changing is what a check is for.
+    std::fs::write(lane.join("src.rs"), "fn b() {}").unwrap();
+    assert!(changed("sh check.sh").is_empty());
+    std::fs::write(lane.join("check.sh"), "touch $HOME/marker\n").unwrap();
+    assert_eq!(changed("sh check.sh"), ["check.sh"]);
+    assert_eq!(changed("bash -c 'sh ./check.sh'"), ["check.sh"]);
+    assert!(changed("npm test").is_empty());
+    std::fs::write(
+        lane.join("package.json"),
+        r#"{"scripts":{"test":"touch x"}}"#,
+    )
+    .unwrap();
+    std::fs::write(lane.join("Makefile"), "all:\n\ttouch x\n").unwrap();
+    assert_eq!(changed("npm test"), ["Makefile", "package.json"]);
+    // What the check only reads is the lane's output: `test -f won.txt` runs as approved.
+    std::fs::write(lane.join("won.txt"), "won").unwrap();
+    assert!(!changed("test -f won.txt").contains(&"won.txt".to_owned()));
+    // An executable the lane wrote, whatever its name, is run by the check: named.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let tool = lane.join("tool");
+        std::fs::write(&tool, "#!/bin/sh\ntouch x\n").unwrap();
+        std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(changed("./tool").contains(&"tool".to_owned()));
+    }
+}
+
+/// Review M-5, through the Host: the lane's changed script is not run, an unchanged one is.
+#[tokio::test]
+async fn a_lanes_check_runs_only_as_approved() {
+    let t = claude_thread(1, ClaudeProgram::None).await;
+    let root = tempfile::tempdir().unwrap();
+    let (source, lane) = (root.path().join("s"), root.path().join("l"));
+    for dir in [&source, &lane] {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join("check.sh"), "echo fine\n").unwrap();
+    }
+    let limit = Duration::from_secs(30);
+    let ran = t
+        .host
+        .run_lane_check("sh check.sh", &source, &lane, limit)
+        .await;
+    assert!(ran.passed, "{ran:?}");
+    let marker = root.path().join("marker");
+    std::fs::write(
+        lane.join("check.sh"),
+        format!("touch '{}'\n", marker.display()),
+    )
+    .unwrap();
+    let held = t
+        .host
+        .run_lane_check("sh check.sh", &source, &lane, limit)
+        .await;
+    assert!(!held.passed);
+    assert!(
+        held.message
+            .as_deref()
+            .unwrap()
+            .starts_with("not run: the lane changed `check.sh`"),
+        "{held:?}"
+    );
+    assert!(!marker.exists(), "the lane's script ran");
+}

@@ -19,13 +19,15 @@ impl Host {
         request: forkhost_harness::ForkRequest<'_>,
         folder: &std::path::Path,
     ) -> (HostResult<Forked>, Option<Adopted>) {
-        let plain_folder =
-            matches!(self.folder_trust(folder).await, Ok(v) if v.for_harness().is_none());
+        let found = self.folder_trust(folder).await;
+        let plain_folder = matches!(&found, Ok(v) if v.for_harness().is_none());
+        // The cold fork's own process is gated as the runtime is (review M-2).
+        let trusted = crate::trust::fail_closed(found);
         let spare = match plain_folder {
             true => self.take_spare(plan.kind, &request).await,
             false => None,
         };
-        let forked = self.fork_in(spare, plan, request).await;
+        let forked = self.fork_in(spare, plan, request, trusted).await;
         // The next fork's spare starts now, not beside this fork (`take_spare`).
         if plain_folder {
             self.ensure_spare(plan.kind);
@@ -39,6 +41,7 @@ impl Host {
         spare: Option<Box<dyn forkhost_harness::WarmSpare>>,
         plan: &Plan,
         request: forkhost_harness::ForkRequest<'_>,
+        trusted: Option<bool>,
     ) -> (HostResult<Forked>, Option<Adopted>) {
         if let Some(spare) = spare {
             let permissions = forkhost_harness::PermissionMode {
@@ -57,7 +60,7 @@ impl Host {
                 Err(err) => return (Err(err.into()), None),
             }
         }
-        let forked = forkhost_harness::runtime::fork_with(request).await;
+        let forked = forkhost_harness::runtime::fork_trusting(request, trusted).await;
         (forked.map_err(Into::into), None)
     }
 }

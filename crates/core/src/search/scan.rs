@@ -122,9 +122,56 @@ pub(crate) struct ScanStats {
     pub candidates: AtomicUsize,
 }
 
+/// A file is read this much at a time (review L-10: never a whole multi-GB transcript in
+/// memory, in each of 8 workers)...
+const CHUNK: usize = 8 * 1024 * 1024;
+/// ...each chunk read together with this much of the one before, so that a match across the
+/// boundary is still seen: more than the longest match the prefilter can make (the query is
+/// capped at 64 KiB, and its escaped forms take at most 12 bytes a character).
+const OVERLAP: usize = 1024 * 1024;
+
+/// Whether the prefilter passes the file `path`, read in [`CHUNK`]s with [`OVERLAP`]; asks
+/// `stop` between chunks (a stopped search leaves a huge file at once). `None` when it could
+/// not be read, or was stopped. Counts the bytes read into `stats`.
+fn file_passes(
+    path: &std::path::Path,
+    prefilter: &Prefilter,
+    stop: &(dyn Fn() -> bool + Sync),
+    stats: &ScanStats,
+    window: &mut Vec<u8>,
+) -> Option<bool> {
+    let mut file = std::fs::File::open(path).ok()?;
+    window.clear();
+    loop {
+        if stop() {
+            return None;
+        }
+        let kept = window.len();
+        window.resize(kept + CHUNK, 0);
+        let read = loop {
+            match file.read(&mut window[kept..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => return None,
+            }
+        };
+        window.truncate(kept + read);
+        stats.bytes.fetch_add(read as u64, Ordering::Relaxed);
+        if read == 0 {
+            return Some(false);
+        }
+        if prefilter.passes(window) {
+            return Some(true);
+        }
+        let tail = window.len().saturating_sub(OVERLAP);
+        window.drain(..tail);
+    }
+}
+
 /// Reads `files` on all cores, newest first as given (each worker takes the next file), and
 /// calls `found` with the index of each file the prefilter passes. Stops taking files once
-/// `stop` says so. A file that cannot be read is skipped (it may have been removed meanwhile).
+/// `stop` says so, and leaves a file it is reading between two chunks. A file that cannot be
+/// read is skipped (it may have been removed meanwhile).
 pub(crate) fn candidates(
     files: &[PathBuf],
     prefilter: &Prefilter,
@@ -148,16 +195,11 @@ pub(crate) fn candidates(
             let Some(path) = files.get(index) else {
                 return;
             };
-            buffer.clear();
-            let read = std::fs::File::open(path).and_then(|mut f| f.read_to_end(&mut buffer));
-            if read.is_err() {
+            let Some(passes) = file_passes(path, prefilter, stop, stats, &mut buffer) else {
                 continue;
-            }
+            };
             stats.files.fetch_add(1, Ordering::Relaxed);
-            stats
-                .bytes
-                .fetch_add(buffer.len() as u64, Ordering::Relaxed);
-            if prefilter.passes(&buffer) {
+            if passes {
                 stats.candidates.fetch_add(1, Ordering::Relaxed);
                 found(index);
             }
@@ -210,6 +252,62 @@ mod tests {
         assert!(filter.passes(b"the RETRY policy"));
         assert!(!filter.passes(b"nothing here"));
         assert!(Prefilter::regex(r"\w+").passes(b"anything"));
+    }
+
+    /// Review L-10: a huge file is read in chunks, a match across a chunk's edge is seen, and
+    /// a stop is heard between chunks.
+    #[test]
+    fn a_huge_file_is_read_in_chunks_and_left_when_stopped() {
+        let dir = tempfile::tempdir().unwrap();
+        let across = dir.path().join("across.jsonl");
+        let mut body = vec![b'x'; CHUNK - 3];
+        body.extend_from_slice(b"needle");
+        body.extend(std::iter::repeat_n(b'y', CHUNK));
+        std::fs::write(&across, &body).unwrap();
+        let stats = ScanStats::default();
+        let mut window = Vec::new();
+        let never = || false;
+        assert_eq!(
+            file_passes(
+                &across,
+                &Prefilter::literal("needle"),
+                &never,
+                &stats,
+                &mut window
+            ),
+            Some(true)
+        );
+        assert!(window.capacity() <= 2 * (CHUNK + OVERLAP), "bounded memory");
+        assert_eq!(
+            file_passes(
+                &across,
+                &Prefilter::literal("absent"),
+                &never,
+                &stats,
+                &mut window
+            ),
+            Some(false)
+        );
+        // 256 MiB, stopped after its first chunk: left at once.
+        let huge = dir.path().join("huge.jsonl");
+        let file = std::fs::File::create(&huge).unwrap();
+        file.set_len(256 * 1024 * 1024).unwrap();
+        let asked = AtomicUsize::new(0);
+        let stop = || asked.fetch_add(1, Ordering::Relaxed) >= 1;
+        let started = std::time::Instant::now();
+        let stats = ScanStats::default();
+        assert_eq!(
+            file_passes(
+                &huge,
+                &Prefilter::literal("absent"),
+                &stop,
+                &stats,
+                &mut window
+            ),
+            None
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+        assert_eq!(stats.bytes.load(Ordering::Relaxed), CHUNK as u64);
     }
 
     #[test]

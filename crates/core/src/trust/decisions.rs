@@ -201,3 +201,30 @@ async fn the_harnesses_home_holds_the_users_settings_not_a_projects_but_its_mcp_
     assert_eq!(view.config, ["../../.mcp.json"]);
     assert!(view.undecided());
 }
+
+/// Review L-4: an answer covers the config the dialog showed, never config added meanwhile.
+#[tokio::test]
+async fn an_answer_covers_only_the_config_the_dialog_showed() {
+    let f = fixture().await;
+    write(&f.repo.join(".claude/settings.json"), "{}");
+    let shown = f.host.folder_trust(&f.repo).await.unwrap();
+    let digest = shown.digest.clone().unwrap();
+    // While the dialog is open, an `.mcp.json` arrives.
+    write(&f.repo.join(".mcp.json"), "{}");
+    let refused = f
+        .host
+        .set_folder_trust_shown(&f.repo, true, &digest)
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), "conflict", "{refused}");
+    assert!(f.host.folder_trust(&f.repo).await.unwrap().undecided());
+    // Shown again, the answer holds.
+    let again = f.host.folder_trust(&f.repo).await.unwrap();
+    let view = f
+        .host
+        .set_folder_trust_shown(&f.repo, true, again.digest.as_deref().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(view.trusted, Some(true));
+    assert!(!f.host.folder_trust(&f.repo).await.unwrap().undecided());
+}

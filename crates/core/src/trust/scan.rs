@@ -25,6 +25,44 @@ const COMMAND_FILES: &[(&str, &[&str])] = &[
     (".codex", &["config.toml", "hooks.json"]),
     (".pi", &["settings.json"]),
 ];
+/// The folders inside those config folders whose files a harness loads as code, or as config
+/// that can carry commands: Pi's extensions (TypeScript run at start), skills and prompts;
+/// Codex's exec-policy rules (an `allow` rule runs commands unasked) and skills; Claude's
+/// skills, agents and commands (front matter can carry `hooks:` and `mcpServers:`), the
+/// scripts its hooks run, plugins and output styles; and all of `.agents` (skills). Every file
+/// below them is fingerprinted by path and content (review M-1), so one added or edited later
+/// in a trusted folder asks again. An empty name stands for the whole folder.
+const CODE_FOLDERS: &[(&str, &[&str])] = &[
+    (
+        ".claude",
+        &[
+            "agents",
+            "commands",
+            "hooks",
+            "output-styles",
+            "plugins",
+            "skills",
+        ],
+    ),
+    (".codex", &["rules", "skills", "prompts"]),
+    (
+        ".pi",
+        &["extensions", "skills", "prompts", "themes", "agents"],
+    ),
+    (".agents", &[""]),
+];
+/// At most this many files are fingerprinted below one config folder, this many folders deep;
+/// a folder with more counts as changed at every scan (fail closed: it cannot be covered).
+const MAX_TREE_FILES: usize = 2000;
+const MAX_TREE_DEPTH: usize = 8;
+/// And at most this many bytes are read for them (the scan runs before every runtime start).
+const MAX_TREE_BYTES: u64 = 32 * 1024 * 1024;
+
+/// What is left of the bounds for one config folder.
+struct Budget {
+    files: usize,
+    bytes: u64,
+}
 /// A file's fingerprint covers at most this much of it (config files are small; a huge one is
 /// still told apart by its size).
 const MAX_HASHED: u64 = 4 * 1024 * 1024;
@@ -82,6 +120,23 @@ pub(crate) fn scan(folder: &Path, home: Option<&Path>) -> Scan {
                     }
                 }
             }
+            let mut budget = Budget {
+                files: MAX_TREE_FILES,
+                bytes: MAX_TREE_BYTES,
+            };
+            for (folder_name, subs) in CODE_FOLDERS {
+                if name == folder_name {
+                    for sub in *subs {
+                        let (inner, inner_key) = match sub.is_empty() {
+                            true => (path.clone(), key.clone()),
+                            false => (path.join(sub), format!("{key}/{sub}")),
+                        };
+                        if present(&inner) {
+                            tree(&inner, &inner_key, 0, &mut budget, &mut lines);
+                        }
+                    }
+                }
+            }
             config.push(shown);
         }
     }
@@ -103,6 +158,59 @@ pub(crate) fn changed(before: &str, now: &str) -> Vec<String> {
         .filter_map(|line| line.split('\t').next())
         .map(str::to_owned)
         .collect()
+}
+
+/// One `key/relative/path<TAB>hash` line for every file below `dir` (following links, as the
+/// harnesses do, within [`MAX_TREE_DEPTH`]), counted against `budget` ([`MAX_TREE_FILES`],
+/// [`MAX_TREE_BYTES`]). A folder that cannot be listed, is too deep, or holds more than the
+/// budget gets a line that differs at every scan.
+fn tree(dir: &Path, key: &str, depth: usize, budget: &mut Budget, lines: &mut Vec<String>) {
+    let meta = match fs::metadata(dir) {
+        Ok(meta) => meta,
+        // A dangling link, or one that cannot be followed: it is there, and unreadable.
+        Err(_) => return lines.push(format!("{key}\tunreadable")),
+    };
+    if !meta.is_dir() {
+        let read = meta.len().min(MAX_HASHED);
+        if budget.files == 0 || budget.bytes < read {
+            return lines.push(format!(
+                "{key}\tbeyond the fingerprint's bound {}",
+                never_equal()
+            ));
+        }
+        budget.files -= 1;
+        budget.bytes -= read;
+        return lines.push(format!("{key}\t{}", hash_of(dir)));
+    }
+    let listed = match fs::read_dir(dir) {
+        Ok(entries) => entries.collect::<Result<Vec<_>, _>>(),
+        Err(err) => Err(err),
+    };
+    let Ok(entries) = listed else {
+        return lines.push(format!("{key}/\tunreadable {}", never_equal()));
+    };
+    if depth >= MAX_TREE_DEPTH {
+        return lines.push(format!("{key}/\ttoo deep to fingerprint {}", never_equal()));
+    }
+    for entry in entries {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        tree(
+            &entry.path(),
+            &format!("{key}/{name}"),
+            depth + 1,
+            budget,
+            lines,
+        );
+    }
+}
+
+/// A value no later scan repeats: what cannot be fingerprinted is never covered by a decision.
+fn never_equal() -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!("({now})")
 }
 
 /// Whether `path` exists; an error other than "not found" counts as present (fail closed).
@@ -269,6 +377,79 @@ mod tests {
         assert!(changed(&grown, &scan(&root, None).fingerprint).is_empty());
         // A decision older than fingerprints covers nothing.
         assert_eq!(changed("", &edited).len(), 2);
+    }
+
+    /// Review M-1: code a harness loads from inside a trusted config folder is covered.
+    #[test]
+    fn files_added_or_edited_inside_config_folders_are_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = canonical(&dir);
+        write(&root.join(".pi/settings.json"), "{}");
+        fs::create_dir_all(root.join(".codex")).unwrap();
+        fs::create_dir_all(root.join(".claude")).unwrap();
+        fs::create_dir_all(root.join(".agents")).unwrap();
+        let mut before = scan(&root, None).fingerprint;
+        for added in [
+            ".pi/extensions/x.ts",
+            ".pi/extensions/nested/y.ts",
+            ".codex/rules/a.rules",
+            ".claude/skills/s/SKILL.md",
+            ".claude/agents/a.md",
+            ".claude/commands/c.md",
+            ".claude/hooks/h.sh",
+            ".agents/skills/k/SKILL.md",
+        ] {
+            write(&root.join(added), "one");
+            let after = scan(&root, None).fingerprint;
+            assert_eq!(changed(&before, &after), [added], "{added}");
+            write(&root.join(added), "two");
+            let edited = scan(&root, None).fingerprint;
+            assert_eq!(changed(&after, &edited), [added], "{added} edited");
+            before = edited;
+        }
+        // Unchanged, a rescan covers all of it.
+        assert!(changed(&before, &scan(&root, None).fingerprint).is_empty());
+    }
+
+    #[test]
+    fn a_config_folder_too_deep_or_too_large_is_never_covered() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = canonical(&dir);
+        // Eight folders deep is one too many.
+        write(&root.join(".agents/1/2/3/4/5/6/7/f"), "x");
+        let before = scan(&root, None).fingerprint;
+        assert!(changed(&before, &scan(&root, None).fingerprint).is_empty());
+        write(&root.join(".agents/1/2/3/4/5/6/7/8/f"), "x");
+        let before = scan(&root, None).fingerprint;
+        assert!(!changed(&before, &scan(&root, None).fingerprint).is_empty());
+        // More bytes than the bound: nine files of 4 MiB (sparse) are past 32 MiB.
+        let other = tempfile::tempdir().unwrap();
+        let root = canonical(&other);
+        fs::create_dir_all(root.join(".agents")).unwrap();
+        for i in 0..8 {
+            let big = fs::File::create(root.join(format!(".agents/{i}.bin"))).unwrap();
+            big.set_len(MAX_HASHED).unwrap();
+        }
+        let before = scan(&root, None).fingerprint;
+        assert!(
+            changed(&before, &scan(&root, None).fingerprint).is_empty(),
+            "32 MiB fit"
+        );
+        let big = fs::File::create(root.join(".agents/8.bin")).unwrap();
+        big.set_len(MAX_HASHED).unwrap();
+        let before = scan(&root, None).fingerprint;
+        assert!(!changed(&before, &scan(&root, None).fingerprint).is_empty());
+    }
+
+    #[test]
+    fn a_config_folder_beyond_the_bound_is_never_covered() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = canonical(&dir);
+        for i in 0..=MAX_TREE_FILES {
+            write(&root.join(format!(".agents/many/{i}.md")), "x");
+        }
+        let before = scan(&root, None).fingerprint;
+        assert!(!changed(&before, &scan(&root, None).fingerprint).is_empty());
     }
 
     #[test]

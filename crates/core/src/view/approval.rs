@@ -42,6 +42,10 @@ pub enum SubjectView {
         command: String,
         #[ts(type = "string | null")]
         cwd: Option<PathBuf>,
+        /// It would run outside the harness's sandbox (review L-2); left out when not.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        #[ts(as = "Option<bool>", optional)]
+        unsandboxed: bool,
     },
     FileChange {
         paths: Vec<String>,
@@ -83,7 +87,11 @@ impl From<Question> for QuestionView {
 impl From<ApprovalSubject> for SubjectView {
     fn from(subject: ApprovalSubject) -> Self {
         match subject {
-            ApprovalSubject::Command { command, cwd } => SubjectView::Command { command, cwd },
+            ApprovalSubject::Command { command, cwd } => SubjectView::Command {
+                command,
+                cwd,
+                unsandboxed: false,
+            },
             ApprovalSubject::FileChange { paths, diff } => SubjectView::FileChange { paths, diff },
             ApprovalSubject::Tool { name, input } => SubjectView::Tool { name, input },
             ApprovalSubject::Question { questions } => SubjectView::Question {

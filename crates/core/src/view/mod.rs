@@ -48,8 +48,14 @@ pub struct NativeView {
 pub struct PermissionsView {
     /// Claude's permission mode, or Codex's approval policy.
     pub mode: Option<String>,
-    /// Codex's sandbox.
+    /// Codex's sandbox: the one chosen, or, for a Codex thread with none chosen, the one it
+    /// runs in (`sandbox_default`); never `null` for Codex (issue 39).
     pub sandbox: Option<String>,
+    /// `sandbox` is the harness's default (`config.toml`'s `sandbox_mode`, else `read-only`),
+    /// not a choice: the mode picker shows "default", and a fork or a change keeps none.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[ts(as = "Option<bool>", optional)]
+    pub sandbox_default: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
@@ -97,6 +103,7 @@ impl TryFrom<&ThreadRow> for ThreadView {
             permissions: PermissionsView {
                 mode: row.permission_mode.clone(),
                 sandbox: row.permission_sandbox.clone(),
+                sandbox_default: false,
             },
             revision: row.revision,
             created_at: row.created_at,

@@ -18,6 +18,12 @@ pub struct TrustView {
     /// Config found now that a "trust" did not cover (new, or a command file edited since);
     /// while not empty the folder is undecided again.
     pub changed: Vec<String>,
+    /// A digest of the config as found for this view: a dialog that shows it passes it back
+    /// with the answer ([`crate::Host::set_folder_trust_shown`]), so that config added or
+    /// edited while the dialog was open is never covered unseen (review L-4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub digest: Option<String>,
 }
 
 impl TrustView {

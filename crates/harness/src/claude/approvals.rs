@@ -78,6 +78,8 @@ impl ToolPermission {
 
     fn request_with(&self, cwd: &Path, read_files: bool) -> ApprovalRequest {
         ApprovalRequest {
+            unsandboxed: self.tool_name == "Bash"
+                && self.input.get("dangerouslyDisableSandbox") == Some(&Value::Bool(true)),
             id: self.request_id.clone(),
             tool_call_id: self.tool_use_id.clone(),
             subject: subject(&self.tool_name, &self.input, cwd, read_files),
@@ -362,6 +364,15 @@ mod tests {
         assert_eq!(v["response"]["subtype"], "success");
         assert_eq!(v["response"]["request_id"], "r1");
         v["response"]["response"].clone()
+    }
+
+    /// Review L-2: Bash asked to run without the sandbox says so.
+    #[test]
+    fn a_command_outside_the_sandbox_is_marked() {
+        assert!(!bash().request(Path::new("/w")).unsandboxed);
+        let mut outside = bash();
+        outside.input["dangerouslyDisableSandbox"] = json!(true);
+        assert!(outside.request(Path::new("/w")).unsandboxed);
     }
 
     #[test]

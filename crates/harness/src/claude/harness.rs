@@ -108,8 +108,21 @@ impl Harness for Claude {
         seed::seed(request).await
     }
 
-    fn terminal_args(&self, session: &NativeSession) -> HarnessResult<Vec<String>> {
-        Ok(vec!["--resume".to_owned(), session.session_id.clone()])
+    fn terminal_args(
+        &self,
+        session: &NativeSession,
+        trusted: Option<bool>,
+    ) -> HarnessResult<Vec<String>> {
+        self.check_session_id(&session.session_id)?;
+        // Claude keys its projects by the real folder, as the runtime does (`real_cwd`).
+        let real = std::fs::canonicalize(&session.cwd).unwrap_or_else(|_| session.cwd.clone());
+        let mut args = super::trust::trust_args(trusted, &real);
+        args.extend(["--resume".to_owned(), session.session_id.clone()]);
+        Ok(args)
+    }
+
+    fn check_session_id(&self, id: &str) -> HarnessResult<()> {
+        crate::contract::check_uuid_session_id("Claude Code", id)
     }
 }
 
@@ -118,6 +131,63 @@ crate::contract::live_runtime!(ClaudeRuntime, modes, models);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_terminal_refuses_an_id_that_is_not_a_uuid() {
+        let session = |id: &str| NativeSession {
+            kind: HarnessKind::Claude,
+            session_id: id.to_owned(),
+            path: None,
+            cwd: PathBuf::from("/w"),
+        };
+        for id in [
+            "--settings={}",
+            "-cx=1",
+            "",
+            "0f8c3a64-1111-4222-8333-44445555666",
+            "{0f8c3a64-1111-4222-8333-444455556666}",
+        ] {
+            assert!(
+                matches!(
+                    Claude.terminal_args(&session(id), None),
+                    Err(crate::HarnessError::InvalidInput(_))
+                ),
+                "{id:?}"
+            );
+        }
+        let ok = "0f8c3a64-1111-4222-8333-444455556666";
+        assert_eq!(
+            Claude.terminal_args(&session(ok), None).unwrap(),
+            ["--resume", ok]
+        );
+    }
+
+    #[test]
+    fn the_terminal_of_an_untrusted_folder_gets_the_runtimes_trust_flags() {
+        let ok = "0f8c3a64-1111-4222-8333-444455556666";
+        let dir = tempfile::tempdir().unwrap();
+        let session = NativeSession {
+            kind: HarnessKind::Claude,
+            session_id: ok.to_owned(),
+            path: None,
+            cwd: dir.path().to_path_buf(),
+        };
+        let args = Claude.terminal_args(&session, Some(false)).unwrap();
+        assert_eq!(
+            args,
+            [
+                "--setting-sources",
+                "user",
+                "--strict-mcp-config",
+                "--resume",
+                ok
+            ]
+        );
+        assert_eq!(
+            Claude.terminal_args(&session, Some(true)).unwrap(),
+            ["--resume", ok]
+        );
+    }
 
     #[test]
     fn session_ids_come_from_file_names() {

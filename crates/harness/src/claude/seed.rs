@@ -81,7 +81,7 @@ pub(crate) fn write_new(path: &Path, text: &str) -> HarnessResult<()> {
     std::fs::create_dir_all(dir)
         .map_err(|err| failed(format!("cannot create {}: {err}", dir.display())))?;
     let temp: PathBuf = path.with_extension("jsonl.forkhost-tmp");
-    let result = std::fs::write(&temp, text).and_then(|()| {
+    let result = crate::private_files::write_private(&temp, text.as_bytes()).and_then(|()| {
         if path.exists() {
             return Err(std::io::Error::from(std::io::ErrorKind::AlreadyExists));
         }
@@ -514,6 +514,12 @@ mod tests {
         let path = dir.path().join("p").join("s.jsonl");
         write_new(&path, "one\n").unwrap();
         assert!(write_new(&path, "two\n").is_err());
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600, "a seeded transcript is the user's alone (L-8)");
+        }
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "one\n");
         assert_eq!(
             std::fs::read_dir(path.parent().unwrap()).unwrap().count(),

@@ -105,6 +105,7 @@ impl Approvals {
                 subject: ApprovalSubject::Question { questions },
                 reason: None,
                 session_rules: Vec::new(),
+                unsandboxed: false,
             };
             return (request, waiting);
         }
@@ -131,6 +132,7 @@ impl Approvals {
         let request = ApprovalRequest {
             id,
             tool_call_id: item_id.map(str::to_owned),
+            unsandboxed: method != FILE_CHANGE && escalated(params),
             subject,
             reason: str_of(params, "reason").filter(|r| !r.trim().is_empty()),
             session_rules,
@@ -310,6 +312,19 @@ fn user_input_questions(params: &Value) -> Vec<(String, Question)> {
         .collect()
 }
 
+/// Whether a command request asks to run outside the sandbox: Codex's escalated sandbox
+/// permissions (`sandbox_permissions: "require_escalated"`, as its rollouts record it, in
+/// either spelling), or the older `with_escalated_permissions: true`.
+fn escalated(params: &Value) -> bool {
+    let word = ["sandboxPermissions", "sandbox_permissions"]
+        .iter()
+        .find_map(|k| str_of(params, k));
+    let flag = ["withEscalatedPermissions", "with_escalated_permissions"]
+        .iter()
+        .any(|k| params.get(*k) == Some(&Value::Bool(true)));
+    flag || word.as_deref() == Some("require_escalated")
+}
+
 fn str_of(v: &Value, key: &str) -> Option<String> {
     v.get(key).and_then(Value::as_str).map(str::to_owned)
 }
@@ -345,6 +360,27 @@ mod tests {
         );
         assert_eq!(req.session_rules.len(), 1);
         assert!(req.session_rules[0].contains("`touch x`"));
+        assert!(!req.unsandboxed);
+    }
+
+    /// Review L-2: a command that asks to leave the sandbox says so.
+    #[test]
+    fn an_escalated_command_is_marked_outside_the_sandbox() {
+        let a = Approvals::default();
+        for extra in [
+            json!({"sandboxPermissions": "require_escalated"}),
+            json!({"sandbox_permissions": "require_escalated"}),
+            json!({"withEscalatedPermissions": true}),
+        ] {
+            let mut params = json!({"threadId": "t", "turnId": "u", "itemId": "call_1",
+                                    "command": "touch x", "cwd": "/w"});
+            params
+                .as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            let (req, _) = a.request(json!(1), COMMAND, &params);
+            assert!(req.unsandboxed, "{extra}");
+        }
     }
 
     #[test]

@@ -86,11 +86,27 @@ impl Harness for Codex {
     }
 
     async fn fork(&self, request: ForkRequest<'_>) -> HarnessResult<Forked> {
-        super::native_fork::fork(request).await
+        super::native_fork::fork(request, None).await
+    }
+
+    async fn fork_trusting(
+        &self,
+        request: ForkRequest<'_>,
+        trusted: Option<bool>,
+    ) -> HarnessResult<Forked> {
+        super::native_fork::fork(request, trusted).await
     }
 
     async fn seed(&self, request: SeedRequest<'_>) -> HarnessResult<Forked> {
-        super::seed::seed(request).await
+        super::seed::seed(request, None).await
+    }
+
+    async fn seed_trusting(
+        &self,
+        request: SeedRequest<'_>,
+        trusted: Option<bool>,
+    ) -> HarnessResult<Forked> {
+        super::seed::seed(request, trusted).await
     }
 
     async fn spare(
@@ -102,8 +118,20 @@ impl Harness for Codex {
         Some(started.map(|spare| Box::new(spare) as Box<dyn WarmSpare>))
     }
 
-    fn terminal_args(&self, session: &NativeSession) -> HarnessResult<Vec<String>> {
-        Ok(vec!["resume".to_owned(), session.session_id.clone()])
+    fn terminal_args(
+        &self,
+        session: &NativeSession,
+        trusted: Option<bool>,
+    ) -> HarnessResult<Vec<String>> {
+        self.check_session_id(&session.session_id)?;
+        // `-c` is the root command's: before `resume`.
+        let mut args = super::trust::trust_args(trusted, &session.cwd)?;
+        args.extend(["resume".to_owned(), session.session_id.clone()]);
+        Ok(args)
+    }
+
+    fn check_session_id(&self, id: &str) -> HarnessResult<()> {
+        crate::contract::check_uuid_session_id("Codex", id)
     }
 }
 
@@ -112,6 +140,69 @@ crate::contract::live_runtime!(CodexRuntime, modes, models);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_terminal_refuses_an_id_that_is_not_a_uuid() {
+        let session = |id: &str| NativeSession {
+            kind: HarnessKind::Codex,
+            session_id: id.to_owned(),
+            path: None,
+            cwd: PathBuf::from("/w"),
+        };
+        for id in [
+            "--dangerously-bypass-approvals-and-sandbox",
+            "-cnotify=[\"touch\",\"x\"]",
+            "-cx=1",
+            "",
+        ] {
+            assert!(
+                matches!(
+                    Codex.terminal_args(&session(id), None),
+                    Err(crate::HarnessError::InvalidInput(_))
+                ),
+                "{id:?}"
+            );
+        }
+        let ok = "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000";
+        assert_eq!(
+            Codex.terminal_args(&session(ok), None).unwrap(),
+            ["resume", ok]
+        );
+    }
+
+    #[test]
+    fn the_terminal_of_an_untrusted_folder_is_held_back_as_the_runtime_is() {
+        let ok = "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000";
+        let dir = tempfile::tempdir().unwrap();
+        let codex = dir.path().join(".codex");
+        std::fs::create_dir_all(&codex).unwrap();
+        std::fs::write(
+            codex.join("config.toml"),
+            "[mcp_servers.helper]\ncommand = \"sh\"\n",
+        )
+        .unwrap();
+        let session = NativeSession {
+            kind: HarnessKind::Codex,
+            session_id: ok.to_owned(),
+            path: None,
+            cwd: dir.path().to_path_buf(),
+        };
+        let args = Codex.terminal_args(&session, Some(false)).unwrap();
+        assert!(
+            args.contains(&"mcp_servers.helper.enabled=false".to_owned()),
+            "{args:?}"
+        );
+        assert_eq!(&args[args.len() - 2..], ["resume", ok]);
+        std::fs::write(codex.join("config.toml"), "[hooks]\nx = 1\n").unwrap();
+        assert!(matches!(
+            Codex.terminal_args(&session, Some(false)),
+            Err(crate::HarnessError::InvalidInput(_))
+        ));
+        assert_eq!(
+            Codex.terminal_args(&session, Some(true)).unwrap(),
+            ["resume", ok]
+        );
+    }
 
     #[test]
     fn session_ids_come_from_file_names() {

@@ -6,6 +6,7 @@ pub use history::{find_rollout, CodexReader};
 
 mod app_server;
 mod approvals;
+mod defaults;
 mod events;
 mod harness;
 mod native_fork;
@@ -17,6 +18,7 @@ mod state;
 mod trust;
 mod usage;
 
+pub use defaults::default_sandbox;
 pub use harness::Codex;
 pub use native_fork::fork;
 pub use runtime::{capabilities, CodexRuntime};

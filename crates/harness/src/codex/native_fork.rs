@@ -40,18 +40,21 @@ const VERIFY_FOR: Duration = Duration::from_secs(2);
 const VERIFY_FIRST_RETRY: Duration = Duration::from_millis(2);
 const VERIFY_EVERY_MAX: Duration = Duration::from_millis(20);
 
-/// Derives a new Codex thread from `source` at `cut`. See the module docs.
-pub async fn fork(request: ForkRequest<'_>) -> HarnessResult<Forked> {
+/// Derives a new Codex thread from `source` at `cut`, in a folder whose trust decision is
+/// `trusted` (`None`: nothing to decide, or not known). See the module docs.
+pub async fn fork(request: ForkRequest<'_>, trusted: Option<bool>) -> HarnessResult<Forked> {
     let source = request.source;
     let (plan, cwd) = checked(&request)?;
+    let args = super::trust::no_turn_args(trusted, request.fork_cwd())?;
     let started = Instant::now();
     let launch = Launch {
         binary: request.binary,
         cwd: source.cwd.is_dir().then_some(source.cwd.as_path()),
         env: request.env,
         // This process only derives the thread and runs no turn: it needs no MCP server, so
-        // none of the project's starts, whatever the folder's trust (it is not known here).
-        args: super::trust::no_project_servers(request.fork_cwd()),
+        // none of the project's starts, whatever the folder's trust; in a folder the user does
+        // not trust it is refused where the runtime would be (review M-2).
+        args,
     };
     let server = AppServer::spawn(launch, |_| {})?;
     // `beforeTurnId` is experimental; `lastTurnId` is not, but one handshake serves both.

@@ -28,8 +28,9 @@ const CLOSE_GRACE: Duration = Duration::from_secs(3);
 /// A reply that ended without text (cut short, or only tool calls) still says so.
 const NO_REPLY_TEXT: &str = "[no reply text]";
 
-/// Writes `request.seed` as a new Codex thread in `request.cwd`.
-pub async fn seed(request: SeedRequest<'_>) -> HarnessResult<Forked> {
+/// Writes `request.seed` as a new Codex thread in `request.cwd`, a folder whose trust
+/// decision is `trusted`.
+pub async fn seed(request: SeedRequest<'_>, trusted: Option<bool>) -> HarnessResult<Forked> {
     if request.binary.kind != HarnessKind::Codex {
         return Err(HarnessError::InvalidInput(format!(
             "a {} binary cannot write a Codex thread",
@@ -50,8 +51,9 @@ pub async fn seed(request: SeedRequest<'_>) -> HarnessResult<Forked> {
         binary: request.binary,
         cwd: Some(request.cwd),
         env: request.env,
-        // This process runs no turn: it needs no MCP server.
-        args: super::trust::no_project_servers(request.cwd),
+        // This process runs no turn: it needs no MCP server; in a folder the user does not
+        // trust it is refused where the runtime would be (review M-2).
+        args: super::trust::no_turn_args(trusted, request.cwd)?,
     };
     let server = AppServer::spawn(launch, |_| {})?;
     let outcome = async {

@@ -17,7 +17,7 @@ use super::runtime::CodexRuntime;
 use crate::contract::{
     EventSender, ForkRequest, Forked, HarnessBinary, LiveRuntime, PermissionMode, WarmSpare,
 };
-use crate::HarnessResult;
+use crate::{HarnessKind, HarnessResult};
 
 const CLOSE_GRACE: Duration = Duration::from_secs(3);
 
@@ -25,6 +25,17 @@ pub(crate) struct CodexSpare {
     server: AppServer,
     incoming: mpsc::UnboundedReceiver<Incoming>,
     codex_home: Option<PathBuf>,
+}
+
+/// Where a spare starts: [`crate::private_files::spare_folder`].
+pub(crate) fn spare_cwd() -> HarnessResult<PathBuf> {
+    crate::private_files::spare_folder().map_err(|err| {
+        crate::HarnessError::failed(
+            HarnessKind::Codex,
+            format!("cannot make the spare's folder: {err}"),
+            "",
+        )
+    })
 }
 
 impl CodexSpare {
@@ -36,12 +47,14 @@ impl CodexSpare {
     ) -> HarnessResult<CodexSpare> {
         let started = Instant::now();
         let (tx, incoming) = mpsc::unbounded_channel();
+        let cwd = spare_cwd()?;
         let launch = Launch {
             binary,
-            cwd: None,
+            cwd: Some(&cwd),
             env,
-            // Started in no project folder; the Host forks into a spare only where the
-            // folder has no project config to trust (core fork.rs `native_fork`).
+            // Started in a private empty folder, never the app's own working folder (which
+            // may be a project Codex trusts; review L-9); the Host forks into a spare only
+            // where the folder has no project config to trust (core fork.rs `native_fork`).
             args: Vec::new(),
         };
         let server = AppServer::spawn(launch, move |message| {

@@ -45,6 +45,11 @@ pub(crate) fn trust_args(trusted: Option<bool>, cwd: &Path) -> HarnessResult<Vec
         if rules.exists() {
             kept.push(format!("exec-policy rules in {}", rules.display()));
         }
+        // Hooks run commands at session start and around tools; no `-c` holds them back.
+        let hooks = dir.join("hooks.json");
+        if std::fs::symlink_metadata(&hooks).is_ok() {
+            kept.push(format!("hooks in {}", hooks.display()));
+        }
         let config = dir.join("config.toml");
         if !config.exists() {
             continue;
@@ -59,8 +64,11 @@ pub(crate) fn trust_args(trusted: Option<bool>, cwd: &Path) -> HarnessResult<Vec
         for (key, value) in &table {
             match key.as_str() {
                 "mcp_servers" => {
-                    for name in value.as_table().into_iter().flat_map(|t| t.keys()) {
-                        servers.push(server_name(name, &config)?);
+                    for (name, server) in value.as_table().into_iter().flatten() {
+                        servers.push(Server {
+                            name: server_name(name, &config)?,
+                            transport: transport(server),
+                        });
                     }
                 }
                 key if HARMLESS.contains(&key) => {}
@@ -78,6 +86,16 @@ pub(crate) fn trust_args(trusted: Option<bool>, cwd: &Path) -> HarnessResult<Vec
     Ok(disabled(&servers))
 }
 
+/// The arguments for a Codex process that runs no turn in `cwd` (a cold native fork, the seed
+/// of a conversation continued in Codex), a folder whose trust decision is `trusted`: every
+/// project MCP server disabled whatever the trust (the process needs none), and in a folder
+/// the user does not trust the runtime's refusal ([`trust_args`]) where the project layer holds
+/// what Codex cannot be held back from (review M-2).
+pub(crate) fn no_turn_args(trusted: Option<bool>, cwd: &Path) -> HarnessResult<Vec<String>> {
+    trust_args(trusted, cwd)?;
+    Ok(no_project_servers(cwd))
+}
+
 /// For a process that runs no turn (a cold native fork): every project MCP server of `cwd`
 /// disabled, trusted or not, since the process needs none; a file that does not parse adds
 /// nothing (Codex refuses it too).
@@ -86,23 +104,51 @@ pub(crate) fn no_project_servers(cwd: &Path) -> Vec<String> {
     for dir in project_dirs(cwd) {
         let config = dir.join("config.toml");
         let Ok(table) = read(&config) else { continue };
-        let names = table.get("mcp_servers").and_then(|v| v.as_table());
-        for name in names.into_iter().flat_map(|t| t.keys()) {
+        let listed = table.get("mcp_servers").and_then(|v| v.as_table());
+        for (name, server) in listed.into_iter().flatten() {
             if let Ok(name) = server_name(name, &config) {
-                servers.push(name);
+                servers.push(Server {
+                    name,
+                    transport: transport(server),
+                });
             }
         }
     }
     disabled(&servers)
 }
 
-fn disabled(servers: &[String]) -> Vec<String> {
-    let mut args = Vec::new();
-    for name in servers {
-        let arg = format!("mcp_servers.{name}.enabled=false");
-        if !args.contains(&arg) {
-            args.extend(["-c".to_owned(), arg]);
+/// A project MCP server to disable: its name, and the key and value that make its transport
+/// (`command` for stdio, `url` for HTTP).
+struct Server {
+    name: String,
+    transport: Option<(&'static str, toml::Value)>,
+}
+
+/// The transport key of a server's table, with its value.
+fn transport(server: &toml::Value) -> Option<(&'static str, toml::Value)> {
+    ["command", "url"]
+        .into_iter()
+        .find_map(|key| Some((key, server.get(key)?.clone())))
+}
+
+/// `-c mcp_servers.<name>.enabled=false` for each server, after the server's own transport key
+/// and value (`-c mcp_servers.<name>.command="sh"`). Codex loads a project layer only when its
+/// own config trusts the folder; when it does not, an override of `enabled` alone makes a
+/// server entry with no transport, and Codex refuses to start at all ("invalid transport in
+/// mcp_servers.<name>"). Repeating the project's own transport keeps the entry valid either
+/// way, and it stays disabled: nothing of it runs.
+fn disabled(servers: &[Server]) -> Vec<String> {
+    let mut args: Vec<String> = Vec::new();
+    for server in servers {
+        let name = &server.name;
+        let off = format!("mcp_servers.{name}.enabled=false");
+        if args.contains(&off) {
+            continue;
         }
+        if let Some((key, value)) = &server.transport {
+            args.extend(["-c".to_owned(), format!("mcp_servers.{name}.{key}={value}")]);
+        }
+        args.extend(["-c".to_owned(), off]);
     }
     args
 }
@@ -179,12 +225,64 @@ mod tests {
             args,
             [
                 "-c",
+                "mcp_servers.helper.command=\"y\"",
+                "-c",
                 "mcp_servers.helper.enabled=false",
+                "-c",
+                "mcp_servers.other.command=\"x\"",
                 "-c",
                 "mcp_servers.other.enabled=false"
             ]
         );
         assert_eq!(no_project_servers(&app), args);
+    }
+
+    /// The first extra of issue 39: Codex not trusting the project itself (so not loading its
+    /// layer) must still get a valid server entry from the override, with a transport.
+    #[test]
+    fn a_disabled_server_keeps_its_transport_so_the_entry_is_valid_without_the_layer() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            &dir.path().join(".codex/config.toml"),
+            "[mcp_servers.web]\nurl = \"https://x.example/mcp\"\n[mcp_servers.odd]\nenabled = true\n",
+        );
+        let args = trust_args(Some(false), dir.path()).unwrap();
+        assert_eq!(
+            args,
+            [
+                "-c",
+                "mcp_servers.odd.enabled=false",
+                "-c",
+                "mcp_servers.web.url=\"https://x.example/mcp\"",
+                "-c",
+                "mcp_servers.web.enabled=false"
+            ]
+        );
+        // Every override parses as TOML, as Codex reads `-c` values.
+        for pair in args.iter().filter(|a| *a != "-c") {
+            let (_, value) = pair.split_once('=').unwrap();
+            format!("v = {value}").parse::<toml::Table>().unwrap();
+        }
+    }
+
+    /// Review M-2: a project `hooks.json` is refused in an untrusted folder, by the runtime and
+    /// by the processes that run no turn (cold fork, seed); trusted, those only lose servers.
+    #[test]
+    fn untrusted_refuses_a_project_hooks_json_everywhere() {
+        let dir = tempfile::tempdir().unwrap();
+        write(&dir.path().join(".codex/hooks.json"), "{}");
+        let refused = trust_args(Some(false), dir.path()).unwrap_err().to_string();
+        assert!(refused.contains("hooks.json"), "{refused}");
+        assert!(no_turn_args(Some(false), dir.path()).is_err());
+        assert!(no_turn_args(Some(true), dir.path()).unwrap().is_empty());
+        assert!(no_turn_args(None, dir.path()).unwrap().is_empty());
+        write(
+            &dir.path().join(".codex/config.toml"),
+            "[mcp_servers.helper]\ncommand = \"sh\"\n",
+        );
+        assert!(no_turn_args(Some(true), dir.path())
+            .unwrap()
+            .contains(&"mcp_servers.helper.enabled=false".to_owned()));
     }
 
     #[test]

@@ -68,6 +68,10 @@ pub struct ApprovalRequest {
     /// the harness cannot remember this approval, and only "approve once" is offered. Never
     /// broader than these lines say ("a decision covers exactly what the card showed").
     pub session_rules: Vec<String>,
+    /// Whether the command would run outside the harness's sandbox (Claude's Bash
+    /// `dangerouslyDisableSandbox`, Codex's escalated sandbox permissions): shown on the card,
+    /// and part of what a grant covers (review L-2).
+    pub unsandboxed: bool,
 }
 
 impl ApprovalRequest {

@@ -95,6 +95,18 @@ pub trait Harness: Send + Sync {
     /// Derives a new native session at a turn boundary. Never writes a native file of the
     /// source; runs in a process of its own, never through a live runtime.
     async fn fork(&self, request: ForkRequest<'_>) -> HarnessResult<Forked>;
+    /// [`Harness::fork`] in a folder whose trust decision is `trusted` (as
+    /// `OpenSpec.trusted`): a harness whose fork starts a process in the folder holds the
+    /// project's config back there as its runtime does, or refuses in words as the runtime
+    /// would. The default is [`Harness::fork`] (a fork that runs nothing of the project's).
+    async fn fork_trusting(
+        &self,
+        request: ForkRequest<'_>,
+        trusted: Option<bool>,
+    ) -> HarnessResult<Forked> {
+        let _ = trusted;
+        self.fork(request).await
+    }
     /// Writes a new native session holding a conversation carried from another harness
     /// ([`crate::carry`]), resumable like any of its sessions. Sends nothing to a model and
     /// touches no other session; on failure nothing of it is left behind.
@@ -104,6 +116,16 @@ pub trait Harness: Send + Sync {
             "{} cannot take a conversation from another harness",
             self.product_name()
         )))
+    }
+    /// [`Harness::seed`] into a folder whose trust decision is `trusted`; as
+    /// [`Harness::fork_trusting`].
+    async fn seed_trusting(
+        &self,
+        request: SeedRequest<'_>,
+        trusted: Option<bool>,
+    ) -> HarnessResult<Forked> {
+        let _ = trusted;
+        self.seed(request).await
     }
     /// Starts a warm spare: an initialized process a later fork runs in, which then is the
     /// fork's runtime. `None` for a harness whose fork needs no process of its own (Claude's
@@ -116,8 +138,45 @@ pub trait Harness: Send + Sync {
         let _ = (binary, env);
         None
     }
-    /// The arguments that open `session` in its own TUI (the terminal tab).
-    fn terminal_args(&self, session: &NativeSession) -> HarnessResult<Vec<String>>;
+    /// The arguments that open `session` in its own TUI (the terminal tab), with the same
+    /// folder-trust flags the structured runtime gets for `trusted` (`OpenSpec.trusted`), or
+    /// the same refusal. The session's id (or path) is checked first
+    /// ([`Harness::check_session_id`]): it may come from an imported file, and one starting
+    /// with `-` would be read as an option.
+    fn terminal_args(
+        &self,
+        session: &NativeSession,
+        trusted: Option<bool>,
+    ) -> HarnessResult<Vec<String>>;
+    /// Refuses a native session id this harness never makes (`InvalidInput`): Claude's and
+    /// Codex's are UUIDs. An id is put on command lines, so one that could be read as an option
+    /// (`--settings=…`, `-c…`) must never get that far. The default takes any id that is not
+    /// empty and does not start with `-`.
+    fn check_session_id(&self, id: &str) -> HarnessResult<()> {
+        match id.is_empty() || id.starts_with('-') {
+            true => Err(crate::HarnessError::InvalidInput(format!(
+                "not a {} session id: {id:?}",
+                self.product_name()
+            ))),
+            false => Ok(()),
+        }
+    }
+}
+
+/// `Ok` for a UUID in its hyphenated form (`0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000`), the only
+/// form Claude Code and Codex write; else `InvalidInput` naming `product`.
+pub fn check_uuid_session_id(product: &str, id: &str) -> HarnessResult<()> {
+    let hyphenated = id.len() == 36
+        && id.char_indices().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => c == '-',
+            _ => c.is_ascii_hexdigit(),
+        });
+    match hyphenated {
+        true => Ok(()),
+        false => Err(crate::HarnessError::InvalidInput(format!(
+            "not a {product} session id: {id:?}"
+        ))),
+    }
 }
 
 /// What a harness is, as data.

@@ -21,7 +21,7 @@ pub use binary::{
     Version, VersionPins,
 };
 pub use events::{EventSender, RuntimeEvent, TurnOutcome};
-pub use harness::{Harness, HarnessFacts};
+pub use harness::{check_uuid_session_id, Harness, HarnessFacts};
 pub(crate) use live::live_runtime;
 pub use live::LiveRuntime;
 pub use reply::{Ack, Answer, Awaited, Reply};

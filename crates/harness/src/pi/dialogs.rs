@@ -83,6 +83,7 @@ impl Dialog {
             },
             reason: None,
             session_rules: Vec::new(),
+            unsandboxed: false,
         }
     }
 

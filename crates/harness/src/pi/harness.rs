@@ -102,11 +102,28 @@ impl Harness for Pi {
     }
 
     /// Pi's TUI opens a session by its file.
-    fn terminal_args(&self, session: &NativeSession) -> HarnessResult<Vec<String>> {
+    fn terminal_args(
+        &self,
+        session: &NativeSession,
+        trusted: Option<bool>,
+    ) -> HarnessResult<Vec<String>> {
         let path = session.path.as_ref().ok_or_else(|| {
             HarnessError::SessionNotFound(format!("pi session {} has no file", session.session_id))
         })?;
-        Ok(vec!["--session".to_owned(), path.display().to_string()])
+        // Absolute, so never read as an option (`--session -x` would be).
+        if !path.is_absolute() {
+            return Err(HarnessError::InvalidInput(format!(
+                "pi session file is not an absolute path: {}",
+                path.display()
+            )));
+        }
+        let mut args = Vec::new();
+        // Not trusted: none of the project's `.pi/` (the runtime's `--no-approve`).
+        if trusted == Some(false) {
+            args.push("--no-approve".to_owned());
+        }
+        args.extend(["--session".to_owned(), path.display().to_string()]);
+        Ok(args)
     }
 }
 
@@ -123,6 +140,29 @@ crate::contract::live_runtime!(PiRuntime, models);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_terminal_opens_an_absolute_file_without_project_config_when_untrusted() {
+        let session = |path: &str| NativeSession {
+            kind: HarnessKind::Pi,
+            session_id: "s".to_owned(),
+            path: Some(PathBuf::from(path)),
+            cwd: PathBuf::from("/w"),
+        };
+        assert_eq!(
+            Pi.terminal_args(&session("/h/s.jsonl"), Some(false))
+                .unwrap(),
+            ["--no-approve", "--session", "/h/s.jsonl"]
+        );
+        assert_eq!(
+            Pi.terminal_args(&session("/h/s.jsonl"), None).unwrap(),
+            ["--session", "/h/s.jsonl"]
+        );
+        assert!(matches!(
+            Pi.terminal_args(&session("--extension=x.ts"), None),
+            Err(HarnessError::InvalidInput(_))
+        ));
+    }
 
     #[test]
     fn session_ids_come_from_file_names() {

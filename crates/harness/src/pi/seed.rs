@@ -48,7 +48,7 @@ pub async fn seed(request: SeedRequest<'_>) -> HarnessResult<Forked> {
     let id = uuid::Uuid::now_v7().to_string();
     let staged = staging.path().join(format!("{id}.jsonl"));
     let (text, last) = session(request, &id);
-    std::fs::write(&staged, text).map_err(|err| {
+    crate::private_files::write_private(&staged, text.as_bytes()).map_err(|err| {
         HarnessError::failed(
             HarnessKind::Pi,
             format!("cannot write {}: {err}", staged.display()),

@@ -43,8 +43,17 @@ pub(crate) struct PiSpare {
     events: mpsc::UnboundedReceiver<Value>,
 }
 
+/// A spare's arguments: no session file, and none of any project's `.pi/` (the spare serves
+/// only forks in folders without project config).
+fn spare_args() -> Vec<OsString> {
+    ["--mode", "rpc", "--no-session", "--no-approve"]
+        .map(OsString::from)
+        .to_vec()
+}
+
 impl PiSpare {
-    /// Spawns `pi --mode rpc --no-session` in the temporary folder, waits for its first
+    /// Spawns `pi --mode rpc --no-session --no-approve` in a private empty folder (review L-9:
+    /// not the shared temp folder, where anyone can make a `.pi` above it), waits for its first
     /// `get_state` (which names no session file) and warms it up with an in-memory
     /// `new_session`.
     pub(crate) async fn start(
@@ -53,8 +62,14 @@ impl PiSpare {
     ) -> HarnessResult<PiSpare> {
         require_supported(binary)?;
         let started = Instant::now();
-        let args: Vec<OsString> = vec!["--mode".into(), "rpc".into(), "--no-session".into()];
-        let cwd = std::env::temp_dir();
+        let args = spare_args();
+        let cwd = crate::private_files::spare_folder().map_err(|err| {
+            HarnessError::failed(
+                HarnessKind::Pi,
+                format!("cannot make the spare's folder: {err}"),
+                "",
+            )
+        })?;
         let (process, events) = RpcProcess::spawn(binary, &args, &cwd, env, false).await?;
         let client = process.client();
         let warmed = async {
@@ -287,6 +302,11 @@ fn home_of(env: &[(String, String)]) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_spare_loads_no_projects_pi_folder() {
+        assert!(spare_args().contains(&OsString::from("--no-approve")));
+    }
 
     #[test]
     fn project_config_is_found_above_the_folder() {

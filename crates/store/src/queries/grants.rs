@@ -53,6 +53,33 @@ fn grant((id, thread_id, scope, granted_at): Columns) -> GrantRow {
     }
 }
 
+/// Two threads trade their grants (a rewind's swap of lines, and its undo): a grant belongs to
+/// the session whose requests it answered, and moves with it (review L-3). Rows keep their ids
+/// and times.
+pub async fn trade(conn: &mut SqliteConnection, x: &str, b: &str) -> Result<()> {
+    let (of_x, of_b) = (of(conn, x).await?, of(conn, b).await?);
+    sqlx::query("DELETE FROM session_grants WHERE thread_id IN (?, ?)")
+        .bind(x)
+        .bind(b)
+        .execute(&mut *conn)
+        .await?;
+    let moved = of_x
+        .into_iter()
+        .map(|g| (b, g))
+        .chain(of_b.into_iter().map(|g| (x, g)));
+    for (to, grant) in moved {
+        add(
+            conn,
+            &GrantRow {
+                thread_id: to.to_owned(),
+                ..grant
+            },
+        )
+        .await?;
+    }
+    Ok(())
+}
+
 /// Removes one grant of the thread; whether it was there.
 pub async fn revoke(conn: &mut SqliteConnection, thread_id: &str, id: &str) -> Result<bool> {
     let done = sqlx::query("DELETE FROM session_grants WHERE thread_id = ? AND id = ?")

@@ -166,7 +166,7 @@ fn repoint_parent(file: &Path, source: Option<&Path>) -> HarnessResult<()> {
     let mut out = serde_json::to_vec(&header).map_err(|err| failed(err.to_string()))?;
     out.extend_from_slice(&bytes[end..]);
     let temp = file.with_extension("jsonl.forkhost-tmp");
-    std::fs::write(&temp, &out)
+    crate::private_files::write_private(&temp, &out)
         .and_then(|()| std::fs::rename(&temp, file))
         .map_err(|err| {
             let _ = std::fs::remove_file(&temp);
@@ -180,7 +180,7 @@ pub(crate) struct Staging(PathBuf);
 impl Staging {
     pub(crate) fn create() -> HarnessResult<Staging> {
         let path = std::env::temp_dir().join(format!("forkhost-pi-fork-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir(&path).map_err(|err| {
+        crate::private_files::create_private_dir(&path).map_err(|err| {
             HarnessError::failed(
                 HarnessKind::Pi,
                 format!("cannot create a staging folder {}: {err}", path.display()),
