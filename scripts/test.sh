@@ -193,9 +193,13 @@ step "UI unit tests"
 npm test --silent
 
 step "waiting for the steps beside"
-step_wait "build the app (debug) and its .deb/.rpm (release)"
-step_wait "Windows and macOS: the workspace type-checks (scripts/cross-check.sh), forkhost.exe under Wine (scripts/wine-smoke.sh)"
-step_wait "mutation check: the store, worktree and core decision code changed since the last green run (scripts/mutants.sh)"
+beside_failed=0
+for name in "build the app (debug) and its .deb/.rpm (release)" \
+  "Windows and macOS: the workspace type-checks (scripts/cross-check.sh), forkhost.exe under Wine (scripts/wine-smoke.sh)" \
+  "mutation check: the store, worktree and core decision code changed since the last green run (scripts/mutants.sh)"; do
+  step_wait "$name" || beside_failed=1
+done
+((beside_failed == 0)) || { echo "a step beside the tests failed (its output is above)" >&2; exit 1; }
 
 step "desktop app end to end (every file of tests/tests/app but the benchmarks, debug build)"
 SKIP_BUILD=1 bash scripts/app-e2e.sh --no-bench

@@ -410,11 +410,20 @@ async fn app_pi_fork_opens_before_its_files_and_its_prompt_waits() -> Result<()>
         "sh -c 'while [ ! -e \"{}\" ]; do sleep 0.02; done; cat'",
         release.display()
     );
-    git(&repo, &["config", "filter.held.smudge", &smudge])?;
+    // The app's own global git config (Forkhost runs no filter driver of the repository's own
+    // `.git/config`, review M-6; the user's global ones it runs, as git would).
+    let global = scratch.path().join("gitconfig");
+    let set = std::process::Command::new("git")
+        .args(["config", "--file"])
+        .arg(&global)
+        .args(["filter.held.smudge", &smudge])
+        .status()?;
+    ensure!(set.success(), "git config --file {}", global.display());
     std::fs::write(repo.join("held.dat"), "held until released\n")?;
     git(&repo, &["add", "-A"])?;
     git(&repo, &["commit", "-q", "-m", "a held file"])?;
-    let env = AppEnv::new(&app, Some(&harness))?;
+    let vars = [("GIT_CONFIG_GLOBAL".to_owned(), global.display().to_string())];
+    let env = AppEnv::with_vars(&app, Some(&harness), &vars)?;
     let mut shots = Shots::new("app_files_pi_preparing")?;
     run(&env, &mut shots, async |client, shots| {
         new_thread(client, "pi", &repo, &write_notes("turn 1")).await?;

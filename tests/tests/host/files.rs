@@ -461,6 +461,12 @@ async fn a_dotfiles_repository_in_home_gets_no_checkpoint_of_the_home_folder() {
 #[cfg(unix)]
 #[tokio::test]
 async fn interrupt_returns_while_a_slow_git_status_runs() {
+    let Some(global) = host_kit::in_a_child_with_global_git_config(
+        module_path!(),
+        "interrupt_returns_while_a_slow_git_status_runs",
+    ) else {
+        return;
+    };
     let Some(s) = setup(Harness::Pi).await else {
         return;
     };
@@ -485,7 +491,8 @@ async fn interrupt_returns_while_a_slow_git_status_runs() {
         s = started.display(),
         d = done.display()
     );
-    git(&repo, &["config", "filter.slow.clean", &filter]);
+    // The user's global config: Forkhost runs no driver of the repository's own (M-6).
+    host_kit::git_config_file(&global, "filter.slow.clean", &filter);
     let touched = std::process::Command::new("touch")
         .args(["-d", "2030-01-01 00:00"])
         .arg(repo.join("a.txt"))
@@ -894,14 +901,15 @@ async fn checkpoints_read_what_changed_and_catch_what_no_watcher_saw() {
 
 /// A repository whose `slow.dat` is written by a smudge filter that waits for `release` to
 /// exist: a fork's fill stays in progress until the test lets it go (deterministic, no timing).
-fn repo_with_a_held_fill(repo: &Path, release: &Path) {
+fn repo_with_a_held_fill(repo: &Path, release: &Path, global: &Path) {
     committed_repo(repo);
     std::fs::write(repo.join(".gitattributes"), "*.dat filter=held\n").unwrap();
     let smudge = format!(
         "sh -c 'while [ ! -e \"{}\" ]; do sleep 0.02; done; cat'",
         release.display()
     );
-    git(repo, &["config", "filter.held.smudge", &smudge]);
+    // The user's global config: Forkhost runs no driver of the repository's own (M-6).
+    host_kit::git_config_file(global, "filter.held.smudge", &smudge);
     std::fs::write(repo.join("slow.dat"), "the held file\n").unwrap();
     for i in 0..200 {
         std::fs::write(repo.join(format!("f{i}.txt")), format!("{i}\n")).unwrap();
@@ -965,6 +973,12 @@ async fn prompt_dropped_while_waiting(
 #[tokio::test]
 async fn a_worktree_fork_opens_before_its_files_and_its_first_send_waits_for_them() {
     use forkhost_core::HostEvent;
+    let Some(global) = host_kit::in_a_child_with_global_git_config(
+        module_path!(),
+        "a_worktree_fork_opens_before_its_files_and_its_first_send_waits_for_them",
+    ) else {
+        return;
+    };
     let Some(s) = setup(Harness::Pi).await else {
         return;
     };
@@ -972,7 +986,7 @@ async fn a_worktree_fork_opens_before_its_files_and_its_first_send_waits_for_the
     let repo = env.work_dir().to_path_buf();
     let gate = tempfile::tempdir().unwrap();
     let release = gate.path().join("release");
-    repo_with_a_held_fill(&repo, &release);
+    repo_with_a_held_fill(&repo, &release, &global);
     let host = s.host().await;
     let source = s.thread(&host, Default::default()).await;
     turn(&host, &source, "first question").await;
@@ -1055,6 +1069,12 @@ async fn a_worktree_fork_opens_before_its_files_and_its_first_send_waits_for_the
 #[tokio::test]
 async fn a_worktree_fill_that_fails_cleans_up_and_says_why() {
     use forkhost_core::HostEvent;
+    let Some(global) = host_kit::in_a_child_with_global_git_config(
+        module_path!(),
+        "a_worktree_fill_that_fails_cleans_up_and_says_why",
+    ) else {
+        return;
+    };
     let Some(s) = setup(Harness::Pi).await else {
         return;
     };
@@ -1062,9 +1082,10 @@ async fn a_worktree_fill_that_fails_cleans_up_and_says_why() {
     let repo = env.work_dir().to_path_buf();
     committed_repo(&repo);
     std::fs::write(repo.join(".gitattributes"), "*.dat filter=broken\n").unwrap();
-    git(&repo, &["config", "filter.broken.clean", "cat"]);
-    git(&repo, &["config", "filter.broken.smudge", "false"]);
-    git(&repo, &["config", "filter.broken.required", "true"]);
+    // The user's global config: Forkhost runs no driver of the repository's own (M-6).
+    host_kit::git_config_file(&global, "filter.broken.clean", "cat");
+    host_kit::git_config_file(&global, "filter.broken.smudge", "false");
+    host_kit::git_config_file(&global, "filter.broken.required", "true");
     std::fs::write(repo.join("x.dat"), "data\n").unwrap();
     git(&repo, &["add", "-A"]);
     git(

@@ -161,3 +161,58 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// The variable that tells a test it runs in the child [`in_a_child_with_global_git_config`]
+/// started, and names that child's global git config.
+const GIT_CHILD: &str = "FORKHOST_TEST_GLOBAL_GITCONFIG";
+
+/// For a test that needs a git filter driver to reach the Host's own git calls. Forkhost runs
+/// no driver defined in a repository's own `.git/config` (review M-6), only the user's global
+/// ones, and the global config is the process's (`GIT_CONFIG_GLOBAL`), which tests running
+/// side by side in this binary share. So the test re-runs itself alone in a child process whose
+/// `GIT_CONFIG_GLOBAL` is a file of its own: in the parent this waits for that child, asserts
+/// it passed and returns `None`; in the child it returns the config file's path, where the test
+/// writes its drivers (`git config --file PATH …`).
+pub fn in_a_child_with_global_git_config(module_path: &str, test: &str) -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os(GIT_CHILD) {
+        return Some(PathBuf::from(path));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("gitconfig");
+    std::fs::write(&config, "").unwrap();
+    let name = forkhost_tests::test_name(module_path, test);
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([name.as_str(), "--exact", "--nocapture", "--test-threads=1"])
+        .env(GIT_CHILD, &config)
+        .env("GIT_CONFIG_GLOBAL", &config)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    println!("{text}");
+    assert!(out.status.success(), "{name} failed in its child:\n{text}");
+    assert!(
+        text.contains("1 passed"),
+        "{name} did not run in its child:\n{text}"
+    );
+    None
+}
+
+/// Sets `key` to `value` in the git config file `file` (a test's global config).
+pub fn git_config_file(file: &Path, key: &str, value: &str) {
+    let out = Command::new("git")
+        .args(["config", "--file"])
+        .arg(file)
+        .args([key, value])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git config --file {} {key}: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
