@@ -339,11 +339,18 @@ async fn session_grants_cover_exactly_what_was_shown(harness: Harness) {
     assert!(file.exists());
     let grants = host.session_grants(&a).await.unwrap();
     assert_eq!(grants.len(), 1, "{grants:?}");
-    let GrantScope::Command { command, cwd } = &grants[0].scope else {
+    let GrantScope::Command {
+        command,
+        cwd,
+        unsandboxed,
+    } = &grants[0].scope
+    else {
         panic!("{grants:?}")
     };
     assert!(command.contains("touch granted.txt"), "{command}");
     assert!(cwd.is_some(), "a command grant names its folder");
+    // The card asked for a sandboxed run (L-2): the grant covers only that.
+    assert!(!unsandboxed, "{grants:?}");
 
     // A new process for the same thread: not asked again.
     host.close(&a).await.unwrap();
