@@ -339,7 +339,7 @@ async fn session_grants_cover_exactly_what_was_shown(harness: Harness) {
     assert!(file.exists());
     let grants = host.session_grants(&a).await.unwrap();
     assert_eq!(grants.len(), 1, "{grants:?}");
-    let GrantScope::Command { command, cwd } = &grants[0].scope else {
+    let GrantScope::Command { command, cwd, .. } = &grants[0].scope else {
         panic!("{grants:?}")
     };
     assert!(command.contains("touch granted.txt"), "{command}");
