@@ -8,5 +8,6 @@ mod host_kit;
 mod race;
 mod rewind;
 mod search;
+mod security;
 mod spare;
 mod trust;

@@ -16,5 +16,6 @@ mod process_tree;
 mod race;
 mod rewind;
 mod search;
+mod security;
 mod trust;
 mod warm;

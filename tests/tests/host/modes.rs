@@ -52,7 +52,9 @@ async fn codex_back_to_the_default_sandbox_restores_the_configs_sandbox() {
         .await
         .unwrap();
     assert_eq!(view.permissions.mode.as_deref(), Some("never"));
-    assert_eq!(view.permissions.sandbox, None);
+    // No sandbox word stored: the view names the one that runs, config.toml's (issue 39).
+    assert_eq!(view.permissions.sandbox.as_deref(), Some("read-only"));
+    assert!(view.permissions.sandbox_default, "{:?}", view.permissions);
     while let Ok(event) = events.try_recv() {
         assert!(
             !matches!(event, HostEvent::RuntimeStopped { .. }),
@@ -72,7 +74,11 @@ async fn codex_back_to_the_default_sandbox_restores_the_configs_sandbox() {
         "the process still ran with full access after the change to the default sandbox"
     );
     let shown = host.show(&thread).await.unwrap();
-    assert_eq!(shown.thread.permissions.sandbox, None);
+    assert_eq!(
+        shown.thread.permissions.sandbox.as_deref(),
+        Some("read-only")
+    );
+    assert!(shown.thread.permissions.sandbox_default);
 
     // A new process on the same thread (after a close, or the next app start) runs the default
     // too: `thread/resume` without the word would keep the thread's last one.
