@@ -29,6 +29,8 @@ pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// Creates the folder `path` (its parent must exist), for the user alone; an existing one is
 /// an error (`AlreadyExists`), so a folder someone else made first is never used.
 pub(crate) fn create_private_dir(path: &Path) -> std::io::Result<()> {
+    // Mutable only where Unix sets the mode.
+    #[cfg_attr(not(unix), allow(unused_mut))]
     let mut builder = std::fs::DirBuilder::new();
     #[cfg(unix)]
     {
