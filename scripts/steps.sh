@@ -105,7 +105,7 @@ steps_table() {
     printf '\n\033[1m== the run, step by step\033[0m\n'
     printf '%-72s %7s %7s %7s  %s\n' "step" "start" "took" "cores" "outcome"
     sort -t$'\t' -k2,2n "$steps_tsv" | while IFS=$'\t' read -r name start end outcome cores mode; do
-      [[ "$mode" == bg ]] && name="$name  [beside]"
+      [[ "$mode" == bg ]] && outcome="$outcome, beside"
       printf '%-72.72s %7s %7s %7s  %s\n' "$name" "$(mmss "$start")" "$(mmss $((end - start)))" "$cores" "$outcome"
     done
     printf '%-72s %7s %7s\n' "the whole run" "" "$(mmss "$total")"
