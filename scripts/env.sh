@@ -49,5 +49,10 @@ layer_tests() {
   shift 2
   local listed
   listed="$(cargo test -q -p forkhost-tests "$@" --test "$layer" -- --list --format terse)" || return
-  sed -n 's/: test$//p' <<<"$listed" | { grep -E "$pattern" || true; }
+  names_matching "$pattern" <<<"$listed"
+}
+
+# From libtest's `--list --format terse` on stdin, the test names matching an extended regex.
+names_matching() {
+  sed -n 's/: test$//p' | { grep -E "$1" || true; }
 }

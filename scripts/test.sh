@@ -61,7 +61,7 @@ run_e2e() {
 # Runs the tests of a layer binary whose names match an extended regex, if any.
 run_named() {
   local layer="$1" pattern="$2" names
-  names="$(run_e2e "$layer" --list --format terse | sed -n 's/: test$//p' | { grep -E "$pattern" || true; })"
+  names="$(run_e2e "$layer" --list --format terse | names_matching "$pattern")"
   [[ -n "$names" ]] || { echo "no $layer test matches $pattern" >&2; return 1; }
   # shellcheck disable=SC2086 # one name a word
   run_e2e "$layer" --exact $names
@@ -157,7 +157,7 @@ run_e2e host --skip bench_
 run_e2e cli
 
 step "Rust tests: the Host's benchmarks, one process each, quick form (figures: scripts/bench.sh)"
-for name in $(run_e2e host --list --format terse | sed -n 's/^\(bench_[^:]*::[^:]*\): test$/\1/p'); do
+for name in $(run_e2e host --list --format terse | names_matching '^bench_'); do
   FORKHOST_BENCH_QUICK=1 run_e2e host --exact "$name" --nocapture --test-threads=1
 done
 
