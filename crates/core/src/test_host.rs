@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex};
 
 use forkhost_harness::{HarnessKind, HarnessResult, LiveRuntime, PermissionMode, Runtime};
 
+use crate::base::thread_handle::{AttachedRuntime, TurnState};
 use crate::host::Host;
-use crate::thread_handle::{AttachedRuntime, TurnState};
 
 const SESSION: &str = "5a0e6a7c-1111-4222-8333-444455556666";
 
@@ -384,7 +384,7 @@ impl TestHost {
             set_mode,
             log: log.clone(),
         }));
-        let slot = self.host.slot(thread);
+        let slot = self.host.handle(thread);
         *slot.live.lock().await = Some(AttachedRuntime {
             runtime,
             pump: tokio::spawn(async {}),
@@ -395,6 +395,6 @@ impl TestHost {
 
     /// Whether a process is attached to the thread.
     pub async fn attached(&self) -> bool {
-        self.host.slot(&self.thread).live.lock().await.is_some()
+        self.host.handle(&self.thread).live.lock().await.is_some()
     }
 }

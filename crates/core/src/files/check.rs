@@ -17,7 +17,7 @@ use serde::Serialize;
 use super::repo::{main_root, repo_of};
 use super::setup::identity_of;
 use super::user_command::run_in;
-use crate::error::{HostError, HostResult};
+use crate::base::error::{HostError, HostResult};
 use crate::host::Host;
 
 /// The most lines of a check's output a lane keeps (its tail).

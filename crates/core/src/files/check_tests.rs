@@ -10,7 +10,7 @@ use std::time::Duration;
 use super::check::{TAIL_BYTES, TAIL_LINES};
 use super::test_repo::{after, checkpointed, fork_of};
 use super::ForkFiles;
-use crate::events::HostEvent;
+use crate::base::events::HostEvent;
 use crate::test_host::{claude_thread, committed_repo, git, ClaudeProgram, TestHost};
 
 async fn plain() -> TestHost {

@@ -14,9 +14,9 @@ use serde::Serialize;
 
 use super::error::blocking;
 use super::scope::NoCheckpoints;
-use crate::error::HostResult;
+use crate::base::error::HostResult;
+use crate::base::thread_handle::FolderWatch;
 use crate::host::Host;
-use crate::thread_handle::FolderWatch;
 
 /// Which side of a turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,7 +66,7 @@ pub struct FilesView {
     pub base_commit: Option<String>,
     pub checkpoints: Vec<CheckpointView>,
     /// The fork's worktree being filled, how far (`None` once its files are there).
-    pub preparing: Option<crate::view::FillView>,
+    pub preparing: Option<crate::base::view::FillView>,
 }
 
 impl Host {
@@ -102,7 +102,7 @@ impl Host {
         }
         .within(folder);
         let started = std::time::Instant::now();
-        let slot = self.slot(thread_id);
+        let slot = self.handle(thread_id);
         let known = slot.folder_watch(folder);
         let folder = folder.to_owned();
         let taken = blocking(move || {
@@ -222,7 +222,7 @@ impl Host {
             branch: worktree.as_ref().map(|w| w.branch.clone()),
             base_commit: worktree.map(|w| w.base_commit),
             checkpoints,
-            preparing: self.slot(thread_id).files.state().preparing(),
+            preparing: self.handle(thread_id).files.state().preparing(),
         })
     }
 }

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::error::blocking;
 use super::scope::NoCheckpoints;
-use crate::error::{HostError, HostResult};
+use crate::base::error::{HostError, HostResult};
 use crate::host::Host;
 
 /// How a file changed.

@@ -2,7 +2,7 @@
 
 use forkhost_worktree::WorktreeError;
 
-use crate::error::HostError;
+use crate::base::error::HostError;
 
 impl From<WorktreeError> for HostError {
     fn from(err: WorktreeError) -> Self {

@@ -1,7 +1,7 @@
 //! Filling a fork's worktree after the fork returns: the fork opens at once, whatever the
 //! repository's size, while git writes the files (`Repo::fill_worktree`: parallel checkout,
 //! progress as `FilesProgress` events and in `FilesView::preparing`). A Send meanwhile waits on
-//! the thread's [`FilesGate`](crate::thread_handle::FilesGate) and goes out when the files are
+//! the thread's [`FilesGate`](crate::base::thread_handle::FilesGate) and goes out when the files are
 //! there; Stop drops that waiting Send; Close works as ever (the fill goes on). A fill that
 //! fails removes the half-made worktree (`Repo::discard_worktree`) and says why
 //! (`FilesPrepared { error }`); one cut short by the app ending is finished at the next Send.
@@ -16,10 +16,10 @@ use tokio::sync::oneshot;
 
 use super::error::blocking;
 use super::worktree_fork::Prepared;
-use crate::error::{HostError, HostResult};
-use crate::events::HostEvent;
+use crate::base::error::{HostError, HostResult};
+use crate::base::events::HostEvent;
+use crate::base::thread_handle::{FilesState, FolderWatch, ThreadHandle};
 use crate::host::Host;
-use crate::thread_handle::{FilesState, FolderWatch, ThreadHandle};
 
 /// How often progress is sent at most (the header redraws no faster than this helps).
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
@@ -27,7 +27,7 @@ const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 impl Host {
     /// Fills a fork's worktree in the background; the thread's Sends wait until it is done.
     pub(crate) fn fill_fork_files(&self, thread_id: &str, prepared: Prepared) {
-        let slot = self.slot(thread_id);
+        let slot = self.handle(thread_id);
         slot.files.set(FilesState::Filling { done: 0, total: 0 });
         let (host, thread_id) = (self.clone(), thread_id.to_owned());
         tokio::spawn(async move { host.fill(&slot, &thread_id, prepared).await });
@@ -100,7 +100,7 @@ impl Host {
     /// does. `invalid_input` with the reason when they could not be written.
     pub async fn files_ready(&self, thread_id: &str) -> HostResult<()> {
         self.resume_fill(thread_id).await;
-        let slot = self.slot(thread_id);
+        let slot = self.handle(thread_id);
         slot.files.ready().await.map_err(HostError::InvalidInput)
     }
 
@@ -145,7 +145,7 @@ impl Host {
     /// A worktree whose fill an earlier run of the app did not finish (it ended meanwhile) is
     /// filled again, once per thread and run, before its files are used.
     pub(crate) async fn resume_fill(&self, thread_id: &str) {
-        let slot = self.slot(thread_id);
+        let slot = self.handle(thread_id);
         if slot.fill_checked.swap(true, Ordering::SeqCst) || slot.files.state() != FilesState::Ready
         {
             return;

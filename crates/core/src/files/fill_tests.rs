@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::test_repo::{after, checkpointed, fork_of, fork_ready, read};
 use super::ForkFiles;
-use crate::events::HostEvent;
+use crate::base::events::HostEvent;
 use crate::host::Host;
 use crate::test_host::{git, TestHost};
 
@@ -94,9 +94,9 @@ async fn a_thread_without_a_worktree_has_its_files_at_once() {
 
 #[tokio::test]
 async fn stop_while_a_send_waits_for_the_files_ends_that_send_and_leaves_the_fill_alone() {
-    use crate::thread_handle::FilesState;
+    use crate::base::thread_handle::FilesState;
     let t = crate::test_host::with_claude_thread().await;
-    let slot = t.host.slot(&t.thread);
+    let slot = t.host.handle(&t.thread);
     slot.files.set(FilesState::Filling { done: 1, total: 10 });
     let waiting = tokio::spawn({
         let (host, slot) = (t.host.clone(), slot.clone());

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::blocking;
 use super::repo::git;
-use crate::error::{HostError, HostResult};
+use crate::base::error::{HostError, HostResult};
 use crate::host::Host;
 
 /// Another thread whose folder is inside the worktree.

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use super::test_repo::{after, checkpointed, fork_of, fork_ready};
 use super::{ForkFiles, ThreadInFolder, WorktreeLoss};
-use crate::events::HostEvent;
-use crate::fork::ForkAt;
+use crate::base::events::HostEvent;
+use crate::base::fork_point::ForkAt;
 use crate::test_host::{git, TestHost};
 
 /// A worktree fork after turn 1: its id, the folder of its thread and its worktree's top.

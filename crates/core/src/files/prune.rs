@@ -8,7 +8,7 @@ use forkhost_store::ThreadState;
 
 use super::error::blocking;
 use super::repo::repo_of;
-use crate::error::HostResult;
+use crate::base::error::HostResult;
 use crate::host::Host;
 
 impl Host {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use forkhost_worktree::{Git, Repo};
 
 use super::error::blocking;
-use crate::error::HostResult;
+use crate::base::error::HostResult;
 
 /// The git program for the Host's file work.
 pub(crate) fn git() -> HostResult<Git> {

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use super::error::blocking;
 use super::repo::{main_root, repo_of};
 use super::user_command::run_in;
-use crate::error::{HostError, HostResult};
-use crate::events::HostEvent;
+use crate::base::error::{HostError, HostResult};
+use crate::base::events::HostEvent;
 use crate::host::Host;
 
 impl Host {

@@ -13,9 +13,9 @@ use forkhost_worktree::{Oid, Repo, Worktree, WorktreeError, WorktreeSpec};
 
 use super::error::blocking;
 use super::repo::repo_of;
-use crate::error::{HostError, HostResult};
+use crate::base::error::{HostError, HostResult};
+use crate::base::worktree_claims::SpareJob;
 use crate::host::Host;
-use crate::worktree_spares::SpareJob;
 
 /// The spare's folder name beside the forks' (`<data>/worktrees/<repo>/<fork id>`): fork ids
 /// are UUIDs, never this.

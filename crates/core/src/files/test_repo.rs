@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{ForkFiles, TurnEdge};
-use crate::fork::{ForkAt, TurnRef};
+use crate::base::fork_point::{ForkAt, TurnRef};
 use crate::test_host::{claude_thread_in, committed_repo, ClaudeProgram, TestHost};
 use crate::ForkResult;
 

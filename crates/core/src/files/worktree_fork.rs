@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 use super::checkpoints::TurnEdge;
 use super::error::blocking;
 use super::scope::NoCheckpoints;
-use crate::error::{HostError, HostResult};
+use crate::base::error::{HostError, HostResult};
 use crate::host::Host;
 
 /// Where a fork's files come from.

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use super::test_repo::{after, before, checkpointed, checkpointed_with, fork_of, fork_ready, read};
 use super::ForkFiles;
-use crate::fork::ForkAt;
+use crate::base::fork_point::ForkAt;
 use crate::test_host::{claude_thread, claude_thread_in, committed_repo, git, ClaudeProgram};
 
 #[tokio::test]

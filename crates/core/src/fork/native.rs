@@ -4,7 +4,7 @@
 use forkhost_harness::Forked;
 
 use super::{Adopted, Plan};
-use crate::error::HostResult;
+use crate::base::error::HostResult;
 use crate::host::Host;
 
 impl Host {

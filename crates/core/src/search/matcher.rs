@@ -3,7 +3,7 @@
 
 use regex::{Regex, RegexBuilder};
 
-use crate::error::{HostError, HostResult};
+use crate::base::error::{HostError, HostResult};
 
 /// Characters of context kept before and after a hit.
 const BEFORE: usize = 60;

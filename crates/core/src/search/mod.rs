@@ -21,7 +21,7 @@ use forkhost_harness::{HarnessKind, Message, Role, Turn};
 use forkhost_store::{Boundary, ThreadRow, ThreadState};
 use serde::{Deserialize, Serialize};
 
-use crate::error::{HostError, HostResult};
+use crate::base::error::{HostError, HostResult};
 use crate::host::Host;
 use matcher::{snippet, Matcher};
 use scan::{candidates, Prefilter, ScanStats};
@@ -280,7 +280,7 @@ impl Host {
                     title: file
                         .first_prompt
                         .as_deref()
-                        .and_then(crate::titles::prompt_title)
+                        .and_then(crate::base::thread_views::prompt_title)
                         .unwrap_or_else(|| format!("{} session", job.kind)),
                     thread_id: None,
                     session: Some(SearchSession {
@@ -555,4 +555,4 @@ fn input_text(input: &serde_json::Value) -> String {
 }
 
 #[cfg(test)]
-mod tests;
+mod search_tests;

@@ -1,0 +1,166 @@
+//! The Host's typed errors. Each has a stable snake_case code that the CLI prints and the UI
+//! shows in words; the codes are part of the public contract — never rename one.
+
+use forkhost_store::StoreError;
+use serde::Serialize;
+
+#[derive(Debug, thiserror::Error)]
+pub enum HostError {
+    #[error("thread {0} not found")]
+    ThreadNotFound(String),
+    #[error("the native session of {0} is gone")]
+    SessionNotFound(String),
+    #[error("turn {0} not found")]
+    TurnNotFound(String),
+    #[error("checkpoint {0} not found in the native session")]
+    CheckpointNotFound(String),
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+    #[error("busy: {0}")]
+    Busy(String),
+    #[error("conflict: {0}")]
+    Conflict(String),
+    #[error("harness not found: {0}")]
+    HarnessNotFound(String),
+    #[error("harness failed: {0}")]
+    HarnessFailed(String),
+    #[error("invalid input: {0}")]
+    InvalidInput(String),
+    /// A folder with project agent config whose trust the user has not decided yet. Its code is
+    /// `invalid_input`; the view travels with it, so that a caller can ask without parsing words.
+    #[error(
+        "invalid input: {} has project agent config ({}) that can run commands; decide whether \
+         to trust it first (forkhost: --trust yes|no)",
+        .0.root,
+        .0.config.join(", ")
+    )]
+    TrustUndecided(crate::base::view::TrustView),
+    /// The store itself failed (disk, permissions). Not the user's doing; details are logged.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+/// The stable machine-readable name of a [`HostError`]: what the CLI prints, the UI's type
+/// checks its titles against (`ui/src/errors.ts`) and `HostEvent::Error` carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum ErrorCode {
+    ThreadNotFound,
+    SessionNotFound,
+    TurnNotFound,
+    CheckpointNotFound,
+    Unsupported,
+    Busy,
+    Conflict,
+    HarnessNotFound,
+    HarnessFailed,
+    InvalidInput,
+    Internal,
+}
+
+impl ErrorCode {
+    pub const ALL: [ErrorCode; 11] = [
+        ErrorCode::ThreadNotFound,
+        ErrorCode::SessionNotFound,
+        ErrorCode::TurnNotFound,
+        ErrorCode::CheckpointNotFound,
+        ErrorCode::Unsupported,
+        ErrorCode::Busy,
+        ErrorCode::Conflict,
+        ErrorCode::HarnessNotFound,
+        ErrorCode::HarnessFailed,
+        ErrorCode::InvalidInput,
+        ErrorCode::Internal,
+    ];
+
+    /// Its word, as serialized (a test holds the two equal).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::ThreadNotFound => "thread_not_found",
+            ErrorCode::SessionNotFound => "session_not_found",
+            ErrorCode::TurnNotFound => "turn_not_found",
+            ErrorCode::CheckpointNotFound => "checkpoint_not_found",
+            ErrorCode::Unsupported => "unsupported",
+            ErrorCode::Busy => "busy",
+            ErrorCode::Conflict => "conflict",
+            ErrorCode::HarnessNotFound => "harness_not_found",
+            ErrorCode::HarnessFailed => "harness_failed",
+            ErrorCode::InvalidInput => "invalid_input",
+            ErrorCode::Internal => "internal",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+impl HostError {
+    /// The stable code of this error.
+    pub fn error_code(&self) -> ErrorCode {
+        match self {
+            HostError::ThreadNotFound(_) => ErrorCode::ThreadNotFound,
+            HostError::SessionNotFound(_) => ErrorCode::SessionNotFound,
+            HostError::TurnNotFound(_) => ErrorCode::TurnNotFound,
+            HostError::CheckpointNotFound(_) => ErrorCode::CheckpointNotFound,
+            HostError::Unsupported(_) => ErrorCode::Unsupported,
+            HostError::Busy(_) => ErrorCode::Busy,
+            HostError::Conflict(_) => ErrorCode::Conflict,
+            HostError::HarnessNotFound(_) => ErrorCode::HarnessNotFound,
+            HostError::HarnessFailed(_) => ErrorCode::HarnessFailed,
+            HostError::InvalidInput(_) | HostError::TrustUndecided(_) => ErrorCode::InvalidInput,
+            HostError::Internal(_) => ErrorCode::Internal,
+        }
+    }
+
+    /// The stable code as a word (log fields, the CLI's output).
+    pub fn code(&self) -> &'static str {
+        self.error_code().as_str()
+    }
+}
+
+impl HostError {
+    /// The folder whose trust must be decided first, when that is what this error says.
+    pub fn undecided_trust(&self) -> Option<&crate::base::view::TrustView> {
+        match self {
+            HostError::TrustUndecided(view) => Some(view),
+            _ => None,
+        }
+    }
+}
+
+impl From<StoreError> for HostError {
+    fn from(err: StoreError) -> Self {
+        match err {
+            StoreError::ThreadNotFound(id) => HostError::ThreadNotFound(id),
+            StoreError::TurnNotFound(id) => HostError::TurnNotFound(id),
+            err @ (StoreError::Conflict { .. } | StoreError::Duplicate(_)) => {
+                HostError::Conflict(err.to_string())
+            }
+            StoreError::InvalidInput(msg) => HostError::InvalidInput(msg),
+            StoreError::Busy => HostError::Busy("the store is in use by another process".into()),
+            other => {
+                tracing::error!(error = %other, "store failure");
+                HostError::Internal(other.to_string())
+            }
+        }
+    }
+}
+
+pub type HostResult<T> = Result<T, HostError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_code_serializes_as_its_word() {
+        for code in ErrorCode::ALL {
+            let json = serde_json::to_value(code).unwrap();
+            assert_eq!(json, code.as_str(), "{code:?}");
+        }
+    }
+}

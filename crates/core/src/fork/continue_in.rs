@@ -1,0 +1,67 @@
+//! Continue in another agent: step 3 of a fork whose target is another harness. The source's
+//! turns up to the cut are read from its native file (never written), carried over
+//! ([`forkhost_harness::carry`]) and written by the target as a new native session of its
+//! own ([`forkhost_harness::Harness::seed`]); nothing is sent to a model. The rest of the
+//! fork (the `creating` row, the worktree, the commit of the anchors the target's reader finds
+//! in the new session, the crash points) is the fork engine's, as for a native fork.
+
+use std::path::Path;
+
+use forkhost_harness::{Forked, HarnessBinary, HarnessKind, NativeSession};
+
+use crate::base::error::{HostError, HostResult};
+use crate::host::Host;
+
+impl Host {
+    /// Writes the first `kept` turns of `source` (a `kind` session) as a new session of
+    /// `target`'s harness in `cwd`.
+    pub(crate) async fn seed_fork(
+        &self,
+        source: &NativeSession,
+        kind: HarnessKind,
+        kept: usize,
+        target: &HarnessBinary,
+        cwd: &Path,
+    ) -> HostResult<(Forked, String)> {
+        let path = source
+            .path
+            .clone()
+            .ok_or_else(|| HostError::SessionNotFound("the source has no native file".into()))?;
+        let host = self.clone();
+        let turns = tokio::task::spawn_blocking(move || host.inner.texts.turns(kind, &path))
+            .await
+            .map_err(|err| HostError::Internal(err.to_string()))??;
+        if turns.len() < kept {
+            return Err(HostError::TurnNotFound(format!(
+                "the source holds {} turns; the fork keeps {kept}",
+                turns.len()
+            )));
+        }
+        let seed = forkhost_harness::carry::seed_of(kind, target.kind, &turns[..kept]);
+        let note = seed.note(target.kind.harness().product_name());
+        let request = forkhost_harness::SeedRequest {
+            binary: target,
+            seed: &seed,
+            cwd,
+            env: &self.inner.harness_env,
+        };
+        // The seeding process runs in `cwd`: gated as the runtime there is (review M-2).
+        let trusted = crate::trust::fail_closed(self.folder_trust(cwd).await);
+        let seeded = forkhost_harness::runtime::seed_trusting(request, trusted).await?;
+        Ok((seeded, note))
+    }
+
+    /// Removes the session a seed wrote when the fork that made it fails after all: it is
+    /// Forkhost's own file (no harness wrote it), so nothing of the failed fork stays behind.
+    pub(crate) fn remove_seeded(&self, forked: &Forked) {
+        let Some(path) = forked.session.path.as_ref().filter(|p| p.is_file()) else {
+            return;
+        };
+        if forked.pending.is_some() {
+            return;
+        }
+        if let Err(err) = std::fs::remove_file(path) {
+            tracing::warn!(path = %path.display(), %err, "could not remove a failed fork's seeded session");
+        }
+    }
+}
