@@ -299,3 +299,30 @@ async fn a_lazy_fork_starts_its_harness_ahead_only_in_a_host_that_keeps_forks_wa
         cold.claude_calls()
     );
 }
+
+/// A fork whose caller goes away between its steps (a window closed, a call cancelled) is
+/// undone as a failed step would be: its `creating` row does not wait for the next start.
+#[tokio::test]
+async fn a_fork_dropped_half_way_leaves_no_row() {
+    let t = three_turns().await;
+    let plan = t.host.plan_fork(&t.thread, &after(2), None).await.unwrap();
+    let txn = super::commit::ForkTxn::begin(&t.host, &plan).await.unwrap();
+    let child = txn.child.id.clone();
+    assert_eq!(
+        t.host.store().thread(&child).await.unwrap().state,
+        ThreadState::Creating
+    );
+    drop(txn);
+    let gone = async {
+        while t.host.store().thread(&child).await.is_ok() {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(10), gone)
+        .await
+        .expect("the dropped fork's row is removed");
+
+    // A committed one stays.
+    let made = t.host.fork(&t.thread, after(2)).await.unwrap();
+    assert!(t.host.store().thread(&made.thread.thread.id).await.is_ok());
+}

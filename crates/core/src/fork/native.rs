@@ -1,19 +1,83 @@
-//! Step 3 of a fork, the harness's native call: in a warm spare where the app keeps one, else
-//! in a process of its own; the next spare starts once it returned.
+//! Step 3 of a fork: the harness derives the session. A native fork runs in a warm spare where
+//! the app keeps one, else in a process of its own (the next spare starts once it returned); a
+//! conversation continued in another harness, or cut where its harness has no coordinate, is
+//! seeded from the turns' text instead ([`crate::fork::continue_in`]).
 
-use forkhost_harness::Forked;
+use std::path::PathBuf;
 
-use super::{Adopted, Plan};
+use forkhost_harness::{Forked, HarnessBinary};
+
+use super::plan::Plan;
+use super::Adopted;
 use crate::base::error::HostResult;
+use crate::files::worktree_fork::Prepared;
 use crate::host::Host;
 
+/// What step 3 derived.
+pub(super) struct Derived {
+    pub forked: Forked,
+    /// The warm spare that forked it (its runtime from now on).
+    pub adopted: Option<Adopted>,
+    /// Forkhost wrote the session itself (a seed), and removes it if the fork fails.
+    pub seeded: bool,
+    /// What carried over into another harness, said to the user.
+    pub carry_note: Option<String>,
+}
+
 impl Host {
+    /// Step 3: the derived session, in the fork's worktree when it has one.
+    pub(super) async fn derive(
+        &self,
+        plan: &Plan,
+        binary: &HarnessBinary,
+        worktree: Option<&Prepared>,
+    ) -> HostResult<Derived> {
+        let cross = plan.target != plan.kind;
+        if cross || plan.reseed {
+            let cwd = match worktree {
+                Some(w) => w.cwd.clone(),
+                None => PathBuf::from(&plan.source.cwd),
+            };
+            let (forked, note) = self
+                .seed_fork(&plan.native, plan.kind, plan.kept, binary, &cwd)
+                .await?;
+            return Ok(Derived {
+                forked,
+                adopted: None,
+                seeded: true,
+                // Said only where the conversation crossed into another harness.
+                carry_note: Some(note).filter(|_| cross),
+            });
+        }
+        let request = forkhost_harness::ForkRequest {
+            binary,
+            source: &plan.native,
+            anchors: &plan.anchors,
+            cut: plan.cut,
+            env: &self.inner.harness_env,
+            cwd: worktree.map(|w| w.cwd.as_path()),
+        };
+        // The folder whose project config decides whether a warm spare may fork it: a new
+        // worktree has no file yet, so its source's folder (the same repository) speaks for it.
+        let config_folder = match worktree {
+            Some(_) => PathBuf::from(&plan.source.cwd),
+            None => plan.native.cwd.clone(),
+        };
+        let (forked, adopted) = self.native_fork(plan, request, &config_folder).await;
+        Ok(Derived {
+            forked: forked?,
+            adopted,
+            seeded: false,
+            carry_note: None,
+        })
+    }
+
     /// Step 3's native call: in a warm spare of the harness where the app keeps one (the spare
     /// then is the fork's runtime, returned with its events), else in a process of its own.
     /// A spare is only used where starting it knew nothing the fork's folder needs (its
     /// project config, when the folder has one); a spare that dies is replaced by the cold
     /// path.
-    pub(super) async fn native_fork(
+    async fn native_fork(
         &self,
         plan: &Plan,
         request: forkhost_harness::ForkRequest<'_>,
