@@ -3,3 +3,4 @@ mod fake_model;
 mod need_guard;
 mod no_circles;
 mod room_sizes;
+mod wing_calls;

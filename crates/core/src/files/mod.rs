@@ -2,6 +2,8 @@
 //! tree at each turn's edges, forks into a git worktree holding the files as of the fork
 //! point, and comparing or bringing back a fork's changes. All git work goes through
 //! `forkhost-worktree` on a blocking thread; the store keeps coordinates (commit ids) only.
+//!
+//! Calls: the base.
 
 mod check;
 #[cfg(test)]

@@ -7,10 +7,10 @@
 
 use std::path::{Path, PathBuf};
 
+use super::repo::clean;
 use forkhost_store::{Boundary, ThreadRow, WorktreeRow};
 use forkhost_worktree::{CheckpointSpec, Oid, Repo, Worktree, WorktreeSpec};
 use serde::Deserialize;
-use sha2::{Digest, Sha256};
 
 use super::checkpoints::TurnEdge;
 use super::error::blocking;
@@ -164,21 +164,6 @@ impl Host {
             tracing::warn!(error = %err, folder = %worktree.display(), "could not remove a failed fork's worktree");
         }
     }
-
-    /// `<data>/worktrees/<repository name>-<hash of its root>/<fork id>`: outside the
-    /// repository, one folder per repository (its spare worktree beside the forks, on the
-    /// same file system, so claiming it is a rename). The hash is SHA-256's (std's `DefaultHasher` may
-    /// change between Rust releases, and a new build would start a second folder per
-    /// repository). The path is computed only here and then stored with the fork (its
-    /// worktree row and its thread's cwd), so a fork made under another hash is still found.
-    pub(super) fn worktree_folder(&self, repo: &Repo, child_id: &str) -> PathBuf {
-        let root = super::repo::main_root(repo);
-        self.inner
-            .data_dir
-            .join("worktrees")
-            .join(repo_folder_name(&root))
-            .join(child_id)
-    }
 }
 
 /// The files decision where the source's folder gets no checkpoints: outside git, or in a
@@ -199,33 +184,6 @@ fn decide_without(folder: &Path, refused: NoCheckpoints, files: ForkFiles) -> Ho
     }
 }
 
-/// Letters, digits and '-' only, at most 40 characters.
-/// `<repository name>-<first 8 hex digits of SHA-256 of its root's path>`.
-fn repo_folder_name(root: &Path) -> String {
-    let digest = Sha256::digest(root.as_os_str().as_encoded_bytes());
-    let hash: String = digest[..4].iter().map(|b| format!("{b:02x}")).collect();
-    let name = root
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "repo".into());
-    format!("{}-{hash}", clean(&name))
-}
-
-fn clean(text: &str) -> String {
-    let mut out = String::new();
-    for c in text.chars() {
-        match c {
-            c if c.is_ascii_alphanumeric() => out.push(c.to_ascii_lowercase()),
-            _ if !out.ends_with('-') && !out.is_empty() => out.push('-'),
-            _ => {}
-        }
-        if out.len() >= 40 {
-            break;
-        }
-    }
-    out.trim_end_matches('-').to_owned()
-}
-
 /// The branch name's last part: the thread's title and a piece of the fork's id.
 fn slug(title: &str, child_id: &str) -> String {
     let id: String = child_id
@@ -242,13 +200,6 @@ fn slug(title: &str, child_id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_repositorys_folder_name_is_the_same_in_every_build() {
-        // Pinned: a changed hash would start a second worktree folder for the repository.
-        let name = repo_folder_name(Path::new("/home/me/my app"));
-        assert_eq!(name, "my-app-38d8f0bc");
-    }
 
     #[test]
     fn branch_slugs_are_plain() {

@@ -1,7 +1,9 @@
 //! A race (docs/architecture.md "Race"): N forks of one turn, each in its own worktree with the
 //! files as of that turn, one prompt sent to all at once, at most K turns running together (the
 //! rest queued, and saying so). Each lane is an ordinary fork thread; the store records which
-//! race it is a lane of (coordinates only). Keeping one lane is `race_keep.rs`.
+//! race it is a lane of (coordinates only). Keeping one lane is [`keep`].
+//!
+//! Calls: `fork`, `thread`, `files` and the base.
 
 pub(crate) mod keep;
 

@@ -6,6 +6,8 @@
 //! restored to T's end checkpoint after a checkpoint of it as it is ([`crate::rewind::files`]).
 //! Undo is the same swap back (and the folder written back), so the line used since the rewind
 //! becomes the branch in turn. Never writes a native file of the thread.
+//!
+//! Calls: `fork`, `thread`, `files` and the base.
 
 pub(crate) mod files;
 

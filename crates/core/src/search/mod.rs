@@ -5,6 +5,8 @@
 //! are decoded by the readers (through the text cache) and matched message by message
 //! ([`matcher`]). A fork's file holds the turns it inherited too; those are its source's
 //! hits, never the fork's: each message is found once, in the thread that owns its turn.
+//!
+//! Calls: `thread` and the base.
 
 mod copies;
 mod matcher;

@@ -5,6 +5,8 @@
 //! repository's main checkout) and remembers the answer with the config it covered: trusted,
 //! the harness loads the project's config; not trusted, it is started without it; config that
 //! is new since a "trust" is asked about again (docs/architecture.md "Folder trust").
+//!
+//! Calls: the base.
 
 mod scan;
 #[cfg(test)]
