@@ -40,9 +40,10 @@ pub(crate) struct Inner {
     pub hand_off_spares: bool,
     /// How long a harness process (a runtime, a warm spare) may sit unused.
     pub idle_timeout: std::time::Duration,
-    pub spares: crate::base::spare_pool::SparePool,
+    /// Warm harness processes, one per harness, that a fork or a new thread takes.
+    pub warm: crate::base::warm_pool::WarmPool,
     /// Spare worktrees being filled, and the forks that claimed one.
-    pub worktree_spares: crate::base::worktree_claims::WorktreeSpares,
+    pub worktree_claims: crate::base::worktree_claims::WorktreeClaims,
     /// Whether requests are answered by the user's session grants (crate::requests::grants).
     pub session_grants: std::sync::atomic::AtomicBool,
     pub texts: crate::base::text::TextCache,

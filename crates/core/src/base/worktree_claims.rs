@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 #[derive(Default)]
-pub(crate) struct WorktreeSpares {
+pub(crate) struct WorktreeClaims {
     filling: Mutex<HashSet<PathBuf>>,
     claimed_by: Mutex<HashSet<String>>,
     /// Spares this Host did not fill itself (`HostOptions::hand_off_spares`).
@@ -28,7 +28,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-impl WorktreeSpares {
+impl WorktreeClaims {
     /// Marks the spare at `folder` as being filled; `false` when it is already.
     pub fn begin_fill(&self, folder: &Path) -> bool {
         lock(&self.filling).insert(folder.to_owned())

@@ -31,7 +31,7 @@ impl Host {
         child_id: &str,
     ) -> HostResult<Worktree> {
         let spare = self.spare_folder(repo);
-        let spares = &self.inner.worktree_spares;
+        let spares = &self.inner.worktree_claims;
         if spare.exists() && !spares.filling(&spare) {
             let (claim_in, from, wanted) = (repo.clone(), spare.clone(), spec.clone());
             match blocking(move || claim_in.claim_spare(&from, &wanted)).await {
@@ -58,7 +58,7 @@ impl Host {
     /// finished or discarded at the next claim.
     pub(crate) fn keep_spare(&self, repo: &Repo, at: Oid) {
         let spare = self.spare_folder(repo);
-        let spares = &self.inner.worktree_spares;
+        let spares = &self.inner.worktree_claims;
         if spare.exists() {
             return;
         }
@@ -83,7 +83,7 @@ impl Host {
 
     /// The spares this Host left to its caller (`HostOptions::hand_off_spares`), each once.
     pub fn spare_jobs(&self) -> Vec<SpareJob> {
-        self.inner.worktree_spares.take_handed()
+        self.inner.worktree_claims.take_handed()
     }
 
     /// Fills the spare worktree of the repository holding `repository` at commit `at`, and
@@ -101,7 +101,7 @@ impl Host {
             .parse()
             .map_err(|_| HostError::InvalidInput(format!("{:?} is not a commit id", job.at)))?;
         let spare = self.spare_folder(&repo);
-        if spare.exists() || !self.inner.worktree_spares.begin_fill(&spare) {
+        if spare.exists() || !self.inner.worktree_claims.begin_fill(&spare) {
             return Ok(());
         }
         self.fill_spare_of(repo, spare, at).await
@@ -113,7 +113,7 @@ impl Host {
         if filled.is_ok() {
             tracing::info!("spare worktree ready");
         }
-        self.inner.worktree_spares.end_fill(&spare);
+        self.inner.worktree_claims.end_fill(&spare);
         filled
     }
 
@@ -122,7 +122,7 @@ impl Host {
     pub async fn spare_worktree(&self, folder: &Path) -> Option<PathBuf> {
         let repo = repo_of(folder).await?;
         let spare = self.spare_folder(&repo);
-        if self.inner.worktree_spares.filling(&spare) {
+        if self.inner.worktree_claims.filling(&spare) {
             return None;
         }
         let found = spare.clone();
@@ -135,7 +135,7 @@ impl Host {
     /// Whether the fork `thread_id`'s worktree was a claimed spare (made by this Host; for
     /// tests and diagnostics).
     pub fn fork_claimed_spare(&self, thread_id: &str) -> bool {
-        self.inner.worktree_spares.was_claimed(thread_id)
+        self.inner.worktree_claims.was_claimed(thread_id)
     }
 
     /// Removes the spares whose repository is gone (their `.git` link names a git folder that

@@ -2,7 +2,7 @@
 //! process per harness that has threads open, kept ready so that a fork runs in it at once and
 //! it then is the fork's runtime (`WarmSpare`). A new one starts in the background when one is
 //! used; one unused for the idle timeout is stopped; the user never sees them. The one-shot
-//! CLI keeps the cold path. The pool itself is `spare_pool.rs`.
+//! CLI keeps the cold path. The pool itself is `warm_pool.rs`.
 
 use std::time::Instant;
 
@@ -15,13 +15,13 @@ impl Host {
     /// Makes sure a spare of `kind` is ready or starting (in the background). Nothing for a
     /// one-shot Host, or a harness without spares.
     pub(crate) fn ensure_spare(&self, kind: HarnessKind) {
-        if !self.inner.warm_forks || !self.inner.spares.begin_start(kind) {
+        if !self.inner.warm_forks || !self.inner.warm.begin_start(kind) {
             return;
         }
         let host = self.clone();
         tokio::spawn(async move {
             let started = host.start_spare(kind).await;
-            let Some((since, replaced)) = host.inner.spares.started(kind, started) else {
+            let Some((since, replaced)) = host.inner.warm.started(kind, started) else {
                 return;
             };
             if let Some(old) = replaced {
@@ -49,7 +49,7 @@ impl Host {
         let idle = self.inner.idle_timeout;
         tokio::spawn(async move {
             tokio::time::sleep(idle).await;
-            if let Some(unused) = host.inner.spares.take_unused_since(kind, since) {
+            if let Some(unused) = host.inner.warm.take_unused_since(kind, since) {
                 tracing::info!(harness = %kind, "idle warm spare stopped");
                 unused.close().await;
             }
@@ -68,7 +68,7 @@ impl Host {
         if !self.inner.warm_forks {
             return None;
         }
-        let taken = match self.inner.spares.take_for(kind, request) {
+        let taken = match self.inner.warm.take_for(kind, request) {
             Some(spare) if spare.alive() => Some(spare),
             Some(dead) => {
                 dead.close().await;
@@ -81,7 +81,7 @@ impl Host {
 
     /// Stops every spare (the Host is shutting down).
     pub(crate) async fn close_spares(&self) {
-        for spare in self.inner.spares.drain() {
+        for spare in self.inner.warm.drain() {
             spare.close().await;
         }
     }

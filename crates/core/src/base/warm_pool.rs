@@ -1,6 +1,6 @@
 //! The warm spare pool: at most one ready process per harness, and the harnesses whose spare
 //! is starting. Only the pool's bookkeeping; starting, timing out and handing out spares is
-//! the Host's (`spares.rs`).
+//! the Host's (`thread/warm.rs`).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
@@ -14,7 +14,7 @@ struct Ready {
 }
 
 #[derive(Default)]
-pub(crate) struct SparePool {
+pub(crate) struct WarmPool {
     ready: Mutex<HashMap<HarnessKind, Ready>>,
     starting: Mutex<HashSet<HarnessKind>>,
 }
@@ -23,7 +23,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-impl SparePool {
+impl WarmPool {
     /// Marks a spare of `kind` as starting; `false` when one is ready or starting already.
     pub fn begin_start(&self, kind: HarnessKind) -> bool {
         !lock(&self.ready).contains_key(&kind) && lock(&self.starting).insert(kind)
