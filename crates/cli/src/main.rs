@@ -8,7 +8,7 @@ mod output;
 mod race;
 mod rewind;
 mod search;
-mod spare;
+mod spare_worktree;
 mod stream;
 mod trust;
 mod usage;
@@ -308,7 +308,7 @@ async fn run(cli: Cli) -> Result<Printed, HostError> {
     }
     let result = execute(&host, cli.command, cli.json).await;
     host.shutdown().await;
-    spare::hand_off(host.spare_jobs(), &data_dir);
+    spare_worktree::hand_off(host.spare_jobs(), &data_dir);
     result
 }
 
@@ -497,7 +497,7 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
             Printed::new(json, text.trim_end().to_owned())
         }
         Command::SpareFill { repository, at } => {
-            spare::fill(host, &repository, &at).await?;
+            spare_worktree::fill(host, &repository, &at).await?;
             Printed::new(serde_json::json!({}), String::new())
         }
         Command::Archive { thread, undo } => {

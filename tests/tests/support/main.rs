@@ -1,3 +1,4 @@
+mod doc_map;
 mod doc_refs;
 mod fake_model;
 mod need_guard;
