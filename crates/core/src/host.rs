@@ -13,9 +13,12 @@ use tokio::sync::broadcast;
 use crate::base::error::{HostError, HostResult};
 use crate::base::events::HostEvent;
 use crate::base::harnesses::{HarnessReport, Harnesses};
+use crate::base::pending::Resolution;
 use crate::base::runtimes::Runtimes;
 use crate::base::thread::Thread;
-use crate::base::thread_handle::ThreadHandle;
+use crate::base::thread_handle::{ThreadHandle, TurnState};
+use crate::base::thread_views::ThreadViews;
+use crate::base::view::ThreadView;
 
 /// How many events a slow subscriber may fall behind before it misses some.
 pub(crate) const EVENT_BUFFER: usize = 4096;
@@ -48,7 +51,7 @@ pub(crate) struct Inner {
     pub session_grants: std::sync::atomic::AtomicBool,
     pub texts: crate::base::text::TextCache,
     /// What thread views need beyond the rows, learned once (a fork's name, its source turn).
-    pub views: crate::base::thread_views::ThreadViews,
+    pub views: ThreadViews,
 }
 
 /// Options for [`Host::open_with`].
@@ -146,6 +149,16 @@ impl Host {
         self.inner.runtimes.slot(thread_id)
     }
 
+    /// A thread's view, with what the row alone does not say ([`ThreadViews`]).
+    pub(crate) fn view_of(&self, row: &ThreadRow) -> HostResult<ThreadView> {
+        self.inner.views.view_of(row, &self.inner.harness_env)
+    }
+
+    /// Learns what the views of `rows` need beyond the rows (forks' names and source turns).
+    pub(crate) async fn learn_titles(&self, rows: &[ThreadRow]) {
+        self.inner.views.learn(self.store(), rows).await
+    }
+
     /// A thread's row, read and parsed.
     pub(crate) async fn thread(&self, thread_id: &str) -> HostResult<Thread> {
         Thread::parse(self.store().thread(thread_id).await?)
@@ -176,4 +189,49 @@ impl Host {
 
 pub(crate) fn new_id() -> String {
     uuid::Uuid::now_v7().to_string()
+}
+
+/// A thread's live state as the Host reads and ends it: used by every wing that stops a
+/// runtime (archive, permissions, the terminal, a worktree's removal, a race's keep, rewind).
+impl Host {
+    /// Whether a turn is running in the thread (in this process).
+    pub async fn is_streaming(&self, thread_id: &str) -> bool {
+        let slot = self.handle(thread_id);
+        let live = slot.live.lock().await;
+        live.as_ref().is_some_and(|l| l.turn.is_streaming())
+    }
+
+    /// Stops the thread's runtime (it starts again on the next send).
+    pub(crate) async fn stop_runtime(&self, slot: &ThreadHandle) {
+        if let Some(live) = slot.live.lock().await.as_ref() {
+            // Its process ends with it: nothing it asked can be answered any more.
+            self.drop_pending(&slot.thread_id, &live.turn);
+        }
+        if slot.take_and_close().await {
+            self.emit(HostEvent::RuntimeStopped {
+                thread_id: slot.thread_id.clone(),
+            });
+        }
+    }
+
+    /// Reports every pending request of a runtime as gone (its turn or process ended);
+    /// dropping their replies tells the harness nobody will answer.
+    pub(crate) fn drop_pending(&self, thread_id: &str, turn: &TurnState) {
+        let gone = self
+            .handle(thread_id)
+            .pending()
+            .drain_runtime(turn.generation());
+        for (request, _) in gone {
+            self.resolved(thread_id, &request.id, Resolution::Gone);
+        }
+    }
+
+    pub(crate) fn resolved(&self, thread_id: &str, id: &str, how: Resolution) {
+        tracing::info!(thread = %thread_id, request = %id, how = how.name(), "approval resolved");
+        self.emit(HostEvent::ApprovalResolved {
+            thread_id: thread_id.to_owned(),
+            id: id.to_owned(),
+            how: how.into(),
+        });
+    }
 }

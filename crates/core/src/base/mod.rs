@@ -16,6 +16,8 @@ pub(crate) mod text;
 pub(crate) mod thread;
 pub(crate) mod thread_handle;
 pub(crate) mod thread_views;
+#[cfg(test)]
+mod thread_views_tests;
 pub(crate) mod view;
 pub(crate) mod warm_pool;
 pub(crate) mod watch;

@@ -12,11 +12,9 @@ use forkhost_worktree::TreeWatch;
 use tokio::sync::{oneshot, Mutex};
 use tokio::task::JoinHandle;
 
-use crate::base::events::HostEvent;
-use crate::base::pending::{PendingApprovals, Resolution};
+use crate::base::pending::PendingApprovals;
 use crate::base::view::ApprovalView;
 use crate::base::watch::FileWatch;
-use crate::host::Host;
 
 pub(crate) struct ThreadHandle {
     pub thread_id: String,
@@ -318,50 +316,5 @@ impl TurnState {
 
     pub fn is_dead(&self) -> bool {
         self.dead.load(Ordering::SeqCst)
-    }
-}
-
-/// A thread's live state as the Host reads and ends it: used by every wing that stops a
-/// runtime (archive, permissions, the terminal, a worktree's removal, a race's keep, rewind).
-impl Host {
-    /// Whether a turn is running in the thread (in this process).
-    pub async fn is_streaming(&self, thread_id: &str) -> bool {
-        let slot = self.handle(thread_id);
-        let live = slot.live.lock().await;
-        live.as_ref().is_some_and(|l| l.turn.is_streaming())
-    }
-
-    /// Stops the thread's runtime (it starts again on the next send).
-    pub(crate) async fn stop_runtime(&self, slot: &ThreadHandle) {
-        if let Some(live) = slot.live.lock().await.as_ref() {
-            // Its process ends with it: nothing it asked can be answered any more.
-            self.drop_pending(&slot.thread_id, &live.turn);
-        }
-        if slot.take_and_close().await {
-            self.emit(HostEvent::RuntimeStopped {
-                thread_id: slot.thread_id.clone(),
-            });
-        }
-    }
-
-    /// Reports every pending request of a runtime as gone (its turn or process ended);
-    /// dropping their replies tells the harness nobody will answer.
-    pub(crate) fn drop_pending(&self, thread_id: &str, turn: &TurnState) {
-        let gone = self
-            .handle(thread_id)
-            .pending()
-            .drain_runtime(turn.generation());
-        for (request, _) in gone {
-            self.resolved(thread_id, &request.id, Resolution::Gone);
-        }
-    }
-
-    pub(crate) fn resolved(&self, thread_id: &str, id: &str, how: Resolution) {
-        tracing::info!(thread = %thread_id, request = %id, how = how.name(), "approval resolved");
-        self.emit(HostEvent::ApprovalResolved {
-            thread_id: thread_id.to_owned(),
-            id: id.to_owned(),
-            how: how.into(),
-        });
     }
 }

@@ -9,11 +9,10 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use forkhost_harness::{open_reader, HarnessKind, Role};
-use forkhost_store::ThreadRow;
+use forkhost_store::{Store, ThreadRow};
 
 use crate::base::error::{HostError, HostResult};
 use crate::base::view::ThreadView;
-use crate::host::Host;
 
 /// A name read from a prompt is at most this many characters (an ellipsis included).
 pub(crate) const PROMPT_TITLE_CHARS: usize = 60;
@@ -87,47 +86,35 @@ fn first_prompt(kind: HarnessKind, path: &PathBuf, native_ref: &str) -> Option<S
         .map(|m| m.text.clone())
 }
 
-impl Host {
+impl ThreadViews {
     /// A thread's view, a fork not renamed shown under the name learned from its first own
-    /// prompt (see [`Host::learn_titles`]).
-    pub(crate) fn view_of(&self, row: &ThreadRow) -> HostResult<ThreadView> {
+    /// prompt (see [`ThreadViews::learn`]); `harness_env` is what the harnesses run with (a
+    /// Codex thread's default sandbox is read from its config).
+    pub(crate) fn view_of(
+        &self,
+        row: &ThreadRow,
+        harness_env: &[(String, String)],
+    ) -> HostResult<ThreadView> {
         let mut view = ThreadView::try_from(row)?;
         // A Codex thread with no sandbox chosen names the one it runs in (issue 39).
         if view.harness == forkhost_harness::HarnessKind::Codex
             && view.permissions.sandbox.is_none()
         {
-            view.permissions.sandbox = Some(forkhost_harness::codex::default_sandbox(
-                &self.inner.harness_env,
-            ));
+            view.permissions.sandbox = Some(forkhost_harness::codex::default_sandbox(harness_env));
             view.permissions.sandbox_default = true;
         }
         if let Some(fork) = view.fork.as_mut() {
-            let numbers = self
-                .inner
-                .views
-                .numbers
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
+            let numbers = self.numbers.lock().unwrap_or_else(|e| e.into_inner());
             fork.source_turn_number = numbers.get(&row.id).copied();
         }
         if row.fork.is_some() && !row.title_custom {
-            let learned = self
-                .inner
-                .views
-                .learned
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
+            let learned = self.learned.lock().unwrap_or_else(|e| e.into_inner());
             if let Some((_, title)) = learned.get(&row.id) {
                 view.title = title.clone();
                 // Siblings sent the same first prompt (a race's lanes) keep their labels'
                 // numbers, in front: a row or tab too narrow for the whole name cuts its end.
                 if let Some(n) = label_number(&row.title) {
-                    let sources = self
-                        .inner
-                        .views
-                        .sources
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner());
+                    let sources = self.sources.lock().unwrap_or_else(|e| e.into_inner());
                     let source = sources.get(&row.id);
                     let shared = source.is_some()
                         && learned.iter().any(|(id, (_, other))| {
@@ -146,26 +133,19 @@ impl Host {
     /// and the first own prompt of each fork that has one and was not renamed, where it is not
     /// known yet (or its naming turn changed). A file that cannot be read leaves the fork under
     /// its label.
-    pub(crate) async fn learn_titles(&self, rows: &[ThreadRow]) {
+    pub(crate) async fn learn(&self, store: &Store, rows: &[ThreadRow]) {
         let only = match rows {
             [one] => Some(one.id.as_str()),
             _ => None,
         };
         let unnumbered = {
-            let numbers = self
-                .inner
-                .views
-                .numbers
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
+            let numbers = self.numbers.lock().unwrap_or_else(|e| e.into_inner());
             rows.iter()
                 .any(|r| r.fork.is_some() && !numbers.contains_key(&r.id))
         };
         if unnumbered {
-            match self.store().source_turn_numbers(only).await {
+            match store.source_turn_numbers(only).await {
                 Ok(found) => self
-                    .inner
-                    .views
                     .numbers
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
@@ -173,9 +153,7 @@ impl Host {
                 Err(err) => tracing::warn!(error = %err, "reading forks' source turns failed"),
             }
         }
-        self.inner
-            .views
-            .sources
+        self.sources
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .extend(rows.iter().filter_map(|r| {
@@ -190,7 +168,7 @@ impl Host {
         if candidates.is_empty() {
             return;
         }
-        let naming = match self.store().first_own_turns(only).await {
+        let naming = match store.first_own_turns(only).await {
             Ok(naming) => naming,
             Err(err) => {
                 tracing::warn!(error = %err, "reading forks' first turns failed");
@@ -198,12 +176,7 @@ impl Host {
             }
         };
         let wanted: Vec<(String, String, HarnessKind, PathBuf)> = {
-            let learned = self
-                .inner
-                .views
-                .learned
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
+            let learned = self.learned.lock().unwrap_or_else(|e| e.into_inner());
             naming
                 .into_iter()
                 .filter(|(id, native_ref)| learned.get(id).map(|(r, _)| r) != Some(native_ref))
@@ -231,8 +204,6 @@ impl Host {
         .map_err(|e| HostError::Internal(e.to_string()));
         match found {
             Ok(found) => self
-                .inner
-                .views
                 .learned
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
@@ -245,45 +216,6 @@ impl Host {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Issue 39: a Codex thread with no sandbox chosen names the one it runs in, never null.
-    #[tokio::test]
-    async fn a_codex_thread_without_a_sandbox_names_the_default_it_runs_in() {
-        let codex_home = tempfile::tempdir().unwrap();
-        let home = codex_home.path().display().to_string();
-        let t = crate::test_host::claude_thread_in(
-            1,
-            crate::test_host::ClaudeProgram::None,
-            "w",
-            |o| o.harness_env.push(("CODEX_HOME".into(), home)),
-        )
-        .await;
-        let mut row = t.host.store().thread(&t.thread).await.unwrap();
-        row.harness = "codex".into();
-        let view = t.host.view_of(&row).unwrap();
-        assert_eq!(view.permissions.sandbox.as_deref(), Some("read-only"));
-        assert!(view.permissions.sandbox_default);
-        std::fs::write(
-            codex_home.path().join("config.toml"),
-            "sandbox_mode = \"workspace-write\"\n",
-        )
-        .unwrap();
-        let view = t.host.view_of(&row).unwrap();
-        assert_eq!(view.permissions.sandbox.as_deref(), Some("workspace-write"));
-        // Chosen, it is the choice; a Claude thread has no sandbox to name.
-        row.permission_sandbox = Some("danger-full-access".into());
-        let view = t.host.view_of(&row).unwrap();
-        assert_eq!(
-            (
-                view.permissions.sandbox.as_deref(),
-                view.permissions.sandbox_default
-            ),
-            (Some("danger-full-access"), false)
-        );
-        row.harness = "claude".into();
-        row.permission_sandbox = None;
-        assert_eq!(t.host.view_of(&row).unwrap().permissions.sandbox, None);
-    }
 
     #[test]
     fn a_labels_number_is_read_back() {

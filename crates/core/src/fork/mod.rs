@@ -1,4 +1,4 @@
-//! The fork engine (docs/architecture.md "The fork"), in five steps:
+//! The fork engine (docs/architecture.md "Fork"), in five steps:
 //!
 //! 1. **check** ([`plan`]): the source, the turn, its native coordinate and the target harness,
 //!    refused in words before anything is created;
