@@ -186,7 +186,7 @@ impl Harnesses {
             None => binary::locate_detailed(kind),
         })
         .await
-        .map_err(|e| crate::HostError::Internal(e.to_string()))??;
+        .map_err(|e| crate::base::error::HostError::Internal(e.to_string()))??;
         let probed = binary::probe_at(kind, located.path).await?;
         tracing::info!(
             harness = %kind,
@@ -286,9 +286,9 @@ pub fn warm_up_search_path() {
     forkhost_harness::search_path::start_for_app();
 }
 
-impl From<HarnessError> for crate::HostError {
+impl From<HarnessError> for crate::base::error::HostError {
     fn from(err: HarnessError) -> Self {
-        use crate::HostError as H;
+        use crate::base::error::HostError as H;
         match err {
             HarnessError::HarnessNotFound { .. } => H::HarnessNotFound(err.to_string()),
             HarnessError::SessionNotFound(s) => H::SessionNotFound(s),
@@ -319,17 +319,17 @@ impl From<HarnessError> for crate::HostError {
     }
 }
 
-impl From<forkhost_harness::HistoryError> for crate::HostError {
+impl From<forkhost_harness::HistoryError> for crate::base::error::HostError {
     fn from(err: forkhost_harness::HistoryError) -> Self {
         use forkhost_harness::HistoryError as E;
         match err {
             E::SessionNotFound { path } => {
-                crate::HostError::SessionNotFound(path.display().to_string())
+                crate::base::error::HostError::SessionNotFound(path.display().to_string())
             }
             E::TurnNotFound { index, len } => {
-                crate::HostError::TurnNotFound(format!("turn {} of {len}", index + 1))
+                crate::base::error::HostError::TurnNotFound(format!("turn {} of {len}", index + 1))
             }
-            other => crate::HostError::Internal(other.to_string()),
+            other => crate::base::error::HostError::Internal(other.to_string()),
         }
     }
 }
@@ -359,7 +359,7 @@ mod tests {
 
     #[test]
     fn a_prompt_refused_for_want_of_a_key_says_how_to_sign_in() {
-        let err: crate::HostError = HarnessError::HarnessFailed {
+        let err: crate::base::error::HostError = HarnessError::HarnessFailed {
             harness: HarnessKind::Pi,
             message: "pi refused the prompt: No API key found for the selected model.".into(),
             stderr_tail: String::new(),
@@ -372,7 +372,7 @@ mod tests {
             ),
             "{text}"
         );
-        let err: crate::HostError = HarnessError::HarnessFailed {
+        let err: crate::base::error::HostError = HarnessError::HarnessFailed {
             harness: HarnessKind::Codex,
             message: "app-server exited".into(),
             stderr_tail: String::new(),

@@ -9,6 +9,7 @@ use forkhost_harness::{HarnessKind, NativeSession, PendingFork, PermissionMode, 
 use forkhost_store::{ThreadRow, ThreadState};
 
 use crate::base::error::{HostError, HostResult};
+use crate::base::view::{ForkView, NativeView, PermissionsView, ThreadView};
 
 /// A thread as core works with it.
 #[derive(Debug, Clone)]
@@ -161,6 +162,45 @@ pub(crate) fn encode_pending(pending: &PendingFork) -> HostResult<String> {
 fn decode_pending(text: &str) -> HostResult<PendingFork> {
     serde_json::from_str(text)
         .map_err(|e| HostError::Internal(format!("bad pending fork record: {e}")))
+}
+
+/// The store keeps the harness as text: a row naming none this build knows has no view
+/// (`internal`, as [`Thread::parse`] says of it).
+impl TryFrom<&ThreadRow> for ThreadView {
+    type Error = HostError;
+
+    fn try_from(row: &ThreadRow) -> Result<Self, HostError> {
+        let harness = row
+            .harness
+            .parse()
+            .map_err(|e| HostError::Internal(format!("thread {}: {e}", row.id)))?;
+        Ok(ThreadView {
+            id: row.id.clone(),
+            harness,
+            cwd: row.cwd.clone(),
+            title: row.title.clone(),
+            state: row.state,
+            native: NativeView {
+                session_id: row.native_session_id.clone(),
+                path: row.native_path.clone(),
+            },
+            fork: row.fork.as_ref().map(|f| ForkView {
+                source_thread: f.source_thread.clone(),
+                source_turn: f.source_turn.clone(),
+                boundary: f.boundary,
+                source_harness: f.source_harness.as_deref().and_then(|h| h.parse().ok()),
+                source_turn_number: None,
+            }),
+            permissions: PermissionsView {
+                mode: row.permission_mode.clone(),
+                sandbox: row.permission_sandbox.clone(),
+                sandbox_default: false,
+            },
+            revision: row.revision,
+            created_at: row.created_at,
+            updated_at: row.updated_at,
+        })
+    }
 }
 
 #[cfg(test)]

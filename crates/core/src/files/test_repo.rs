@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use super::{ForkFiles, TurnEdge};
 use crate::base::fork_point::{ForkAt, TurnRef};
+use crate::base::view::ForkResult;
 use crate::test_host::{claude_thread_in, committed_repo, ClaudeProgram, TestHost};
-use crate::ForkResult;
 
 /// The thread's folder holds `notes.txt`: "sN" at turn N's start, "eN" at its end, when `tN.txt`
 /// appears too. The repository (the folder's parent) has `a.txt` committed. A spare worktree is
@@ -19,7 +19,7 @@ pub(super) async fn checkpointed(turns: i64) -> TestHost {
 /// its spares itself: `hand_off_spares` false).
 pub(super) async fn checkpointed_with(
     turns: i64,
-    options: impl FnOnce(&mut crate::HostOptions),
+    options: impl FnOnce(&mut crate::host::HostOptions),
 ) -> TestHost {
     let t = claude_thread_in(turns as usize, ClaudeProgram::VersionOnly, "w", options).await;
     committed_repo(&t.work());

@@ -360,8 +360,8 @@ fn first_timestamp(path: &Path) -> Option<String> {
 mod tests {
     use forkhost_harness::HarnessKind;
 
+    use crate::base::error::HostError;
     use crate::test_host::with_claude_thread;
-    use crate::HostError;
 
     /// Review M-4: a session whose id could be read as an option is never imported.
     #[tokio::test]

@@ -107,7 +107,7 @@ mod tests {
         std::fs::write(&file, transcript(session, 1)).unwrap();
 
         let data = tempfile::tempdir().unwrap();
-        let options = crate::HostOptions {
+        let options = crate::host::HostOptions {
             harness_env: vec![("HOME".into(), home.path().display().to_string())],
             ..Default::default()
         };
@@ -137,7 +137,9 @@ mod tests {
         drop(f);
         let synced = tokio::time::timeout(Duration::from_secs(10), async {
             loop {
-                if let Ok(crate::HostEvent::ThreadChanged { thread_id, .. }) = events.recv().await {
+                if let Ok(crate::base::events::HostEvent::ThreadChanged { thread_id, .. }) =
+                    events.recv().await
+                {
                     if thread_id == id && host.show(&id).await.unwrap().turns.len() == 2 {
                         return;
                     }

@@ -74,8 +74,8 @@ impl Host {
 
 #[cfg(test)]
 mod tests {
+    use crate::base::error::HostError;
     use crate::test_host::{claude_thread, ClaudeProgram};
-    use crate::HostError;
 
     /// Review M-3: the terminal tab honours the folder-trust decision.
     #[tokio::test]

@@ -10,10 +10,8 @@ pub use fill::FillView;
 pub use trust::{TrustDecision, TrustView};
 
 use forkhost_harness::HarnessKind;
-use forkhost_store::{Boundary, ThreadRow, ThreadState};
+use forkhost_store::{Boundary, ThreadState};
 use serde::Serialize;
-
-use crate::base::error::HostError;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[ts(export)]
@@ -71,45 +69,6 @@ pub struct ForkView {
     /// source turn is gone or not read yet.
     #[ts(type = "number | null")]
     pub source_turn_number: Option<i64>,
-}
-
-/// The store keeps the harness as text: a row naming none this build knows has no view
-/// (`internal`, as [`crate::base::thread::Thread::parse`] says of it).
-impl TryFrom<&ThreadRow> for ThreadView {
-    type Error = HostError;
-
-    fn try_from(row: &ThreadRow) -> Result<Self, HostError> {
-        let harness = row
-            .harness
-            .parse()
-            .map_err(|e| HostError::Internal(format!("thread {}: {e}", row.id)))?;
-        Ok(ThreadView {
-            id: row.id.clone(),
-            harness,
-            cwd: row.cwd.clone(),
-            title: row.title.clone(),
-            state: row.state,
-            native: NativeView {
-                session_id: row.native_session_id.clone(),
-                path: row.native_path.clone(),
-            },
-            fork: row.fork.as_ref().map(|f| ForkView {
-                source_thread: f.source_thread.clone(),
-                source_turn: f.source_turn.clone(),
-                boundary: f.boundary,
-                source_harness: f.source_harness.as_deref().and_then(|h| h.parse().ok()),
-                source_turn_number: None,
-            }),
-            permissions: PermissionsView {
-                mode: row.permission_mode.clone(),
-                sandbox: row.permission_sandbox.clone(),
-                sandbox_default: false,
-            },
-            revision: row.revision,
-            created_at: row.created_at,
-            updated_at: row.updated_at,
-        })
-    }
 }
 
 /// A thread with its turns and their messages, read from the native session.
