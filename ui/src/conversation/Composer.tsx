@@ -1,6 +1,6 @@
 import { useEffect, useLayoutEffect, useRef } from "react";
 import { sendPrompt, setDraft, stopTurn } from "../threads/turns";
-import { SendIcon, Spinner, StopIcon } from "../icons";
+import { SendIcon, Spinner, StopIcon } from "../ui/icons";
 import type { LiveTurn } from "../threads/live";
 import { harnessName } from "../harnesses";
 import { useApp } from "../state";

@@ -1,6 +1,6 @@
 import { memo, useEffect, useState, type MouseEvent } from "react";
 import type { ThreadView } from "../bindings/ThreadView";
-import { ChevronDownIcon, CopyIcon, EditForkIcon, ForkIcon, Spinner } from "../icons";
+import { ChevronDownIcon, CopyIcon, EditForkIcon, ForkIcon, Spinner } from "../ui/icons";
 import { harnessName } from "../harnesses";
 import { LiveMarkdown, Markdown } from "../markdown/Markdown";
 import type { ForkAbility, LiveRow, MessageRow as MessageRowData, Role, StatusRow } from "./rows";

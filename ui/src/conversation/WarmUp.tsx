@@ -1,6 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { ThreadView } from "../bindings/ThreadView";
-import { Spinner } from "../icons";
+import { Spinner } from "../ui/icons";
 import { MessageRow, StatusLine } from "./MessageRow";
 import { renderMarkdown } from "../markdown/render";
 import { buildRows, type MessageRow as MessageRowData } from "./rows";

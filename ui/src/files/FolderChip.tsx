@@ -4,8 +4,8 @@
 import { useEffect } from "react";
 import type { ForkFilesSetting } from "../bindings/ForkFilesSetting";
 import type { ThreadView } from "../bindings/ThreadView";
-import { openDialog } from "../dialogs/open";
-import { AlertIcon, BranchIcon, FolderIcon, Spinner } from "../icons";
+import { openDialog } from "../ui/open";
+import { AlertIcon, BranchIcon, FolderIcon, Spinner } from "../ui/icons";
 import type { ForkFiles } from "../ipc";
 import { type ContextMenuItem, useApp } from "../state";
 import { archiveThread, fillWords, folderWords, loadFiles, removeGoneWorktree } from "./files";

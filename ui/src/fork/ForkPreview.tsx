@@ -3,7 +3,7 @@ import type { ThreadDetail } from "../bindings/ThreadDetail";
 import { MessageRow, StatusLine } from "../conversation/MessageRow";
 import { buildRows } from "../conversation/rows";
 import { harnessName } from "../harnesses";
-import { Spinner } from "../icons";
+import { Spinner } from "../ui/icons";
 import { perf } from "../perf";
 import { usePreview, useTabPreview } from "./preview";
 

@@ -1,7 +1,7 @@
 // The header's "Undo rewind": shown while the thread has a rewind not undone yet (read when the
 // conversation opens, and after each rewind in this window).
 import { useEffect, useState } from "react";
-import { Spinner } from "../icons";
+import { Spinner } from "../ui/icons";
 import { loadRewinds, undoable, undoRewind, useRewindsVersion } from "./rewind";
 
 export function UndoRewind({ threadId }: { threadId: string }) {

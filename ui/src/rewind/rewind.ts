@@ -10,7 +10,7 @@ import type { RewindView } from "../bindings/RewindView";
 import { describeError } from "../errors";
 import { loadFiles } from "../files/files";
 import { loadThread, refreshThreads } from "../threads/cache";
-import { notify, notifyError } from "../toasts";
+import { notify, notifyError } from "../ui/toasts";
 
 export const KINDS: { kind: RewindKind; label: string; detail: string }[] = [
   {

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState } from "react";
-import { openDialog } from "../dialogs/open";
-import { showMenu } from "../menu";
+import { openDialog } from "../ui/open";
+import { showMenu } from "../ui/menu";
 import { openTab, openThread } from "../tabs/tabs";
 import { archiveThread, importAndOpen, loadDiscovered, renameThread } from "../threads/threadActions";
 import type { ThreadView } from "../bindings/ThreadView";
@@ -13,7 +13,7 @@ import {
   SettingsIcon,
   Spinner,
   ThreadsIcon,
-} from "../icons";
+} from "../ui/icons";
 import { buildProjects, flatten } from "./lineage";
 import { harnessName } from "../harnesses";
 import { type AppInfoState, activeTabOf, store, threadById, useApp } from "../state";
