@@ -16,7 +16,7 @@ import { copyBranchMarkdown } from "../threads/threadActions";
 import type { ForkView } from "../bindings/ForkView";
 import type { TabView } from "../bindings/TabView";
 import type { ThreadView } from "../bindings/ThreadView";
-import { Approvals } from "./ApprovalCard";
+import { Approvals } from "../messages/ApprovalCard";
 import type { ForkFiles } from "../ipc";
 import { FolderBar, FolderChip, forkFileItems } from "../files/FolderChip";
 import { GrantsControl } from "./GrantsControl";
@@ -25,7 +25,7 @@ import { UndoRewind } from "../rewind/UndoRewind";
 import { Composer } from "./Composer";
 import { AlertIcon, ArrowUpRightIcon, ForkIcon, Spinner, TerminalIcon } from "../ui/icons";
 import { harnessName } from "../harnesses";
-import { type ForkChip, MessageRow, StatusLine, forkLabel } from "./MessageRow";
+import { type ForkChip, MessageRow, StatusLine, forkLabel } from "../messages/MessageRow";
 import {
   type LiveRow,
   type MessageRow as MessageRowData,
@@ -34,9 +34,9 @@ import {
   copyText,
   liveRows,
   rowIndexOf,
-} from "./rows";
+} from "../messages/rows";
 import { threadById, useApp } from "../state";
-import { RemeasureContext } from "./ToolBlock";
+import { RemeasureContext } from "../messages/ToolBlock";
 
 function estimate(row: Row | undefined): number {
   if (!row) return 80;
