@@ -9,6 +9,13 @@ import type { LiveItem, LiveTurn } from "../threads/live";
 
 export type Role = "user" | "assistant" | "tool";
 
+/** The fork action's words for a message of `role` (its button and the first menu item). */
+export function forkLabel(role: Role): string {
+  if (role === "user") return "Edit and fork from here";
+  if (role === "tool") return "Fork after this turn";
+  return "Fork after this reply";
+}
+
 /** Whether a message can fork, and if not, why (shown as the button's title). */
 export type ForkAbility = { ok: true } | { ok: false; why: string };
 
