@@ -1,5 +1,11 @@
 // The window's state: its tabs, the threads it knows, the live turns, drafts, dialogs and
 // notices. One store per window (each window is its own web view).
+//
+// The rule for state: what several features read or write lives here, in `AppState`. A feature
+// whose state no other feature writes keeps a store of its own, made with `createStore`
+// (store.ts), exported beside its writers and read through a `use…(selector)` hook: `races` in
+// race/race.ts, `rewinds` in rewind/rewind.ts, the fork previews in fork/preview.ts. No
+// hand-made listener sets or module-level maps a component has to be told about.
 import type { AppInfo } from "./bindings/AppInfo";
 import type { ApprovalView } from "./bindings/ApprovalView";
 import type { GrantView } from "./bindings/GrantView";

@@ -20,7 +20,7 @@ import { type AppInfoState, activeTabOf, store, threadById, useApp } from "../st
 import { lineageWords } from "../tabs/words";
 import { UpdateBadge } from "../update/Update";
 import { SearchBox } from "../search/SearchBox";
-import { isRewoundBranch, useRewindsVersion } from "../rewind/rewind";
+import { isRewoundBranch, useRewinds } from "../rewind/rewind";
 
 export function relativeTime(ms: number, now = Date.now()): string {
   const s = Math.round((now - ms) / 1000);
@@ -142,8 +142,7 @@ function ThreadItem({ thread, depth, lastAt }: { thread: ThreadView; depth: numb
   const open = useApp((s) => s.tabs.some((t) => t.thread_id === thread.id));
   const streaming = useApp((s) => Boolean(s.streaming[thread.id]));
   const awaiting = useApp((s) => (s.approvals[thread.id]?.length ?? 0) > 0);
-  useRewindsVersion();
-  const rewound = isRewoundBranch(thread.id);
+  const rewound = useRewinds((s) => isRewoundBranch(thread.id, s));
   const [renaming, setRenaming] = useState(false);
   const [title, setTitle] = useState(thread.title);
   const lineage = useApp((s) =>
