@@ -26,6 +26,8 @@ export function shortPath(path: string): string {
 const FOLD_ORDER = ["folder", "mode"];
 /** The folder's path gives up its room down to this before a chip folds. */
 const PATH_KEEPS = 120;
+/** The title's widest, as a share of the row (styles/files.css, .conv-head__title). */
+const TITLE_SHARE = 0.38;
 /** The "+N" button's width (styles/conversation.css, .conv-head__more). */
 const MORE_WIDTH = 34;
 
@@ -40,9 +42,13 @@ function measureRow(row: HTMLElement): { width: number; fixed: number; gap: numb
     if (chip) chips.push({ key: chip, width: el.offsetWidth });
     else if (el.dataset.headerMore === undefined) {
       items++;
-      // The spacer takes what is left; the path shrinks (to an ellipsis) before a chip folds.
+      // The spacer takes what is left; the path shrinks (to an ellipsis) before a chip folds,
+      // the title only after every chip folded: each counts at the width it keeps, not at the
+      // width it has now, so that what folds does not depend on what is folded.
       if (el.classList.contains("conv-head__spacer")) continue;
-      fixed += el.classList.contains("conv-head__cwd") ? Math.min(el.scrollWidth, PATH_KEEPS) : el.offsetWidth;
+      if (el.classList.contains("conv-head__cwd")) fixed += Math.min(el.scrollWidth, PATH_KEEPS);
+      else if (el.classList.contains("conv-head__title")) fixed += Math.min(el.scrollWidth, row.clientWidth * TITLE_SHARE);
+      else fixed += el.offsetWidth;
     }
   }
   chips.sort((a, b) => FOLD_ORDER.indexOf(a.key) - FOLD_ORDER.indexOf(b.key));
