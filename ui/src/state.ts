@@ -19,14 +19,42 @@ import type { Settings } from "./bindings/Settings";
 import type { TabView } from "./bindings/TabView";
 import type { ThreadDetail } from "./bindings/ThreadDetail";
 import type { ThreadView } from "./bindings/ThreadView";
+import type { TurnEnd } from "./bindings/TurnEnd";
 import type { UpdateInfo } from "./bindings/UpdateInfo";
-import type { LiveTurn } from "./threads/live";
 import { createStore, useSelector } from "./store";
 
 export type AppInfoState =
   | { status: "loading" }
   | { status: "ready"; info: AppInfo }
   | { status: "error"; message: string };
+
+/** The turn being streamed in a thread (threads/live.ts builds it from Host events). */
+export type LiveItem =
+  | { kind: "text"; text: string }
+  | {
+      kind: "tool";
+      id: string | null;
+      name: string;
+      input: unknown;
+      output: string | null;
+      isError: boolean;
+    };
+
+export type TurnPhase = "starting" | "streaming" | "ended";
+
+export interface LiveTurn {
+  /** The prompt, when it was sent from this window (otherwise unknown until re-read). */
+  prompt: string | null;
+  items: LiveItem[];
+  phase: TurnPhase;
+  /** `completed`, `interrupted` or `failed` once ended. */
+  outcome: TurnEnd | null;
+  error: string | null;
+  /** How many turns the thread had when this one started: it is turn `baseTurns + 1`. */
+  baseTurns: number;
+  /** Date.now() when it started (for "running for …"). */
+  startedAt: number;
+}
 
 export interface ThreadSlot {
   detail?: ThreadDetail;

@@ -5,7 +5,7 @@ import type { MessageView } from "../bindings/MessageView";
 import type { ThreadDetail } from "../bindings/ThreadDetail";
 import type { ThreadView } from "../bindings/ThreadView";
 import type { TurnEnd } from "../bindings/TurnEnd";
-import type { LiveItem, LiveTurn } from "../threads/live";
+import type { LiveItem, LiveTurn } from "../state";
 
 export type Role = "user" | "assistant" | "tool";
 
