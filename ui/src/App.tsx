@@ -1,6 +1,6 @@
 import { useEffect } from "react";
 import { boot } from "./boot";
-import { hideMenu } from "./menu";
+import { hideMenu } from "./ui/menu";
 import { NewThreadDialog } from "./dialogs/NewThreadDialog";
 import { RaceDialog } from "./race/RaceDialog";
 import { SettingsDialog } from "./dialogs/SettingsDialog";
@@ -12,7 +12,7 @@ import { CompareDialog } from "./files/CompareDialog";
 import { TrustDialog } from "./files/TrustDialog";
 import { RewindDialog } from "./rewind/RewindDialog";
 import { onMenu, onUpdateProgress } from "./ipc";
-import { ContextMenu, Toasts } from "./Overlays";
+import { ContextMenu, Toasts } from "./ui/Overlays";
 import { onKeyDown, runAction } from "./shortcuts";
 import { Sidebar } from "./sidebar/Sidebar";
 import { useApp } from "./state";

@@ -6,7 +6,7 @@ import "@xterm/xterm/css/xterm.css";
 import { closeTab } from "./tabs/tabs";
 import type { TabView } from "./bindings/TabView";
 import { describeError } from "./errors";
-import { AlertIcon, Spinner, TerminalIcon } from "./icons";
+import { AlertIcon, Spinner, TerminalIcon } from "./ui/icons";
 import * as ipc from "./ipc";
 import { harnessName } from "./harnesses";
 import { openTerminalLink, terminalLinkHandler } from "./navigation";

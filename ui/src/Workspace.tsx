@@ -1,7 +1,7 @@
 import { Suspense, lazy, useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
-import { openDialog } from "./dialogs/open";
+import { openDialog } from "./ui/open";
 import { EmptyWorkspace } from "./firstRun/EmptyWorkspace";
-import { showMenu } from "./menu";
+import { showMenu } from "./ui/menu";
 import { activateTab, closeOtherTabs, closeTab, moveTab, moveTabToNewWindow, openTab } from "./tabs/tabs";
 import { overflowOf, revealOffset, scrollStep, type Overflow } from "./tabs/overflow";
 import { tabTooltip } from "./tabs/words";
@@ -12,7 +12,7 @@ import { TabForkPreview } from "./fork/ForkPreview";
 import { useTabPreviewPhase } from "./fork/preview";
 import { RaceView } from "./race/RaceView";
 import { useRaces } from "./race/race";
-import { ChevronDownIcon, ChevronIcon, ChevronLeftIcon, CloseIcon, PlusIcon, SidebarIcon, Spinner, TerminalIcon } from "./icons";
+import { ChevronDownIcon, ChevronIcon, ChevronLeftIcon, CloseIcon, PlusIcon, SidebarIcon, Spinner, TerminalIcon } from "./ui/icons";
 import { store, threadById, useApp } from "./state";
 // xterm.js is loaded with the first terminal tab, not with every window.
 const TerminalView = lazy(() => import("./TerminalView").then((m) => ({ default: m.TerminalView })));

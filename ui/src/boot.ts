@@ -1,6 +1,6 @@
 // A window's start: its events wired, what the app says it holds (tabs, a fork's seed, a draft)
 // shown, the threads and settings read; and later, a spare window being given a fork.
-import { loadDoctor } from "./dialogs/open";
+import { loadDoctor } from "./ui/open";
 import { loadRewoundBranches } from "./rewind/rewind";
 import * as ipc from "./ipc";
 import type { WindowInit } from "./ipc";

@@ -1,6 +1,6 @@
 // Menu actions and their keys. The app menu (src-tauri/src/menu.rs) sends the same ids; when
 // the native menu takes a key first, the web view never sees it, so nothing runs twice.
-import { openDialog } from "./dialogs/open";
+import { openDialog } from "./ui/open";
 import { forkLatest, forkSelected } from "./fork/fork";
 import { closeTab, cycleTab, moveActiveTab, moveTabToNewWindow, openTab, selectTabAt } from "./tabs/tabs";
 import { loadThread } from "./threads/cache";

@@ -1,5 +1,11 @@
 // The window's state: its tabs, the threads it knows, the live turns, drafts, dialogs and
 // notices. One store per window (each window is its own web view).
+//
+// The rule for state: what several features read or write lives here, in `AppState`. A feature
+// whose state no other feature writes keeps a store of its own, made with `createStore`
+// (store.ts), exported beside its writers and read through a `use…(selector)` hook: `races` in
+// race/race.ts, `rewinds` in rewind/rewind.ts, the fork previews in fork/preview.ts. No
+// hand-made listener sets or module-level maps a component has to be told about.
 import type { AppInfo } from "./bindings/AppInfo";
 import type { ApprovalView } from "./bindings/ApprovalView";
 import type { GrantView } from "./bindings/GrantView";
@@ -13,14 +19,42 @@ import type { Settings } from "./bindings/Settings";
 import type { TabView } from "./bindings/TabView";
 import type { ThreadDetail } from "./bindings/ThreadDetail";
 import type { ThreadView } from "./bindings/ThreadView";
+import type { TurnEnd } from "./bindings/TurnEnd";
 import type { UpdateInfo } from "./bindings/UpdateInfo";
-import type { LiveTurn } from "./threads/live";
 import { createStore, useSelector } from "./store";
 
 export type AppInfoState =
   | { status: "loading" }
   | { status: "ready"; info: AppInfo }
   | { status: "error"; message: string };
+
+/** The turn being streamed in a thread (threads/live.ts builds it from Host events). */
+export type LiveItem =
+  | { kind: "text"; text: string }
+  | {
+      kind: "tool";
+      id: string | null;
+      name: string;
+      input: unknown;
+      output: string | null;
+      isError: boolean;
+    };
+
+export type TurnPhase = "starting" | "streaming" | "ended";
+
+export interface LiveTurn {
+  /** The prompt, when it was sent from this window (otherwise unknown until re-read). */
+  prompt: string | null;
+  items: LiveItem[];
+  phase: TurnPhase;
+  /** `completed`, `interrupted` or `failed` once ended. */
+  outcome: TurnEnd | null;
+  error: string | null;
+  /** How many turns the thread had when this one started: it is turn `baseTurns + 1`. */
+  baseTurns: number;
+  /** Date.now() when it started (for "running for …"). */
+  startedAt: number;
+}
 
 export interface ThreadSlot {
   detail?: ThreadDetail;

@@ -1,7 +1,7 @@
 import { useEffect, useLayoutEffect, useRef } from "react";
 import { sendPrompt, setDraft, stopTurn } from "../threads/turns";
-import { SendIcon, Spinner, StopIcon } from "../icons";
-import type { LiveTurn } from "../threads/live";
+import { SendIcon, Spinner, StopIcon } from "../ui/icons";
+import type { LiveTurn } from "../state";
 import { harnessName } from "../harnesses";
 import { useApp } from "../state";
 import { answerApproval, enterMayApprove } from "../threads/approvals";

@@ -1,42 +1,40 @@
+// The active conversation tab: the header, the message list (virtualized; at its end while the
+// user is there, or where a hidden tab was), the approval cards and the composer. What a
+// message's menu offers: messageMenu.ts.
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type MouseEvent } from "react";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { forkAt } from "../fork/fork";
-import { continueItems } from "../fork/continueIn";
-import { openRaceDialog } from "../race/race";
 import type { HarnessKind } from "../bindings/HarnessKind";
-import { reveal, sourceTurnNumber } from "../fork/reveal";
-import { select, selectionKey } from "../fork/selection";
-import { openDialog } from "../dialogs/open";
-import { showMenu } from "../menu";
-import { markPainted, markRendered } from "../perf";
-import { keepScroll, keptOffset, keptScroll } from "../tabs/scroll";
-import { openTab } from "../tabs/tabs";
-import { loadThread } from "../threads/cache";
-import { copyBranchMarkdown } from "../threads/threadActions";
-import type { ForkView } from "../bindings/ForkView";
 import type { TabView } from "../bindings/TabView";
 import type { ThreadView } from "../bindings/ThreadView";
-import { Approvals } from "./ApprovalCard";
-import type { ForkFiles } from "../ipc";
-import { FolderBar, FolderChip, forkFileItems } from "../files/FolderChip";
-import { GrantsControl } from "./GrantsControl";
-import { ModeControl } from "./ModeControl";
-import { UndoRewind } from "../rewind/UndoRewind";
-import { Composer } from "./Composer";
-import { AlertIcon, ArrowUpRightIcon, ForkIcon, Spinner, TerminalIcon } from "../icons";
+import { forkAt } from "../fork/fork";
+import { select, selectionKey } from "../fork/selection";
 import { harnessName } from "../harnesses";
-import { type ForkChip, MessageRow, StatusLine, forkLabel } from "./MessageRow";
+import type { ForkFiles } from "../ipc";
+import { Approvals } from "../messages/ApprovalCard";
+import { type ForkChip, MessageRow, StatusLine } from "../messages/MessageRow";
 import {
   type LiveRow,
   type MessageRow as MessageRowData,
   type Row,
   buildRows,
-  copyText,
   liveRows,
   rowIndexOf,
-} from "./rows";
+} from "../messages/rows";
+import { RemeasureContext } from "../messages/ToolBlock";
+import { markPainted, markRendered } from "../perf";
+import { openRaceDialog } from "../race/race";
 import { threadById, useApp } from "../state";
-import { RemeasureContext } from "./ToolBlock";
+import { keepScroll, keptOffset, keptScroll } from "../tabs/scroll";
+import { openTab } from "../tabs/tabs";
+import { loadThread } from "../threads/cache";
+import { copyBranchMarkdown } from "../threads/threadActions";
+import { AlertIcon, Spinner } from "../ui/icons";
+import { showMenu } from "../ui/menu";
+import { openDialog } from "../ui/open";
+import { Composer } from "./Composer";
+import { ConversationHeader, shortPath } from "./ConversationHeader";
+import { messageMenuItems } from "./messageMenu";
+import { useStickToEnd } from "./useStickToEnd";
 
 function estimate(row: Row | undefined): number {
   if (!row) return 80;
@@ -62,13 +60,7 @@ function chipsOf(forks: string[], byId: Map<string, ThreadView>): ForkChip[] {
   return chips;
 }
 
-export function shortPath(path: string): string {
-  const home = /^(\/home\/[^/]+|\/Users\/[^/]+|\/root)(\/|$)/.exec(path);
-  const p = home ? `~${path.slice(home[1]?.length ?? 0)}` : path;
-  return p.length > 48 ? `…${p.slice(-47)}` : p;
-}
-
-/** The active conversation tab: header with lineage, the message list, the composer. */
+/** The active conversation tab, or why its thread is not shown yet. */
 export function Conversation({ tab }: { tab: TabView }) {
   const threadId = tab.thread_id;
   const slot = useApp((s) => s.slots[threadId]);
@@ -159,7 +151,6 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
   );
 
   const scrollRef = useRef<HTMLDivElement>(null);
-  const stick = useRef(kept === undefined);
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scrollRef.current,
@@ -170,38 +161,13 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
     initialRect: { width: 900, height: 700 },
   });
 
-  // Stay at the end while the user is there (new turns, streaming text).
-  useLayoutEffect(() => {
-    const el = scrollRef.current;
-    if (el && stick.current && rows.length > 0) {
-      el.scrollTop = el.scrollHeight;
-    }
-  });
-
-  // The approval cards sit between the list and the composer, in the layout flow: when one
-  // comes (or grows, or goes) the list's box changes size, and its end stays in view. A new
-  // request also brings the end back into view: what it is about is the newest turn.
   const waiting = useApp((s) => s.approvals[threadId]?.length ?? 0);
-  const hasList = Boolean(detail);
-  useEffect(() => {
-    const el = scrollRef.current;
-    if (!el || typeof ResizeObserver === "undefined") return;
-    const observer = new ResizeObserver(() => {
-      if (stick.current) el.scrollTop = el.scrollHeight;
-    });
-    observer.observe(el);
-    return () => observer.disconnect();
-  }, [hasList]);
-  const waitingBefore = useRef(waiting);
-  useLayoutEffect(() => {
-    const more = waiting > waitingBefore.current;
-    waitingBefore.current = waiting;
-    const el = scrollRef.current;
-    if (more && el) {
-      stick.current = true;
-      el.scrollTop = el.scrollHeight;
-    }
-  }, [waiting]);
+  const stick = useStickToEnd(scrollRef, {
+    atStart: kept === undefined,
+    rowCount: rows.length,
+    waiting,
+    hasList: Boolean(detail),
+  });
 
   // First paint / scrollable marks for the benchmarks.
   const painted = useRef(false);
@@ -217,7 +183,7 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
         markPainted(threadId, "scrollable");
       });
     });
-  }, [rows.length, threadId]);
+  }, [rows.length, threadId, stick]);
 
   // Reveal a highlighted message (lineage jump).
   const [flash, setFlash] = useState<{ key: string; seq: number } | null>(null);
@@ -234,7 +200,7 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
     select(threadId, selectionKey(highlight.turn, rows[index]?.kind === "message" ? (rows[index] as MessageRowData).role : highlight.role, key));
     const timer = setTimeout(() => setFlash((f) => (f?.seq === highlight.seq ? { key: "", seq: f.seq } : f)), 2600);
     return () => clearTimeout(timer);
-  }, [highlight, threadId, rows, virtualizer, flash?.seq]);
+  }, [highlight, threadId, rows, virtualizer, flash?.seq, stick]);
 
   const onScroll = () => {
     const el = scrollRef.current;
@@ -264,69 +230,19 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
   const onContextMenu = useCallback(
     (row: MessageRowData | LiveRow, e: MouseEvent) => {
       select(threadId, selectionKey(row.turn, row.role, row.key));
-      const label = forkLabel(row.role);
-      const other = where === "window" ? "tab" : "window";
-      const why = row.fork.ok ? undefined : row.fork.why;
-      const text = row.kind === "message" ? copyText(row.message) : row.text;
-      showMenu({
-        x: e.clientX,
-        y: e.clientY,
-        items: [
-          {
-            label: `${label}`,
-            shortcut: "Ctrl+Shift+F",
-            disabled: !row.fork.ok,
-            title: why,
-            action: () => onFork(row, false),
-          },
-          {
-            label: `${label} in a new ${other}`,
-            disabled: !row.fork.ok,
-            title: why,
-            action: () => onFork(row, true),
-          },
-          ...forkFileItems(inGit, forkFiles, row.fork.ok, why, (files) => onFork(row, false, files), hasCheckpoints),
-          ...continueItems(harness, row.role, row.fork.ok, why, (into) => onFork(row, false, undefined, into), doctor),
-          {
-            label: "Fork ×N…",
-            disabled: !row.fork.ok,
-            title: why ?? "Race several lanes from this message with one prompt, then keep the best",
-            action: () =>
-              openRaceDialog({ threadId, turn: row.turn, role: row.role, prefill: row.role === "user" ? text : "" }),
-          },
-          "separator",
-          {
-            label: "Copy text",
-            action: () => void navigator.clipboard?.writeText(text).catch(() => {}),
-          },
-          {
-            label: "Copy as Markdown",
-            disabled: row.kind !== "message",
-            title:
-              row.kind === "message"
-                ? `The conversation from its first turn to turn ${row.turn}, as Markdown`
-                : "This turn is still running",
-            action: () => void copyBranchMarkdown(threadId, row.turn),
-          },
-          row.role === "user"
-            ? {
-                // Before a prompt: back to the reply before it, the prompt in the composer to edit.
-                label: "Rewind to before this message…",
-                disabled: row.kind !== "message" || row.turn < 2,
-                title:
-                  row.turn < 2
-                    ? "Nothing comes before the first message: fork before it instead"
-                    : "Continue this thread from the reply before this message (its files too), this message back in the composer, keeping the rest as a branch",
-                action: () => openDialog({ kind: "rewind", threadId, turn: row.turn - 1, prefill: text }),
-              }
-            : {
-                label: "Rewind to here…",
-                disabled: row.kind !== "message",
-                title: "Continue this thread from this reply (its files too), keeping the rest as a branch",
-                action: () => openDialog({ kind: "rewind", threadId, turn: row.turn }),
-              },
-        ],
-      });
+      const items = messageMenuItems(
+        row,
+        { where, harness, inGit, forkFiles, hasCheckpoints, doctor },
+        {
+          fork: (invert, files, into) => onFork(row, invert, files, into),
+          race: (prefill) => openRaceDialog({ threadId, turn: row.turn, role: row.role, prefill }),
+          copyText: (text) => void navigator.clipboard?.writeText(text).catch(() => {}),
+          copyMarkdown: (turn) => void copyBranchMarkdown(threadId, turn),
+          rewind: (turn, prefill) =>
+            openDialog({ kind: "rewind", threadId, turn, ...(prefill === undefined ? {} : { prefill }) }),
+        },
+      );
+      showMenu({ x: e.clientX, y: e.clientY, items });
     },
     [threadId, where, onFork, inGit, forkFiles, hasCheckpoints, harness, doctor],
   );
@@ -450,139 +366,5 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
         autoFocus={false}
       />
     </section>
-  );
-}
-
-function ConversationHeader({ thread, terminalOpen }: { thread: ThreadView; terminalOpen: boolean }) {
-  return (
-    <header className="conv-head">
-      <div className="conv-head__row">
-        <span className={`harness-dot harness-dot--${thread.harness}`} aria-hidden />
-        <h1 className="conv-head__title" title={thread.title}>
-          {thread.title}
-        </h1>
-        <span className="badge">{harnessName(thread.harness)}</span>
-        {thread.state !== "ready" && (
-          <span className={`badge badge--state badge--${thread.state}`} title={stateHint(thread.state)}>
-            {thread.state}
-          </span>
-        )}
-        <span className="conv-head__cwd" title={thread.cwd}>
-          {shortPath(thread.cwd)}
-        </span>
-        <FolderChip thread={thread} />
-        <span className="conv-head__spacer" />
-        <UndoRewind threadId={thread.id} />
-        <GrantsControl threadId={thread.id} />
-        <ModeControl thread={thread} />
-        <button
-          type="button"
-          className="button button--ghost button--small"
-          data-action="open-terminal"
-          onClick={() => openTab(thread.id, "terminal")}
-          title={terminalOpen ? "Show the terminal tab" : "Open the harness's own TUI on this session (Ctrl+Shift+T)"}
-        >
-          <TerminalIcon width={14} height={14} />
-          Terminal
-        </button>
-      </div>
-      {thread.fork && <LineageLine fork={thread.fork} harness={thread.harness} />}
-      <FolderBar thread={thread} />
-    </header>
-  );
-}
-
-function stateHint(state: string) {
-  switch (state) {
-    case "pending":
-      return "The native session is created with the next prompt";
-    case "missing":
-      return "The native session's file is gone";
-    case "archived":
-      return "Archived";
-    default:
-      return state;
-  }
-}
-
-/**
- * The number of a fork's source turn. Read after the fork's own list has painted, and not kept:
- * only the number is needed (unless this window shows the source anyway).
- */
-function useSourceTurn(sourceId: string, turnId: string | null): number | null | "gone" {
-  const shown = useApp((s) => s.slots[sourceId]?.detail);
-  const [n, setN] = useState<number | null | "gone">(null);
-  useEffect(() => {
-    if (turnId === null) return;
-    if (shown) {
-      const t = shown.turns.find((x) => x.id === turnId);
-      // State, not derived from `shown`: the number must stay when the source's detail goes
-      // (its tab closed) while the read below runs.
-      // eslint-disable-next-line react-hooks/set-state-in-effect -- kept across `shown` going away
-      setN(t ? Number(t.number) : null);
-      return;
-    }
-    let live = true;
-    const timer = setTimeout(() => {
-      void sourceTurnNumber(sourceId, turnId).then(
-        (num) => live && setN(num),
-        () => live && setN("gone"),
-      );
-    }, 400);
-    return () => {
-      live = false;
-      clearTimeout(timer);
-    };
-  }, [sourceId, turnId, shown]);
-  return n;
-}
-
-/**
- * "Forked from ‹title› after turn N" ("Continued in Codex from …" when the fork runs in
- * another harness than its source): jumps to the source message.
- */
-export function LineageLine({ fork, harness }: { fork: ForkView; harness: HarnessKind }) {
-  const source = useApp((s) => threadById(s, fork.source_thread));
-  // The harness recorded with the lineage, else (older forks) the source's own.
-  const sourceHarness = fork.source_harness ?? source?.harness;
-  const crossed = sourceHarness !== undefined && sourceHarness !== harness;
-  const n = useSourceTurn(fork.source_thread, fork.source_turn);
-  const sourceError = n === "gone";
-  const before = fork.boundary === "before";
-  const where =
-    n === null || n === "gone"
-      ? fork.source_turn === null
-        ? before
-          ? "before its first turn"
-          : ""
-        : "…"
-      : `${before ? "before" : "after"} turn ${n}`;
-  const title = source?.title ?? (sourceError ? "a thread that is gone" : "…");
-  return (
-    <button
-      type="button"
-      className="lineage"
-      data-action="jump-to-source"
-      data-source-thread={fork.source_thread}
-      disabled={Boolean(sourceError)}
-      onClick={async () => {
-        const num =
-          typeof n === "number"
-            ? n
-            : fork.source_turn === null
-              ? null
-              : await sourceTurnNumber(fork.source_thread, fork.source_turn).catch(() => null);
-        if (num !== null) reveal(fork.source_thread, num, before ? "user" : "assistant");
-        else openTab(fork.source_thread);
-      }}
-      title="Show the message this fork was made from"
-    >
-      <ForkIcon width={13} height={13} />
-      <span>
-        {crossed ? `Continued in ${harnessName(harness)} from ` : "Forked from "}
-        <strong>{title}</strong> {where}
-      </span>
-      <ArrowUpRightIcon width={13} height={13} className="lineage__go" />
-    </button>
   );
 }

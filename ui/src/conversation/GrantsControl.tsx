@@ -4,7 +4,7 @@ import { useEffect, useRef, useState } from "react";
 import type { GrantView } from "../bindings/GrantView";
 import { useApp } from "../state";
 import { refreshGrants, revokeGrant } from "../threads/grants";
-import { visibleText } from "./visible";
+import { visibleText } from "../messages/visible";
 
 const NONE: GrantView[] = [];
 

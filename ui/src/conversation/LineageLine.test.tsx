@@ -4,7 +4,7 @@ import { cleanup, render } from "@testing-library/react";
 import { store } from "../state";
 import { stripTurns } from "../threads/cache";
 import { threadDetail } from "../testing/threads";
-import { LineageLine } from "./Conversation";
+import { LineageLine } from "./LineageLine";
 
 vi.mock("../ipc", () => import("../testing/ipcMock"));
 

@@ -3,12 +3,13 @@
 // and a toast says so; the header always shows the stored mode (it updates on thread_changed).
 import { useState } from "react";
 import type { ThreadView } from "../bindings/ThreadView";
-import { ModePicker } from "../dialogs/ModePicker";
+import { ModePicker, modeNote } from "../dialogs/ModePicker";
 import { explain } from "../permissions";
 import { useApp } from "../state";
 import { setThreadMode } from "../threads/threadActions";
 
-export function ModeControl({ thread }: { thread: ThreadView }) {
+/** `folded`: the header has no room for Pi's note (a sentence, not a choice): it shows in "+N". */
+export function ModeControl({ thread, folded = false }: { thread: ThreadView; folded?: boolean }) {
   const report = useApp((s) => s.doctor?.find((r) => r.name === thread.harness));
   const [busy, setBusy] = useState(false);
   const { mode, sandbox: shown } = thread.permissions;
@@ -25,8 +26,9 @@ export function ModeControl({ thread }: { thread: ThreadView }) {
     .join("\n");
   return (
     <div
-      className="mode-control"
+      className={`mode-control${folded ? " conv-head__folded" : ""}`}
       data-mode-control={thread.id}
+      data-header-chip={modeNote(thread.harness, report) === null ? undefined : "mode"}
       data-mode={mode ?? ""}
       data-sandbox={sandbox ?? ""}
       aria-busy={busy || undefined}

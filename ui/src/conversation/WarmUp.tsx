@@ -1,9 +1,9 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { ThreadView } from "../bindings/ThreadView";
-import { Spinner } from "../icons";
-import { MessageRow, StatusLine } from "./MessageRow";
+import { Spinner } from "../ui/icons";
+import { MessageRow, StatusLine } from "../messages/MessageRow";
 import { renderMarkdown } from "../markdown/render";
-import { buildRows, type MessageRow as MessageRowData } from "./rows";
+import { buildRows, type MessageRow as MessageRowData } from "../messages/rows";
 
 const thread: ThreadView = {
   id: "warm-up",

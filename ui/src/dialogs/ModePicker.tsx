@@ -45,6 +45,17 @@ function WordSelect(props: {
   );
 }
 
+/**
+ * The sentence shown instead of a choice when the harness has no mode to choose (Pi), or `null`
+ * when there is a choice (or nothing shows yet: a report not in, but for Pi, known without it).
+ */
+export function modeNote(harness: string, report: HarnessReport | undefined): string | null {
+  if (report === undefined && harness !== "pi") return null;
+  const { modes, sandboxes } = choicesOf(report);
+  if (modes.length > 0 || sandboxes.length > 0) return null;
+  return harness === "pi" ? PI_NOTE : "No permission modes";
+}
+
 /** The mode choice for `harness`; nothing to choose for Pi (a sentence says why). */
 export function ModePicker(props: {
   harness: string;
@@ -57,10 +68,11 @@ export function ModePicker(props: {
   const { harness, value, onChange } = props;
   const { modes, sandboxes } = choicesOf(props.report);
   if (props.report === undefined && harness !== "pi") return null;
-  if (modes.length === 0 && sandboxes.length === 0) {
+  const note = modeNote(harness, props.report);
+  if (note !== null) {
     return (
       <p className="mode-picker mode-picker--none" data-mode-picker={harness}>
-        {harness === "pi" ? PI_NOTE : "No permission modes"}
+        {note}
       </p>
     );
   }

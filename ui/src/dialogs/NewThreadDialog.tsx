@@ -4,7 +4,7 @@
 // first-run list instead of a form that cannot start.
 import { useEffect, useRef, useState } from "react";
 import type { HarnessKind } from "../bindings/HarnessKind";
-import { FolderIcon, Spinner } from "../icons";
+import { FolderIcon, Spinner } from "../ui/icons";
 import { inApp, pickFolder } from "../ipc";
 import { HARNESS_NAMES, HARNESSES, isHarness } from "../harnesses";
 import { HarnessSetupList } from "../firstRun/HarnessSetup";
@@ -12,9 +12,10 @@ import { harnessState, noneUsable, startBlocker, unavailableLine, usableHarnesse
 import { defaultModeFor, type ModeChoice, validChoice } from "../permissions";
 import { useApp } from "../state";
 import { createThread } from "../threads/threadActions";
-import { Modal } from "./Modal";
+import { Modal } from "../ui/Modal";
+import { ModalFooter } from "../ui/ModalFooter";
 import { ModePicker } from "./ModePicker";
-import { closeDialog, openDialog } from "./open";
+import { closeDialog, openDialog } from "../ui/open";
 
 function remembered(key: string): string {
   try {
@@ -79,11 +80,7 @@ export function NewThreadDialog() {
             No agent can start a thread yet. Install or sign in one of these, and New thread is ready.
           </p>
           <HarnessSetupList />
-          <footer className="form__actions">
-            <button type="button" className="button" onClick={closeDialog}>
-              Close
-            </button>
-          </footer>
+          <ModalFooter cancelLabel="Close" />
         </div>
       </Modal>
     );
@@ -212,15 +209,15 @@ export function NewThreadDialog() {
             }}
           />
         </label>
-        <footer className="form__actions">
-          {blocker && (
-            <span className="form__blocker" data-start-blocker>
-              {blocker}
-            </span>
-          )}
-          <button type="button" className="button" onClick={closeDialog}>
-            Cancel
-          </button>
+        <ModalFooter
+          note={
+            blocker && (
+              <span className="form__blocker" data-start-blocker>
+                {blocker}
+              </span>
+            )
+          }
+        >
           <button
             type="submit"
             className="button button--primary"
@@ -231,7 +228,7 @@ export function NewThreadDialog() {
             {busy && <Spinner size={12} />}
             Start thread
           </button>
-        </footer>
+        </ModalFooter>
       </form>
     </Modal>
   );

@@ -6,16 +6,17 @@ import type { HarnessPaths } from "../bindings/HarnessPaths";
 import type { HarnessReport } from "../bindings/HarnessReport";
 import type { Settings } from "../bindings/Settings";
 import { CliToolSection } from "../CliTool";
-import { CheckIcon, RefreshIcon, Spinner } from "../icons";
+import { CheckIcon, RefreshIcon, Spinner } from "../ui/icons";
 import { checkHarnessPath, IpcError } from "../ipc";
 import { HARNESS_NAMES } from "../harnesses";
 import { defaultModeFor, withDefaultMode } from "../permissions";
 import { useApp } from "../state";
 import { UpdateSettings } from "../update/Update";
-import { Modal } from "./Modal";
+import { Modal } from "../ui/Modal";
+import { ModalFooter } from "../ui/ModalFooter";
 import { ModePicker } from "./ModePicker";
 import { TrustedFoldersSection } from "./TrustedFolders";
-import { closeDialog, loadDoctor, saveSettings } from "./open";
+import { closeDialog, loadDoctor, saveSettings } from "../ui/open";
 
 type HarnessName = HarnessKind;
 
@@ -375,10 +376,7 @@ export function SettingsDialog() {
           checkAtStart={draft.check_for_updates}
           onCheckAtStart={(on) => setDraft((d) => ({ ...d, check_for_updates: on }))}
         />
-        <footer className="form__actions">
-          <button type="button" className="button" onClick={closeDialog}>
-            Cancel
-          </button>
+        <ModalFooter>
           <button
             type="submit"
             className="button button--primary"
@@ -389,7 +387,7 @@ export function SettingsDialog() {
             {busy && changed.length > 0 && !confirming && <Spinner size={12} />}
             {confirming ? "Confirm and save" : "Save"}
           </button>
-        </footer>
+        </ModalFooter>
       </form>
     </Modal>
   );

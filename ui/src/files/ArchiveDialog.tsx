@@ -2,9 +2,10 @@
 // dialog names exactly what (the files, the ignored files made there such as a local database,
 // the commits, the other threads working in that folder) and removal passes that loss back.
 import { useState } from "react";
-import { Modal } from "../dialogs/Modal";
-import { closeDialog } from "../dialogs/open";
-import { Spinner } from "../icons";
+import { Modal } from "../ui/Modal";
+import { ModalFooter } from "../ui/ModalFooter";
+import { closeDialog } from "../ui/open";
+import { Spinner } from "../ui/icons";
 import type { WorktreeLoss } from "../ipc";
 import { threadById, useApp } from "../state";
 import { archiveWithWorktree, losesSomething, lossWords } from "./files";
@@ -84,10 +85,7 @@ export function ArchiveDialog({ threadId, loss }: { threadId: string; loss: Work
             {error}
           </p>
         )}
-        <footer className="form__actions">
-          <button type="button" className="button" onClick={closeDialog} disabled={busy}>
-            Cancel
-          </button>
+        <ModalFooter busy={busy}>
           <button type="button" className="button" data-action="archive-keep-worktree" disabled={busy} onClick={() => void go(false)}>
             Keep the worktree
           </button>
@@ -101,7 +99,7 @@ export function ArchiveDialog({ threadId, loss }: { threadId: string; loss: Work
             {busy && <Spinner size={12} />}
             {risky ? "Remove it, losing these" : "Remove the worktree"}
           </button>
-        </footer>
+        </ModalFooter>
       </div>
     </Modal>
   );

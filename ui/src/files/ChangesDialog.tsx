@@ -1,9 +1,9 @@
 // "Changes in this fork": the files a worktree fork changed since its fork point, their diff, and
 // "Bring back to ‹thread›" (the changes applied to that thread's folder as uncommitted changes).
 import { useEffect, useState } from "react";
-import { Modal } from "../dialogs/Modal";
+import { Modal } from "../ui/Modal";
 import { describeError } from "../errors";
-import { Spinner } from "../icons";
+import { Spinner } from "../ui/icons";
 import * as ipc from "../ipc";
 import type { ChangesView } from "../ipc";
 import { threadById, useApp } from "../state";

@@ -3,10 +3,10 @@
 import { useEffect, useState } from "react";
 import type { ThreadDetail } from "../bindings/ThreadDetail";
 import type { TurnView } from "../bindings/TurnView";
-import { Modal } from "../dialogs/Modal";
-import { openDialog } from "../dialogs/open";
+import { Modal } from "../ui/Modal";
+import { openDialog } from "../ui/open";
 import { describeError } from "../errors";
-import { Spinner } from "../icons";
+import { Spinner } from "../ui/icons";
 import * as ipc from "../ipc";
 import type { ChangesView } from "../ipc";
 import { threadById, useApp } from "../state";

@@ -4,8 +4,8 @@
 import { useEffect } from "react";
 import type { ForkFilesSetting } from "../bindings/ForkFilesSetting";
 import type { ThreadView } from "../bindings/ThreadView";
-import { openDialog } from "../dialogs/open";
-import { AlertIcon, BranchIcon, FolderIcon, Spinner } from "../icons";
+import { openDialog } from "../ui/open";
+import { AlertIcon, BranchIcon, FolderIcon, Spinner } from "../ui/icons";
 import type { ForkFiles } from "../ipc";
 import { type ContextMenuItem, useApp } from "../state";
 import { archiveThread, fillWords, folderWords, loadFiles, removeGoneWorktree } from "./files";
@@ -55,7 +55,8 @@ function useFiles(thread: ThreadView) {
   return view;
 }
 
-export function FolderChip({ thread }: { thread: ThreadView }) {
+/** `folded`: the header has no room for the chip; it shows in the header's "+N" menu. */
+export function FolderChip({ thread, folded = false }: { thread: ThreadView; folded?: boolean }) {
   const view = useFiles(thread);
   const threads = useApp((s) => s.threads);
   const relatives = lineageOf(threads, thread.id).length > 1;
@@ -64,8 +65,9 @@ export function FolderChip({ thread }: { thread: ThreadView }) {
   return (
     <>
       <span
-        className={`folder-chip folder-chip--${words.kind}`}
+        className={`folder-chip folder-chip--${words.kind}${folded ? " conv-head__folded" : ""}`}
         data-folder-kind={words.kind}
+        data-header-chip="folder"
         data-branch={view.branch ?? undefined}
         title={words.title}
       >

@@ -2,8 +2,8 @@
 // fork of that repository runs once, in the worktree (e.g. `npm install`), its output shown in
 // the fork's window. One per repository, shared by its worktrees; blank: none.
 import { useEffect, useState } from "react";
-import { Modal } from "../dialogs/Modal";
-import { closeDialog } from "../dialogs/open";
+import { Modal } from "../ui/Modal";
+import { closeDialog } from "../ui/open";
 import { describeError } from "../errors";
 import * as ipc from "../ipc";
 import { threadById, useApp } from "../state";

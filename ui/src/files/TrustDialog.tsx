@@ -1,7 +1,8 @@
 // The folder-trust question, asked once per repository root before a thread starts (or is
 // imported) in a folder with project agent config. Text only.
 import type { TrustAsk } from "../state";
-import { Modal } from "../dialogs/Modal";
+import { Modal } from "../ui/Modal";
+import { ModalFooter } from "../ui/ModalFooter";
 import { trustQuestion } from "./files";
 
 export function TrustDialog({ ask }: { ask: TrustAsk }) {
@@ -27,10 +28,7 @@ export function TrustDialog({ ask }: { ask: TrustAsk }) {
           Forkhost remembers the answer for this folder and asks again when new config appears. Settings →
           Trusted folders lists and revokes answers.
         </p>
-        <footer className="form__actions">
-          <button type="button" className="button" data-action="trust-cancel" onClick={cancel}>
-            Cancel
-          </button>
+        <ModalFooter onCancel={cancel} cancelAction="trust-cancel">
           <button type="button" className="button" data-action="trust-no" onClick={() => ask.answer(false)}>
             Don't trust
           </button>
@@ -43,7 +41,7 @@ export function TrustDialog({ ask }: { ask: TrustAsk }) {
           >
             Trust
           </button>
-        </footer>
+        </ModalFooter>
       </div>
     </Modal>
   );

@@ -9,7 +9,7 @@ import { store, threadById } from "../state";
 import { closeTab } from "../tabs/tabs";
 import { refreshThreads } from "../threads/cache";
 import { markFill } from "../perf";
-import { notify, notifyError } from "../toasts";
+import { notify, notifyError } from "../ui/toasts";
 
 const loading = new Map<string, { read: Promise<FilesView | null>; prepared: number }>();
 /**

@@ -1,8 +1,8 @@
 // The window with no tab open. When no agent can start a thread yet, it is the first-run view
 // itself (what to install and how), so a newcomer is told without hovering or opening Settings.
 import { useEffect } from "react";
-import { loadDoctor, openDialog } from "../dialogs/open";
-import { ChatIcon } from "../icons";
+import { loadDoctor, openDialog } from "../ui/open";
+import { ChatIcon } from "../ui/icons";
 import { useApp } from "../state";
 import { HarnessSetupList } from "./HarnessSetup";
 import { SessionsHere } from "./SessionsHere";

@@ -2,8 +2,9 @@
 // when no agent can start): what Forkhost needs, each agent's state and next step, and the
 // conversations already on this machine, which a newcomer often forks first.
 import { useEffect } from "react";
-import { Modal } from "../dialogs/Modal";
-import { closeDialog, loadDoctor, openDialog } from "../dialogs/open";
+import { Modal } from "../ui/Modal";
+import { ModalFooter } from "../ui/ModalFooter";
+import { closeDialog, loadDoctor, openDialog } from "../ui/open";
 import { HarnessSetupList } from "./HarnessSetup";
 import { SessionsHere } from "./SessionsHere";
 import { useApp } from "../state";
@@ -24,10 +25,7 @@ export function FirstRunDialog() {
         </p>
         <HarnessSetupList />
         <SessionsHere onOpened={closeDialog} />
-        <footer className="form__actions">
-          <button type="button" className="button" onClick={closeDialog}>
-            Close
-          </button>
+        <ModalFooter cancelLabel="Close">
           <button
             type="button"
             className="button button--primary"
@@ -38,7 +36,7 @@ export function FirstRunDialog() {
           >
             New thread
           </button>
-        </footer>
+        </ModalFooter>
       </div>
     </Modal>
   );

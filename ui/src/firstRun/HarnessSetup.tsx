@@ -6,10 +6,10 @@
 import { useState } from "react";
 import type { HarnessReport } from "../bindings/HarnessReport";
 import { HARNESS_NAMES } from "../harnesses";
-import { ArrowUpRightIcon, CheckIcon, CopyIcon, FolderIcon, RefreshIcon, Spinner } from "../icons";
+import { ArrowUpRightIcon, CheckIcon, CopyIcon, FolderIcon, RefreshIcon, Spinner } from "../ui/icons";
 import { chooseHarnessPath, doctorAgain, IpcError, openExternal, pickFile } from "../ipc";
 import { store, useApp } from "../state";
-import { notifyError } from "../toasts";
+import { notifyError } from "../ui/toasts";
 import { foundByWords, HARNESS_ORDER, type HarnessName, harnessState, statusLabel } from "./words";
 
 /** Looks for every harness again and shows what was found. */

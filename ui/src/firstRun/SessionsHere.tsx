@@ -3,9 +3,9 @@
 // often of a conversation they had in a terminal.
 import { useEffect } from "react";
 import { harnessName } from "../harnesses";
-import { relativeTime, sessionLabel } from "../sidebar/Sidebar";
+import { SessionButton } from "../sidebar/SessionButton";
 import { useApp } from "../state";
-import { importAndOpen, loadDiscovered } from "../threads/threadActions";
+import { loadDiscovered } from "../threads/threadActions";
 
 const SHOWN = 5;
 
@@ -29,25 +29,7 @@ export function SessionsHere({ onOpened }: { onOpened?: () => void }) {
       <ul className="first-run__session-list" role="list">
         {fresh.slice(0, SHOWN).map((d) => (
           <li key={`${d.harness}:${d.session_id}`}>
-            <button
-              type="button"
-              className="session"
-              data-session-id={d.session_id}
-              data-harness={d.harness}
-              title={d.path}
-              onClick={() => {
-                onOpened?.();
-                void importAndOpen(d.harness, d.path, d.thread_id);
-              }}
-            >
-              <span className={`harness-dot harness-dot--${d.harness}`} aria-hidden />
-              <span className="thread__text">
-                <span className="thread__title">{sessionLabel(d.path, d.session_id)}</span>
-                <span className="thread__sub">
-                  {harnessName(d.harness)} · {relativeTime(d.modified)}
-                </span>
-              </span>
-            </button>
+            <SessionButton session={d} title={d.path} onOpened={onOpened} />
           </li>
         ))}
       </ul>

@@ -1,9 +1,9 @@
 import { useLayoutEffect, useMemo, useRef } from "react";
 import type { ThreadDetail } from "../bindings/ThreadDetail";
-import { MessageRow, StatusLine } from "../conversation/MessageRow";
-import { buildRows } from "../conversation/rows";
+import { MessageRow, StatusLine } from "../messages/MessageRow";
+import { buildRows } from "../messages/rows";
 import { harnessName } from "../harnesses";
-import { Spinner } from "../icons";
+import { Spinner } from "../ui/icons";
 import { perf } from "../perf";
 import { usePreview, useTabPreview } from "./preview";
 

@@ -12,7 +12,7 @@ import { type OpenWhere, openTab } from "../tabs/tabs";
 import { messageCount, scheduleThreads, stripTurns } from "../threads/cache";
 import { holdReads, releaseReads, scheduleThread } from "../threads/heldReads";
 import { setDraft } from "../threads/turns";
-import { notify, replaceToast } from "../toasts";
+import { notify, replaceToast } from "../ui/toasts";
 import { endTabPreview, showTabPreview } from "./preview";
 import { type ForkRole, parseSelection } from "./selection";
 

@@ -5,8 +5,9 @@
 import { useEffect, useMemo, useState } from "react";
 import type { CheckCommandView } from "../bindings/CheckCommandView";
 import type { HarnessKind } from "../bindings/HarnessKind";
-import { Modal } from "../dialogs/Modal";
-import { loadDoctor } from "../dialogs/open";
+import { Modal } from "../ui/Modal";
+import { ModalFooter } from "../ui/ModalFooter";
+import { loadDoctor } from "../ui/open";
 import { targetRefusal } from "../fork/continueIn";
 import { HARNESSES, HARNESS_NAMES } from "../harnesses";
 import * as ipc from "../ipc";
@@ -179,14 +180,11 @@ function RaceForm({ ask }: { ask: RaceAsk }) {
             <span>This folder is not in git: the lanes will share it and change each other's files. Race anyway.</span>
           </label>
         )}
-        <footer className="form__actions">
-          <button type="button" className="button" onClick={closeRaceDialog}>
-            Cancel
-          </button>
+        <ModalFooter onCancel={closeRaceDialog}>
           <button type="submit" className="button button--primary" name="start-race" disabled={!canStart}>
             Start {n} lanes
           </button>
-        </footer>
+        </ModalFooter>
       </form>
     </Modal>
   );

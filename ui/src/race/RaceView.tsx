@@ -7,8 +7,8 @@
 import { useEffect, useState } from "react";
 import type { KeepPlan } from "../bindings/KeepPlan";
 import type { RaceLane } from "../bindings/RaceLane";
-import { Approvals } from "../conversation/ApprovalCard";
-import { openDialog } from "../dialogs/open";
+import { Approvals } from "../messages/ApprovalCard";
+import { openDialog } from "../ui/open";
 import { harnessName } from "../harnesses";
 import { LiveMarkdown, Markdown } from "../markdown/Markdown";
 import { useApp } from "../state";

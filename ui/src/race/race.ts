@@ -10,7 +10,7 @@ import { createStore, useSelector } from "../store";
 import { parseSelection } from "../fork/selection";
 import { activeTabOf, store, updateSlot } from "../state";
 import { loadThread } from "../threads/cache";
-import { notify, notifyError } from "../toasts";
+import { notify, notifyError } from "../ui/toasts";
 
 export interface RaceAsk {
   threadId: string;

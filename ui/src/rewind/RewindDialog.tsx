@@ -4,10 +4,11 @@
 import { useEffect, useState } from "react";
 import type { RewindKind } from "../bindings/RewindKind";
 import type { RewindPlan } from "../bindings/RewindPlan";
-import { Modal } from "../dialogs/Modal";
-import { closeDialog } from "../dialogs/open";
+import { Modal } from "../ui/Modal";
+import { ModalFooter } from "../ui/ModalFooter";
+import { closeDialog } from "../ui/open";
 import { describeError } from "../errors";
-import { Spinner } from "../icons";
+import { Spinner } from "../ui/icons";
 import { threadById, useApp } from "../state";
 import { setDraft } from "../threads/turns";
 import { KINDS, rewindPlan, runRewind } from "./rewind";
@@ -129,10 +130,7 @@ export function RewindDialog({ threadId, turn, prefill }: { threadId: string; tu
             {error}
           </p>
         )}
-        <footer className="form__actions">
-          <button type="button" className="button" data-action="rewind-cancel" onClick={closeDialog} disabled={busy}>
-            Cancel
-          </button>
+        <ModalFooter cancelAction="rewind-cancel" busy={busy}>
           <button
             type="button"
             className={`button ${loses ? "button--danger" : "button--primary"}`}
@@ -143,7 +141,7 @@ export function RewindDialog({ threadId, turn, prefill }: { threadId: string; tu
             {busy && <Spinner size={12} />}
             {loses ? "Rewind, overwriting these" : "Rewind"}
           </button>
-        </footer>
+        </ModalFooter>
       </div>
     </Modal>
   );

@@ -1,16 +1,15 @@
 // The header's "Undo rewind": shown while the thread has a rewind not undone yet (read when the
 // conversation opens, and after each rewind in this window).
 import { useEffect, useState } from "react";
-import { Spinner } from "../icons";
-import { loadRewinds, undoable, undoRewind, useRewindsVersion } from "./rewind";
+import { Spinner } from "../ui/icons";
+import { loadRewinds, undoable, undoRewind, useRewinds } from "./rewind";
 
 export function UndoRewind({ threadId }: { threadId: string }) {
-  useRewindsVersion();
+  const last = useRewinds((s) => undoable(threadId, s));
   const [busy, setBusy] = useState(false);
   useEffect(() => {
     void loadRewinds(threadId);
   }, [threadId]);
-  const last = undoable(threadId);
   if (!last) return null;
   return (
     <button

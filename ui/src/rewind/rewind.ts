@@ -1,16 +1,16 @@
 // Rewind to here (docs/architecture.md "Rewind"): the plan the dialog shows, the rewind with the
 // loss the user saw, Undo rewind, and which threads are a line a rewind set aside. The rewinds
-// known to this window are kept here (per thread, from `rewinds`), outside the app state: only
-// the header's Undo and the sidebar's "rewound" mark read them.
-import { useSyncExternalStore } from "react";
+// known to this window are a store of its own (per thread, from `rewinds`), outside the app
+// state: only the header's Undo and the sidebar's "rewound" mark read them.
 import * as ipc from "../ipc";
 import type { RewindKind } from "../bindings/RewindKind";
 import type { RewindPlan } from "../bindings/RewindPlan";
 import type { RewindView } from "../bindings/RewindView";
 import { describeError } from "../errors";
+import { createStore, useSelector } from "../store";
 import { loadFiles } from "../files/files";
 import { loadThread, refreshThreads } from "../threads/cache";
-import { notify, notifyError } from "../toasts";
+import { notify, notifyError } from "../ui/toasts";
 
 export const KINDS: { kind: RewindKind; label: string; detail: string }[] = [
   {
@@ -30,54 +30,42 @@ export const KINDS: { kind: RewindKind; label: string; detail: string }[] = [
   },
 ];
 
-const known = new Map<string, RewindView[]>();
-const listeners = new Set<() => void>();
-let version = 0;
-
-function changed() {
-  version++;
-  for (const l of listeners) l();
+export interface RewindState {
+  /** Per thread: its rewinds as the Host last listed them. */
+  known: Record<string, RewindView[]>;
+  /** Threads the Host says a rewind set aside (read when the window starts, and after each
+   * rewind), so the mark shows before any of their conversations is opened. */
+  setAside: string[];
 }
 
-function subscribe(listener: () => void) {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
+export const rewinds = createStore<RewindState>({ known: {}, setAside: [] });
+
+export function useRewinds<T>(selector: (state: RewindState) => T): T {
+  return useSelector(rewinds, selector);
 }
 
 /** Takes in what the Host said about a thread's rewinds. */
-export function rememberRewinds(threadId: string, rewinds: RewindView[]) {
-  known.set(threadId, rewinds);
-  changed();
+export function rememberRewinds(threadId: string, list: RewindView[]) {
+  rewinds.set((s) => ({ known: { ...s.known, [threadId]: list } }));
 }
 
 /** The thread's latest rewind that Undo would undo, if this window knows one. */
-export function undoable(threadId: string): RewindView | undefined {
-  return known.get(threadId)?.find((r) => r.thread_id === threadId && !r.undone);
+export function undoable(threadId: string, state: RewindState = rewinds.get()): RewindView | undefined {
+  return state.known[threadId]?.find((r) => r.thread_id === threadId && !r.undone);
 }
-
-/** Threads the Host says a rewind set aside (read when the window starts, and after each
- * rewind), so the mark shows before any of their conversations is opened. */
-let setAside = new Set<string>();
 
 export async function loadRewoundBranches() {
   try {
-    setAside = new Set(await ipc.rewoundBranches());
-    changed();
+    rewinds.set({ setAside: await ipc.rewoundBranches() });
   } catch {
     // Only the sidebar's mark depends on it.
   }
 }
 
 /** Whether the thread is a line a rewind (or its undo) set aside. */
-export function isRewoundBranch(threadId: string): boolean {
-  if (setAside.has(threadId)) return true;
-  for (const rows of known.values()) if (rows.some((r) => r.branch_id === threadId)) return true;
-  return false;
-}
-
-/** Re-renders on any change of the known rewinds. */
-export function useRewindsVersion(): number {
-  return useSyncExternalStore(subscribe, () => version);
+export function isRewoundBranch(threadId: string, state: RewindState = rewinds.get()): boolean {
+  if (state.setAside.includes(threadId)) return true;
+  return Object.values(state.known).some((rows) => rows.some((r) => r.branch_id === threadId));
 }
 
 export async function loadRewinds(threadId: string) {

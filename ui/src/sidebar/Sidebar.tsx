@@ -1,8 +1,8 @@
 import { useEffect, useMemo, useState } from "react";
-import { openDialog } from "../dialogs/open";
-import { showMenu } from "../menu";
+import { openDialog } from "../ui/open";
+import { showMenu } from "../ui/menu";
 import { openTab, openThread } from "../tabs/tabs";
-import { archiveThread, importAndOpen, loadDiscovered, renameThread } from "../threads/threadActions";
+import { archiveThread, loadDiscovered, renameThread } from "../threads/threadActions";
 import type { ThreadView } from "../bindings/ThreadView";
 import {
   ChevronIcon,
@@ -13,26 +13,15 @@ import {
   SettingsIcon,
   Spinner,
   ThreadsIcon,
-} from "../icons";
+} from "../ui/icons";
 import { buildProjects, flatten } from "./lineage";
 import { harnessName } from "../harnesses";
 import { type AppInfoState, activeTabOf, store, threadById, useApp } from "../state";
 import { lineageWords } from "../tabs/words";
 import { UpdateBadge } from "../update/Update";
 import { SearchBox } from "../search/SearchBox";
-import { isRewoundBranch, useRewindsVersion } from "../rewind/rewind";
-
-export function relativeTime(ms: number, now = Date.now()): string {
-  const s = Math.round((now - ms) / 1000);
-  if (s < 45) return "just now";
-  const m = Math.round(s / 60);
-  if (m < 60) return `${m}m ago`;
-  const h = Math.round(m / 60);
-  if (h < 24) return `${h}h ago`;
-  const d = Math.round(h / 24);
-  if (d < 30) return `${d}d ago`;
-  return new Date(ms).toLocaleDateString();
-}
+import { isRewoundBranch, useRewinds } from "../rewind/rewind";
+import { SessionButton, relativeTime } from "./SessionButton";
 
 export function Sidebar() {
   const info = useApp((s) => s.info);
@@ -142,8 +131,7 @@ function ThreadItem({ thread, depth, lastAt }: { thread: ThreadView; depth: numb
   const open = useApp((s) => s.tabs.some((t) => t.thread_id === thread.id));
   const streaming = useApp((s) => Boolean(s.streaming[thread.id]));
   const awaiting = useApp((s) => (s.approvals[thread.id]?.length ?? 0) > 0);
-  useRewindsVersion();
-  const rewound = isRewoundBranch(thread.id);
+  const rewound = useRewinds((s) => isRewoundBranch(thread.id, s));
   const [renaming, setRenaming] = useState(false);
   const [title, setTitle] = useState(thread.title);
   const lineage = useApp((s) =>
@@ -298,36 +286,13 @@ function Sessions() {
           )}
           {fresh.slice(0, 200).map((d) => (
             <li key={`${d.harness}:${d.session_id}`}>
-              <button
-                type="button"
-                className="session"
-                data-session-id={d.session_id}
-                data-harness={d.harness}
-                title={`${d.path}\nClick to open it as a thread`}
-                onClick={() => void importAndOpen(d.harness, d.path, d.thread_id)}
-              >
-                <span className={`harness-dot harness-dot--${d.harness}`} aria-hidden />
-                <span className="thread__text">
-                  <span className="thread__title">{sessionLabel(d.path, d.session_id)}</span>
-                  <span className="thread__sub">
-                    {harnessName(d.harness)} · {relativeTime(d.modified)}
-                  </span>
-                </span>
-              </button>
+              <SessionButton session={d} title={`${d.path}\nClick to open it as a thread`} />
             </li>
           ))}
         </ul>
       )}
     </section>
   );
-}
-
-export function sessionLabel(path: string, id: string): string {
-  const parts = path.split("/").filter(Boolean);
-  const dir = parts[parts.length - 2] ?? "";
-  // Claude keeps sessions per project folder, its path with / replaced by -.
-  const project = dir.startsWith("-") ? dir.split("-").filter(Boolean).pop() : undefined;
-  return `${project ? `${project} · ` : ""}${id.slice(0, 8)}`;
 }
 
 function VersionLabel({ info }: { info: AppInfoState }) {

@@ -3,7 +3,7 @@
 import * as ipc from "../ipc";
 import type { TabView } from "../ipc";
 import { store } from "../state";
-import { notifyError } from "../toasts";
+import { notifyError } from "../ui/toasts";
 
 let layoutTimer: ReturnType<typeof setTimeout> | null = null;
 let lastSynced: { tabs: TabView[]; activeTab: string | null } | null = null;

@@ -5,7 +5,7 @@ import type { TabKind } from "../bindings/TabKind";
 import type { TabView } from "../ipc";
 import { store } from "../state";
 import { loadThread } from "../threads/cache";
-import { notifyError } from "../toasts";
+import { notifyError } from "../ui/toasts";
 import { flushLayout } from "./layout";
 import { forgetScroll } from "./scroll";
 

@@ -4,7 +4,7 @@
 import * as ipc from "../ipc";
 import type { ApprovalDecision, ApprovalView, HostEvent } from "../ipc";
 import { store } from "../state";
-import { notifyError } from "../toasts";
+import { notifyError } from "../ui/toasts";
 
 /** Adds a request (a re-raised id replaces the older one, as in the Host). */
 export function withRequest(list: readonly ApprovalView[], request: ApprovalView): ApprovalView[] {

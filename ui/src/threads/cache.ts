@@ -9,7 +9,7 @@ import { refreshApprovals } from "./approvals";
 import { settled } from "./live";
 import { markRead, perf } from "../perf";
 import { store, updateSlot } from "../state";
-import { notifyError } from "../toasts";
+import { notifyError } from "../ui/toasts";
 
 export async function refreshThreads() {
   try {

@@ -2,7 +2,7 @@
 // header shows, re-read on the Host's grants_changed, revoked from the header's list.
 import * as ipc from "../ipc";
 import { store } from "../state";
-import { notifyError } from "../toasts";
+import { notifyError } from "../ui/toasts";
 
 /** Re-reads the thread's grants into the store. */
 export async function refreshGrants(threadId: string): Promise<void> {

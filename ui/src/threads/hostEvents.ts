@@ -4,7 +4,7 @@
 import type { HostEvent } from "../ipc";
 import { applyEvent } from "./live";
 import { type AppState, store, threadById, updateSlot } from "../state";
-import { notify } from "../toasts";
+import { notify } from "../ui/toasts";
 import { applyFillEvent, applySetupEvent } from "../files/files";
 import { applyApprovalEvent } from "./approvals";
 import { refreshGrants } from "./grants";

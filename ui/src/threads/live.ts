@@ -1,34 +1,7 @@
 // The turn being streamed in a thread, built from Host events until the native session holds it
 // (then the thread is re-read and the live turn dropped). Pure functions, unit-tested.
 import type { HostEvent } from "../bindings/HostEvent";
-import type { TurnEnd } from "../bindings/TurnEnd";
-
-export type LiveItem =
-  | { kind: "text"; text: string }
-  | {
-      kind: "tool";
-      id: string | null;
-      name: string;
-      input: unknown;
-      output: string | null;
-      isError: boolean;
-    };
-
-export type TurnPhase = "starting" | "streaming" | "ended";
-
-export interface LiveTurn {
-  /** The prompt, when it was sent from this window (otherwise unknown until re-read). */
-  prompt: string | null;
-  items: LiveItem[];
-  phase: TurnPhase;
-  /** `completed`, `interrupted` or `failed` once ended. */
-  outcome: TurnEnd | null;
-  error: string | null;
-  /** How many turns the thread had when this one started: it is turn `baseTurns + 1`. */
-  baseTurns: number;
-  /** Date.now() when it started (for "running for …"). */
-  startedAt: number;
-}
+import type { LiveTurn } from "../state";
 
 export function startLive(prompt: string | null, baseTurns: number): LiveTurn {
   return {

@@ -7,7 +7,7 @@ import * as ipc from "../ipc";
 import { markRead } from "../perf";
 import { store, updateSlot } from "../state";
 import { openTab } from "../tabs/tabs";
-import { dismissToast, notify, notifyError, replaceToast } from "../toasts";
+import { dismissToast, notify, notifyError, replaceToast } from "../ui/toasts";
 import { messageCount, refreshThreads, stripTurns } from "./cache";
 import { sendPrompt } from "./turns";
 

@@ -3,7 +3,7 @@ import { describeError } from "../errors";
 import * as ipc from "../ipc";
 import { startLive } from "./live";
 import { store, updateSlot } from "../state";
-import { notifyError } from "../toasts";
+import { notifyError } from "../ui/toasts";
 
 export function setDraft(threadId: string, text: string) {
   store.set((s) => ({ drafts: { ...s.drafts, [threadId]: text } }));

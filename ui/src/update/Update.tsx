@@ -1,6 +1,6 @@
-import { closeDialog } from "../dialogs/open";
-import { Modal } from "../dialogs/Modal";
-import { Spinner } from "../icons";
+import { closeDialog } from "../ui/open";
+import { Modal } from "../ui/Modal";
+import { Spinner } from "../ui/icons";
 import { Markdown } from "../markdown/Markdown";
 import { useApp, type UpdateState } from "../state";
 import { checkForUpdates, formatProgress, installUpdate, postponeUpdate, skipUpdate } from "./updater";

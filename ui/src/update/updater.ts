@@ -1,7 +1,7 @@
 // The app's own updates: the check at start (main window, unless Settings turn it off), the
 // check from the menu, and installing with progress. The Rust side (src-tauri/src/update.rs)
 // keeps the update it found; this side only shows it and says "install that version".
-import { closeDialog, openDialog, saveSettings } from "../dialogs/open";
+import { closeDialog, openDialog, saveSettings } from "../ui/open";
 import { describeError } from "../errors";
 import * as ipc from "../ipc";
 import type { UpdateProgress } from "../ipc";

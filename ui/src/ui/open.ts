@@ -2,7 +2,7 @@
 // (doctor) and the settings.
 import * as ipc from "../ipc";
 import { type AppState, type Dialog, store } from "../state";
-import { notifyError } from "../toasts";
+import { notifyError } from "./toasts";
 
 export function openDialog(dialog: Dialog) {
   store.set({ dialog, menu: null });

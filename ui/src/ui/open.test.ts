@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import * as ipc from "../ipc";
 import { freshWindow } from "../testing/freshWindow";
-import { hideMenu, showMenu } from "../menu";
+import { hideMenu, showMenu } from "./menu";
 import { store } from "../state";
 import { closeDialog, loadDoctor, openDialog, saveSettings } from "./open";
 

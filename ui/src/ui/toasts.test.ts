@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { resetStore, store } from "./state";
+import { resetStore, store } from "../state";
 import { dismissToast, notify, notifyError, replaceToast } from "./toasts";
 
 beforeEach(() => {

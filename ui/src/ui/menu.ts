@@ -1,5 +1,5 @@
 // The context menu: one at a time, drawn by Overlays.tsx.
-import { type ContextMenuState, store } from "./state";
+import { type ContextMenuState, store } from "../state";
 
 export function showMenu(menu: ContextMenuState) {
   store.set({ menu });

@@ -2,7 +2,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { hideMenu } from "./menu";
 import { dismissToast } from "./toasts";
 import { AlertIcon, CheckIcon, CloseIcon, Spinner } from "./icons";
-import { useApp } from "./state";
+import { useApp } from "../state";
 
 /** The context menu (messages, tabs, threads), kept inside the window. */
 export function ContextMenu() {

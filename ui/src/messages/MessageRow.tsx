@@ -1,17 +1,10 @@
 import { memo, useEffect, useState, type MouseEvent } from "react";
 import type { ThreadView } from "../bindings/ThreadView";
-import { ChevronDownIcon, CopyIcon, EditForkIcon, ForkIcon, Spinner } from "../icons";
+import { ChevronDownIcon, CopyIcon, EditForkIcon, ForkIcon, Spinner } from "../ui/icons";
 import { harnessName } from "../harnesses";
 import { LiveMarkdown, Markdown } from "../markdown/Markdown";
-import type { ForkAbility, LiveRow, MessageRow as MessageRowData, Role, StatusRow } from "./rows";
+import { type ForkAbility, type LiveRow, type MessageRow as MessageRowData, type Role, type StatusRow, forkLabel } from "./rows";
 import { ToolBlock } from "./ToolBlock";
-
-/** The fork action's words for a message of `role`. */
-export function forkLabel(role: Role): string {
-  if (role === "user") return "Edit and fork from here";
-  if (role === "tool") return "Fork after this turn";
-  return "Fork after this reply";
-}
 
 export interface ForkButtonProps {
   role: Role;

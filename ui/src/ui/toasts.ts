@@ -1,7 +1,7 @@
 // The window's notices (bottom right): at most five, each gone after its time (errors stay
 // longer, progress until replaced). The timers live here, next to the ids they belong to.
-import { describeError } from "./errors";
-import { type Toast, store } from "./state";
+import { describeError } from "../errors";
+import { type Toast, store } from "../state";
 
 let toastSeq = 0;
 const toastTimers = new Map<number, ReturnType<typeof setTimeout>>();

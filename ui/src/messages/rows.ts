@@ -5,9 +5,16 @@ import type { MessageView } from "../bindings/MessageView";
 import type { ThreadDetail } from "../bindings/ThreadDetail";
 import type { ThreadView } from "../bindings/ThreadView";
 import type { TurnEnd } from "../bindings/TurnEnd";
-import type { LiveItem, LiveTurn } from "../threads/live";
+import type { LiveItem, LiveTurn } from "../state";
 
 export type Role = "user" | "assistant" | "tool";
+
+/** The fork action's words for a message of `role` (its button and the first menu item). */
+export function forkLabel(role: Role): string {
+  if (role === "user") return "Edit and fork from here";
+  if (role === "tool") return "Fork after this turn";
+  return "Fork after this reply";
+}
 
 /** Whether a message can fork, and if not, why (shown as the button's title). */
 export type ForkAbility = { ok: true } | { ok: false; why: string };

@@ -1,7 +1,7 @@
 // The frame every dialog shares: a titled box over a backdrop; Escape, the close button or a
 // click on the backdrop closes it.
 import { useEffect, useRef, type ReactNode } from "react";
-import { CloseIcon } from "../icons";
+import { CloseIcon } from "./icons";
 import { closeDialog } from "./open";
 
 export function Modal(props: {

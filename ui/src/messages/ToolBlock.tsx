@@ -1,5 +1,5 @@
 import { createContext, memo, useContext, useRef, useState } from "react";
-import { ChevronIcon, Spinner, ToolIcon } from "../icons";
+import { ChevronIcon, Spinner, ToolIcon } from "../ui/icons";
 
 export interface ToolBlockProps {
   name: string;
