@@ -15,6 +15,10 @@ const TITLES: Record<CommandErrorCode, string> = {
   harness_not_found: "Harness not installed",
   harness_failed: "The harness failed",
   invalid_input: "Invalid input",
+  host_unreachable: "The remote host can't be reached",
+  host_key_unknown: "Unknown host key",
+  host_key_changed: "The host's key changed",
+  version_mismatch: "Forkhost versions differ",
   internal: "Something went wrong",
   window: "Window error",
   terminal: "Terminal error",
@@ -25,6 +29,8 @@ const TITLES: Record<CommandErrorCode, string> = {
 
 const HINTS: Partial<Record<CommandErrorCode, string>> = {
   busy: "Wait for the running turn to finish, or stop it.",
+  host_key_unknown: "Check the fingerprint, then add the key to known_hosts (ssh the host once).",
+  host_key_changed: "The host may be an impostor; fix known_hosts only if you know why it changed.",
   conflict: "Try again.",
   harness_not_found: "Install it, or set its path in Settings.",
   session_not_found: "Its file was moved or deleted outside Forkhost.",

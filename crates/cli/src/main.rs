@@ -4,8 +4,10 @@ mod approve;
 mod check;
 mod files;
 mod grants;
+mod hosts;
 mod output;
 mod race;
+mod remote;
 mod rewind;
 mod search;
 mod spare_worktree;
@@ -25,7 +27,7 @@ use forkhost_core::{
 };
 
 use approve::Approve;
-use output::{Output, Printed};
+use output::{usage_error, usage_error_words, Output, Printed};
 use trust::TrustAnswer;
 
 /// Fork coding-agent conversations (Claude Code, Codex, Pi) at any message.
@@ -43,6 +45,10 @@ struct Cli {
     /// replies go to stderr.
     #[arg(long, global = true)]
     json: bool,
+
+    /// Run the command on this remote host (`forkhost hosts`); `local` is this machine.
+    #[arg(long, global = true, value_name = "NAME")]
+    host: Option<String>,
 
     #[command(subcommand)]
     command: Command,
@@ -230,6 +236,16 @@ enum Command {
         #[arg(long, requires = "folder", conflicts_with = "answer")]
         revoke: bool,
     },
+    /// The remote hosts this machine knows by name: list, add, remove.
+    Hosts(hosts::HostsArgs),
+    /// On a remote host: check the client's version, then run ARGS (`--host`'s other end).
+    #[command(hide = true)]
+    RemoteExec {
+        #[arg(long)]
+        client_version: String,
+        #[arg(last = true)]
+        args: Vec<String>,
+    },
     /// Fill the repository's spare worktree at COMMIT (started by a worktree fork; spare.rs).
     #[command(hide = true)]
     SpareFill { repository: PathBuf, at: String },
@@ -243,10 +259,27 @@ enum ExportAs {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let mut cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => return usage_error(err),
     };
+    if let Command::RemoteExec {
+        client_version,
+        args,
+    } = &cli.command
+    {
+        // A client of another version would read this build's words and output wrongly.
+        if client_version != forkhost_core::VERSION {
+            return Output::new(args.iter().any(|a| a == "--json"))
+                .fail(&forkhost_core::version_mismatch(client_version));
+        }
+        let words = std::iter::once("forkhost".to_owned()).chain(args.iter().cloned());
+        cli = match Cli::try_parse_from(words) {
+            Ok(cli) if cli.host.is_none() => cli,
+            Ok(_) => return usage_error_words("a remote command names no further host"),
+            Err(err) => return usage_error(err),
+        };
+    }
     forkhost_core::logging::init_stderr("warn");
     let out = Output::new(cli.json);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -256,6 +289,19 @@ fn main() -> ExitCode {
         Ok(rt) => rt,
         Err(err) => return out.fail(&HostError::Internal(err.to_string())),
     };
+    if let Some(name) = cli.host.clone().filter(|h| h != forkhost_core::LOCAL_HOST) {
+        let remote = async {
+            if matches!(cli.command, Command::Hosts(_)) {
+                return Err(HostError::InvalidInput(
+                    "the hosts list is this machine's: run `hosts` without --host".into(),
+                ));
+            }
+            remote::run(data_dir_of(cli.data_dir)?, &name, cli.json).await
+        };
+        let status = runtime.block_on(remote);
+        runtime.shutdown_background();
+        return status.unwrap_or_else(|err| out.fail(&err));
+    }
     let result = runtime.block_on(run(cli));
     // A terminal prompt left unanswered (Ctrl-C while asking) blocks a reader thread; the
     // command is over, so don't wait for it.
@@ -266,29 +312,14 @@ fn main() -> ExitCode {
     }
 }
 
-/// Help and version print as usual; a usage error in `--json` mode is an `invalid_input` document.
-fn usage_error(err: clap::Error) -> ExitCode {
-    use clap::error::ErrorKind;
-    let wants_json = std::env::args().any(|a| a == "--json");
-    if !wants_json
-        || matches!(
-            err.kind(),
-            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
-        )
-    {
-        err.exit();
-    }
-    let message = err.render().to_string();
-    let first = message.lines().next().unwrap_or("invalid arguments");
-    let first = first.trim_start_matches("error: ").to_owned();
-    Output::new(true).fail(&HostError::InvalidInput(first))
+fn data_dir_of(given: Option<PathBuf>) -> Result<PathBuf, HostError> {
+    given
+        .or_else(default_data_dir)
+        .ok_or_else(|| HostError::InvalidInput("no data folder: pass --data-dir".into()))
 }
 
 async fn run(cli: Cli) -> Result<Printed, HostError> {
-    let data_dir = cli
-        .data_dir
-        .or_else(default_data_dir)
-        .ok_or_else(|| HostError::InvalidInput("no data folder: pass --data-dir".into()))?;
+    let data_dir = data_dir_of(cli.data_dir)?;
     // The app does the same at start; a folder made by the CLI first is private too.
     forkhost_core::data_dir::prepare(&data_dir)
         .map_err(|e| HostError::Internal(format!("cannot prepare {}: {e}", data_dir.display())))?;
@@ -393,6 +424,12 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
             files::fork(host, &thread, at, files, into).await?
         }
         Command::Race(args) => race::race(host, args, json).await?,
+        Command::Hosts(args) => hosts::hosts(host, args).await?,
+        Command::RemoteExec { .. } => {
+            return Err(HostError::InvalidInput(
+                "remote-exec runs its arguments, not itself".into(),
+            ))
+        }
         Command::Search(args) => search::search(host, args).await?,
         Command::Rewind(args) => rewind::rewind(host, args, json).await?,
         Command::Check(args) => check::check_command(host, args).await?,
@@ -441,22 +478,7 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
         ),
         Command::Sessions => {
             let sessions = host.discover().await?;
-            let text = sessions
-                .iter()
-                .map(|s| {
-                    format!(
-                        "{:<7} {}  {}{}",
-                        s.harness,
-                        output::one_line(&s.session_id),
-                        output::one_line(&s.path),
-                        s.thread_id
-                            .as_ref()
-                            .map(|t| format!("  (thread {t})"))
-                            .unwrap_or_default()
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join("\n");
+            let text = output::sessions_text(&sessions);
             Printed::new(serde_json::json!({ "sessions": sessions }), text)
         }
         Command::Rename {

@@ -163,6 +163,48 @@ pub fn thread_text(d: &forkhost_core::ThreadDetail) -> String {
     out
 }
 
+/// `sessions`: one native session a line, with the thread that has it.
+pub fn sessions_text(sessions: &[forkhost_core::DiscoveredSession]) -> String {
+    sessions
+        .iter()
+        .map(|s| {
+            format!(
+                "{:<7} {}  {}{}",
+                s.harness,
+                one_line(&s.session_id),
+                one_line(&s.path),
+                s.thread_id
+                    .as_ref()
+                    .map(|t| format!("  (thread {t})"))
+                    .unwrap_or_default()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Help and version print as usual; a usage error in `--json` mode is an `invalid_input` document.
+pub fn usage_error(err: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    let wants_json = std::env::args().any(|a| a == "--json");
+    if !wants_json
+        || matches!(
+            err.kind(),
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+        )
+    {
+        err.exit();
+    }
+    let message = err.render().to_string();
+    let first = message.lines().next().unwrap_or("invalid arguments");
+    usage_error_words(first.trim_start_matches("error: "))
+}
+
+pub fn usage_error_words(words: &str) -> ExitCode {
+    Output::new(std::env::args().any(|a| a == "--json"))
+        .fail(&HostError::InvalidInput(words.to_owned()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,6 +16,7 @@ mod files;
 mod fork;
 mod host;
 mod race;
+mod remote;
 mod requests;
 mod rewind;
 mod search;
@@ -37,6 +38,10 @@ pub use files::{
 pub use race::keep::{KeepPlan, KeptView, LaneLoss};
 pub use race::{
     LaneFile, LaneSpec, LaneState, OnLane, RaceLane, RaceSpec, RaceView, CHECK_TIMEOUT, MAX_LANES,
+};
+pub use remote::{
+    version_mismatch, RemoteCommand, RemoteHostSpec, RemoteHostView, LOCAL_HOST, REMOTE_EXEC,
+    SSH_FAILED, VERSION,
 };
 pub use rewind::files::RewindFileView;
 pub use rewind::{RewindKind, RewindPlan, RewindView, RewoundView};

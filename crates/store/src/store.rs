@@ -6,7 +6,8 @@ use sqlx::{Sqlite, SqlitePool, Transaction};
 
 use crate::open::Recovery;
 use crate::queries::{
-    checkpoints, checks, grants, layout, lineage, races, setup, threads, trust, turns, worktrees,
+    checkpoints, checks, grants, layout, lineage, races, remote_hosts, setup, threads, trust,
+    turns, worktrees,
 };
 use crate::{
     CheckpointRow, GrantRow, Layout, NewThread, NewTurn, Result, ThreadRow, TurnRow, WorktreeRow,
@@ -383,6 +384,33 @@ impl Store {
     pub async fn revoke_folder_trust(&self, folder: &str) -> Result<bool> {
         let mut tx = self.write().await?;
         let gone = trust::delete(&mut tx, folder).await?;
+        tx.commit().await?;
+        Ok(gone)
+    }
+
+    // Remote hosts.
+
+    pub async fn remote_hosts(&self) -> Result<Vec<remote_hosts::RemoteHostRow>> {
+        let mut conn = self.pool.acquire().await?;
+        remote_hosts::all(&mut conn).await
+    }
+
+    pub async fn remote_host(&self, name: &str) -> Result<Option<remote_hosts::RemoteHostRow>> {
+        let mut conn = self.pool.acquire().await?;
+        remote_hosts::of(&mut conn, name).await
+    }
+
+    pub async fn put_remote_host(&self, row: &remote_hosts::RemoteHostRow) -> Result<()> {
+        let mut tx = self.write().await?;
+        remote_hosts::put(&mut tx, row).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Forgets the host `name`; whether there was one.
+    pub async fn remove_remote_host(&self, name: &str) -> Result<bool> {
+        let mut tx = self.write().await?;
+        let gone = remote_hosts::delete(&mut tx, name).await?;
         tx.commit().await?;
         Ok(gone)
     }

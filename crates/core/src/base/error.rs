@@ -35,6 +35,20 @@ pub enum HostError {
         .0.config.join(", ")
     )]
     TrustUndecided(crate::base::view::TrustView),
+    /// A remote host could not be reached over SSH (no such name, refused, timed out, the
+    /// remote has no forkhost): ssh's own words travel with it.
+    #[error("host unreachable: {0}")]
+    HostUnreachable(String),
+    /// The remote host's key is not in the user's known_hosts: never accepted silently; the
+    /// words name its fingerprint and how to add it.
+    #[error("unknown host key: {0}")]
+    HostKeyUnknown(String),
+    /// The remote host's key differs from the one known_hosts holds: refused.
+    #[error("host key changed: {0}")]
+    HostKeyChanged(String),
+    /// This forkhost and the one on the remote are different versions.
+    #[error("version mismatch: {0}")]
+    VersionMismatch(String),
     /// The store itself failed (disk, permissions). Not the user's doing; details are logged.
     #[error("internal error: {0}")]
     Internal(String),
@@ -56,11 +70,15 @@ pub enum ErrorCode {
     HarnessNotFound,
     HarnessFailed,
     InvalidInput,
+    HostUnreachable,
+    HostKeyUnknown,
+    HostKeyChanged,
+    VersionMismatch,
     Internal,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 11] = [
+    pub const ALL: [ErrorCode; 15] = [
         ErrorCode::ThreadNotFound,
         ErrorCode::SessionNotFound,
         ErrorCode::TurnNotFound,
@@ -71,6 +89,10 @@ impl ErrorCode {
         ErrorCode::HarnessNotFound,
         ErrorCode::HarnessFailed,
         ErrorCode::InvalidInput,
+        ErrorCode::HostUnreachable,
+        ErrorCode::HostKeyUnknown,
+        ErrorCode::HostKeyChanged,
+        ErrorCode::VersionMismatch,
         ErrorCode::Internal,
     ];
 
@@ -87,6 +109,10 @@ impl ErrorCode {
             ErrorCode::HarnessNotFound => "harness_not_found",
             ErrorCode::HarnessFailed => "harness_failed",
             ErrorCode::InvalidInput => "invalid_input",
+            ErrorCode::HostUnreachable => "host_unreachable",
+            ErrorCode::HostKeyUnknown => "host_key_unknown",
+            ErrorCode::HostKeyChanged => "host_key_changed",
+            ErrorCode::VersionMismatch => "version_mismatch",
             ErrorCode::Internal => "internal",
         }
     }
@@ -112,6 +138,10 @@ impl HostError {
             HostError::HarnessNotFound(_) => ErrorCode::HarnessNotFound,
             HostError::HarnessFailed(_) => ErrorCode::HarnessFailed,
             HostError::InvalidInput(_) | HostError::TrustUndecided(_) => ErrorCode::InvalidInput,
+            HostError::HostUnreachable(_) => ErrorCode::HostUnreachable,
+            HostError::HostKeyUnknown(_) => ErrorCode::HostKeyUnknown,
+            HostError::HostKeyChanged(_) => ErrorCode::HostKeyChanged,
+            HostError::VersionMismatch(_) => ErrorCode::VersionMismatch,
             HostError::Internal(_) => ErrorCode::Internal,
         }
     }

@@ -7,6 +7,7 @@ pub mod grants;
 pub mod layout;
 pub mod lineage;
 pub mod races;
+pub mod remote_hosts;
 pub mod rewinds;
 pub mod setup;
 pub mod threads;
