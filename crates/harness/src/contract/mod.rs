@@ -14,6 +14,7 @@ mod sessions;
 mod spare;
 #[cfg(test)]
 pub(crate) mod test_kit;
+mod transcript;
 mod usage;
 
 pub use approval::{
@@ -29,6 +30,7 @@ pub use harness::{check_uuid_session_id, Harness, HarnessFacts};
 pub(crate) use live::live_runtime;
 pub use live::LiveRuntime;
 pub use reply::{Ack, Answer, Awaited, Reply};
+pub(crate) use seed::NO_REPLY_TEXT;
 pub use seed::{
     bounded, now_ms, timestamp, FileCall, FileOp, Seed, SeedRequest, SeedStep, SeedTool, SeedTurn,
     ShellCall, TextEdit, MAX_NOTE_OUTPUT,
@@ -37,4 +39,5 @@ pub use session::{Cut, ForkRequest, Forked, NativeSession, OpenSpec, PendingFork
 pub use sessions::{env_value, first_recorded, SessionLayout};
 pub(crate) use spare::spare_folder;
 pub use spare::WarmSpare;
+pub(crate) use transcript::{write_turns, Transcript};
 pub use usage::TurnUsage;
