@@ -13,6 +13,7 @@
 mod output;
 mod session;
 #[cfg(test)]
+#[path = "mod_tests.rs"]
 mod tests;
 mod waiter;
 

@@ -17,6 +17,7 @@ mod child;
 mod client;
 mod reader;
 #[cfg(all(test, unix))]
+#[path = "mod_tests.rs"]
 mod tests;
 
 pub(crate) use child::RpcChild;

@@ -16,6 +16,7 @@ mod fallback;
 mod lookup;
 mod process;
 #[cfg(test)]
+#[path = "mod_tests.rs"]
 mod tests;
 
 use std::ffi::{OsStr, OsString};

@@ -35,6 +35,7 @@
 pub(super) mod into_folder;
 pub(super) mod steps;
 #[cfg(test)]
+#[path = "mod_tests.rs"]
 mod tests;
 
 use std::path::Path;
