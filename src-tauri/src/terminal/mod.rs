@@ -13,8 +13,7 @@
 mod output;
 mod session;
 #[cfg(test)]
-#[path = "mod_tests.rs"]
-mod tests;
+mod terminal_tests;
 mod waiter;
 
 use std::io::Write;

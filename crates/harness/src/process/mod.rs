@@ -273,8 +273,6 @@ fn child_path() -> Option<std::ffi::OsString> {
 
 // The tree with real processes, on each platform (Unix's process group, Windows' job).
 #[cfg(all(test, unix))]
-#[path = "unix_tests.rs"]
-mod tests;
+mod unix_tests;
 #[cfg(all(test, windows))]
-#[path = "windows_tests.rs"]
-mod tests;
+mod windows_tests;
