@@ -180,4 +180,5 @@ pub fn events_path() -> PathBuf {
     Config::from_env().out_dir().join(EVENTS_FILE)
 }
 
+#[path = "command_bindings_tests.rs"]
 mod tests;

@@ -249,5 +249,5 @@ fn move_aside(path: &Path) -> Result<PathBuf> {
 }
 
 #[cfg(test)]
-#[path = "tests_open.rs"]
+#[path = "open_tests.rs"]
 mod tests;

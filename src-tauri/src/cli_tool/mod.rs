@@ -30,7 +30,7 @@ mod status;
 mod target;
 // The tests cover every OS's plan on Linux with Unix permissions and symlinks.
 #[cfg(all(test, unix))]
-mod tests;
+mod cli_tool_tests;
 mod version;
 mod view;
 mod windows;

@@ -13,7 +13,7 @@
 mod output;
 mod session;
 #[cfg(test)]
-mod tests;
+mod terminal_tests;
 mod waiter;
 
 use std::io::Write;

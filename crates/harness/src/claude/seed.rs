@@ -18,8 +18,8 @@ use serde_json::{json, Value};
 use super::paths;
 use super::version::require_fork_support;
 use crate::contract::{
-    now_ms, timestamp, FileCall, FileOp, Forked, NativeSession, PendingFork, SeedRequest, SeedStep,
-    SeedTurn, ShellCall,
+    now_ms, timestamp, write_turns, FileCall, FileOp, Forked, NativeSession, PendingFork,
+    SeedRequest, ShellCall, Transcript,
 };
 use crate::{HarnessError, HarnessKind, HarnessResult};
 
@@ -27,17 +27,9 @@ use crate::{HarnessError, HarnessKind, HarnessResult};
 /// the next turn runs on whichever model the CLI is set to.
 const MODEL: &str = "forkhost-continued";
 
-/// A reply that ended without text (cut short, or only tool calls) still ends its turn.
-pub(crate) const NO_REPLY_TEXT: &str = "[no reply text]";
-
 /// Writes `request.seed` as a new Claude Code session in `request.cwd`.
 pub async fn seed(request: SeedRequest<'_>) -> HarnessResult<Forked> {
-    if request.binary.kind != HarnessKind::Claude {
-        return Err(HarnessError::InvalidInput(format!(
-            "a {} binary cannot write a Claude Code session",
-            request.binary.kind
-        )));
-    }
+    request.check_binary(HarnessKind::Claude, "a Claude Code session")?;
     require_fork_support(request.binary)?;
     let real_cwd = paths::real_cwd(request.cwd)?;
     let id = uuid::Uuid::new_v4().to_string();
@@ -105,9 +97,7 @@ fn transcript(request: SeedRequest<'_>, session_id: &str, cwd: &str) -> String {
         messages: 0,
         lines: String::new(),
     };
-    for turn in &request.seed.turns {
-        writer.turn(turn);
-    }
+    write_turns(&mut writer, request.seed);
     writer.lines
 }
 
@@ -123,54 +113,13 @@ struct Writer<'a> {
     lines: String,
 }
 
-impl Writer<'_> {
-    fn turn(&mut self, turn: &SeedTurn) {
-        let prompt = match turn.prompt.trim().is_empty() {
-            true => "[no prompt]".to_owned(),
-            false => turn.prompt.clone(),
-        };
+impl Transcript for Writer<'_> {
+    const CALL_ID_PREFIX: &'static str = "toolu_";
+    const TOOL_USE: &'static str = "tool_use";
+    const END_TURN: &'static str = "end_turn";
+
+    fn user(&mut self, prompt: &str) {
         self.record("user", json!({ "role": "user", "content": prompt }), None);
-        let mut blocks: Vec<Value> = Vec::new();
-        for step in &turn.reply {
-            match step {
-                SeedStep::Text(text) => blocks.push(json!({ "type": "text", "text": text })),
-                SeedStep::Shell(call) => {
-                    let id = format!("toolu_{}", uuid::Uuid::new_v4().simple());
-                    blocks.push(json!({
-                        "type": "tool_use",
-                        "id": id,
-                        "name": "Bash",
-                        "input": {
-                            "command": call.command,
-                            "description": format!("Run in {} before the conversation continued here", self.from),
-                        },
-                    }));
-                    self.assistant(std::mem::take(&mut blocks), "tool_use");
-                    self.tool_result(&id, call);
-                }
-                SeedStep::File(call) => match file_tool(call) {
-                    Some((name, input)) => {
-                        let id = format!("toolu_{}", uuid::Uuid::new_v4().simple());
-                        blocks.push(json!({
-                            "type": "tool_use",
-                            "id": id,
-                            "name": name,
-                            "input": input,
-                        }));
-                        self.assistant(std::mem::take(&mut blocks), "tool_use");
-                        self.file_result(&id, call);
-                    }
-                    None => {
-                        let note = call.note(self.from);
-                        blocks.push(json!({ "type": "text", "text": note }));
-                    }
-                },
-            }
-        }
-        if blocks.is_empty() {
-            blocks.push(json!({ "type": "text", "text": NO_REPLY_TEXT }));
-        }
-        self.assistant(blocks, "end_turn");
     }
 
     /// One message: a record per block, the last one carrying the stop reason.
@@ -202,8 +151,20 @@ impl Writer<'_> {
         }
     }
 
+    fn shell_call(&self, id: &str, call: &ShellCall) -> Value {
+        json!({
+            "type": "tool_use",
+            "id": id,
+            "name": "Bash",
+            "input": {
+                "command": call.command,
+                "description": format!("Run in {} before the conversation continued here", self.from),
+            },
+        })
+    }
+
     /// A shell call's result, with the `toolUseResult` the CLI's display reads for `Bash`.
-    fn tool_result(&mut self, tool_use_id: &str, call: &ShellCall) {
+    fn shell_result(&mut self, tool_use_id: &str, call: &ShellCall) {
         let shown = json!({
             "stdout": call.output,
             "stderr": "",
@@ -213,12 +174,24 @@ impl Writer<'_> {
         self.result(tool_use_id, &call.output, call.is_error, Some(shown));
     }
 
+    fn file_call(&self, id: &str, call: &FileCall) -> Option<Value> {
+        let (name, input) = file_tool(call)?;
+        Some(json!({
+            "type": "tool_use",
+            "id": id,
+            "name": name,
+            "input": input,
+        }))
+    }
+
     /// A file tool's result: the text it returned. No `toolUseResult`: its shape is the
     /// tool's own and only the CLI's display reads it; the model reads the content.
     fn file_result(&mut self, tool_use_id: &str, call: &FileCall) {
         self.result(tool_use_id, &call.output, call.is_error, None);
     }
+}
 
+impl Writer<'_> {
     fn result(&mut self, tool_use_id: &str, output: &str, is_error: bool, shown: Option<Value>) {
         let message = json!({
             "role": "user",
@@ -293,7 +266,8 @@ fn file_tool(call: &FileCall) -> Option<(&'static str, Value)> {
 mod tests {
     use super::*;
     use crate::claude::ClaudeReader;
-    use crate::contract::{HarnessBinary, Seed};
+    use crate::contract::test_kit::tool_calls;
+    use crate::contract::{HarnessBinary, Seed, SeedStep, SeedTurn, NO_REPLY_TEXT};
     use crate::{Role, SessionReader};
 
     fn binary() -> HarnessBinary {
@@ -330,6 +304,17 @@ mod tests {
                 },
             ],
         }
+    }
+
+    /// A Claude config folder (as `CLAUDE_CONFIG_DIR` in the returned environment) and a
+    /// folder to seed a session in.
+    fn config_dir_and_folder() -> (tempfile::TempDir, tempfile::TempDir, Vec<(String, String)>) {
+        let home = tempfile::tempdir().unwrap();
+        let env = vec![(
+            "CLAUDE_CONFIG_DIR".to_owned(),
+            home.path().display().to_string(),
+        )];
+        (home, tempfile::tempdir().unwrap(), env)
     }
 
     fn file_seed(from: &str) -> Seed {
@@ -384,12 +369,7 @@ mod tests {
 
     #[tokio::test]
     async fn file_calls_are_written_as_its_own_read_write_and_edit() {
-        let home = tempfile::tempdir().unwrap();
-        let cwd = tempfile::tempdir().unwrap();
-        let env = vec![(
-            "CLAUDE_CONFIG_DIR".to_owned(),
-            home.path().display().to_string(),
-        )];
+        let (_home, cwd, env) = config_dir_and_folder();
         let (binary, seed) = (binary(), file_seed("Pi"));
         let request = SeedRequest {
             binary: &binary,
@@ -400,11 +380,7 @@ mod tests {
         let forked = super::seed(request).await.unwrap();
         let path = forked.session.path.clone().unwrap();
         let history = ClaudeReader::open(&path).unwrap().history().unwrap();
-        let tools: Vec<_> = history.turns[0]
-            .messages
-            .iter()
-            .filter_map(|m| m.tool.clone())
-            .collect();
+        let tools = tool_calls(&history, 0);
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["Read", "Write", "Edit"]);
         assert_eq!(
@@ -439,12 +415,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_seeded_transcript_reads_back_as_the_turns_it_was_given() {
-        let home = tempfile::tempdir().unwrap();
-        let cwd = tempfile::tempdir().unwrap();
-        let env = vec![(
-            "CLAUDE_CONFIG_DIR".to_owned(),
-            home.path().display().to_string(),
-        )];
+        let (home, cwd, env) = config_dir_and_folder();
         let (binary, seed) = (binary(), seed());
         let request = SeedRequest {
             binary: &binary,

@@ -10,10 +10,10 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
+use crate::contract::read_config;
+
 /// The project settings files Claude reads, relative to a project folder.
 const SETTINGS: &[&str] = &[".claude/settings.json", ".claude/settings.local.json"];
-/// Settings files larger than this are not read (a settings file is a few KiB).
-const MAX_SETTINGS: u64 = 1024 * 1024;
 
 /// The flags for `trusted` (`OpenSpec.trusted`) in `cwd`. Trusted, or nothing to trust: the
 /// CLI's defaults, which load the project's config.
@@ -67,12 +67,12 @@ fn protective_settings(cwd: &Path) -> Option<Value> {
     Some(json!({ "permissions": permissions }))
 }
 
+/// A settings file as JSON; a folder (or a device) of that name is none, and is never read.
 fn read_json(path: &Path) -> Option<Value> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_SETTINGS {
+    if !path.is_file() {
         return None;
     }
-    serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
+    serde_json::from_str(&read_config(path).ok()?).ok()
 }
 
 /// Adds the string rules of `rules` (an array) to `into`, once each.
@@ -87,11 +87,7 @@ fn extend_rules(into: &mut Vec<Value>, rules: &Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn write(path: &Path, text: &str) {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
+    use crate::contract::test_kit::write_file;
 
     #[test]
     fn trusted_or_plain_folders_get_the_defaults() {
@@ -109,21 +105,21 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let repo = dir.path().join("repo");
         std::fs::create_dir_all(repo.join(".git")).unwrap();
-        write(
+        write_file(
             &repo.join(".claude/settings.json"),
             r#"{"permissions":{"deny":["Write","Bash(rm:*)"],"allow":["Bash"]},
                 "hooks":{"PreToolUse":[]}}"#,
         );
-        write(
+        write_file(
             &repo.join("app/.claude/settings.local.json"),
             r#"{"permissions":{"ask":["WebFetch"],"deny":["Write"]}}"#,
         );
         // Above the repository root: not the project's.
-        write(
+        write_file(
             &dir.path().join(".claude/settings.json"),
             r#"{"permissions":{"deny":["Read"]}}"#,
         );
-        write(&repo.join("broken/.claude/settings.json"), "{not json");
+        write_file(&repo.join("broken/.claude/settings.json"), "{not json");
         let args = trust_args(Some(false), &repo.join("app"));
         assert_eq!(
             args[..4],

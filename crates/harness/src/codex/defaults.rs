@@ -6,10 +6,7 @@
 
 use std::path::PathBuf;
 
-use crate::contract::env_value;
-
-/// Config files larger than this are not read (a config file is a few KiB).
-const MAX_CONFIG: u64 = 1024 * 1024;
+use crate::contract::{env_value, read_config};
 
 /// The default sandbox's word, with `env` the harnesses' extra environment (its `HOME` or
 /// `CODEX_HOME`): `config.toml`'s `sandbox_mode` when it names one Codex takes, else
@@ -17,11 +14,7 @@ const MAX_CONFIG: u64 = 1024 * 1024;
 pub fn default_sandbox(env: &[(String, String)]) -> String {
     config_file(env)
         .and_then(|file| {
-            let meta = std::fs::metadata(&file).ok()?;
-            if meta.len() > MAX_CONFIG {
-                return None;
-            }
-            let table: toml::Table = std::fs::read_to_string(&file).ok()?.parse().ok()?;
+            let table: toml::Table = read_config(&file).ok()?.parse().ok()?;
             let word = table.get("sandbox_mode")?.as_str()?.to_owned();
             super::approvals::CHOICES
                 .sandboxes

@@ -18,34 +18,21 @@ use super::app_server::{AppServer, Launch};
 use super::protocol::{self, params, thread_of, to_harness_error, ThreadIdParams, REQUEST_TIMEOUT};
 use super::runtime::{capabilities, rollout_path};
 use super::CodexReader;
-use crate::contract::{Forked, NativeSession, Seed, SeedRequest, SeedStep, SeedTurn};
+use crate::contract::{Forked, Seed, SeedRequest, SeedStep, SeedTurn, NO_REPLY_TEXT};
 use crate::history::SessionReader;
 use crate::{HarnessError, HarnessKind, HarnessResult};
 
 /// How long the seeding server may take to leave after its stdin closed.
 const CLOSE_GRACE: Duration = Duration::from_secs(3);
 
-/// A reply that ended without text (cut short, or only tool calls) still says so.
-const NO_REPLY_TEXT: &str = "[no reply text]";
-
 /// Writes `request.seed` as a new Codex thread in `request.cwd`, a folder whose trust
 /// decision is `trusted`.
 pub async fn seed(request: SeedRequest<'_>, trusted: Option<bool>) -> HarnessResult<Forked> {
-    if request.binary.kind != HarnessKind::Codex {
-        return Err(HarnessError::InvalidInput(format!(
-            "a {} binary cannot write a Codex thread",
-            request.binary.kind
-        )));
-    }
+    request.check_binary(HarnessKind::Codex, "a Codex thread")?;
     if let Some(note) = capabilities(&request.binary.version).note {
         return Err(HarnessError::Unsupported(note));
     }
-    if !request.cwd.is_dir() {
-        return Err(HarnessError::InvalidInput(format!(
-            "the working directory {} does not exist",
-            request.cwd.display()
-        )));
-    }
+    request.check_cwd()?;
     let started = Instant::now();
     let launch = Launch {
         binary: request.binary,
@@ -99,15 +86,7 @@ pub async fn seed(request: SeedRequest<'_>, trusted: Option<bool>) -> HarnessRes
         ms = started.elapsed().as_millis() as u64,
         "codex thread seeded"
     );
-    Ok(Forked {
-        session: NativeSession {
-            kind: HarnessKind::Codex,
-            session_id: thread.id,
-            path: Some(path),
-            cwd: request.cwd.to_owned(),
-        },
-        pending: None,
-    })
+    Ok(request.written(HarnessKind::Codex, thread.id, path))
 }
 
 /// One `thread/inject_items` per turn, so each becomes a turn of its own in the rollout.
@@ -124,10 +103,7 @@ async fn inject(server: &AppServer, thread_id: &str, seed: &Seed) -> HarnessResu
 
 /// A turn as Responses API items.
 fn items(turn: &SeedTurn, from: &str) -> Vec<Value> {
-    let prompt = match turn.prompt.trim().is_empty() {
-        true => "[no prompt]",
-        false => turn.prompt.as_str(),
-    };
+    let prompt = turn.prompt_text();
     let mut out = vec![json!({
         "type": "message",
         "role": "user",

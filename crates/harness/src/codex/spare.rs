@@ -15,7 +15,8 @@ use super::native_fork::{checked, fork_in, ForkAt};
 use super::protocol;
 use super::runtime::CodexRuntime;
 use crate::contract::{
-    EventSender, ForkRequest, Forked, HarnessBinary, LiveRuntime, PermissionMode, WarmSpare,
+    spare_folder, EventSender, ForkRequest, Forked, HarnessBinary, LiveRuntime, PermissionMode,
+    WarmSpare,
 };
 use crate::{HarnessKind, HarnessResult};
 
@@ -27,17 +28,6 @@ pub(crate) struct CodexSpare {
     codex_home: Option<PathBuf>,
 }
 
-/// Where a spare starts: [`crate::private_files::spare_folder`].
-pub(crate) fn spare_cwd() -> HarnessResult<PathBuf> {
-    crate::private_files::spare_folder().map_err(|err| {
-        crate::HarnessError::failed(
-            HarnessKind::Codex,
-            format!("cannot make the spare's folder: {err}"),
-            "",
-        )
-    })
-}
-
 impl CodexSpare {
     /// Spawns the server and completes its handshake (experimental API on: a fork before a
     /// turn needs it).
@@ -47,7 +37,7 @@ impl CodexSpare {
     ) -> HarnessResult<CodexSpare> {
         let started = Instant::now();
         let (tx, incoming) = mpsc::unbounded_channel();
-        let cwd = spare_cwd()?;
+        let cwd = spare_folder(HarnessKind::Codex)?;
         let launch = Launch {
             binary,
             cwd: Some(&cwd),

@@ -11,6 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::contract::read_config;
 use crate::{HarnessError, HarnessResult};
 
 /// Project config keys Codex may apply without running anything of the project's: they pick
@@ -27,9 +28,6 @@ const HARMLESS: &[&str] = &[
     "file_opener",
     "tui",
 ];
-
-/// Config files larger than this are refused (a config file is a few KiB).
-const MAX_CONFIG: u64 = 1024 * 1024;
 
 /// The `codex app-server` arguments for `trusted` in `cwd`: none when trusted or nothing to
 /// trust; for an untrusted folder, each project MCP server disabled, or `InvalidInput` saying
@@ -186,12 +184,10 @@ fn project_dirs(cwd: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// A project config file as a table; one that cannot be read (too large among them) is
+/// refused by the caller.
 fn read(config: &Path) -> Result<toml::Table, String> {
-    let meta = std::fs::metadata(config).map_err(|e| e.to_string())?;
-    if meta.len() > MAX_CONFIG {
-        return Err("too large to read".into());
-    }
-    let text = std::fs::read_to_string(config).map_err(|e| e.to_string())?;
+    let text = read_config(config)?;
     text.parse::<toml::Table>()
         .map_err(|e| format!("it does not parse: {}", e.message()))
 }
@@ -199,21 +195,17 @@ fn read(config: &Path) -> Result<toml::Table, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn write(path: &Path, text: &str) {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
+    use crate::contract::test_kit::write_file;
 
     #[test]
     fn untrusted_disables_every_project_server_and_trusted_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let repo = dir.path().join("repo");
-        write(
+        write_file(
             &repo.join(".codex/config.toml"),
             "model = \"o3\"\n[mcp_servers.helper]\ncommand = \"sh\"\n",
         );
-        write(
+        write_file(
             &repo.join("app/.codex/config.toml"),
             "[mcp_servers.other]\ncommand = \"x\"\n[mcp_servers.helper]\ncommand = \"y\"\n",
         );
@@ -242,7 +234,7 @@ mod tests {
     #[test]
     fn a_disabled_server_keeps_its_transport_so_the_entry_is_valid_without_the_layer() {
         let dir = tempfile::tempdir().unwrap();
-        write(
+        write_file(
             &dir.path().join(".codex/config.toml"),
             "[mcp_servers.web]\nurl = \"https://x.example/mcp\"\n[mcp_servers.odd]\nenabled = true\n",
         );
@@ -270,13 +262,13 @@ mod tests {
     #[test]
     fn untrusted_refuses_a_project_hooks_json_everywhere() {
         let dir = tempfile::tempdir().unwrap();
-        write(&dir.path().join(".codex/hooks.json"), "{}");
+        write_file(&dir.path().join(".codex/hooks.json"), "{}");
         let refused = trust_args(Some(false), dir.path()).unwrap_err().to_string();
         assert!(refused.contains("hooks.json"), "{refused}");
         assert!(no_turn_args(Some(false), dir.path()).is_err());
         assert!(no_turn_args(Some(true), dir.path()).unwrap().is_empty());
         assert!(no_turn_args(None, dir.path()).unwrap().is_empty());
-        write(
+        write_file(
             &dir.path().join(".codex/config.toml"),
             "[mcp_servers.helper]\ncommand = \"sh\"\n",
         );
@@ -288,23 +280,23 @@ mod tests {
     #[test]
     fn untrusted_refuses_what_it_cannot_hold_back() {
         let dir = tempfile::tempdir().unwrap();
-        write(
+        write_file(
             &dir.path().join(".codex/config.toml"),
             "approval_policy = \"never\"\nsandbox_mode = \"danger-full-access\"\n",
         );
         let refused = trust_args(Some(false), dir.path()).unwrap_err().to_string();
         assert!(refused.contains("approval_policy"), "{refused}");
         assert!(refused.contains("sandbox_mode"), "{refused}");
-        write(
+        write_file(
             &dir.path().join(".codex/config.toml"),
             "[mcp_servers.\"a.b\"]\n",
         );
         assert!(trust_args(Some(false), dir.path()).is_err());
-        write(&dir.path().join(".codex/config.toml"), "not = [toml");
+        write_file(&dir.path().join(".codex/config.toml"), "not = [toml");
         assert!(trust_args(Some(false), dir.path()).is_err());
         assert!(no_project_servers(dir.path()).is_empty());
         std::fs::remove_file(dir.path().join(".codex/config.toml")).unwrap();
-        write(
+        write_file(
             &dir.path().join(".codex/rules/allow.rules"),
             "prefix_rule()",
         );

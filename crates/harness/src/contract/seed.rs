@@ -3,11 +3,13 @@
 //! source's [`Turn`](crate::Turn)s by [`crate::carry`]; written by the target's
 //! [`Harness::seed`](super::Harness::seed) in its own format, with nothing sent to a model.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use super::binary::HarnessBinary;
+use super::session::{Forked, NativeSession};
+use crate::{HarnessError, HarnessKind, HarnessResult};
 
 /// The turns to carry, in order, and what of them could not come as they were.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -265,6 +267,63 @@ pub struct SeedRequest<'a> {
     pub cwd: &'a Path,
     /// Extra environment for any process it runs (the rest is inherited).
     pub env: &'a [(String, String)],
+}
+
+impl SeedRequest<'_> {
+    /// The binary is the target's own: `kind`'s, which writes `what` ("a Pi session").
+    pub(crate) fn check_binary(&self, kind: HarnessKind, what: &str) -> HarnessResult<()> {
+        if self.binary.kind != kind {
+            return Err(HarnessError::InvalidInput(format!(
+                "a {} binary cannot write {what}",
+                self.binary.kind
+            )));
+        }
+        Ok(())
+    }
+
+    /// The folder exists, for a target that starts its harness there to write the session
+    /// (Claude Code writes the file itself and resolves the folder as its runtime does).
+    pub(crate) fn check_cwd(&self) -> HarnessResult<()> {
+        if !self.cwd.is_dir() {
+            return Err(HarnessError::InvalidInput(format!(
+                "the working directory {} does not exist",
+                self.cwd.display()
+            )));
+        }
+        Ok(())
+    }
+
+    /// What a target that wrote the whole session at `path` returns: the new session, of
+    /// `kind`, in the request's folder, nothing pending.
+    pub(crate) fn written(&self, kind: HarnessKind, session_id: String, path: PathBuf) -> Forked {
+        Forked {
+            session: NativeSession {
+                kind,
+                session_id,
+                path: Some(path),
+                cwd: self.cwd.to_owned(),
+            },
+            pending: None,
+        }
+    }
+}
+
+/// What a target's turn says where the source's had no prompt: every turn a target records
+/// opens with one.
+pub(crate) const NO_PROMPT: &str = "[no prompt]";
+
+/// What a target's reply says where the source's ended without text (cut short, or only tool
+/// calls): every turn a target records ends with one.
+pub(crate) const NO_REPLY_TEXT: &str = "[no reply text]";
+
+impl SeedTurn {
+    /// The prompt as a target records it: [`NO_PROMPT`] for a blank one.
+    pub(crate) fn prompt_text(&self) -> &str {
+        match self.prompt.trim().is_empty() {
+            true => NO_PROMPT,
+            false => &self.prompt,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -2,13 +2,16 @@
 //! and then *is* the fork's runtime (the process that forks a session is its writer). A
 //! long-lived Host (the app) keeps one per harness; the one-shot CLI never does.
 
+use std::path::PathBuf;
+
 use async_trait::async_trait;
 
 use super::approval::PermissionMode;
 use super::events::EventSender;
 use super::live::LiveRuntime;
 use super::session::{ForkRequest, Forked};
-use crate::error::HarnessResult;
+use crate::error::{HarnessError, HarnessResult};
+use crate::kind::HarnessKind;
 
 /// One ready process of a harness that forks in a process of its own.
 #[async_trait]
@@ -38,4 +41,13 @@ pub trait WarmSpare: Send {
 
     /// Ends the process (an unused spare).
     async fn close(self: Box<Self>);
+}
+
+/// The folder a spare of `kind` starts in: [`crate::private_files::spare_folder`], private and
+/// empty (review L-9: never the app's own working folder, which may be a project the harness
+/// trusts, nor the shared temp folder, where anyone can put a project config above it).
+pub(crate) fn spare_folder(kind: HarnessKind) -> HarnessResult<PathBuf> {
+    crate::private_files::spare_folder().map_err(|err| {
+        HarnessError::failed(kind, format!("cannot make the spare's folder: {err}"), "")
+    })
 }

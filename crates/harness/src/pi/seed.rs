@@ -17,29 +17,15 @@ use serde_json::{json, Value};
 use super::fork::into_folder::{copy_into, Copy, Staging};
 use super::version::require_supported;
 use crate::contract::{
-    now_ms, timestamp, FileCall, FileOp, Forked, NativeSession, SeedRequest, SeedStep, SeedTurn,
-    ShellCall,
+    now_ms, timestamp, write_turns, FileCall, FileOp, Forked, SeedRequest, ShellCall, Transcript,
 };
 use crate::{HarnessError, HarnessKind, HarnessResult};
 
-/// A reply that ended without text (cut short, or only tool calls) still ends its turn.
-const NO_REPLY_TEXT: &str = "[no reply text]";
-
 /// Writes `request.seed` as a new Pi session in `request.cwd`.
 pub async fn seed(request: SeedRequest<'_>) -> HarnessResult<Forked> {
-    if request.binary.kind != HarnessKind::Pi {
-        return Err(HarnessError::InvalidInput(format!(
-            "a {} binary cannot write a Pi session",
-            request.binary.kind
-        )));
-    }
+    request.check_binary(HarnessKind::Pi, "a Pi session")?;
     require_supported(request.binary)?;
-    if !request.cwd.is_dir() {
-        return Err(HarnessError::InvalidInput(format!(
-            "the working directory {} does not exist",
-            request.cwd.display()
-        )));
-    }
+    request.check_cwd()?;
     if request.seed.is_empty() {
         return Ok(super::fork::fresh(request.cwd));
     }
@@ -71,15 +57,7 @@ pub async fn seed(request: SeedRequest<'_>) -> HarnessResult<Forked> {
         elapsed_ms = started.elapsed().as_millis() as u64,
         "pi session seeded"
     );
-    Ok(Forked {
-        session: NativeSession {
-            kind: HarnessKind::Pi,
-            session_id,
-            path: Some(file),
-            cwd: request.cwd.to_owned(),
-        },
-        pending: None,
-    })
+    Ok(request.written(HarnessKind::Pi, session_id, file))
 }
 
 /// The session's lines and the id of its last entry.
@@ -101,9 +79,7 @@ fn session(request: SeedRequest<'_>, id: &str) -> (String, String) {
     writer.entry("thinking_level_change", |e| {
         e.insert("thinkingLevel".into(), "off".into());
     });
-    for turn in &request.seed.turns {
-        writer.turn(turn);
-    }
+    write_turns(&mut writer, request.seed);
     let last = writer.parent.clone().unwrap_or_default();
     (writer.lines, last)
 }
@@ -115,50 +91,18 @@ struct Writer {
     lines: String,
 }
 
-impl Writer {
-    fn turn(&mut self, turn: &SeedTurn) {
-        let prompt = match turn.prompt.trim().is_empty() {
-            true => "[no prompt]".to_owned(),
-            false => turn.prompt.clone(),
-        };
+impl Transcript for Writer {
+    const CALL_ID_PREFIX: &'static str = "call_";
+    const TOOL_USE: &'static str = "toolUse";
+    const END_TURN: &'static str = "stop";
+
+    fn user(&mut self, prompt: &str) {
         let at = self.tick();
         self.message(json!({
             "role": "user",
             "content": [{ "type": "text", "text": prompt }],
             "timestamp": at,
         }));
-        let mut blocks: Vec<Value> = Vec::new();
-        for step in &turn.reply {
-            match step {
-                SeedStep::Text(text) => blocks.push(json!({ "type": "text", "text": text })),
-                SeedStep::Shell(call) => {
-                    let id = format!("call_{}", uuid::Uuid::new_v4().simple());
-                    blocks.push(json!({
-                        "type": "toolCall",
-                        "id": id,
-                        "name": "bash",
-                        "arguments": { "command": call.command },
-                    }));
-                    self.assistant(std::mem::take(&mut blocks), "toolUse");
-                    self.tool_result(&id, call);
-                }
-                SeedStep::File(call) => {
-                    let id = format!("call_{}", uuid::Uuid::new_v4().simple());
-                    blocks.push(json!({
-                        "type": "toolCall",
-                        "id": id,
-                        "name": call.verb(),
-                        "arguments": file_arguments(call),
-                    }));
-                    self.assistant(std::mem::take(&mut blocks), "toolUse");
-                    self.result(&id, call.verb(), &call.output, call.is_error);
-                }
-            }
-        }
-        if blocks.is_empty() {
-            blocks.push(json!({ "type": "text", "text": NO_REPLY_TEXT }));
-        }
-        self.assistant(blocks, "stop");
     }
 
     fn assistant(&mut self, content: Vec<Value>, stop_reason: &str) {
@@ -179,10 +123,35 @@ impl Writer {
         }));
     }
 
-    fn tool_result(&mut self, call_id: &str, call: &ShellCall) {
-        self.result(call_id, "bash", &call.output, call.is_error);
+    fn shell_call(&self, id: &str, call: &ShellCall) -> Value {
+        json!({
+            "type": "toolCall",
+            "id": id,
+            "name": "bash",
+            "arguments": { "command": call.command },
+        })
     }
 
+    fn shell_result(&mut self, id: &str, call: &ShellCall) {
+        self.result(id, "bash", &call.output, call.is_error);
+    }
+
+    /// Pi has its own `read`, `write` and `edit` for every file call.
+    fn file_call(&self, id: &str, call: &FileCall) -> Option<Value> {
+        Some(json!({
+            "type": "toolCall",
+            "id": id,
+            "name": call.verb(),
+            "arguments": file_arguments(call),
+        }))
+    }
+
+    fn file_result(&mut self, id: &str, call: &FileCall) {
+        self.result(id, call.verb(), &call.output, call.is_error);
+    }
+}
+
+impl Writer {
     fn result(&mut self, call_id: &str, tool: &str, output: &str, is_error: bool) {
         let at = self.tick();
         self.message(json!({
@@ -258,7 +227,8 @@ fn file_arguments(call: &FileCall) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::{HarnessBinary, Seed};
+    use crate::contract::test_kit::tool_calls;
+    use crate::contract::{HarnessBinary, Seed, SeedStep, SeedTurn, NO_REPLY_TEXT};
     use crate::pi::history::PiReader;
     use crate::{Role, SessionReader};
 
@@ -328,11 +298,7 @@ mod tests {
         };
         let (_dir, path, text, _) = written(&seed, "01a228e1-8de8-754e-8479-6840ac890b85");
         let history = PiReader::open(&path).unwrap().history().unwrap();
-        let tools: Vec<_> = history.turns[0]
-            .messages
-            .iter()
-            .filter_map(|m| m.tool.clone())
-            .collect();
+        let tools = tool_calls(&history, 0);
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["read", "write", "edit"]);
         assert_eq!(tools[0].input, json!({"path": "src/a.txt", "limit": 5}));

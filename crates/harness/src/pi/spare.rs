@@ -33,8 +33,8 @@ use super::session_files::{self, same_file};
 use super::timeouts::{CLOSE_GRACE, REQUEST_TIMEOUT, STARTUP_TIMEOUT, STDERR_WAIT};
 use super::version::require_supported;
 use crate::contract::{
-    EventSender, ForkRequest, Forked, HarnessBinary, LiveRuntime, NativeSession, PendingFork,
-    PermissionMode, WarmSpare,
+    spare_folder, EventSender, ForkRequest, Forked, HarnessBinary, LiveRuntime, NativeSession,
+    PendingFork, PermissionMode, WarmSpare,
 };
 use crate::{HarnessError, HarnessKind, HarnessResult};
 
@@ -63,13 +63,7 @@ impl PiSpare {
         require_supported(binary)?;
         let started = Instant::now();
         let args = spare_args();
-        let cwd = crate::private_files::spare_folder().map_err(|err| {
-            HarnessError::failed(
-                HarnessKind::Pi,
-                format!("cannot make the spare's folder: {err}"),
-                "",
-            )
-        })?;
+        let cwd = spare_folder(HarnessKind::Pi)?;
         let (process, events) = RpcProcess::spawn(binary, &args, &cwd, env, false).await?;
         let client = process.client();
         let warmed = async {

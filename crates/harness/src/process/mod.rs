@@ -271,7 +271,8 @@ fn child_path() -> Option<std::ffi::OsString> {
     Some(crate::search_path::child_path()).filter(|p| !p.is_empty())
 }
 
+// The tree with real processes, on each platform (Unix's process group, Windows' job).
 #[cfg(all(test, unix))]
-mod tests;
+mod unix_tests;
 #[cfg(all(test, windows))]
-mod tests_windows;
+mod windows_tests;

@@ -17,7 +17,7 @@ mod child;
 mod client;
 mod reader;
 #[cfg(all(test, unix))]
-mod tests;
+mod rpc_tests;
 
 pub(crate) use child::RpcChild;
 pub(crate) use client::RpcClient;

@@ -16,7 +16,7 @@ mod fallback;
 mod lookup;
 mod process;
 #[cfg(test)]
-mod tests;
+mod search_path_tests;
 
 use std::ffi::{OsStr, OsString};
 use std::fmt;

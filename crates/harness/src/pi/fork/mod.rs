@@ -32,10 +32,10 @@
 //! This file is the entry (plan, then dispatch); the steps every path shares (checks, the cut,
 //! the RPC exchange) are [`steps`], and the fork into another folder is [`into_folder`].
 
+#[cfg(test)]
+mod fork_tests;
 pub(super) mod into_folder;
 pub(super) mod steps;
-#[cfg(test)]
-mod tests;
 
 use std::path::Path;
 use std::time::Instant;
