@@ -20,12 +20,11 @@ fn source_dirs() -> Vec<PathBuf> {
 }
 
 /// Test code and generated code: a module's tests in a file of their own (`x_tests.rs` beside
-/// `x.rs`, or in the folder `x/`; `tests.rs` where a folder's tests are not yet named so),
+/// `x.rs`, or in the folder `x/`: one name across the crates),
 /// `*.test.ts(x)`, the UI's test kit and the ts-rs bindings.
 fn exempt(path: &Path) -> bool {
     let name = path.file_name().unwrap().to_string_lossy();
-    name == "tests.rs"
-        || name.ends_with("_tests.rs")
+    name.ends_with("_tests.rs")
         || name.contains(".test.")
         || path
             .components()

@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 use syn::visit::Visit;
 
 /// The wings of `crates/core/src`: a folder each.
-const WINGS: [&str; 8] = [
-    "thread", "requests", "trust", "files", "fork", "race", "rewind", "search",
+const WINGS: [&str; 9] = [
+    "thread", "requests", "trust", "files", "fork", "race", "rewind", "search", "remote",
 ];
 
 /// The place a file belongs to: a wing's name, or `base`.
@@ -40,7 +40,7 @@ fn place_of(relative: &Path) -> String {
 /// (`test_only`, gathered from every file first).
 fn is_test_file(relative: &Path, test_only: &BTreeSet<PathBuf>) -> bool {
     let name = relative.file_name().unwrap().to_string_lossy();
-    name.ends_with("_tests.rs") || name == "tests.rs" || test_only.contains(relative)
+    name.ends_with("_tests.rs") || test_only.contains(relative)
 }
 
 /// The files of `#[cfg(test)] mod x;` declarations in `relative`'s file (a `mod.rs` or the
