@@ -12,7 +12,7 @@ use tauri::{AppHandle, State, WebviewWindow};
 
 use crate::error::{AppErrorCode, CmdResult, CommandError, ErrorCode};
 use crate::event_list::{channel, emit_all, emit_to};
-use crate::layout::{NewTab, Prefill, TabLayout, WindowInit};
+use crate::layout::{NewTab, Prefill, TabView, WindowInit};
 use crate::open_window::{self, WindowContents};
 use crate::settings::Settings;
 use crate::state::AppState;
@@ -203,7 +203,7 @@ pub async fn fork(
         Ok(result) => result,
         Err(err) => {
             if let Some(label) = shown {
-                crate::spare::return_spare(&app, &state, &label);
+                crate::spare_window::return_spare(&app, &state, &label);
             }
             return Err(err.into());
         }
@@ -312,7 +312,7 @@ pub async fn window_init(
 pub fn set_window_tabs(
     window: WebviewWindow,
     state: State<'_, AppState>,
-    tabs: Vec<TabLayout>,
+    tabs: Vec<TabView>,
     active_tab: Option<String>,
 ) {
     state.update_layout(|w| w.set_tabs(window.label(), tabs, active_tab));

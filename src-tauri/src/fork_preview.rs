@@ -1,5 +1,5 @@
 //! A fork window's history before the fork exists: while the harness forks, the spare window
-//! shown beside it ([`crate::spare::show_spare`]) gets the source's turns up to the cut
+//! shown beside it ([`crate::spare_window::show_spare`]) gets the source's turns up to the cut
 //! ([`forkhost_core::Host::fork_preview`], read from the store and the text cache), shown
 //! read-only until the fork's own detail (`window-assign`) replaces it. A window asks for it
 //! with [`fork_preview`] when told by the `fork-preview` event: a command reply carries the
@@ -38,9 +38,9 @@ pub struct ForkPreview {
     pub detail: Option<Seed>,
 }
 
-/// Takes the spare window and shows it near `near` (as [`crate::spare::show_spare`]); beside
-/// that, reads the history a fork of `thread_id` at `at` (into `into`'s harness) inherits and
-/// hands it to that window. Resolves to the window's label once it is shown; the preview may
+/// Takes the spare window and shows it near `near` (as [`crate::spare_window::show_spare`]);
+/// beside that, reads the history a fork of `thread_id` at `at` (into `into`'s harness)
+/// inherits and hands it to that window. Resolves to the window's label once it is shown; the preview may
 /// come later (it never delays the fork).
 pub fn show_with_preview(
     app: &AppHandle,
@@ -88,7 +88,7 @@ pub fn show_with_preview(
     let (app, near) = (app.clone(), near.clone());
     tauri::async_runtime::spawn_blocking(move || {
         let label = taken?;
-        let shown = crate::spare::show_taken(&app, label.clone(), &near);
+        let shown = crate::spare_window::show_taken(&app, label.clone(), &near);
         if shown.is_none() {
             waiting(|w| w.remove(&label));
         }

@@ -3,7 +3,7 @@
 //! Commands ([`commands`]) parse input, call the Host, and turn results or typed errors into
 //! JSON for the UI (`ui/src/ipc.ts` is the UI's only door to them). Host events reach every
 //! window as one `host-event` Tauri event ([`event_bridge`]). The shell itself only manages
-//! its state ([`state`]), windows ([`windows`], [`spare`], [`origin`]), tabs ([`layout`]), menus
+//! its state ([`state`]), windows ([`windows`], [`spare_window`], [`origin`]), tabs ([`layout`]), menus
 //! ([`menu`]), terminals ([`terminal`]) and its own settings ([`settings`]); no decisions about
 //! threads are made here. This file starts it all.
 
@@ -30,7 +30,7 @@ pub mod race;
 pub mod rewind;
 pub mod search;
 pub mod settings;
-pub mod spare;
+pub mod spare_window;
 pub mod state;
 pub mod terminal;
 pub mod trust;
@@ -45,10 +45,10 @@ use std::time::Duration;
 use forkhost_core::{Host, HostOptions};
 use tauri::{Manager, RunEvent, WindowEvent};
 
-use crate::layout::{Layout, Windows};
+use crate::layout::{LayoutView, WindowRegistry};
 use crate::platform::{data_dir_overridden, init_logging, instance_id, LogGuard};
 use crate::settings::Settings;
-use crate::spare::{is_spare_label, schedule_spare};
+use crate::spare_window::{is_spare_label, schedule_spare};
 use crate::state::{follow, AppState};
 use crate::windows::{build_window, focus_main_window, Placement};
 
@@ -188,7 +188,7 @@ fn setup(app: &mut tauri::App, dir: PathBuf, settings: Settings) -> anyhow::Resu
             Ok(layout) => layout,
             Err(err) => {
                 tracing::warn!(code = err.code(), "saved layout unreadable; starting empty");
-                Layout::default()
+                LayoutView::default()
             }
         };
         Ok::<_, forkhost_core::HostError>((host, layout::sanitized(layout, &known)))
@@ -197,7 +197,7 @@ fn setup(app: &mut tauri::App, dir: PathBuf, settings: Settings) -> anyhow::Resu
     files::prune_in_background(host.clone(), settings.prune_checkpoints_days);
 
     let restored: Vec<String> = layout.windows.iter().map(|w| w.id.clone()).collect();
-    let shown = Windows::new(layout.clone()).threads();
+    let shown = WindowRegistry::new(layout.clone()).threads();
     app.manage(update::Updates::default());
     app.manage(attention::Attention::default());
     app.manage(AppState::new(dir, host.clone(), layout, settings));

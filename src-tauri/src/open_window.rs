@@ -8,7 +8,7 @@ use tauri::{AppHandle, Manager, WebviewWindow};
 use crate::error::CommandError;
 use crate::event_list::{channel, emit_to};
 use crate::layout::{self, NewTab, Prefill, Seed};
-use crate::spare::schedule_spare;
+use crate::spare_window::schedule_spare;
 use crate::state::AppState;
 use crate::windows::{build_window, place_near, Placement};
 
@@ -25,8 +25,8 @@ pub struct WindowContents {
 }
 
 /// Opens a window holding `contents` near `near`: `shown` (a spare
-/// [`crate::spare::show_spare`] showed), else the ready spare window when there is one (it shows
-/// at once), else a new one. Returns its label.
+/// [`crate::spare_window::show_spare`] showed), else the ready spare window when there is one
+/// (it shows at once), else a new one. Returns its label.
 pub fn open_window(
     app: &AppHandle,
     state: &AppState,

@@ -9,7 +9,7 @@ use std::sync::{Mutex, MutexGuard};
 use forkhost_core::Host;
 use tokio::sync::mpsc;
 
-use crate::layout::{self, Layout, Windows};
+use crate::layout::{self, LayoutView, WindowRegistry};
 use crate::settings::Settings;
 use crate::terminal::Terminals;
 
@@ -17,24 +17,24 @@ use crate::terminal::Terminals;
 pub struct AppState {
     pub data_dir: PathBuf,
     pub host: Host,
-    windows: Mutex<Windows>,
+    windows: Mutex<WindowRegistry>,
     pub settings: Mutex<Settings>,
     pub terminals: Terminals,
     /// Set once the app is quitting: closing windows then keeps them in the layout.
     exiting: AtomicBool,
-    save_layout: mpsc::UnboundedSender<Layout>,
+    save_layout: mpsc::UnboundedSender<LayoutView>,
 }
 
 impl AppState {
     /// The state for a Host opened on `data_dir` with this saved `layout`; layouts are saved in
     /// the background from here on (the task is started on the async runtime).
-    pub fn new(data_dir: PathBuf, host: Host, layout: Layout, settings: Settings) -> Self {
+    pub fn new(data_dir: PathBuf, host: Host, layout: LayoutView, settings: Settings) -> Self {
         let (save_tx, save_rx) = mpsc::unbounded_channel();
         tauri::async_runtime::spawn(save_layouts(host.clone(), save_rx));
         Self {
             data_dir,
             host,
-            windows: Mutex::new(Windows::new(layout)),
+            windows: Mutex::new(WindowRegistry::new(layout)),
             settings: Mutex::new(settings),
             terminals: Terminals::default(),
             exiting: AtomicBool::new(false),
@@ -42,7 +42,7 @@ impl AppState {
         }
     }
 
-    pub fn windows(&self) -> MutexGuard<'_, Windows> {
+    pub fn windows(&self) -> MutexGuard<'_, WindowRegistry> {
         self.windows.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -58,7 +58,7 @@ impl AppState {
 
     /// Changes the layout, saves it, and keeps the Host in step: threads that gained a tab are
     /// followed (live sync), threads that lost their last tab are closed (runtime stopped).
-    pub fn update_layout<R>(&self, change: impl FnOnce(&mut Windows) -> R) -> R {
+    pub fn update_layout<R>(&self, change: impl FnOnce(&mut WindowRegistry) -> R) -> R {
         let mut windows = self.windows();
         let before = windows.threads();
         let out = change(&mut windows);
@@ -92,7 +92,7 @@ pub fn follow(host: &Host, thread_id: String) {
 }
 
 /// Saves layouts in order, skipping to the newest when several queued up.
-async fn save_layouts(host: Host, mut rx: mpsc::UnboundedReceiver<Layout>) {
+async fn save_layouts(host: Host, mut rx: mpsc::UnboundedReceiver<LayoutView>) {
     while let Some(mut layout) = rx.recv().await {
         while let Ok(newer) = rx.try_recv() {
             layout = newer;
