@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use forkhost_core::{
-    CheckCommandView, ForkAt, HarnessKind, KeepPlan, KeptView, LaneSpec, RaceLane, RaceSpec,
-    MAX_LANES,
+    CheckCommandView, ForkAt, HarnessKind, HostError, KeepPlan, KeptView, LaneSpec, RaceLane,
+    RaceSpec,
 };
 use serde::Deserialize;
 use tauri::{AppHandle, State};
@@ -97,28 +97,11 @@ pub async fn race_start(
     max_parallel: Option<usize>,
 ) -> CmdResult<String> {
     let id = thread(&thread_id)?;
-    if !(2..=MAX_LANES).contains(&lanes.len()) {
-        return Err(invalid(format!(
-            "a race has 2 to {MAX_LANES} lanes (asked for {})",
-            lanes.len()
-        )));
-    }
-    if prompt.trim().is_empty() {
-        return Err(invalid("the prompt of a race is empty"));
-    }
-    if max_parallel == Some(0) {
-        return Err(invalid("at most 0 agents at once would run nothing"));
-    }
     // Unless the call says otherwise, Settings' "at most K agents at once".
     let max_parallel = max_parallel.or_else(|| {
         let settings = state.settings.lock().unwrap_or_else(|e| e.into_inner());
         settings.agents_at_once()
     });
-    let check = check.map(|c| c.trim().to_owned()).filter(|c| !c.is_empty());
-    if let Some(command) = &check {
-        let folder = folder_of(&state, &id).await?;
-        state.host.approve_check(&folder, command).await?;
-    }
     let lanes = lanes
         .into_iter()
         .map(|l| LaneSpec {
@@ -129,7 +112,6 @@ pub async fn race_start(
                 .filter(|m| !m.is_empty()),
         })
         .collect();
-    let run = format!("race-{}", RUNS.fetch_add(1, Ordering::Relaxed));
     let spec = RaceSpec {
         source: id.clone(),
         at,
@@ -138,9 +120,22 @@ pub async fn race_start(
         shared_folder,
         max_parallel,
         approve: None,
-        check,
+        check: check.map(|c| c.trim().to_owned()).filter(|c| !c.is_empty()),
         check_timeout: None,
     };
+    // The race runs in the background: what it would refuse at once is this call's answer, in
+    // the dialog's words (the bare sentence, without the Host error's "invalid input: ").
+    if let Err(err) = state.host.check_race(&spec) {
+        return Err(match err {
+            HostError::InvalidInput(words) => invalid(words),
+            other => other.into(),
+        });
+    }
+    if let Some(command) = &spec.check {
+        let folder = folder_of(&state, &id).await?;
+        state.host.approve_check(&folder, command).await?;
+    }
+    let run = format!("race-{}", RUNS.fetch_add(1, Ordering::Relaxed));
     let (host, told, run_id, source) = (state.host.clone(), app.clone(), run.clone(), id);
     let on_lane = Arc::new(move |lane: &RaceLane| {
         emit_all::<channel::RaceLane>(
