@@ -43,15 +43,10 @@ pub async fn rewind(
     accepted_loss: Option<Vec<String>>,
 ) -> CmdResult<RewoundView> {
     let id = thread(&thread_id)?;
-    let accepted = match accepted_loss {
-        Some(loss) => {
-            let mut plan = state.host.rewind_plan(&id, &to, kind).await?;
-            plan.loss = loss;
-            Some(plan)
-        }
-        None => None,
-    };
-    Ok(state.host.rewind(&id, &to, kind, accepted.as_ref()).await?)
+    Ok(state
+        .host
+        .rewind(&id, &to, kind, accepted_loss.as_deref())
+        .await?)
 }
 
 /// Undoes the thread's latest rewind: its old line back, and its files as before.
