@@ -48,8 +48,8 @@ use tauri::{Manager, RunEvent, WindowEvent};
 use crate::layout::{LayoutView, WindowRegistry};
 use crate::platform::{data_dir_overridden, init_logging, instance_id, LogGuard};
 use crate::settings::Settings;
-use crate::spare_window::{is_spare_label, schedule_spare};
-use crate::state::{follow, AppState};
+use crate::spare_window::schedule_spare;
+use crate::state::{follow, AppState, BuildingSpare};
 use crate::windows::{build_window, focus_main_window, Placement};
 
 pub use crate::layout::{MAIN_WINDOW, WINDOW_PREFIX};
@@ -90,8 +90,10 @@ pub fn run() -> i32 {
     // The plugin shows every window it has no saved state for: spare windows must stay hidden,
     // so it leaves them alone (a fork window that was a spare gets its geometry remembered
     // from the next start on).
-    let mut window_state =
-        tauri_plugin_window_state::Builder::default().with_filter(|label| !is_spare_label(label));
+    let building_spare = BuildingSpare::default();
+    let filter_spare = building_spare.clone();
+    let mut window_state = tauri_plugin_window_state::Builder::default()
+        .with_filter(move |label| !filter_spare.is(label));
     if let Some(dir) = &data_dir {
         // An absolute file name replaces the plugin's default folder (app_config_dir), so each
         // data folder — the user's, or a test's — remembers its own window geometry.
@@ -137,7 +139,7 @@ pub fn run() -> i32 {
                 data_dir = %dir.display(),
                 "forkhost app started"
             );
-            setup(app, dir, initial_settings)?;
+            setup(app, dir, initial_settings, building_spare)?;
             Ok(())
         })
         .on_window_event(|window, event| match event {
@@ -171,7 +173,12 @@ pub fn run() -> i32 {
 }
 
 /// Opens the Host, restores the layout, starts the event bridge, builds the menu and windows.
-fn setup(app: &mut tauri::App, dir: PathBuf, settings: Settings) -> anyhow::Result<()> {
+fn setup(
+    app: &mut tauri::App,
+    dir: PathBuf,
+    settings: Settings,
+    building_spare: BuildingSpare,
+) -> anyhow::Result<()> {
     let rt = tauri::async_runtime::block_on(async {
         // The app lives long: a lazy fork's harness starts at fork time (HostOptions docs).
         let options = HostOptions {
@@ -200,7 +207,13 @@ fn setup(app: &mut tauri::App, dir: PathBuf, settings: Settings) -> anyhow::Resu
     let shown = WindowRegistry::new(layout.clone()).threads();
     app.manage(update::Updates::default());
     app.manage(attention::Attention::default());
-    app.manage(AppState::new(dir, host.clone(), layout, settings));
+    app.manage(AppState::new(
+        dir,
+        host.clone(),
+        layout,
+        settings,
+        building_spare,
+    ));
     tauri::async_runtime::spawn(event_bridge::forward_events(
         app.handle().clone(),
         host.clone(),

@@ -101,7 +101,7 @@ pub async fn open_fork_window(
 ) -> HostResult<(ForkResult, Option<String>)> {
     let shown = showing.await.ok().flatten();
     if let Some(label) = &shown {
-        crate::fork_preview::fork_answered(app, label, forked.is_err());
+        crate::fork_preview::fork_answered(app, state, label, forked.is_err());
     }
     let mut result = match forked {
         Ok(result) => result,

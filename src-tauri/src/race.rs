@@ -3,7 +3,6 @@
 //! its lanes come as `race-lane` events, its end as `race-ended`), and keeping one lane after
 //! its loss was shown. Each checks its input and calls the Host.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use forkhost_core::{
@@ -78,8 +77,6 @@ pub async fn set_race_check(
         .await?)
 }
 
-static RUNS: AtomicU64 = AtomicU64::new(1);
-
 /// Starts a race from the thread at `at` and returns its run id at once. `check`: the command
 /// text the dialog showed and the user ticked, approved here exactly so. `shared_folder`: the
 /// user confirmed that lanes share a folder outside git.
@@ -135,7 +132,7 @@ pub async fn race_start(
         let folder = folder_of(&state, &id).await?;
         state.host.approve_check(&folder, command).await?;
     }
-    let run = format!("race-{}", RUNS.fetch_add(1, Ordering::Relaxed));
+    let run = format!("race-{}", state.next_race_run());
     let (host, told, run_id, source) = (state.host.clone(), app.clone(), run.clone(), id);
     let on_lane = Arc::new(move |lane: &RaceLane| {
         emit_all::<channel::RaceLane>(
