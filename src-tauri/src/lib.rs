@@ -1,9 +1,11 @@
 //! The Forkhost desktop app: a thin Tauri 2 shell over the Forkhost Host (`forkhost-core`).
 //!
 //! Commands ([`commands`]) parse input, call the Host, and turn results or typed errors into
-//! JSON for the UI (`ui/src/ipc.ts` is the UI's only door to them). Host events reach every
-//! window as one `host-event` Tauri event ([`event_bridge`]). The shell itself only manages
-//! its state ([`state`]), windows ([`windows`], [`spare_window`], [`origin`]), tabs ([`layout`]), menus
+//! JSON for the UI (`ui/src/ipc.ts` is the UI's only door to them). A thread id goes to the
+//! Host as the UI sent it: the Host is the one judge of ids, and answers `thread_not_found` for
+//! any it does not hold, empty ones included. Host events reach every window as one
+//! `host-event` Tauri event ([`event_bridge`]). The shell itself only manages its state
+//! ([`state`]), windows ([`windows`], [`spare_window`], [`origin`]), tabs ([`layout`]), menus
 //! ([`menu`]), terminals ([`terminal`]) and its own settings ([`settings`]); no decisions about
 //! threads are made here. This file starts it all.
 

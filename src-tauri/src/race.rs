@@ -31,14 +31,6 @@ fn invalid(message: impl Into<String>) -> CommandError {
     CommandError::new(ErrorCode::InvalidInput, message)
 }
 
-fn thread(id: &str) -> CmdResult<String> {
-    let id = id.trim();
-    if id.is_empty() {
-        return Err(invalid("a thread id is needed"));
-    }
-    Ok(id.to_owned())
-}
-
 /// The source thread's folder (the check command is its repository's).
 async fn folder_of(state: &AppState, thread_id: &str) -> CmdResult<std::path::PathBuf> {
     Ok(state.host.show(thread_id).await?.thread.cwd.into())
@@ -47,8 +39,7 @@ async fn folder_of(state: &AppState, thread_id: &str) -> CmdResult<std::path::Pa
 /// The models the thread's harness offers (empty: it names none; any name is tried).
 #[tauri::command(rename_all = "snake_case")]
 pub async fn race_models(state: State<'_, AppState>, thread_id: String) -> CmdResult<Vec<String>> {
-    let id = thread(&thread_id)?;
-    Ok(state.host.models(&id).await?)
+    Ok(state.host.models(&thread_id).await?)
 }
 
 /// The check command of the thread's repository and whether exactly it was approved.
@@ -57,8 +48,7 @@ pub async fn race_check(
     state: State<'_, AppState>,
     thread_id: String,
 ) -> CmdResult<CheckCommandView> {
-    let id = thread(&thread_id)?;
-    let folder = folder_of(&state, &id).await?;
+    let folder = folder_of(&state, &thread_id).await?;
     Ok(state.host.check_command(&folder).await?)
 }
 
@@ -69,8 +59,7 @@ pub async fn set_race_check(
     thread_id: String,
     command: Option<String>,
 ) -> CmdResult<CheckCommandView> {
-    let id = thread(&thread_id)?;
-    let folder = folder_of(&state, &id).await?;
+    let folder = folder_of(&state, &thread_id).await?;
     Ok(state
         .host
         .set_check_command(&folder, command.as_deref())
@@ -93,7 +82,6 @@ pub async fn race_start(
     check: Option<String>,
     max_parallel: Option<usize>,
 ) -> CmdResult<String> {
-    let id = thread(&thread_id)?;
     // Unless the call says otherwise, Settings' "at most K agents at once".
     let max_parallel = max_parallel.or_else(|| {
         let settings = state.settings.lock().unwrap_or_else(|e| e.into_inner());
@@ -110,7 +98,7 @@ pub async fn race_start(
         })
         .collect();
     let spec = RaceSpec {
-        source: id.clone(),
+        source: thread_id.clone(),
         at,
         lanes,
         prompt,
@@ -129,11 +117,11 @@ pub async fn race_start(
         });
     }
     if let Some(command) = &spec.check {
-        let folder = folder_of(&state, &id).await?;
+        let folder = folder_of(&state, &thread_id).await?;
         state.host.approve_check(&folder, command).await?;
     }
     let run = format!("race-{}", state.next_race_run());
-    let (host, told, run_id, source) = (state.host.clone(), app.clone(), run.clone(), id);
+    let (host, told, run_id, source) = (state.host.clone(), app.clone(), run.clone(), thread_id);
     let on_lane = Arc::new(move |lane: &RaceLane| {
         emit_all::<channel::RaceLane>(
             &told,
@@ -167,8 +155,7 @@ pub async fn race_start(
 /// What keeping `lane` would bring back and discard, to be shown first.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn keep_plan(state: State<'_, AppState>, lane: String) -> CmdResult<KeepPlan> {
-    let id = thread(&lane)?;
-    Ok(state.host.keep_plan(&id).await?)
+    Ok(state.host.keep_plan(&lane).await?)
 }
 
 /// Keeps `lane` with the loss the user was shown (`accepted`); a loss that changed since is
@@ -179,9 +166,8 @@ pub async fn keep(
     lane: String,
     accepted: KeepPlan,
 ) -> CmdResult<KeptView> {
-    let id = thread(&lane)?;
-    if accepted.kept != id {
+    if accepted.kept != lane {
         return Err(invalid("the plan shown is for another lane"));
     }
-    Ok(state.host.keep(&id, Some(&accepted)).await?)
+    Ok(state.host.keep(&lane, Some(&accepted)).await?)
 }
