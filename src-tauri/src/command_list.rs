@@ -22,7 +22,7 @@ use forkhost_core::{SearchQuery, SearchResults};
 use crate::cli_tool::CliToolStatus;
 use crate::commands::{AppInfo, ForkReply, NewThreadArgs};
 use crate::fork_preview::ForkPreview;
-use crate::layout::{NewTab, Prefill, TabLayout, WindowInit};
+use crate::layout::{NewTab, Prefill, TabView, WindowInit};
 use crate::settings::Settings;
 use crate::update::UpdateInfo;
 
@@ -96,7 +96,7 @@ command_list! {
     commands::doctor() -> Vec<HarnessReport>;
     commands::window_init() -> WindowInit;
     fork_preview::fork_preview() -> ForkPreview;
-    commands::set_window_tabs(tabs: Vec<TabLayout>, active_tab: Option<String>) -> ();
+    commands::set_window_tabs(tabs: Vec<TabView>, active_tab: Option<String>) -> ();
     commands::open_window(tabs: Vec<NewTab>, prefill: Option<Prefill>, focus_composer: bool) -> String;
     commands::move_tab_to_new_window(tab_id: String) -> String;
     commands::close_window() -> ();

@@ -12,7 +12,7 @@ use tauri::{AppHandle, State, WebviewWindow};
 
 use crate::error::{AppErrorCode, CmdResult, CommandError, ErrorCode};
 use crate::event_list::{channel, emit_all, emit_to};
-use crate::layout::{NewTab, Prefill, TabLayout, WindowInit};
+use crate::layout::{NewTab, Prefill, TabView, WindowInit};
 use crate::open_window::{self, WindowContents};
 use crate::settings::Settings;
 use crate::state::AppState;
@@ -182,7 +182,6 @@ pub async fn fork(
     for_window: Option<bool>,
     into: Option<HarnessKind>,
 ) -> CmdResult<ForkReply> {
-    let for_window = for_window.unwrap_or(false);
     let files = files.unwrap_or_else(|| {
         let settings = state.settings.lock().unwrap_or_else(|e| e.into_inner());
         settings.fork_files.fork_files()
@@ -190,72 +189,19 @@ pub async fn fork(
     // Showing the spare takes round trips to the main thread: beside the fork, not before it.
     // It shows the history the fork inherits meanwhile (crate::fork_preview).
     let showing = for_window
+        .unwrap_or(false)
         .then(|| crate::fork_preview::show_with_preview(&app, &window, &thread_id, &at, into));
     let forked = state.host.fork_into(&thread_id, at, files, into).await;
-    let shown = match showing {
-        Some(task) => task.await.ok().flatten(),
-        None => None,
-    };
-    if let Some(label) = &shown {
-        crate::fork_preview::fork_answered(&app, label, forked.is_err());
-    }
-    let mut result = match forked {
-        Ok(result) => result,
-        Err(err) => {
-            if let Some(label) = shown {
-                crate::spare::return_spare(&app, &state, &label);
-            }
-            return Err(err.into());
+    let (result, opened_in) = match showing {
+        Some(showing) => {
+            open_window::open_fork_window(&app, &state, &window, showing, forked).await?
         }
+        None => (forked?, None),
     };
-    if !for_window {
-        return Ok(ForkReply {
-            result,
-            window: None,
-        });
-    }
-    let fork_id = result.thread.thread.id.clone();
-    let seed = match serde_json::value::to_raw_value(&result.thread) {
-        Ok(seed) => Some(seed),
-        Err(err) => {
-            // The window reads the thread itself.
-            tracing::warn!(error = %err, "could not serialize a fork's detail");
-            None
-        }
-    };
-    let seeded = seed.is_some();
-    let tabs = vec![NewTab {
-        thread_id: fork_id.clone(),
-        kind: forkhost_core::TabKind::Conversation,
-    }];
-    let prefill = result.prefill.clone().map(|text| Prefill {
-        thread_id: fork_id,
-        text,
-    });
-    let contents = WindowContents {
-        tabs,
-        prefill,
-        focus_composer: true,
-        seed,
-    };
-    match open_window::open_window(&app, &state, &window, contents, shown) {
-        Ok(label) => {
-            if seeded {
-                result.thread.turns = Vec::new();
-            }
-            Ok(ForkReply {
-                result,
-                window: Some(label),
-            })
-        }
-        Err(err) => {
-            tracing::warn!(error = ?err, "could not open a fork's window");
-            Ok(ForkReply {
-                result,
-                window: None,
-            })
-        }
-    }
+    Ok(ForkReply {
+        result,
+        window: opened_in,
+    })
 }
 
 #[tauri::command(rename_all = "snake_case")]
@@ -312,7 +258,7 @@ pub async fn window_init(
 pub fn set_window_tabs(
     window: WebviewWindow,
     state: State<'_, AppState>,
-    tabs: Vec<TabLayout>,
+    tabs: Vec<TabView>,
     active_tab: Option<String>,
 ) {
     state.update_layout(|w| w.set_tabs(window.label(), tabs, active_tab));

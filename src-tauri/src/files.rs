@@ -9,18 +9,6 @@ use tauri::State;
 use crate::error::{CmdResult, CommandError, ErrorCode};
 use crate::state::AppState;
 
-/// A thread id the UI passed: trimmed, and not empty.
-fn thread(id: &str, what: &str) -> CmdResult<String> {
-    let id = id.trim();
-    if id.is_empty() {
-        return Err(CommandError::new(
-            ErrorCode::InvalidInput,
-            format!("{what}: a thread id is needed"),
-        ));
-    }
-    Ok(id.to_owned())
-}
-
 /// A folder the UI passed: `~` expanded, absolute.
 fn folder(path: &str) -> CmdResult<PathBuf> {
     let path = crate::commands::expand_home(path.trim());
@@ -43,8 +31,7 @@ fn folder(path: &str) -> CmdResult<PathBuf> {
 /// its checkpoints.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn files(state: State<'_, AppState>, thread_id: String) -> CmdResult<FilesView> {
-    let id = thread(&thread_id, "files")?;
-    Ok(state.host.files(&id).await?)
+    Ok(state.host.files(&thread_id).await?)
 }
 
 /// `other` null: a worktree fork's changes since its fork point; else the two threads'
@@ -55,10 +42,9 @@ pub async fn changes(
     thread_id: String,
     other: Option<String>,
 ) -> CmdResult<ChangesView> {
-    let id = thread(&thread_id, "changes")?;
-    let other = match other.as_deref().map(str::trim) {
+    let other = match other.as_deref() {
         None | Some("") => None,
-        Some(o) if o == id => {
+        Some(o) if o == thread_id => {
             return Err(CommandError::new(
                 ErrorCode::InvalidInput,
                 "compare a thread with another thread, not itself",
@@ -66,7 +52,7 @@ pub async fn changes(
         }
         Some(o) => Some(o.to_owned()),
     };
-    Ok(state.host.changes(&id, other.as_deref()).await?)
+    Ok(state.host.changes(&thread_id, other.as_deref()).await?)
 }
 
 /// Applies the fork's changes since its fork point to the target's folder (uncommitted);
@@ -77,15 +63,13 @@ pub async fn bring_back(
     fork_id: String,
     target_id: String,
 ) -> CmdResult<ChangesView> {
-    let fork = thread(&fork_id, "bring back")?;
-    let target = thread(&target_id, "bring back")?;
-    if fork == target {
+    if fork_id == target_id {
         return Err(CommandError::new(
             ErrorCode::InvalidInput,
             "a fork's changes are brought back to another thread",
         ));
     }
-    Ok(state.host.bring_back(&fork, &target).await?)
+    Ok(state.host.bring_back(&fork_id, &target_id).await?)
 }
 
 /// What removing the thread's worktree would lose now.
@@ -94,8 +78,7 @@ pub async fn worktree_loss(
     state: State<'_, AppState>,
     thread_id: String,
 ) -> CmdResult<WorktreeLoss> {
-    let id = thread(&thread_id, "worktree")?;
-    Ok(state.host.worktree_loss(&id).await?)
+    Ok(state.host.worktree_loss(&thread_id).await?)
 }
 
 /// Removes the thread's worktree: refused (`conflict`) with something to lose unless
@@ -106,8 +89,7 @@ pub async fn remove_worktree(
     thread_id: String,
     accepted: Option<WorktreeLoss>,
 ) -> CmdResult<()> {
-    let id = thread(&thread_id, "remove worktree")?;
-    Ok(state.host.remove_worktree(&id, accepted).await?)
+    Ok(state.host.remove_worktree(&thread_id, accepted).await?)
 }
 
 /// A folder's trust: its root, the project agent config there, the user's decision.
@@ -161,12 +143,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn input_is_checked() {
-        assert_eq!(
-            thread("  ", "x").unwrap_err().code.as_str(),
-            "invalid_input"
-        );
-        assert_eq!(thread(" t1 ", "x").unwrap(), "t1");
+    fn a_folder_is_checked() {
         assert_eq!(folder("").unwrap_err().code.as_str(), "invalid_input");
         assert_eq!(
             folder("relative/dir").unwrap_err().code.as_str(),

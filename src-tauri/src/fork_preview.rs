@@ -1,32 +1,19 @@
 //! A fork window's history before the fork exists: while the harness forks, the spare window
-//! shown beside it ([`crate::spare::show_spare`]) gets the source's turns up to the cut
+//! shown beside it ([`crate::spare_window::show_spare`]) gets the source's turns up to the cut
 //! ([`forkhost_core::Host::fork_preview`], read from the store and the text cache), shown
 //! read-only until the fork's own detail (`window-assign`) replaces it. A window asks for it
 //! with [`fork_preview`] when told by the `fork-preview` event: a command reply carries the
 //! detail as a raw body, far faster than an event's payload.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-
 use forkhost_core::{ForkAt, HarnessKind};
 use serde::Serialize;
 use tauri::async_runtime::JoinHandle;
-use tauri::{AppHandle, Manager, WebviewWindow};
+use tauri::{AppHandle, Manager, State, WebviewWindow};
 
 use crate::error::CmdResult;
 use crate::event_list::{channel, emit_to};
 use crate::layout::Seed;
 use crate::state::AppState;
-
-/// Windows shown for a fork still being made, with the preview each holds until it asks.
-/// A label is here only between its window being shown and the fork's end: a preview that is
-/// late (the fork already answered) finds none and is dropped.
-static WAITING: Mutex<Option<HashMap<String, Option<Seed>>>> = Mutex::new(None);
-
-fn waiting<R>(f: impl FnOnce(&mut HashMap<String, Option<Seed>>) -> R) -> R {
-    let mut guard = WAITING.lock().unwrap_or_else(|e| e.into_inner());
-    f(guard.get_or_insert_with(HashMap::new))
-}
 
 /// The `fork_preview` reply: the inherited history, or null (none yet, or no longer: the fork
 /// failed and the window is hidden again).
@@ -38,9 +25,9 @@ pub struct ForkPreview {
     pub detail: Option<Seed>,
 }
 
-/// Takes the spare window and shows it near `near` (as [`crate::spare::show_spare`]); beside
-/// that, reads the history a fork of `thread_id` at `at` (into `into`'s harness) inherits and
-/// hands it to that window. Resolves to the window's label once it is shown; the preview may
+/// Takes the spare window and shows it near `near` (as [`crate::spare_window::show_spare`]);
+/// beside that, reads the history a fork of `thread_id` at `at` (into `into`'s harness)
+/// inherits and hands it to that window. Resolves to the window's label once it is shown; the preview may
 /// come later (it never delays the fork).
 pub fn show_with_preview(
     app: &AppHandle,
@@ -52,8 +39,8 @@ pub fn show_with_preview(
     let (label_tx, label_rx) = tokio::sync::oneshot::channel::<Option<String>>();
     let (preview_app, thread_id, at) = (app.clone(), thread_id.to_owned(), at.clone());
     tauri::async_runtime::spawn(async move {
-        let host = preview_app.state::<AppState>().host.clone();
-        let detail = host.fork_preview(&thread_id, &at, into).await;
+        let state = preview_app.state::<AppState>();
+        let detail = state.host.fork_preview(&thread_id, &at, into).await;
         let Ok(Some(label)) = label_rx.await else {
             return;
         };
@@ -67,30 +54,33 @@ pub fn show_with_preview(
             // The fork itself will say what is wrong.
             Err(err) => return tracing::debug!(error = %err, "no fork preview"),
         };
-        let offered = waiting(|w| match w.get_mut(&label) {
+        // A window is waiting only between being shown and the fork's end: a preview that is
+        // late (the fork already answered) finds none and is dropped.
+        let offered = match state.fork_previews().get_mut(&label) {
             Some(slot) => {
                 *slot = Some(seed);
                 true
             }
             None => false,
-        });
+        };
         if offered {
             emit_to::<channel::ForkPreview>(&preview_app, &label, &());
         }
     });
     // The spare is taken here (no round trip), so that the preview can go to it while it is
     // being shown.
-    let taken = app.state::<AppState>().windows().take_spare();
+    let state = app.state::<AppState>();
+    let taken = state.windows().take_spare();
     if let Some(label) = &taken {
-        waiting(|w| w.insert(label.clone(), None));
+        state.fork_previews().insert(label.clone(), None);
     }
     let _ = label_tx.send(taken.clone());
     let (app, near) = (app.clone(), near.clone());
     tauri::async_runtime::spawn_blocking(move || {
         let label = taken?;
-        let shown = crate::spare::show_taken(&app, label.clone(), &near);
+        let shown = crate::spare_window::show_taken(&app, label.clone(), &near);
         if shown.is_none() {
-            waiting(|w| w.remove(&label));
+            app.state::<AppState>().fork_previews().remove(&label);
         }
         shown
     })
@@ -98,8 +88,8 @@ pub fn show_with_preview(
 
 /// The fork shown in `label` answered: no preview goes there any more. A `failed` fork's
 /// window is told too (it drops the preview it shows, and is hidden again).
-pub fn fork_answered(app: &AppHandle, label: &str, failed: bool) {
-    waiting(|w| w.remove(label));
+pub fn fork_answered(app: &AppHandle, state: &AppState, label: &str, failed: bool) {
+    state.fork_previews().remove(label);
     if failed {
         emit_to::<channel::ForkPreview>(app, label, &());
     }
@@ -107,7 +97,13 @@ pub fn fork_answered(app: &AppHandle, label: &str, failed: bool) {
 
 /// The calling window's preview of the fork it is about to show (taken: asked once).
 #[tauri::command(rename_all = "snake_case")]
-pub async fn fork_preview(window: WebviewWindow) -> CmdResult<ForkPreview> {
-    let detail = waiting(|w| w.get_mut(window.label()).and_then(Option::take));
+pub async fn fork_preview(
+    window: WebviewWindow,
+    state: State<'_, AppState>,
+) -> CmdResult<ForkPreview> {
+    let detail = state
+        .fork_previews()
+        .get_mut(window.label())
+        .and_then(Option::take);
     Ok(ForkPreview { detail })
 }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use forkhost_core::TabKind;
-pub use forkhost_core::{LayoutView as Layout, TabView as TabLayout, WindowView as WindowLayout};
+pub use forkhost_core::{LayoutView, TabView, WindowView};
 
 /// Label of the main window (tauri.conf.json `app.windows[0].label`).
 pub const MAIN_WINDOW: &str = "main";
@@ -35,7 +35,7 @@ pub struct WindowInit {
     pub label: String,
     /// The main window shows the sidebar by default.
     pub main: bool,
-    pub tabs: Vec<TabLayout>,
+    pub tabs: Vec<TabView>,
     pub active_tab: Option<String>,
     pub prefill: Option<Prefill>,
     /// Put the keyboard in the active tab's composer at once (a fork window).
@@ -63,18 +63,19 @@ struct Pending {
     seed: Option<Seed>,
 }
 
-/// The in-memory layout plus what a window being opened still has to learn.
+/// Every window of the app: the in-memory layout, what a window being opened still has to
+/// learn, and the hidden spare windows.
 #[derive(Debug, Default)]
-pub struct Windows {
-    pub layout: Layout,
+pub struct WindowRegistry {
+    pub layout: LayoutView,
     pending: HashMap<String, Pending>,
     /// Hidden windows kept ready for forks, and whether their UI is listening yet.
     spares: HashMap<String, bool>,
 }
 
-impl Windows {
-    pub fn new(layout: Layout) -> Self {
-        Windows {
+impl WindowRegistry {
+    pub fn new(layout: LayoutView) -> Self {
+        WindowRegistry {
             layout,
             pending: HashMap::new(),
             spares: HashMap::new(),
@@ -86,7 +87,7 @@ impl Windows {
         self.spares.insert(label.to_owned(), false);
     }
 
-    /// A spare taken with [`Windows::take_spare`] is a (ready) spare again.
+    /// A spare taken with [`WindowRegistry::take_spare`] is a (ready) spare again.
     pub fn put_back_spare(&mut self, label: &str) {
         self.pending.remove(label);
         self.spares.insert(label.to_owned(), true);
@@ -112,7 +113,7 @@ impl Windows {
         !self.spares.is_empty()
     }
 
-    pub fn window(&self, label: &str) -> Option<&WindowLayout> {
+    pub fn window(&self, label: &str) -> Option<&WindowView> {
         self.layout.windows.iter().find(|w| w.id == label)
     }
 
@@ -124,16 +125,16 @@ impl Windows {
         prefill: Option<Prefill>,
         focus_composer: bool,
         seed: Option<Seed>,
-    ) -> WindowLayout {
-        let tabs: Vec<TabLayout> = tabs
+    ) -> WindowView {
+        let tabs: Vec<TabView> = tabs
             .into_iter()
-            .map(|t| TabLayout {
+            .map(|t| TabView {
                 id: new_tab_id(),
                 thread_id: t.thread_id,
                 kind: t.kind,
             })
             .collect();
-        let window = WindowLayout {
+        let window = WindowView {
             id: label.to_owned(),
             active_tab: tabs.first().map(|t| t.id.clone()),
             tabs,
@@ -152,7 +153,7 @@ impl Windows {
     }
 
     /// The window's tabs as its UI reports them.
-    pub fn set_tabs(&mut self, label: &str, tabs: Vec<TabLayout>, active_tab: Option<String>) {
+    pub fn set_tabs(&mut self, label: &str, tabs: Vec<TabView>, active_tab: Option<String>) {
         let active_tab = active_tab.filter(|a| tabs.iter().any(|t| &t.id == a));
         match self.layout.windows.iter_mut().find(|w| w.id == label) {
             Some(w) => {
@@ -160,7 +161,7 @@ impl Windows {
                 w.active_tab = active_tab;
             }
             None => {
-                let window = WindowLayout {
+                let window = WindowView {
                     id: label.to_owned(),
                     active_tab,
                     tabs,
@@ -175,7 +176,7 @@ impl Windows {
     }
 
     /// Takes one tab out of its window (to move it elsewhere).
-    pub fn take_tab(&mut self, label: &str, tab_id: &str) -> Option<TabLayout> {
+    pub fn take_tab(&mut self, label: &str, tab_id: &str) -> Option<TabView> {
         let window = self.layout.windows.iter_mut().find(|w| w.id == label)?;
         let index = window.tabs.iter().position(|t| t.id == tab_id)?;
         let tab = window.tabs.remove(index);
@@ -230,7 +231,7 @@ impl Windows {
 
 /// Keeps only tabs of known threads and windows that still hold tabs (the main window
 /// always stays, first).
-pub fn sanitized(mut layout: Layout, known: &BTreeSet<String>) -> Layout {
+pub fn sanitized(mut layout: LayoutView, known: &BTreeSet<String>) -> LayoutView {
     for window in &mut layout.windows {
         window.tabs.retain(|t| known.contains(&t.thread_id));
         let active_ok = window
@@ -254,7 +255,7 @@ pub fn sanitized(mut layout: Layout, known: &BTreeSet<String>) -> Layout {
         }
         None => layout.windows.insert(
             0,
-            WindowLayout {
+            WindowView {
                 id: MAIN_WINDOW.to_owned(),
                 active_tab: None,
                 tabs: Vec::new(),
@@ -278,8 +279,8 @@ pub fn new_window_label() -> String {
 mod tests {
     use super::*;
 
-    fn tab(id: &str, thread: &str) -> TabLayout {
-        TabLayout {
+    fn tab(id: &str, thread: &str) -> TabView {
+        TabView {
             id: id.into(),
             thread_id: thread.into(),
             kind: TabKind::Conversation,
@@ -288,14 +289,14 @@ mod tests {
 
     #[test]
     fn sanitize_drops_unknown_threads_and_empty_windows_and_keeps_main_first() {
-        let layout = Layout {
+        let layout = LayoutView {
             windows: vec![
-                WindowLayout {
+                WindowView {
                     id: "w-1".into(),
                     active_tab: Some("a".into()),
                     tabs: vec![tab("a", "gone")],
                 },
-                WindowLayout {
+                WindowView {
                     id: "w-2".into(),
                     active_tab: Some("x".into()),
                     tabs: vec![tab("b", "t1"), tab("c", "t2")],
@@ -313,7 +314,7 @@ mod tests {
 
     #[test]
     fn windows_add_init_take() {
-        let mut w = Windows::new(Layout::default());
+        let mut w = WindowRegistry::new(LayoutView::default());
         w.set_tabs(
             "main",
             vec![tab("a", "t1"), tab("b", "t2")],
@@ -351,7 +352,7 @@ mod tests {
 
     #[test]
     fn spares_are_handed_out_once_their_ui_listens() {
-        let mut w = Windows::new(Layout::default());
+        let mut w = WindowRegistry::new(LayoutView::default());
         w.add_spare("w-s");
         assert!(w.has_spare() && w.is_spare("w-s"));
         assert_eq!(w.take_spare(), None, "not loaded yet");
@@ -366,7 +367,7 @@ mod tests {
 
     #[test]
     fn a_seed_is_handed_out_once_verbatim_and_a_spare_can_be_put_back() {
-        let mut w = Windows::new(Layout::default());
+        let mut w = WindowRegistry::new(LayoutView::default());
         w.add_spare("w-s");
         w.init("w-s");
         assert_eq!(w.take_spare().as_deref(), Some("w-s"));

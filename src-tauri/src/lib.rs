@@ -1,9 +1,11 @@
 //! The Forkhost desktop app: a thin Tauri 2 shell over the Forkhost Host (`forkhost-core`).
 //!
 //! Commands ([`commands`]) parse input, call the Host, and turn results or typed errors into
-//! JSON for the UI (`ui/src/ipc.ts` is the UI's only door to them). Host events reach every
-//! window as one `host-event` Tauri event ([`event_bridge`]). The shell itself only manages
-//! its state ([`state`]), windows ([`windows`], [`spare`], [`origin`]), tabs ([`layout`]), menus
+//! JSON for the UI (`ui/src/ipc.ts` is the UI's only door to them). A thread id goes to the
+//! Host as the UI sent it: the Host is the one judge of ids, and answers `thread_not_found` for
+//! any it does not hold, empty ones included. Host events reach every window as one
+//! `host-event` Tauri event ([`event_bridge`]). The shell itself only manages its state
+//! ([`state`]), windows ([`windows`], [`spare_window`], [`origin`]), tabs ([`layout`]), menus
 //! ([`menu`]), terminals ([`terminal`]) and its own settings ([`settings`]); no decisions about
 //! threads are made here. This file starts it all.
 
@@ -30,7 +32,7 @@ pub mod race;
 pub mod rewind;
 pub mod search;
 pub mod settings;
-pub mod spare;
+pub mod spare_window;
 pub mod state;
 pub mod terminal;
 pub mod trust;
@@ -45,11 +47,11 @@ use std::time::Duration;
 use forkhost_core::{Host, HostOptions};
 use tauri::{Manager, RunEvent, WindowEvent};
 
-use crate::layout::{Layout, Windows};
+use crate::layout::{LayoutView, WindowRegistry};
 use crate::platform::{data_dir_overridden, init_logging, instance_id, LogGuard};
 use crate::settings::Settings;
-use crate::spare::{is_spare_label, schedule_spare};
-use crate::state::{follow, AppState};
+use crate::spare_window::schedule_spare;
+use crate::state::{follow, AppState, BuildingSpare};
 use crate::windows::{build_window, focus_main_window, Placement};
 
 pub use crate::layout::{MAIN_WINDOW, WINDOW_PREFIX};
@@ -90,8 +92,10 @@ pub fn run() -> i32 {
     // The plugin shows every window it has no saved state for: spare windows must stay hidden,
     // so it leaves them alone (a fork window that was a spare gets its geometry remembered
     // from the next start on).
-    let mut window_state =
-        tauri_plugin_window_state::Builder::default().with_filter(|label| !is_spare_label(label));
+    let building_spare = BuildingSpare::default();
+    let filter_spare = building_spare.clone();
+    let mut window_state = tauri_plugin_window_state::Builder::default()
+        .with_filter(move |label| !filter_spare.is(label));
     if let Some(dir) = &data_dir {
         // An absolute file name replaces the plugin's default folder (app_config_dir), so each
         // data folder — the user's, or a test's — remembers its own window geometry.
@@ -137,7 +141,7 @@ pub fn run() -> i32 {
                 data_dir = %dir.display(),
                 "forkhost app started"
             );
-            setup(app, dir, initial_settings)?;
+            setup(app, dir, initial_settings, building_spare)?;
             Ok(())
         })
         .on_window_event(|window, event| match event {
@@ -171,7 +175,12 @@ pub fn run() -> i32 {
 }
 
 /// Opens the Host, restores the layout, starts the event bridge, builds the menu and windows.
-fn setup(app: &mut tauri::App, dir: PathBuf, settings: Settings) -> anyhow::Result<()> {
+fn setup(
+    app: &mut tauri::App,
+    dir: PathBuf,
+    settings: Settings,
+    building_spare: BuildingSpare,
+) -> anyhow::Result<()> {
     let rt = tauri::async_runtime::block_on(async {
         // The app lives long: a lazy fork's harness starts at fork time (HostOptions docs).
         let options = HostOptions {
@@ -188,7 +197,7 @@ fn setup(app: &mut tauri::App, dir: PathBuf, settings: Settings) -> anyhow::Resu
             Ok(layout) => layout,
             Err(err) => {
                 tracing::warn!(code = err.code(), "saved layout unreadable; starting empty");
-                Layout::default()
+                LayoutView::default()
             }
         };
         Ok::<_, forkhost_core::HostError>((host, layout::sanitized(layout, &known)))
@@ -197,10 +206,16 @@ fn setup(app: &mut tauri::App, dir: PathBuf, settings: Settings) -> anyhow::Resu
     files::prune_in_background(host.clone(), settings.prune_checkpoints_days);
 
     let restored: Vec<String> = layout.windows.iter().map(|w| w.id.clone()).collect();
-    let shown = Windows::new(layout.clone()).threads();
+    let shown = WindowRegistry::new(layout.clone()).threads();
     app.manage(update::Updates::default());
     app.manage(attention::Attention::default());
-    app.manage(AppState::new(dir, host.clone(), layout, settings));
+    app.manage(AppState::new(
+        dir,
+        host.clone(),
+        layout,
+        settings,
+        building_spare,
+    ));
     tauri::async_runtime::spawn(event_bridge::forward_events(
         app.handle().clone(),
         host.clone(),

@@ -3,12 +3,14 @@
 
 use std::time::Duration;
 
+use forkhost_core::{ForkResult, HostResult, TabKind};
+use tauri::async_runtime::JoinHandle;
 use tauri::{AppHandle, Manager, WebviewWindow};
 
 use crate::error::CommandError;
 use crate::event_list::{channel, emit_to};
 use crate::layout::{self, NewTab, Prefill, Seed};
-use crate::spare::schedule_spare;
+use crate::spare_window::{return_spare, schedule_spare};
 use crate::state::AppState;
 use crate::windows::{build_window, place_near, Placement};
 
@@ -25,8 +27,8 @@ pub struct WindowContents {
 }
 
 /// Opens a window holding `contents` near `near`: `shown` (a spare
-/// [`crate::spare::show_spare`] showed), else the ready spare window when there is one (it shows
-/// at once), else a new one. Returns its label.
+/// [`crate::spare_window::show_spare`] showed), else the ready spare window when there is one
+/// (it shows at once), else a new one. Returns its label.
 pub fn open_window(
     app: &AppHandle,
     state: &AppState,
@@ -82,4 +84,66 @@ pub fn open_window(
     };
     schedule_spare(app, Duration::from_millis(1500));
     result
+}
+
+/// Puts a fork asked `for_window` in its window. `showing` is the spare
+/// [`crate::fork_preview::show_with_preview`] began to show beside the fork; `forked` is the
+/// Host's answer. A failed fork hides that spare again and is returned as it is. The fork's
+/// detail goes to its window serialized once (in the window's `window_init` reply), so the
+/// fork comes back without turns then. Returns the fork and the label of its window (`None`:
+/// no window could be opened; the turns are there then, and the UI may open one).
+pub async fn open_fork_window(
+    app: &AppHandle,
+    state: &AppState,
+    near: &WebviewWindow,
+    showing: JoinHandle<Option<String>>,
+    forked: HostResult<ForkResult>,
+) -> HostResult<(ForkResult, Option<String>)> {
+    let shown = showing.await.ok().flatten();
+    if let Some(label) = &shown {
+        crate::fork_preview::fork_answered(app, state, label, forked.is_err());
+    }
+    let mut result = match forked {
+        Ok(result) => result,
+        Err(err) => {
+            if let Some(label) = shown {
+                return_spare(app, state, &label);
+            }
+            return Err(err);
+        }
+    };
+    let fork_id = result.thread.thread.id.clone();
+    let seed = match serde_json::value::to_raw_value(&result.thread) {
+        Ok(seed) => Some(seed),
+        Err(err) => {
+            // The window reads the thread itself.
+            tracing::warn!(error = %err, "could not serialize a fork's detail");
+            None
+        }
+    };
+    let seeded = seed.is_some();
+    let contents = WindowContents {
+        tabs: vec![NewTab {
+            thread_id: fork_id.clone(),
+            kind: TabKind::Conversation,
+        }],
+        prefill: result.prefill.clone().map(|text| Prefill {
+            thread_id: fork_id,
+            text,
+        }),
+        focus_composer: true,
+        seed,
+    };
+    match open_window(app, state, near, contents, shown) {
+        Ok(label) => {
+            if seeded {
+                result.thread.turns = Vec::new();
+            }
+            Ok((result, Some(label)))
+        }
+        Err(err) => {
+            tracing::warn!(error = ?err, "could not open a fork's window");
+            Ok((result, None))
+        }
+    }
 }

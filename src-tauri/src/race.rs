@@ -3,12 +3,11 @@
 //! its lanes come as `race-lane` events, its end as `race-ended`), and keeping one lane after
 //! its loss was shown. Each checks its input and calls the Host.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use forkhost_core::{
-    CheckCommandView, ForkAt, HarnessKind, KeepPlan, KeptView, LaneSpec, RaceLane, RaceSpec,
-    MAX_LANES,
+    CheckCommandView, ForkAt, HarnessKind, HostError, KeepPlan, KeptView, LaneSpec, RaceLane,
+    RaceSpec,
 };
 use serde::Deserialize;
 use tauri::{AppHandle, State};
@@ -32,14 +31,6 @@ fn invalid(message: impl Into<String>) -> CommandError {
     CommandError::new(ErrorCode::InvalidInput, message)
 }
 
-fn thread(id: &str) -> CmdResult<String> {
-    let id = id.trim();
-    if id.is_empty() {
-        return Err(invalid("a thread id is needed"));
-    }
-    Ok(id.to_owned())
-}
-
 /// The source thread's folder (the check command is its repository's).
 async fn folder_of(state: &AppState, thread_id: &str) -> CmdResult<std::path::PathBuf> {
     Ok(state.host.show(thread_id).await?.thread.cwd.into())
@@ -48,8 +39,7 @@ async fn folder_of(state: &AppState, thread_id: &str) -> CmdResult<std::path::Pa
 /// The models the thread's harness offers (empty: it names none; any name is tried).
 #[tauri::command(rename_all = "snake_case")]
 pub async fn race_models(state: State<'_, AppState>, thread_id: String) -> CmdResult<Vec<String>> {
-    let id = thread(&thread_id)?;
-    Ok(state.host.models(&id).await?)
+    Ok(state.host.models(&thread_id).await?)
 }
 
 /// The check command of the thread's repository and whether exactly it was approved.
@@ -58,8 +48,7 @@ pub async fn race_check(
     state: State<'_, AppState>,
     thread_id: String,
 ) -> CmdResult<CheckCommandView> {
-    let id = thread(&thread_id)?;
-    let folder = folder_of(&state, &id).await?;
+    let folder = folder_of(&state, &thread_id).await?;
     Ok(state.host.check_command(&folder).await?)
 }
 
@@ -70,15 +59,12 @@ pub async fn set_race_check(
     thread_id: String,
     command: Option<String>,
 ) -> CmdResult<CheckCommandView> {
-    let id = thread(&thread_id)?;
-    let folder = folder_of(&state, &id).await?;
+    let folder = folder_of(&state, &thread_id).await?;
     Ok(state
         .host
         .set_check_command(&folder, command.as_deref())
         .await?)
 }
-
-static RUNS: AtomicU64 = AtomicU64::new(1);
 
 /// Starts a race from the thread at `at` and returns its run id at once. `check`: the command
 /// text the dialog showed and the user ticked, approved here exactly so. `shared_folder`: the
@@ -96,29 +82,11 @@ pub async fn race_start(
     check: Option<String>,
     max_parallel: Option<usize>,
 ) -> CmdResult<String> {
-    let id = thread(&thread_id)?;
-    if !(2..=MAX_LANES).contains(&lanes.len()) {
-        return Err(invalid(format!(
-            "a race has 2 to {MAX_LANES} lanes (asked for {})",
-            lanes.len()
-        )));
-    }
-    if prompt.trim().is_empty() {
-        return Err(invalid("the prompt of a race is empty"));
-    }
-    if max_parallel == Some(0) {
-        return Err(invalid("at most 0 agents at once would run nothing"));
-    }
     // Unless the call says otherwise, Settings' "at most K agents at once".
     let max_parallel = max_parallel.or_else(|| {
         let settings = state.settings.lock().unwrap_or_else(|e| e.into_inner());
         settings.agents_at_once()
     });
-    let check = check.map(|c| c.trim().to_owned()).filter(|c| !c.is_empty());
-    if let Some(command) = &check {
-        let folder = folder_of(&state, &id).await?;
-        state.host.approve_check(&folder, command).await?;
-    }
     let lanes = lanes
         .into_iter()
         .map(|l| LaneSpec {
@@ -129,19 +97,31 @@ pub async fn race_start(
                 .filter(|m| !m.is_empty()),
         })
         .collect();
-    let run = format!("race-{}", RUNS.fetch_add(1, Ordering::Relaxed));
     let spec = RaceSpec {
-        source: id.clone(),
+        source: thread_id.clone(),
         at,
         lanes,
         prompt,
         shared_folder,
         max_parallel,
         approve: None,
-        check,
+        check: check.map(|c| c.trim().to_owned()).filter(|c| !c.is_empty()),
         check_timeout: None,
     };
-    let (host, told, run_id, source) = (state.host.clone(), app.clone(), run.clone(), id);
+    // The race runs in the background: what it would refuse at once is this call's answer, in
+    // the dialog's words (the bare sentence, without the Host error's "invalid input: ").
+    if let Err(err) = state.host.check_race(&spec) {
+        return Err(match err {
+            HostError::InvalidInput(words) => invalid(words),
+            other => other.into(),
+        });
+    }
+    if let Some(command) = &spec.check {
+        let folder = folder_of(&state, &thread_id).await?;
+        state.host.approve_check(&folder, command).await?;
+    }
+    let run = format!("race-{}", state.next_race_run());
+    let (host, told, run_id, source) = (state.host.clone(), app.clone(), run.clone(), thread_id);
     let on_lane = Arc::new(move |lane: &RaceLane| {
         emit_all::<channel::RaceLane>(
             &told,
@@ -175,8 +155,7 @@ pub async fn race_start(
 /// What keeping `lane` would bring back and discard, to be shown first.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn keep_plan(state: State<'_, AppState>, lane: String) -> CmdResult<KeepPlan> {
-    let id = thread(&lane)?;
-    Ok(state.host.keep_plan(&id).await?)
+    Ok(state.host.keep_plan(&lane).await?)
 }
 
 /// Keeps `lane` with the loss the user was shown (`accepted`); a loss that changed since is
@@ -187,9 +166,8 @@ pub async fn keep(
     lane: String,
     accepted: KeepPlan,
 ) -> CmdResult<KeptView> {
-    let id = thread(&lane)?;
-    if accepted.kept != id {
+    if accepted.kept != lane {
         return Err(invalid("the plan shown is for another lane"));
     }
-    Ok(state.host.keep(&id, Some(&accepted)).await?)
+    Ok(state.host.keep(&lane, Some(&accepted)).await?)
 }

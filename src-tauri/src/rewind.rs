@@ -5,20 +5,8 @@
 use forkhost_core::{RewindKind, RewindPlan, RewindView, RewoundView, TurnRef};
 use tauri::State;
 
-use crate::error::{CmdResult, CommandError, ErrorCode};
+use crate::error::CmdResult;
 use crate::state::AppState;
-
-/// A thread id the UI passed: trimmed, and not empty.
-fn thread(id: &str) -> CmdResult<String> {
-    let id = id.trim();
-    if id.is_empty() {
-        return Err(CommandError::new(
-            ErrorCode::InvalidInput,
-            "rewind: a thread id is needed",
-        ));
-    }
-    Ok(id.to_owned())
-}
 
 /// What rewinding `thread_id` to turn `to` would write back, delete and lose.
 #[tauri::command(rename_all = "snake_case")]
@@ -28,8 +16,7 @@ pub async fn rewind_plan(
     to: TurnRef,
     kind: RewindKind,
 ) -> CmdResult<RewindPlan> {
-    let id = thread(&thread_id)?;
-    Ok(state.host.rewind_plan(&id, &to, kind).await?)
+    Ok(state.host.rewind_plan(&thread_id, &to, kind).await?)
 }
 
 /// Rewinds `thread_id` to turn `to`. `accepted_loss`: the loss the dialog showed and the user
@@ -42,30 +29,22 @@ pub async fn rewind(
     kind: RewindKind,
     accepted_loss: Option<Vec<String>>,
 ) -> CmdResult<RewoundView> {
-    let id = thread(&thread_id)?;
-    let accepted = match accepted_loss {
-        Some(loss) => {
-            let mut plan = state.host.rewind_plan(&id, &to, kind).await?;
-            plan.loss = loss;
-            Some(plan)
-        }
-        None => None,
-    };
-    Ok(state.host.rewind(&id, &to, kind, accepted.as_ref()).await?)
+    Ok(state
+        .host
+        .rewind(&thread_id, &to, kind, accepted_loss.as_deref())
+        .await?)
 }
 
 /// Undoes the thread's latest rewind: its old line back, and its files as before.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn undo_rewind(state: State<'_, AppState>, thread_id: String) -> CmdResult<RewoundView> {
-    let id = thread(&thread_id)?;
-    Ok(state.host.undo_rewind(&id).await?)
+    Ok(state.host.undo_rewind(&thread_id).await?)
 }
 
 /// The thread's rewinds and those whose branch it is, newest first.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn rewinds(state: State<'_, AppState>, thread_id: String) -> CmdResult<Vec<RewindView>> {
-    let id = thread(&thread_id)?;
-    Ok(state.host.rewinds(&id).await?)
+    Ok(state.host.rewinds(&thread_id).await?)
 }
 
 /// Every thread a rewind (or its undo) set aside as a branch (the sidebar's "rewound" mark).

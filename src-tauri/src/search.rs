@@ -2,9 +2,8 @@
 //! `Host::search` (its scan runs on blocking threads, so the UI never waits on it) and stops the
 //! window's previous search when a newer query arrives while the user types.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 use forkhost_core::{SearchQuery, SearchResults, MAX_QUERY_BYTES};
 use tauri::{State, WebviewWindow};
@@ -14,12 +13,6 @@ use crate::state::AppState;
 
 /// The most hits the search box asks for (the CLI's default).
 const BOX_LIMIT: usize = 200;
-
-/// Per window: the flag that stops its running search.
-fn running() -> &'static Mutex<HashMap<String, Arc<AtomicBool>>> {
-    static RUNNING: OnceLock<Mutex<HashMap<String, Arc<AtomicBool>>>> = OnceLock::new();
-    RUNNING.get_or_init(Default::default)
-}
 
 /// The query as the box may send it: not over the size the Host searches (refused here, before
 /// it is copied further), at most [`BOX_LIMIT`] hits.
@@ -48,15 +41,12 @@ pub async fn search(
     let query = checked(query)?;
     let cancel = Arc::new(AtomicBool::new(false));
     let label = window.label().to_owned();
-    if let Some(older) = running()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(label.clone(), cancel.clone())
-    {
+    let older = state.searches().insert(label.clone(), cancel.clone());
+    if let Some(older) = older {
         older.store(true, Ordering::Relaxed);
     }
     let result = state.host.search_until(query, cancel.clone()).await;
-    let mut running = running().lock().unwrap_or_else(|e| e.into_inner());
+    let mut running = state.searches();
     if running.get(&label).is_some_and(|c| Arc::ptr_eq(c, &cancel)) {
         running.remove(&label);
     }

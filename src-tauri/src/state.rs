@@ -1,15 +1,18 @@
 //! The app's state, managed by Tauri and read by commands: the Host, the windows and their tabs,
-//! settings, terminals. Every layout change goes through [`AppState::update_layout`], which
-//! saves it and keeps the Host following exactly the threads that have a tab.
+//! settings, terminals, and what the shell's features keep between calls (the spare window
+//! being built, fork previews on their way, running searches, race run numbers). Every layout
+//! change goes through [`AppState::update_layout`], which saves it and keeps the Host following
+//! exactly the threads that have a tab.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use forkhost_core::Host;
 use tokio::sync::mpsc;
 
-use crate::layout::{self, Layout, Windows};
+use crate::layout::{self, LayoutView, Seed, WindowRegistry};
 use crate::settings::Settings;
 use crate::terminal::Terminals;
 
@@ -17,33 +20,85 @@ use crate::terminal::Terminals;
 pub struct AppState {
     pub data_dir: PathBuf,
     pub host: Host,
-    windows: Mutex<Windows>,
+    windows: Mutex<WindowRegistry>,
     pub settings: Mutex<Settings>,
     pub terminals: Terminals,
     /// Set once the app is quitting: closing windows then keeps them in the layout.
     exiting: AtomicBool,
-    save_layout: mpsc::UnboundedSender<Layout>,
+    save_layout: mpsc::UnboundedSender<LayoutView>,
+    /// The spare window being built (`crate::spare_window`).
+    pub building_spare: BuildingSpare,
+    /// Windows shown for a fork still being made, with the preview each holds until it asks
+    /// (`crate::fork_preview`).
+    fork_previews: Mutex<HashMap<String, Option<Seed>>>,
+    /// Per window: the flag that stops its running search (`crate::search`).
+    searches: Mutex<HashMap<String, Arc<AtomicBool>>>,
+    /// The number of the next race this run of the app starts (`crate::race`).
+    race_runs: AtomicU64,
+}
+
+/// The label of the spare window being built. The window-state plugin's filter reads it too;
+/// that filter is made before the app state exists, so it holds a clone.
+#[derive(Debug, Clone, Default)]
+pub struct BuildingSpare(Arc<Mutex<Option<String>>>);
+
+impl BuildingSpare {
+    /// Whether `label` is the spare window being built (the window-state plugin leaves it
+    /// alone).
+    pub fn is(&self, label: &str) -> bool {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).as_deref() == Some(label)
+    }
+
+    /// `label` is the spare being built now; an older one is a window by now.
+    pub fn set(&self, label: &str) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(label.to_owned());
+    }
 }
 
 impl AppState {
     /// The state for a Host opened on `data_dir` with this saved `layout`; layouts are saved in
     /// the background from here on (the task is started on the async runtime).
-    pub fn new(data_dir: PathBuf, host: Host, layout: Layout, settings: Settings) -> Self {
+    pub fn new(
+        data_dir: PathBuf,
+        host: Host,
+        layout: LayoutView,
+        settings: Settings,
+        building_spare: BuildingSpare,
+    ) -> Self {
         let (save_tx, save_rx) = mpsc::unbounded_channel();
         tauri::async_runtime::spawn(save_layouts(host.clone(), save_rx));
         Self {
             data_dir,
             host,
-            windows: Mutex::new(Windows::new(layout)),
+            windows: Mutex::new(WindowRegistry::new(layout)),
             settings: Mutex::new(settings),
             terminals: Terminals::default(),
             exiting: AtomicBool::new(false),
             save_layout: save_tx,
+            building_spare,
+            fork_previews: Mutex::default(),
+            searches: Mutex::default(),
+            race_runs: AtomicU64::new(1),
         }
     }
 
-    pub fn windows(&self) -> MutexGuard<'_, Windows> {
+    pub fn windows(&self) -> MutexGuard<'_, WindowRegistry> {
         self.windows.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Windows shown for a fork still being made → the preview each holds until it asks.
+    pub fn fork_previews(&self) -> MutexGuard<'_, HashMap<String, Option<Seed>>> {
+        self.fork_previews.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Window label → the flag that stops its running search.
+    pub fn searches(&self) -> MutexGuard<'_, HashMap<String, Arc<AtomicBool>>> {
+        self.searches.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The number of a race starting now (from 1, once each).
+    pub fn next_race_run(&self) -> u64 {
+        self.race_runs.fetch_add(1, Ordering::Relaxed)
     }
 
     /// Whether the app is quitting (windows closing now stay in the layout).
@@ -58,7 +113,7 @@ impl AppState {
 
     /// Changes the layout, saves it, and keeps the Host in step: threads that gained a tab are
     /// followed (live sync), threads that lost their last tab are closed (runtime stopped).
-    pub fn update_layout<R>(&self, change: impl FnOnce(&mut Windows) -> R) -> R {
+    pub fn update_layout<R>(&self, change: impl FnOnce(&mut WindowRegistry) -> R) -> R {
         let mut windows = self.windows();
         let before = windows.threads();
         let out = change(&mut windows);
@@ -92,7 +147,7 @@ pub fn follow(host: &Host, thread_id: String) {
 }
 
 /// Saves layouts in order, skipping to the newest when several queued up.
-async fn save_layouts(host: Host, mut rx: mpsc::UnboundedReceiver<Layout>) {
+async fn save_layouts(host: Host, mut rx: mpsc::UnboundedReceiver<LayoutView>) {
     while let Some(mut layout) = rx.recv().await {
         while let Ok(newer) = rx.try_recv() {
             layout = newer;

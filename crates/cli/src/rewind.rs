@@ -68,7 +68,9 @@ pub async fn rewind(host: &Host, args: RewindArgs, json: bool) -> HostResult<Pri
             ));
         }
     }
-    let done = host.rewind(&args.thread, &to, kind, Some(&plan)).await?;
+    let done = host
+        .rewind(&args.thread, &to, kind, Some(&plan.loss))
+        .await?;
     let text = done_text("rewound", &done);
     Ok(Printed::new(serde_json::json!({ "rewound": done }), text))
 }

@@ -155,9 +155,18 @@ async fn rewind_and_undo(harness: Harness) {
     assert_eq!(host.show(&thread).await.unwrap().turns.len(), 3);
     assert_eq!(host.threads().await.unwrap().len(), 1);
 
+    // A loss other than the one shown is not a confirmation.
+    let shown_before = ["t3.txt".to_owned()];
+    let err = host
+        .rewind(&thread, &to(2), kind_all, Some(&shown_before))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "conflict", "{err}");
+    assert_eq!(read(&repo.join("notes.txt")), "the user's own edit");
+
     // Confirmed.
     let done = host
-        .rewind(&thread, &to(2), kind_all, Some(&plan))
+        .rewind(&thread, &to(2), kind_all, Some(&plan.loss))
         .await
         .unwrap();
     assert_eq!(done.thread.thread.id, thread);

@@ -155,10 +155,10 @@ struct LaneTurn {
 }
 
 impl Host {
-    /// Runs a race to its end: makes the lanes' forks, sends the prompt to all, and returns
-    /// each lane's end. A lane that cannot be made (its harness missing) or whose turn fails
-    /// fails in words while the others go on; `on_lane` hears every change of a lane.
-    pub async fn race(&self, spec: RaceSpec, on_lane: OnLane) -> HostResult<RaceView> {
+    /// The race's own input refused in words: its number of lanes, an empty prompt, no turn
+    /// allowed at once. [`Host::race`] checks it first; a caller that runs the race in the
+    /// background (the app) checks it before, so that these come back as the call's answer.
+    pub fn check_race(&self, spec: &RaceSpec) -> HostResult<()> {
         let n = spec.lanes.len();
         if !(2..=MAX_LANES).contains(&n) {
             return Err(HostError::InvalidInput(format!(
@@ -175,6 +175,15 @@ impl Host {
                 "at most 0 agents at once would run nothing".into(),
             ));
         }
+        Ok(())
+    }
+
+    /// Runs a race to its end: makes the lanes' forks, sends the prompt to all, and returns
+    /// each lane's end. A lane that cannot be made (its harness missing) or whose turn fails
+    /// fails in words while the others go on; `on_lane` hears every change of a lane.
+    pub async fn race(&self, spec: RaceSpec, on_lane: OnLane) -> HostResult<RaceView> {
+        self.check_race(&spec)?;
+        let n = spec.lanes.len();
         let source = self.store().thread(&spec.source).await?;
         let folder = std::path::PathBuf::from(&source.cwd);
         if let Some(check) = &spec.check {

@@ -156,21 +156,23 @@ impl Host {
         })
     }
 
-    /// Rewinds `thread_id` to turn `to`. `accepted` is the plan the user confirmed
-    /// ([`Host::rewind_plan`]); a loss it does not hold exactly refuses the rewind (`conflict`)
-    /// before anything is written. A running turn is `busy`; the thread's harness process is
-    /// stopped first (it starts again on the next Send, on the rewound line).
+    /// Rewinds `thread_id` to turn `to`. `accepted_loss` is the loss the user confirmed, the
+    /// paths of [`RewindPlan::loss`] as [`Host::rewind_plan`] listed them: only the paths cross
+    /// a process boundary (the app's dialog, the CLI's question), so only they are compared.
+    /// A loss that is not exactly that refuses the rewind (`conflict`) before anything is
+    /// written. A running turn is `busy`; the thread's harness process is stopped first (it
+    /// starts again on the next Send, on the rewound line).
     pub async fn rewind(
         &self,
         thread_id: &str,
         to: &TurnRef,
         kind: RewindKind,
-        accepted: Option<&RewindPlan>,
+        accepted_loss: Option<&[String]>,
     ) -> HostResult<RewoundView> {
         let slot = self.handle(thread_id);
         let _op = slot.ops.lock().await;
         let plan = self.rewind_plan(thread_id, to, kind).await?;
-        if !plan.loss.is_empty() && accepted.map(|a| &a.loss) != Some(&plan.loss) {
+        if !plan.loss.is_empty() && accepted_loss != Some(plan.loss.as_slice()) {
             return Err(HostError::Conflict(format!(
                 "rewinding would overwrite changes no checkpoint holds: {}; confirm that loss \
                  first (forkhost rewind --yes)",

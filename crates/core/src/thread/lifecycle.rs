@@ -344,4 +344,41 @@ mod tests {
             serde_json::json!({"type": "thread_changed", "thread_id": "t", "thread": null})
         );
     }
+
+    /// The shells hand a thread id over as the UI or the user sent it, unchecked: the Host is
+    /// the one judge of ids, so an empty or padded one must be `thread_not_found` everywhere,
+    /// as any id it does not hold.
+    #[tokio::test]
+    async fn an_empty_or_padded_thread_id_is_not_found_as_any_id_the_host_does_not_hold() {
+        use crate::rewind::RewindKind;
+        use crate::test_host::{claude_thread, committed_repo, ClaudeProgram};
+        let t = claude_thread(1, ClaudeProgram::None).await;
+        // In git, so that the known side of a two-thread call gets past its own checks.
+        committed_repo(t.folder());
+        let (h, to) = (&t.host, crate::base::fork_point::TurnRef::Number(1));
+        let all = RewindKind::ConversationAndFiles;
+        let padded = format!(" {} ", t.thread);
+        for id in ["", " ", padded.as_str()] {
+            let codes = [
+                h.show(id).await.err().map(|e| e.code()),
+                h.files(id).await.err().map(|e| e.code()),
+                h.changes(id, None).await.err().map(|e| e.code()),
+                h.bring_back(id, &t.thread).await.err().map(|e| e.code()),
+                h.bring_back(&t.thread, id).await.err().map(|e| e.code()),
+                h.worktree_loss(id).await.err().map(|e| e.code()),
+                h.remove_worktree(id, None).await.err().map(|e| e.code()),
+                h.models(id).await.err().map(|e| e.code()),
+                h.keep_plan(id).await.err().map(|e| e.code()),
+                h.keep(id, None).await.err().map(|e| e.code()),
+                h.rewind_plan(id, &to, all).await.err().map(|e| e.code()),
+                h.rewind(id, &to, all, None).await.err().map(|e| e.code()),
+                h.undo_rewind(id).await.err().map(|e| e.code()),
+                h.rewinds(id).await.err().map(|e| e.code()),
+            ];
+            assert!(
+                codes.iter().all(|c| *c == Some("thread_not_found")),
+                "{id:?}: {codes:?}"
+            );
+        }
+    }
 }

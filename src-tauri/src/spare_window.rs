@@ -1,7 +1,6 @@
 //! The spare window: one hidden window, loaded ahead, that the next fork or new window takes so
 //! it shows at once instead of loading from scratch.
 
-use std::sync::Mutex;
 use std::time::Duration;
 
 use tauri::{AppHandle, Manager, WebviewWindow};
@@ -9,19 +8,6 @@ use tauri::{AppHandle, Manager, WebviewWindow};
 use crate::layout;
 use crate::state::AppState;
 use crate::windows::{build_window, place_near, Placement};
-
-/// Labels of the spare windows being built (read by the window-state plugin's filter, which
-/// has no access to the app state).
-static SPARE_LABELS: Mutex<Vec<String>> = Mutex::new(Vec::new());
-
-/// Whether `label` is a spare window being built (the window-state plugin leaves it alone).
-pub fn is_spare_label(label: &str) -> bool {
-    SPARE_LABELS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .iter()
-        .any(|l| l == label)
-}
 
 /// Whether forks may use a hidden, preloaded window (`FORKHOST_SPARE_WINDOW=0` turns it off:
 /// every fork window then loads from scratch, and the app holds one web view less).
@@ -81,12 +67,7 @@ pub fn schedule_spare(app: &AppHandle, delay: Duration) {
             windows.add_spare(&label);
             label
         };
-        {
-            let mut spares = SPARE_LABELS.lock().unwrap_or_else(|e| e.into_inner());
-            // Only the newest spare is being built; older labels are windows by now.
-            spares.clear();
-            spares.push(label.clone());
-        }
+        state.building_spare.set(&label);
         if let Err(err) = build_window(&app, &label, Placement::Hidden) {
             tracing::warn!(error = %err, "could not build a spare window");
             state.windows().remove_window(&label);
