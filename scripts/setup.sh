@@ -15,7 +15,9 @@ for_tests=0
 
 app_packages=(libwebkit2gtk-4.1-dev build-essential file libxdo-dev libssl-dev
   libayatana-appindicator3-dev librsvg2-dev pkg-config curl ca-certificates)
-test_packages=(xvfb xauth webkit2gtk-driver imagemagick shellcheck sudo ripgrep)
+# openssh-server and openssh-client: the remote-host tests' real OpenSSH on loopback.
+test_packages=(xvfb xauth webkit2gtk-driver imagemagick shellcheck sudo ripgrep openssh-server
+  openssh-client)
 
 wanted=("${app_packages[@]}")
 ((for_tests)) && wanted+=("${test_packages[@]}")
@@ -57,4 +59,14 @@ if ((for_tests)); then
   fi
   step "harness CLIs"
   bash scripts/install-harnesses.sh >/dev/null
+  # The remote-host tests log in over ssh as a second local user (tests/src/sshd.rs), never as
+  # anyone real. `*` rather than useradd's `!`: sshd refuses a locked account without PAM.
+  if ! getent passwd forkhost-remote >/dev/null; then
+    step "test user forkhost-remote"
+    sudo=""
+    [[ "$(id -u)" -ne 0 ]] && sudo="sudo"
+    $sudo useradd --system --create-home --home-dir /var/lib/forkhost-remote \
+      --shell /bin/sh forkhost-remote
+    $sudo usermod -p '*' forkhost-remote
+  fi
 fi

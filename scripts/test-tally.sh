@@ -15,11 +15,12 @@ tally="${1:?usage: test-tally.sh [--require] FILE}"
 awk -F'\t' -v require="$require" '
   { key = $1 SUBSEP $3; seen[key] = 1; if ($2 == "skipped") skip[key] = 1 }
   END {
-    split("harness app package", order, " ")
+    split("harness app package remote", order, " ")
     label["harness"] = "real harness tests"
     label["app"] = "app over WebDriver"
     label["package"] = "packaged .deb"
-    for (i = 1; i <= 3; i++) {
+    label["remote"] = "remote hosts over sshd"
+    for (i = 1; i <= 4; i++) {
       g = order[i]; ran = 0; skipped = 0
       for (k in seen) {
         split(k, part, SUBSEP)

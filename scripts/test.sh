@@ -71,6 +71,8 @@ step "install what is missing (scripts/setup.sh --tests)"
 bash scripts/setup.sh --tests
 eval "$(bash scripts/install-harnesses.sh --print-env)"
 export FORKHOST_CLAUDE_BIN FORKHOST_CODEX_BIN FORKHOST_PI_BIN
+# The remote-host tests' OpenSSH server (tests/src/sshd.rs); setup.sh installed it.
+export FORKHOST_SSHD=/usr/sbin/sshd
 
 # The newest harness versions, the Windows and macOS lab's tools and Wine are needed only later:
 # they download while the first steps compile.

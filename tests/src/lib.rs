@@ -5,6 +5,7 @@ pub mod fake_model;
 pub mod harness_env;
 pub mod need;
 pub mod procs;
+pub mod sshd;
 pub mod workspace;
 
 /// `FORKHOST_BENCH_QUICK=1`: the benchmarks' quick form, which `scripts/test.sh` runs so that

@@ -28,6 +28,8 @@ pub enum Group {
     App,
     /// The packaged .deb, installed and driven (`FORKHOST_DEB`).
     Package,
+    /// A real OpenSSH server on loopback for remote hosts (`FORKHOST_SSHD`).
+    Remote,
 }
 
 impl Group {
@@ -37,6 +39,7 @@ impl Group {
             Group::Harness => "harness",
             Group::App => "app",
             Group::Package => "package",
+            Group::Remote => "remote",
         }
     }
 }

@@ -270,7 +270,7 @@ fn main() -> ExitCode {
     {
         // A client of another version would read this build's words and output wrongly.
         if client_version != forkhost_core::VERSION {
-            return Output::new(args.iter().any(|a| a == "--json"))
+            return Output::new(cli.json || args.iter().any(|a| a == "--json"))
                 .fail(&forkhost_core::version_mismatch(client_version));
         }
         let words = std::iter::once("forkhost".to_owned()).chain(args.iter().cloned());

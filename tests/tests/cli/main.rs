@@ -6,6 +6,7 @@ mod fork;
 #[path = "../host/kit/mod.rs"]
 mod host_kit;
 mod race;
+mod remote;
 mod rewind;
 mod search;
 mod security;

@@ -1,0 +1,332 @@
+//! A real OpenSSH server on loopback for the remote-host tests (docs/architecture.md "Remote
+//! hosts"): Debian's `sshd` (`FORKHOST_SSHD`, set by `scripts/test.sh` after
+//! `scripts/setup.sh --tests` installed it) on 127.0.0.1 and a free port, logging in the second
+//! local user `forkhost-remote` (which the setup script made) into one test's harness
+//! environment: its HOME and work folder become that user's, the harness CLIs and the built
+//! `forkhost` are mirrored (hard links) where that user can run them, and every session runs
+//! with the environment of the test (the fake model's address among it). The client side gets
+//! its own key, `ssh_config` and `known_hosts`, handed to forkhost through
+//! `FORKHOST_SSH_COMMAND`; nothing of the machine's own `~/.ssh` or `/etc/ssh` is read.
+
+use std::io::Write;
+use std::net::TcpStream;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::harness_env::HarnessEnv;
+use crate::need::{need, Group};
+
+/// The variable naming the `sshd` binary.
+pub const SSHD_VAR: &str = "FORKHOST_SSHD";
+/// The second local user the remote side logs in as.
+pub const REMOTE_USER: &str = "forkhost-remote";
+/// The host name the client's `ssh_config` gives the server.
+pub const HOST_ALIAS: &str = "box";
+
+/// One running server and its client side.
+pub struct Sshd {
+    dir: tempfile::TempDir,
+    child: Child,
+    pub port: u16,
+    /// The client's `ssh_config`.
+    pub config: PathBuf,
+    /// The client's `known_hosts` (empty until [`Sshd::trust_host_key`]).
+    pub known_hosts: PathBuf,
+    host_public_key: String,
+}
+
+fn run(cmd: &mut Command) -> Result<String, String> {
+    let out = cmd
+        .output()
+        .map_err(|e| format!("{cmd:?} did not start: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{cmd:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A path the remote user can reach: every folder above it traversable.
+fn open_up(path: &Path) {
+    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755));
+}
+
+/// Hard-links `from` (a file or folder) into `to`, as `cp -al` does: instant, and readable by
+/// the remote user wherever the original's own modes allow it.
+fn link_tree(from: &Path, to: &Path) -> Result<(), String> {
+    if to.exists() {
+        return Ok(());
+    }
+    std::fs::create_dir_all(to.parent().unwrap()).map_err(|e| e.to_string())?;
+    run(Command::new("cp").arg("-al").arg(from).arg(to)).map(|_| ())
+}
+
+/// The harness packages' folder a path lies in (`…/harnesses/pkgs/<package>`), if it does.
+fn package_of(path: &Path) -> Option<PathBuf> {
+    let text = path.to_str()?;
+    let at = text.find("/pkgs/")? + "/pkgs/".len();
+    let end = text[at..].find('/').map_or(text.len(), |i| at + i);
+    Some(PathBuf::from(&text[..end]))
+}
+
+/// `binary` made runnable by the remote user inside `mirror`: a package's binary through a
+/// linked copy of its package, a wrapper script rewritten to the linked packages it names.
+fn mirror_binary(binary: &Path, mirror: &Path) -> Result<PathBuf, String> {
+    let real = std::fs::canonicalize(binary).map_err(|e| format!("{}: {e}", binary.display()))?;
+    let text = std::fs::read(&real).map_err(|e| e.to_string())?;
+    let pkgs = mirror.join("pkgs");
+    if text.starts_with(b"#!") {
+        let mut script = String::from_utf8_lossy(&text).into_owned();
+        let named: Vec<PathBuf> = script
+            .split('"')
+            .filter_map(|word| package_of(Path::new(word)))
+            .collect();
+        for package in named {
+            let name = package.file_name().unwrap();
+            link_tree(&package, &pkgs.join(name))?;
+            script = script.replace(package.to_str().unwrap(), pkgs.join(name).to_str().unwrap());
+        }
+        let out = mirror.join("bin").join(real.file_name().unwrap());
+        std::fs::create_dir_all(out.parent().unwrap()).map_err(|e| e.to_string())?;
+        std::fs::write(&out, script).map_err(|e| e.to_string())?;
+        std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o755))
+            .map_err(|e| e.to_string())?;
+        return Ok(out);
+    }
+    match package_of(&real) {
+        Some(package) => {
+            let name = package.file_name().unwrap();
+            link_tree(&package, &pkgs.join(name))?;
+            Ok(pkgs.join(name).join(real.strip_prefix(&package).unwrap()))
+        }
+        None => {
+            let out = mirror.join("bin").join(real.file_name().unwrap());
+            link_tree(&real, &out)?;
+            Ok(out)
+        }
+    }
+}
+
+impl Sshd {
+    /// Starts a server whose sessions run as [`REMOTE_USER`] in `env` (its HOME, work folder and
+    /// variables, binaries mirrored), with `forkhost` (the built CLI) on their PATH. `None` when
+    /// `FORKHOST_SSHD` is unset and the suite allows skipping; a missing user or a server that
+    /// does not come up is a failure that says which step to run.
+    pub fn start(env: &HarnessEnv, forkhost: &Path) -> Option<Sshd> {
+        let sshd = need(Group::Remote, SSHD_VAR)?;
+        Some(Sshd::start_with(&sshd, env, forkhost).unwrap_or_else(|e| panic!("{e}")))
+    }
+
+    fn start_with(sshd: &Path, env: &HarnessEnv, forkhost: &Path) -> Result<Sshd, String> {
+        run(Command::new("getent").args(["passwd", REMOTE_USER])).map_err(|_| {
+            format!("no user {REMOTE_USER}: run scripts/setup.sh --tests (as root) to make it")
+        })?;
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        open_up(dir.path());
+        let server = dir.path().join("server");
+        let client = dir.path().join("client");
+        let mirror = dir.path().join("mirror");
+        for d in [&server, &client, &mirror] {
+            std::fs::create_dir_all(d).map_err(|e| e.to_string())?;
+        }
+        open_up(&server);
+        open_up(&mirror);
+        let keygen = |path: &Path| {
+            run(Command::new("ssh-keygen")
+                .args(["-q", "-t", "ed25519", "-N", "", "-C", "forkhost-test", "-f"])
+                .arg(path))
+        };
+        keygen(&server.join("host_key"))?;
+        keygen(&client.join("key"))?;
+        let host_public_key =
+            std::fs::read_to_string(server.join("host_key.pub")).map_err(|e| e.to_string())?;
+        std::fs::copy(client.join("key.pub"), server.join("authorized_keys"))
+            .map_err(|e| e.to_string())?;
+        open_up(&server.join("authorized_keys"));
+
+        // The remote side's environment: the test's variables, its binaries mirrored.
+        let mut vars: Vec<(String, String)> = Vec::new();
+        for (k, v) in env.vars() {
+            let value = match k.starts_with("FORKHOST_") && k.ends_with("_BIN") {
+                true => mirror_binary(Path::new(v), &mirror)?.display().to_string(),
+                false => v.clone(),
+            };
+            vars.push((k.clone(), value));
+        }
+        // The harness CLIs the test runs with (inherited, as a local run inherits them).
+        for var in [
+            "FORKHOST_CLAUDE_BIN",
+            "FORKHOST_CODEX_BIN",
+            "FORKHOST_PI_BIN",
+        ] {
+            let inherited = std::env::var(var).ok().filter(|v| !v.is_empty());
+            if let Some(path) = inherited.filter(|_| !vars.iter().any(|(k, _)| k == var)) {
+                let mirrored = mirror_binary(Path::new(&path), &mirror)?;
+                vars.push((var.to_owned(), mirrored.display().to_string()));
+            }
+        }
+        let forkhost = mirror_binary(forkhost, &mirror)?;
+        let path = format!(
+            "{}:/usr/local/bin:/usr/bin:/bin",
+            forkhost.parent().unwrap().display()
+        );
+        vars.push(("PATH".into(), path));
+        // The test's tree becomes the remote user's: HOME and work folder are theirs.
+        open_up(env.root());
+        run(Command::new("chown")
+            .arg("-R")
+            .arg(format!("{REMOTE_USER}:"))
+            .arg(env.root()))?;
+        let mut session = String::from("#!/bin/sh\n# One test's remote session.\n");
+        for (k, v) in &vars {
+            session.push_str(&format!("export {k}={}\n", quote(v)));
+        }
+        session.push_str(&format!(
+            "cd {}\n",
+            quote(&env.work_dir().display().to_string())
+        ));
+        session.push_str("exec /bin/sh -c \"$SSH_ORIGINAL_COMMAND\"\n");
+        let session_file = server.join("session.sh");
+        std::fs::write(&session_file, session).map_err(|e| e.to_string())?;
+        std::fs::set_permissions(&session_file, std::fs::Permissions::from_mode(0o755))
+            .map_err(|e| e.to_string())?;
+
+        let port = free_port();
+        let config = format!(
+            "Port {port}\nListenAddress 127.0.0.1\nHostKey {host}\nPidFile {pid}\n\
+             AuthorizedKeysFile {keys}\nAllowUsers {REMOTE_USER}\nPasswordAuthentication no\n\
+             KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\nPermitTTY yes\n\
+             ForceCommand {session}\nSubsystem sftp internal-sftp\n",
+            host = server.join("host_key").display(),
+            pid = server.join("sshd.pid").display(),
+            keys = server.join("authorized_keys").display(),
+            session = session_file.display(),
+        );
+        std::fs::write(server.join("sshd_config"), config).map_err(|e| e.to_string())?;
+        // sshd's privilege separation folder, which a package install makes at boot only.
+        let _ = std::fs::create_dir_all("/run/sshd");
+        let log = std::fs::File::create(server.join("sshd.log")).map_err(|e| e.to_string())?;
+        let child = Command::new(sshd)
+            .arg("-D")
+            .arg("-e")
+            .arg("-f")
+            .arg(server.join("sshd_config"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .map_err(|e| format!("{} did not start: {e}", sshd.display()))?;
+        let known_hosts = client.join("known_hosts");
+        std::fs::File::create(&known_hosts).map_err(|e| e.to_string())?;
+        let client_config = client.join("ssh_config");
+        std::fs::write(
+            &client_config,
+            format!(
+                "Host {HOST_ALIAS}\n  HostName 127.0.0.1\n  Port {port}\n  User {REMOTE_USER}\n\
+                 Host *\n  IdentityFile {key}\n  IdentitiesOnly yes\n  UserKnownHostsFile {known}\n\
+                 GlobalKnownHostsFile /dev/null\n  LogLevel ERROR\n  IdentityAgent none\n",
+                key = client.join("key").display(),
+                known = known_hosts.display(),
+            ),
+        )
+        .map_err(|e| e.to_string())?;
+        let mut me = Sshd {
+            dir,
+            child,
+            port,
+            config: client_config,
+            known_hosts,
+            host_public_key,
+        };
+        me.wait_listening()?;
+        Ok(me)
+    }
+
+    fn wait_listening(&mut self) -> Result<(), String> {
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(20) {
+            if TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                return Ok(());
+            }
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Err(format!("sshd exited ({status}): {}", self.log()));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Err(format!("sshd did not listen in 20 s: {}", self.log()))
+    }
+
+    /// What sshd logged.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("server/sshd.log")).unwrap_or_default()
+    }
+
+    /// `FORKHOST_SSH_COMMAND` for this server's client side.
+    pub fn ssh_command(&self) -> String {
+        format!("ssh -F {}", self.config.display())
+    }
+
+    /// Adds the server's key to the client's known_hosts, as a user who checked it would.
+    pub fn trust_host_key(&self) {
+        let key = self
+            .host_public_key
+            .split_whitespace()
+            .take(2)
+            .collect::<Vec<_>>();
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&self.known_hosts)
+            .unwrap();
+        writeln!(file, "[127.0.0.1]:{} {} {}", self.port, key[0], key[1]).unwrap();
+    }
+
+    /// The server key's fingerprint (`SHA256:…`).
+    pub fn fingerprint(&self) -> String {
+        let listed = run(Command::new("ssh-keygen")
+            .arg("-lf")
+            .arg(self.dir.path().join("server/host_key.pub")))
+        .unwrap();
+        listed.split_whitespace().nth(1).unwrap().to_owned()
+    }
+}
+
+impl Drop for Sshd {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `text` in single quotes for sh.
+fn quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_package_is_found_in_a_binarys_path() {
+        assert_eq!(
+            package_of(Path::new(
+                "/c/harnesses/pkgs/pi-1.6.0-x/node_modules/a/cli.js"
+            )),
+            Some(PathBuf::from("/c/harnesses/pkgs/pi-1.6.0-x"))
+        );
+        assert_eq!(package_of(Path::new("/usr/bin/node")), None);
+        assert_eq!(quote("it's"), "'it'\\''s'");
+    }
+}

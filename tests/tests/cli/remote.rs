@@ -1,0 +1,276 @@
+//! Remote hosts through the CLI (docs/architecture.md "Remote hosts"), over a real OpenSSH
+//! server on loopback whose sessions run as a second local user: `forkhost --host box …` runs
+//! the remote's own forkhost against the remote's store, harness and files. A thread made,
+//! sent and forked at reply 2 on the remote: the remote model receives exactly turns 1–2 and
+//! the new prompt, the source's native file never changes, and nothing lands on this side.
+//! Host keys are never accepted silently: unknown and changed keys are refused in words with
+//! their fingerprints; an unknown host name, a closed port, a remote without forkhost and a
+//! bad destination are typed errors.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use forkhost_tests::cli::{forkhost_bin, run_with_timeout};
+use forkhost_tests::fake_model::{FakeModel, FakeModelOptions, Msg};
+use forkhost_tests::harness_env::{Harness, HarnessEnv};
+use forkhost_tests::sshd::{Sshd, HOST_ALIAS};
+use serde_json::Value;
+
+/// This machine's side: its own data folder and HOME, and the server's client config.
+struct Local {
+    data: tempfile::TempDir,
+    home: tempfile::TempDir,
+    ssh: String,
+}
+
+impl Local {
+    fn new(sshd: &Sshd) -> Local {
+        Local {
+            data: tempfile::tempdir().unwrap(),
+            home: tempfile::tempdir().unwrap(),
+            ssh: sshd.ssh_command(),
+        }
+    }
+
+    /// `forkhost --json ARGS` here: (success, JSON, stderr).
+    fn run(&self, args: &[&str]) -> (bool, Value, String) {
+        let mut cmd = Command::new(forkhost_bin());
+        cmd.env("HOME", self.home.path())
+            .env("FORKHOST_SSH_COMMAND", &self.ssh)
+            .env_remove("FORKHOST_PI_BIN")
+            .env_remove("FORKHOST_CLAUDE_BIN")
+            .env_remove("FORKHOST_CODEX_BIN")
+            .arg("--json")
+            .arg("--data-dir")
+            .arg(self.data.path())
+            .args(args)
+            .current_dir(self.home.path());
+        let out = run_with_timeout(cmd, std::time::Duration::from_secs(180));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let json = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
+            panic!("forkhost {args:?} printed no JSON ({e}):\n{stdout}\n--- stderr\n{stderr}")
+        });
+        (out.status.success(), json, stderr)
+    }
+
+    fn ok(&self, args: &[&str]) -> Value {
+        let (ok, json, stderr) = self.run(args);
+        assert!(ok, "forkhost {args:?} failed: {json}\n{stderr}");
+        json
+    }
+
+    fn error(&self, args: &[&str]) -> (String, String) {
+        let (ok, json, stderr) = self.run(args);
+        assert!(!ok, "forkhost {args:?} should fail: {json}\n{stderr}");
+        (
+            json["error"]["code"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+            json["error"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+        )
+    }
+}
+
+fn id(thread: &Value) -> String {
+    thread["thread"]["id"].as_str().unwrap().to_owned()
+}
+
+fn reply(turn: usize, text: &str) -> Msg {
+    Msg::assistant(format!("reply (turn {turn}) to: {text}"))
+}
+
+/// Every file under `dir`.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out
+}
+
+fn remote_fork_flow(harness: Harness) {
+    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
+    let Some(remote) = HarnessEnv::for_fake(harness, &model).unwrap() else {
+        return;
+    };
+    let Some(sshd) = Sshd::start(&remote, &forkhost_bin()) else {
+        return;
+    };
+    sshd.trust_host_key();
+    let local = Local::new(&sshd);
+    let added = local.ok(&["hosts", "add", "box", HOST_ALIAS]);
+    assert_eq!(added["host"]["destination"], HOST_ALIAS);
+    assert_eq!(local.ok(&["hosts"])["hosts"].as_array().unwrap().len(), 1);
+
+    let cwd = remote.work_dir().display().to_string();
+    let created = local.ok(&[
+        "--host",
+        "box",
+        "new",
+        "--harness",
+        harness.name(),
+        "--cwd",
+        &cwd,
+        "first prompt",
+    ]);
+    let source = id(&created);
+    local.ok(&["--host", "box", "send", &source, "second prompt"]);
+    let shown = local.ok(&["--host", "box", "send", &source, "third prompt"]);
+    assert_eq!(shown["thread"]["turns"].as_array().unwrap().len(), 3);
+    let native = PathBuf::from(shown["thread"]["native"]["path"].as_str().unwrap());
+    assert!(
+        native.starts_with(remote.home()),
+        "the session is the remote user's: {}",
+        native.display()
+    );
+    let before = std::fs::read(&native).unwrap();
+
+    let fork = local.ok(&["--host", "box", "fork", &source, "--after", "2"]);
+    assert_eq!(fork["thread"]["fork"]["source_thread"], source.as_str());
+    local.ok(&["--host", "box", "send", &id(&fork), "fork after two"]);
+    let received = model
+        .last_model_request()
+        .expect("a request")
+        .conversation();
+    assert_eq!(
+        received,
+        vec![
+            Msg::user("first prompt"),
+            reply(1, "first prompt"),
+            Msg::user("second prompt"),
+            reply(2, "second prompt"),
+            Msg::user("fork after two"),
+        ],
+        "the remote model receives exactly turns 1-2 and the new prompt"
+    );
+    assert_eq!(
+        std::fs::read(&native).unwrap(),
+        before,
+        "the source is unchanged"
+    );
+
+    // The remote's threads are listed through it; this machine's store holds none of them.
+    let listed = local.ok(&["--host", "box", "threads"]);
+    assert_eq!(listed["threads"].as_array().unwrap().len(), 2);
+    assert!(local.ok(&["threads"])["threads"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+    let here = files_under(local.home.path());
+    assert!(
+        !here.iter().any(|f| {
+            let f = f.to_string_lossy();
+            f.contains(".pi") || f.contains(".claude") || f.contains(".codex")
+        }),
+        "no session was written on this side: {here:?}"
+    );
+    // The remote's files belong to the remote user.
+    let owner = std::process::Command::new("stat")
+        .args(["-c", "%U"])
+        .arg(&native)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&owner.stdout).trim(),
+        "forkhost-remote"
+    );
+}
+
+#[test]
+fn claude_a_remote_thread_forked_at_reply_two_sends_the_remote_model_turns_one_and_two() {
+    remote_fork_flow(Harness::Claude);
+}
+
+#[test]
+fn codex_a_remote_thread_forked_at_reply_two_sends_the_remote_model_turns_one_and_two() {
+    remote_fork_flow(Harness::Codex);
+}
+
+#[test]
+fn pi_a_remote_thread_forked_at_reply_two_sends_the_remote_model_turns_one_and_two() {
+    remote_fork_flow(Harness::Pi);
+}
+
+#[test]
+fn host_keys_are_never_accepted_silently_and_bad_hosts_are_named() {
+    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
+    let Some(remote) = HarnessEnv::for_fake(Harness::Pi, &model).unwrap() else {
+        return;
+    };
+    let Some(sshd) = Sshd::start(&remote, &forkhost_bin()) else {
+        return;
+    };
+    let local = Local::new(&sshd);
+    local.ok(&["hosts", "add", "box", HOST_ALIAS]);
+
+    // Unknown key: refused, its fingerprint named, nothing written to known_hosts.
+    let (code, message) = local.error(&["--host", "box", "threads"]);
+    assert_eq!(code, "host_key_unknown", "{message}");
+    assert!(message.contains(&sshd.fingerprint()), "{message}");
+    assert_eq!(std::fs::read_to_string(&sshd.known_hosts).unwrap(), "");
+
+    // A changed key: known_hosts holds another key for the host.
+    std::fs::write(
+        &sshd.known_hosts,
+        format!(
+            "[127.0.0.1]:{} ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHS7DJyxNOgPchUaQ9Sa8iPv1lI2r+hU1sZmKnPXhpD4\n",
+            sshd.port
+        ),
+    )
+    .unwrap();
+    let (code, message) = local.error(&["--host", "box", "threads"]);
+    assert_eq!(code, "host_key_changed", "{message}");
+    assert!(message.contains(&sshd.fingerprint()), "{message}");
+
+    // With the key trusted it works.
+    std::fs::write(&sshd.known_hosts, "").unwrap();
+    sshd.trust_host_key();
+    assert!(local.ok(&["--host", "box", "threads"])["threads"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+
+    // A name never added; a port nobody listens on; a remote without forkhost; a destination
+    // that would be an option.
+    let (code, message) = local.error(&["--host", "nowhere", "threads"]);
+    assert_eq!(code, "invalid_input", "{message}");
+    assert!(message.contains("known: box"), "{message}");
+    local.ok(&["hosts", "add", "closed", HOST_ALIAS, "--", "-p", "1"]);
+    let (code, message) = local.error(&["--host", "closed", "threads"]);
+    assert_eq!(code, "host_unreachable", "{message}");
+    assert!(message.contains("refused"), "{message}");
+    local.ok(&[
+        "hosts",
+        "add",
+        "bare",
+        HOST_ALIAS,
+        "--forkhost",
+        "/nonexistent/forkhost",
+    ]);
+    let (code, message) = local.error(&["--host", "bare", "threads"]);
+    assert_eq!(code, "host_unreachable", "{message}");
+    assert!(message.contains("no forkhost"), "{message}");
+    let (code, _) = local.error(&["hosts", "add", "evil", "-oProxyCommand=touch /tmp/x"]);
+    assert_eq!(code, "invalid_input");
+    let (code, _) = local.error(&["--host", "box", "hosts"]);
+    assert_eq!(code, "invalid_input");
+
+    // The remote's end refuses a client of another version, in words, before anything runs.
+    let (code, message) =
+        local.error(&["remote-exec", "--client-version", "0.0.1", "--", "threads"]);
+    assert_eq!(code, "version_mismatch", "{message}");
+    assert!(message.contains("0.0.1"), "{message}");
+}
