@@ -27,7 +27,7 @@ use forkhost_core::{
 };
 
 use approve::Approve;
-use output::{usage_error, usage_error_words, Output, Printed};
+use output::{usage_error, Output, Printed};
 use trust::TrustAnswer;
 
 /// Fork coding-agent conversations (Claude Code, Codex, Pi) at any message.
@@ -139,6 +139,8 @@ enum Command {
         /// native fork.
         #[arg(long, value_name = "HARNESS")]
         into: Option<HarnessKind>,
+        #[command(flatten)]
+        to_host: remote::ToHost,
     },
     /// Race N lanes: N forks of one turn, each in its own worktree, one prompt sent to all at
     /// once; a status line per lane as it changes, then a table.
@@ -238,6 +240,12 @@ enum Command {
     },
     /// The remote hosts this machine knows by name: list, add, remove.
     Hosts(hosts::HostsArgs),
+    /// On a machine a branch moves to: a thread from the branch (JSON) on stdin.
+    #[command(hide = true)]
+    AdoptBranch(remote::AdoptArgs),
+    /// On a machine a branch moves from: the branch at a turn, as JSON.
+    #[command(hide = true)]
+    ExportBranch(remote::ExportArgs),
     /// On a remote host: check the client's version, then run ARGS (`--host`'s other end).
     #[command(hide = true)]
     RemoteExec {
@@ -263,21 +271,10 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(err) => return usage_error(err),
     };
-    if let Command::RemoteExec {
-        client_version,
-        args,
-    } = &cli.command
-    {
-        // A client of another version would read this build's words and output wrongly.
-        if client_version != forkhost_core::VERSION {
-            return Output::new(cli.json || args.iter().any(|a| a == "--json"))
-                .fail(&forkhost_core::version_mismatch(client_version));
-        }
-        let words = std::iter::once("forkhost".to_owned()).chain(args.iter().cloned());
-        cli = match Cli::try_parse_from(words) {
-            Ok(cli) if cli.host.is_none() => cli,
-            Ok(_) => return usage_error_words("a remote command names no further host"),
-            Err(err) => return usage_error(err),
+    if let Command::RemoteExec { .. } = cli.command {
+        cli = match remote::remote_exec(cli) {
+            Ok(cli) => cli,
+            Err(status) => return status,
         };
     }
     forkhost_core::logging::init_stderr("warn");
@@ -290,15 +287,7 @@ fn main() -> ExitCode {
         Err(err) => return out.fail(&HostError::Internal(err.to_string())),
     };
     if let Some(name) = cli.host.clone().filter(|h| h != forkhost_core::LOCAL_HOST) {
-        let remote = async {
-            if matches!(cli.command, Command::Hosts(_)) {
-                return Err(HostError::InvalidInput(
-                    "the hosts list is this machine's: run `hosts` without --host".into(),
-                ));
-            }
-            remote::run(data_dir_of(cli.data_dir)?, &name, cli.json).await
-        };
-        let status = runtime.block_on(remote);
+        let status = runtime.block_on(remote::on_host(cli, &name));
         runtime.shutdown_background();
         return status.unwrap_or_else(|err| out.fail(&err));
     }
@@ -312,7 +301,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn data_dir_of(given: Option<PathBuf>) -> Result<PathBuf, HostError> {
+pub(crate) fn data_dir_of(given: Option<PathBuf>) -> Result<PathBuf, HostError> {
     given
         .or_else(default_data_dir)
         .ok_or_else(|| HostError::InvalidInput("no data folder: pass --data-dir".into()))
@@ -414,6 +403,7 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
             worktree,
             same_folder,
             into,
+            to_host,
         } => {
             let files = match (worktree, same_folder) {
                 (true, _) => ForkFiles::Worktree,
@@ -421,10 +411,18 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
                 _ => ForkFiles::Auto,
             };
             let at = fork_at(after, before, latest)?;
-            files::fork(host, &thread, at, files, into).await?
+            match to_host.to_host.is_some() {
+                true => {
+                    let source = remote::Side::Local(host.clone());
+                    remote::continue_branch(host, source, &thread, at, into, to_host).await?
+                }
+                false => files::fork(host, &thread, at, files, into).await?,
+            }
         }
         Command::Race(args) => race::race(host, args, json).await?,
         Command::Hosts(args) => hosts::hosts(host, args).await?,
+        Command::AdoptBranch(args) => remote::adopt(host, args).await?,
+        Command::ExportBranch(args) => remote::export(host, args).await?,
         Command::RemoteExec { .. } => {
             return Err(HostError::InvalidInput(
                 "remote-exec runs its arguments, not itself".into(),
@@ -533,7 +531,7 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
 }
 
 /// `--after T`, `--before T` or `--latest`, exactly one.
-fn fork_at(
+pub(crate) fn fork_at(
     after: Option<String>,
     before: Option<String>,
     latest: bool,

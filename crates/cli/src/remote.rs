@@ -3,12 +3,123 @@
 //! the user's OpenSSH: the same command, the same words and `--json` document, the same exit
 //! status, a reply streamed as it comes and an approval asked on this terminal. On the remote
 //! the hidden `remote-exec` checks that both sides run one version before anything runs.
+//!
+//! `fork … --to-host NAME` moves a branch between machines: the source's side gives the
+//! branch (`export-branch` there), the target's side makes it a thread (`adopt-branch`), and
+//! this process carries it between them — local to remote, remote to local, remote to remote.
 
 use std::io::{IsTerminal, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{ExitCode, Stdio};
 
-use forkhost_core::{Host, HostError, RemoteHostView, SSH_FAILED};
+use clap::Parser;
+use forkhost_core::{
+    BranchSeed, ForkAt, HarnessKind, Host, HostError, RemoteHostView, TurnRef, LOCAL_HOST,
+    SSH_FAILED,
+};
+use serde_json::Value;
+
+use crate::output::{usage_error, usage_error_words, Output, Printed};
+use crate::trust::TrustAnswer;
+use crate::{data_dir_of, fork_at, Cli, Command};
+
+/// `fork`'s options for continuing a branch on another machine.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ToHost {
+    /// Continue the branch on this host (`forkhost hosts`; `local` is this machine) as a new
+    /// thread there, in the same harness or --into's.
+    #[arg(long, value_name = "NAME", requires = "remote_cwd")]
+    pub to_host: Option<String>,
+    /// The folder on that host the branch continues in.
+    #[arg(long = "cwd", id = "remote_cwd", value_name = "DIR")]
+    pub cwd: Option<String>,
+    /// Whether that folder's project agent config may run there (asked once per folder).
+    #[arg(long, value_enum, requires = "to_host")]
+    pub trust: Option<TrustAnswer>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct AdoptArgs {
+    #[arg(long)]
+    cwd: PathBuf,
+    #[arg(long, value_enum)]
+    trust: Option<TrustAnswer>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ExportArgs {
+    thread: String,
+    #[arg(long)]
+    after: Option<String>,
+    #[arg(long)]
+    before: Option<String>,
+    #[arg(long)]
+    latest: bool,
+    #[arg(long)]
+    into: Option<HarnessKind>,
+}
+
+/// One end of a branch's move.
+pub enum Side {
+    Local(Host),
+    Remote(RemoteHostView),
+}
+
+/// `remote-exec`: refuses a client of another version (it would read this build's words and
+/// output wrongly), else the command line it carries.
+pub fn remote_exec(cli: Cli) -> Result<Cli, ExitCode> {
+    let Command::RemoteExec {
+        client_version,
+        args,
+    } = cli.command
+    else {
+        return Ok(cli);
+    };
+    if client_version != forkhost_core::VERSION {
+        let json = cli.json || args.iter().any(|a| a == "--json");
+        return Err(Output::new(json).fail(&forkhost_core::version_mismatch(&client_version)));
+    }
+    let words = std::iter::once("forkhost".to_owned()).chain(args);
+    match Cli::try_parse_from(words) {
+        Ok(cli) if cli.host.is_none() => Ok(cli),
+        Ok(_) => Err(usage_error_words("a remote command names no further host")),
+        Err(err) => Err(usage_error(err)),
+    }
+}
+
+/// `--host NAME ARGS`: ARGS run there, or a branch moved from there (`fork --to-host`).
+pub async fn on_host(cli: Cli, name: &str) -> Result<ExitCode, HostError> {
+    if matches!(cli.command, Command::Hosts(_)) {
+        return Err(HostError::InvalidInput(
+            "the hosts list is this machine's: run `hosts` without --host".into(),
+        ));
+    }
+    let data_dir = data_dir_of(cli.data_dir)?;
+    if let Command::Fork {
+        thread,
+        after,
+        before,
+        latest,
+        into,
+        to_host: to @ ToHost {
+            to_host: Some(_), ..
+        },
+        ..
+    } = cli.command
+    {
+        // The branch moves between two machines: this one carries it.
+        let at = fork_at(after, before, latest)?;
+        let (local, _) = Host::open(&data_dir).await?;
+        let moved = async {
+            let source = Side::Remote(local.remote_host(name).await?);
+            continue_branch(&local, source, &thread, at, into, to).await
+        }
+        .await;
+        local.shutdown().await;
+        return Ok(Output::new(cli.json).success(&moved?));
+    }
+    run(data_dir, name, cli.json).await
+}
 
 /// How much of ssh's stderr is kept to explain its failure.
 const STDERR_TAIL: usize = 8 * 1024;
@@ -17,7 +128,7 @@ const STDERR_TAIL: usize = 8 * 1024;
 const NOT_FOUND: i32 = 127;
 
 /// Runs this process's command line on the host `name`; its exit status, or why it could not.
-pub async fn run(data_dir: PathBuf, name: &str, json: bool) -> Result<ExitCode, HostError> {
+async fn run(data_dir: PathBuf, name: &str, json: bool) -> Result<ExitCode, HostError> {
     let (host, _) = Host::open(&data_dir).await?;
     let remote = host.remote_host(name).await;
     host.shutdown().await;
@@ -86,16 +197,179 @@ fn relay(
     let said = String::from_utf8_lossy(&tail);
     match status.code() {
         Some(SSH_FAILED) => Err(remote.failure(&said)),
-        Some(NOT_FOUND) if said.contains("not found") => Err(HostError::HostUnreachable(format!(
-            "{} has no forkhost to run; install it there, or give its path: forkhost hosts add {} {} --forkhost PATH",
-            remote.name, remote.name, remote.destination
-        ))),
+        Some(NOT_FOUND) if said.contains("not found") => Err(no_forkhost(remote)),
         Some(code) => Ok(ExitCode::from(u8::try_from(code).unwrap_or(1))),
         None => Err(HostError::HostUnreachable(format!(
             "the connection to {} ended without a status",
             remote.name
         ))),
     }
+}
+
+/// Moves the branch of `thread` at `at` from `source` to the host `to.to_host` (`local`: this
+/// machine), as a new thread there in `to.cwd`. `local` names hosts.
+pub async fn continue_branch(
+    local: &Host,
+    source: Side,
+    thread: &str,
+    at: ForkAt,
+    into: Option<HarnessKind>,
+    to: ToHost,
+) -> Result<Printed, HostError> {
+    let (Some(target), Some(cwd)) = (to.to_host, to.cwd) else {
+        return Err(HostError::InvalidInput("--to-host needs --cwd".into()));
+    };
+    let branch: BranchSeed = match &source {
+        Side::Local(host) => host.branch_seed(thread, at, into).await?,
+        Side::Remote(remote) => {
+            let mut args = vec![
+                "--json".to_owned(),
+                "export-branch".to_owned(),
+                thread.to_owned(),
+            ];
+            args.extend(at_args(&at));
+            if let Some(into) = into {
+                args.extend(["--into".to_owned(), into.to_string()]);
+            }
+            let value = call(remote, &args, &[]).await?;
+            serde_json::from_value(value)
+                .map_err(|e| HostError::Internal(format!("the branch {}: {e}", remote.name)))?
+        }
+    };
+    let same_machine = matches!(source, Side::Local(_)) && target == LOCAL_HOST;
+    if same_machine {
+        return Err(HostError::InvalidInput(
+            "the branch is on this machine already: fork it here (--into for another harness)"
+                .into(),
+        ));
+    }
+    let trust = to.trust.map(TrustAnswer::trusted);
+    let detail = match target.as_str() {
+        LOCAL_HOST => {
+            let adopted = local.adopt_branch(branch, Path::new(&cwd), trust).await?;
+            serde_json::to_value(&adopted).map_err(|e| HostError::Internal(e.to_string()))?
+        }
+        name => {
+            let remote = local.remote_host(name).await?;
+            let mut args = vec![
+                "--json".to_owned(),
+                "adopt-branch".to_owned(),
+                "--cwd".to_owned(),
+                cwd.clone(),
+            ];
+            if let Some(answer) = to.trust {
+                args.extend(["--trust".to_owned(), answer_word(answer).to_owned()]);
+            }
+            let input =
+                serde_json::to_vec(&branch).map_err(|e| HostError::Internal(e.to_string()))?;
+            call(&remote, &args, &input).await?["thread"].take()
+        }
+    };
+    let text = format!(
+        "continued on {target}: {} {}",
+        detail["id"].as_str().unwrap_or("?"),
+        detail["title"].as_str().unwrap_or("")
+    );
+    Ok(Printed::new(
+        serde_json::json!({ "host": target, "thread": detail }),
+        text,
+    ))
+}
+
+/// `adopt-branch`: the branch on stdin as a thread here.
+pub async fn adopt(host: &Host, args: AdoptArgs) -> Result<Printed, HostError> {
+    let mut input = String::new();
+    std::io::stdin()
+        .read_to_string(&mut input)
+        .map_err(|e| HostError::InvalidInput(format!("no branch on stdin: {e}")))?;
+    let branch: BranchSeed = serde_json::from_str(&input)
+        .map_err(|e| HostError::InvalidInput(format!("the branch on stdin is not one: {e}")))?;
+    let detail = host
+        .adopt_branch(branch, &args.cwd, args.trust.map(TrustAnswer::trusted))
+        .await?;
+    Ok(Printed::new(
+        serde_json::json!({ "thread": detail }),
+        crate::output::thread_text(&detail),
+    ))
+}
+
+/// `export-branch`: the branch of a thread at a turn, as JSON.
+pub async fn export(host: &Host, args: ExportArgs) -> Result<Printed, HostError> {
+    let at = fork_at(args.after, args.before, args.latest)?;
+    let branch = host.branch_seed(&args.thread, at, args.into).await?;
+    let text = format!("{} ({} turns)", branch.title, branch.seed.turns.len());
+    let json = serde_json::to_value(&branch).map_err(|e| HostError::Internal(e.to_string()))?;
+    Ok(Printed::new(json, text))
+}
+
+fn at_args(at: &ForkAt) -> Vec<String> {
+    let turn = |r: &TurnRef| match r {
+        TurnRef::Number(n) => n.to_string(),
+        TurnRef::Id(id) => id.clone(),
+    };
+    match at {
+        ForkAt::After(r) => vec!["--after".into(), turn(r)],
+        ForkAt::Before(r) => vec!["--before".into(), turn(r)],
+        ForkAt::Latest => vec!["--latest".into()],
+    }
+}
+
+fn answer_word(answer: TrustAnswer) -> &'static str {
+    match answer {
+        TrustAnswer::Yes => "yes",
+        TrustAnswer::No => "no",
+    }
+}
+
+/// One `forkhost --json` call on `remote` with `input` on its stdin: its JSON document, or the
+/// error it reported (its own code and words) or why ssh could not run it.
+async fn call(remote: &RemoteHostView, args: &[String], input: &[u8]) -> Result<Value, HostError> {
+    let mut command = remote.command(args, false)?.command();
+    let (remote, input) = (remote.clone(), input.to_vec());
+    tokio::task::spawn_blocking(move || {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|err| HostError::HostUnreachable(format!("ssh could not start ({err})")))?;
+        let mut stdin = child.stdin.take().expect("piped");
+        // A write error means the remote ended early; its status says why.
+        let _ = stdin.write_all(&input);
+        drop(stdin);
+        let out = child
+            .wait_with_output()
+            .map_err(|e| HostError::Internal(e.to_string()))?;
+        let said = String::from_utf8_lossy(&out.stderr);
+        match out.status.code() {
+            Some(SSH_FAILED) => return Err(remote.failure(&said)),
+            Some(NOT_FOUND) if said.contains("not found") => return Err(no_forkhost(&remote)),
+            _ => {}
+        }
+        let value: Value = serde_json::from_slice(&out.stdout).map_err(|_| {
+            HostError::HostUnreachable(format!(
+                "{} answered no JSON: {}",
+                remote.name,
+                said.lines().last().unwrap_or("")
+            ))
+        })?;
+        match value.get("error") {
+            Some(error) => Err(HostError::reported(
+                error["code"].as_str().unwrap_or("internal"),
+                error["message"].as_str().unwrap_or("the remote failed"),
+            )),
+            None => Ok(value),
+        }
+    })
+    .await
+    .map_err(|e| HostError::Internal(e.to_string()))?
+}
+
+fn no_forkhost(remote: &RemoteHostView) -> HostError {
+    HostError::HostUnreachable(format!(
+        "{} has no forkhost to run; install it there, or give its path: forkhost hosts add {} {} --forkhost PATH",
+        remote.name, remote.name, remote.destination
+    ))
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@ mod test_host;
 mod thread;
 mod trust;
 
+pub use base::branch::BranchSeed;
 pub use base::error::{ErrorCode, HostError, HostResult};
 pub use base::events::{ApprovalResolution, HostEvent, TurnEnd};
 /// The fork steps a crash can be injected after (`FORKHOST_FAILPOINT`), for the crash tests.

@@ -16,35 +16,51 @@ use forkhost_tests::harness_env::{Harness, HarnessEnv};
 use forkhost_tests::sshd::{Sshd, HOST_ALIAS};
 use serde_json::Value;
 
-/// This machine's side: its own data folder and HOME, and the server's client config.
-struct Local {
+/// This machine's side: its own data folder and HOME (or a harness environment of its own),
+/// and the server's client config.
+struct Local<'a> {
     data: tempfile::TempDir,
     home: tempfile::TempDir,
     ssh: String,
+    env: Option<&'a HarnessEnv>,
 }
 
-impl Local {
-    fn new(sshd: &Sshd) -> Local {
+impl<'a> Local<'a> {
+    fn new(sshd: &Sshd) -> Local<'a> {
         Local {
             data: tempfile::tempdir().unwrap(),
             home: tempfile::tempdir().unwrap(),
             ssh: sshd.ssh_command(),
+            env: None,
+        }
+    }
+
+    /// This side running its own harness in `env`.
+    fn with_env(sshd: &Sshd, env: &'a HarnessEnv) -> Local<'a> {
+        Local {
+            env: Some(env),
+            ..Local::new(sshd)
         }
     }
 
     /// `forkhost --json ARGS` here: (success, JSON, stderr).
     fn run(&self, args: &[&str]) -> (bool, Value, String) {
         let mut cmd = Command::new(forkhost_bin());
-        cmd.env("HOME", self.home.path())
-            .env("FORKHOST_SSH_COMMAND", &self.ssh)
-            .env_remove("FORKHOST_PI_BIN")
-            .env_remove("FORKHOST_CLAUDE_BIN")
-            .env_remove("FORKHOST_CODEX_BIN")
+        match self.env {
+            Some(env) => env.apply_std(&mut cmd),
+            None => {
+                cmd.env("HOME", self.home.path())
+                    .env_remove("FORKHOST_PI_BIN")
+                    .env_remove("FORKHOST_CLAUDE_BIN")
+                    .env_remove("FORKHOST_CODEX_BIN")
+                    .current_dir(self.home.path());
+            }
+        }
+        cmd.env("FORKHOST_SSH_COMMAND", &self.ssh)
             .arg("--json")
             .arg("--data-dir")
             .arg(self.data.path())
-            .args(args)
-            .current_dir(self.home.path());
+            .args(args);
         let out = run_with_timeout(cmd, std::time::Duration::from_secs(180));
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
@@ -202,6 +218,114 @@ fn codex_a_remote_thread_forked_at_reply_two_sends_the_remote_model_turns_one_an
 #[test]
 fn pi_a_remote_thread_forked_at_reply_two_sends_the_remote_model_turns_one_and_two() {
     remote_fork_flow(Harness::Pi);
+}
+
+/// A branch moves to the remote at reply 2 and, two turns later, back: each side's model
+/// receives exactly the branch's turns and then the new prompt; the source never changes.
+#[test]
+fn pi_a_branch_continues_on_the_remote_at_reply_two_and_comes_back() {
+    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
+    let Some(remote) = HarnessEnv::for_fake(Harness::Pi, &model).unwrap() else {
+        return;
+    };
+    let here = HarnessEnv::for_fake(Harness::Pi, &model).unwrap().unwrap();
+    let Some(sshd) = Sshd::start(&remote, &forkhost_bin()) else {
+        return;
+    };
+    sshd.trust_host_key();
+    let local = Local::with_env(&sshd, &here);
+    local.ok(&["hosts", "add", "box", HOST_ALIAS]);
+    let here_cwd = here.work_dir().display().to_string();
+    let created = local.ok(&["new", "--harness", "pi", "--cwd", &here_cwd, "first prompt"]);
+    let source = id(&created);
+    local.ok(&["send", &source, "second prompt"]);
+    let shown = local.ok(&["send", &source, "third prompt"]);
+    let native = PathBuf::from(shown["thread"]["native"]["path"].as_str().unwrap());
+    let before = std::fs::read(&native).unwrap();
+
+    let remote_cwd = remote.work_dir().display().to_string();
+    let moved = local.ok(&[
+        "fork",
+        &source,
+        "--after",
+        "2",
+        "--to-host",
+        "box",
+        "--cwd",
+        &remote_cwd,
+    ]);
+    assert_eq!(moved["host"], "box");
+    let there = moved["thread"]["id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        moved["thread"]["turns"].as_array().unwrap().len(),
+        2,
+        "{moved}"
+    );
+    local.ok(&["--host", "box", "send", &there, "on the remote"]);
+    let mut want = vec![
+        Msg::user("first prompt"),
+        reply(1, "first prompt"),
+        Msg::user("second prompt"),
+        reply(2, "second prompt"),
+        Msg::user("on the remote"),
+    ];
+    assert_eq!(
+        model.last_model_request().unwrap().conversation(),
+        want,
+        "the remote model receives turns 1-2, then the new prompt"
+    );
+    let remote_native = local.ok(&["--host", "box", "show", &there])["thread"]["native"]["path"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        Path::new(&remote_native).starts_with(remote.home()),
+        "{remote_native}"
+    );
+
+    // And back here after its third turn.
+    let back = local.ok(&[
+        "--host",
+        "box",
+        "fork",
+        &there,
+        "--after",
+        "3",
+        "--to-host",
+        "local",
+        "--cwd",
+        &here_cwd,
+    ]);
+    assert_eq!(back["host"], "local");
+    local.ok(&["send", back["thread"]["id"].as_str().unwrap(), "back home"]);
+    want.push(reply(3, "on the remote"));
+    want.push(Msg::user("back home"));
+    assert_eq!(model.last_model_request().unwrap().conversation(), want);
+    assert_eq!(
+        std::fs::read(&native).unwrap(),
+        before,
+        "the source is unchanged"
+    );
+
+    // A target without the harness: refused in words, nothing made there.
+    let (code, message) = local.error(&[
+        "fork",
+        &source,
+        "--after",
+        "2",
+        "--to-host",
+        "box",
+        "--cwd",
+        "/nonexistent",
+    ]);
+    assert_eq!(code, "invalid_input", "{message}");
+    assert_eq!(
+        local.ok(&["--host", "box", "threads"])["threads"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
 }
 
 #[test]

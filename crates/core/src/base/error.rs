@@ -49,6 +49,9 @@ pub enum HostError {
     /// This forkhost and the one on the remote are different versions.
     #[error("version mismatch: {0}")]
     VersionMismatch(String),
+    /// What another forkhost (a remote host's) said went wrong, passed on as it said it.
+    #[error("{message}")]
+    Reported { code: ErrorCode, message: String },
     /// The store itself failed (disk, permissions). Not the user's doing; details are logged.
     #[error("internal error: {0}")]
     Internal(String),
@@ -96,6 +99,11 @@ impl ErrorCode {
         ErrorCode::Internal,
     ];
 
+    /// The code a word names.
+    pub fn from_word(word: &str) -> Option<ErrorCode> {
+        ErrorCode::ALL.into_iter().find(|c| c.as_str() == word)
+    }
+
     /// Its word, as serialized (a test holds the two equal).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -142,6 +150,7 @@ impl HostError {
             HostError::HostKeyUnknown(_) => ErrorCode::HostKeyUnknown,
             HostError::HostKeyChanged(_) => ErrorCode::HostKeyChanged,
             HostError::VersionMismatch(_) => ErrorCode::VersionMismatch,
+            HostError::Reported { code, .. } => *code,
             HostError::Internal(_) => ErrorCode::Internal,
         }
     }
@@ -153,6 +162,15 @@ impl HostError {
 }
 
 impl HostError {
+    /// The error another forkhost reported (a remote host's `--json` document): its code and
+    /// words as they were; an unknown code is `internal`.
+    pub fn reported(code: &str, message: &str) -> HostError {
+        HostError::Reported {
+            code: ErrorCode::from_word(code).unwrap_or(ErrorCode::Internal),
+            message: message.to_owned(),
+        }
+    }
+
     /// The folder whose trust must be decided first, when that is what this error says.
     pub fn undecided_trust(&self) -> Option<&crate::base::view::TrustView> {
         match self {
@@ -185,6 +203,18 @@ pub type HostResult<T> = Result<T, HostError>;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_error_comes_back_from_its_code_and_words() {
+        for code in ErrorCode::ALL {
+            let err = HostError::reported(code.as_str(), "the words");
+            assert_eq!(
+                (err.error_code(), err.to_string()),
+                (code, "the words".into())
+            );
+        }
+        assert_eq!(HostError::reported("nonsense", "x").code(), "internal");
+    }
 
     #[test]
     fn each_code_serializes_as_its_word() {

@@ -23,6 +23,28 @@ impl Host {
         target: &HarnessBinary,
         cwd: &Path,
     ) -> HostResult<(Forked, String)> {
+        let seed = self.seed_of_turns(source, kind, kept, target.kind).await?;
+        let note = seed.note(target.kind.harness().product_name());
+        let request = forkhost_harness::SeedRequest {
+            binary: target,
+            seed: &seed,
+            cwd,
+            env: &self.inner.harness_env,
+        };
+        // The seeding process runs in `cwd`: gated as the runtime there is (review M-2).
+        let trusted = crate::trust::fail_closed(self.folder_trust(cwd).await);
+        let seeded = forkhost_harness::runtime::seed_trusting(request, trusted).await?;
+        Ok((seeded, note))
+    }
+
+    /// The first `kept` turns of `source` (a `kind` session) as a seed for `target`'s harness.
+    pub(crate) async fn seed_of_turns(
+        &self,
+        source: &NativeSession,
+        kind: HarnessKind,
+        kept: usize,
+        target: HarnessKind,
+    ) -> HostResult<forkhost_harness::Seed> {
         let path = source
             .path
             .clone()
@@ -37,18 +59,11 @@ impl Host {
                 turns.len()
             )));
         }
-        let seed = forkhost_harness::carry::seed_of(kind, target.kind, &turns[..kept]);
-        let note = seed.note(target.kind.harness().product_name());
-        let request = forkhost_harness::SeedRequest {
-            binary: target,
-            seed: &seed,
-            cwd,
-            env: &self.inner.harness_env,
-        };
-        // The seeding process runs in `cwd`: gated as the runtime there is (review M-2).
-        let trusted = crate::trust::fail_closed(self.folder_trust(cwd).await);
-        let seeded = forkhost_harness::runtime::seed_trusting(request, trusted).await?;
-        Ok((seeded, note))
+        Ok(forkhost_harness::carry::seed_of(
+            kind,
+            target,
+            &turns[..kept],
+        ))
     }
 
     /// Removes the session a seed wrote when the fork that made it fails after all: it is

@@ -18,6 +18,7 @@
 
 mod commit;
 pub(crate) mod continue_in;
+mod continue_on;
 mod native;
 mod plan;
 pub(crate) mod preview;

@@ -7,6 +7,7 @@ use forkhost_harness::HarnessKind;
 use forkhost_store::{Boundary, Lineage, NewThread, NewTurn, ThreadRow, ThreadState};
 use serde::Serialize;
 
+use crate::base::branch::BranchSeed;
 use crate::base::error::{HostError, HostResult};
 use crate::base::view::ThreadDetail;
 use crate::host::{new_id, Host};
@@ -85,6 +86,43 @@ impl Host {
         let path = self.resolve_session(kind, session).await?;
         let row = self.import_path(kind, &path, Some(trust)).await?;
         self.link_lineage(&row).await?;
+        self.show(&row.id).await
+    }
+
+    /// A branch that came from another machine ([`BranchSeed`]) as a thread here: its turns
+    /// written as a native session of its harness in `cwd` (this machine's folder, whose trust
+    /// is decided first — `trust` records an answer), then adopted as an imported session is,
+    /// under the branch's title. Nothing is written when a check fails.
+    pub async fn adopt_branch(
+        &self,
+        branch: BranchSeed,
+        cwd: &Path,
+        trust: Option<bool>,
+    ) -> HostResult<ThreadDetail> {
+        let cwd = crate::thread::lifecycle::checked_cwd(cwd)?;
+        if branch.seed.turns.is_empty() {
+            return Err(HostError::InvalidInput("the branch holds no turns".into()));
+        }
+        if let Some(trusted) = trust {
+            self.set_folder_trust(&cwd, trusted).await?;
+        }
+        self.require_trust_decision(&cwd).await?;
+        let binary = self.inner.harnesses.binary(branch.harness).await?;
+        let request = forkhost_harness::SeedRequest {
+            binary: &binary,
+            seed: &branch.seed,
+            cwd: &cwd,
+            env: &self.inner.harness_env,
+        };
+        // The seeding process runs in `cwd`: gated as the runtime there is.
+        let trusted = crate::trust::fail_closed(self.folder_trust(&cwd).await);
+        let written = forkhost_harness::runtime::seed_trusting(request, trusted).await?;
+        let path = written
+            .session
+            .path
+            .ok_or_else(|| HostError::HarnessFailed("the seeded session has no file".into()))?;
+        let row = self.import_path(branch.harness, &path, None).await?;
+        self.rename(&row.id, &branch.title).await?;
         self.show(&row.id).await
     }
 

@@ -240,7 +240,7 @@ impl Host {
     }
 }
 
-fn checked_cwd(cwd: &Path) -> HostResult<PathBuf> {
+pub(crate) fn checked_cwd(cwd: &Path) -> HostResult<PathBuf> {
     // dunce: no `\\?\` prefix on Windows, which Claude's project folder name and `.cmd` shims
     // cannot take.
     let abs = dunce::canonicalize(cwd).map_err(|err| {

@@ -11,8 +11,9 @@ use super::binary::HarnessBinary;
 use super::session::{Forked, NativeSession};
 use crate::{HarnessError, HarnessKind, HarnessResult};
 
-/// The turns to carry, in order, and what of them could not come as they were.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// The turns to carry, in order, and what of them could not come as they were. Serialized, it
+/// carries a branch to another machine (docs/architecture.md "Remote hosts").
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Seed {
     /// The name of the harness the turns come from ("Claude Code"), for the notes tools are
     /// carried as.
@@ -21,14 +22,14 @@ pub struct Seed {
 }
 
 /// One turn: the user's prompt and the reply, step by step.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SeedTurn {
     pub prompt: String,
     pub reply: Vec<SeedStep>,
 }
 
 /// One step of a reply.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum SeedStep {
     /// Text the assistant wrote (also a tool call carried as a note, see [`SeedTool::note`]).
     Text(String),
@@ -42,7 +43,7 @@ pub enum SeedStep {
 }
 
 /// A file tool call of the source and its result.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FileCall {
     /// The path as the source's call named it (absolute, or relative to its folder).
     pub path: String,
@@ -52,7 +53,7 @@ pub struct FileCall {
 }
 
 /// What a [`FileCall`] did.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum FileOp {
     /// Read the file, or `limit` lines of it from line `offset` (1-based) where given.
     Read {
@@ -66,7 +67,7 @@ pub enum FileOp {
 }
 
 /// One replacement of an edit.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TextEdit {
     pub old: String,
     pub new: String,
@@ -110,7 +111,7 @@ impl FileCall {
 }
 
 /// A shell command run in the source and its output.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ShellCall {
     pub command: String,
     pub output: String,
@@ -118,7 +119,7 @@ pub struct ShellCall {
 }
 
 /// A tool call of the source with no equivalent in every target: carried as faithful text.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SeedTool {
     pub name: String,
     pub input: Value,
