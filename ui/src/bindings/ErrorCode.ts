@@ -4,4 +4,4 @@
  * The stable machine-readable name of a [`HostError`]: what the CLI prints, the UI's type
  * checks its titles against (`ui/src/errors.ts`) and `HostEvent::Error` carries.
  */
-export type ErrorCode = "thread_not_found" | "session_not_found" | "turn_not_found" | "checkpoint_not_found" | "unsupported" | "busy" | "conflict" | "harness_not_found" | "harness_failed" | "invalid_input" | "internal";
+export type ErrorCode = "thread_not_found" | "session_not_found" | "turn_not_found" | "checkpoint_not_found" | "unsupported" | "busy" | "conflict" | "harness_not_found" | "harness_failed" | "invalid_input" | "host_unreachable" | "host_key_unknown" | "host_key_changed" | "version_mismatch" | "internal";
