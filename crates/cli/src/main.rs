@@ -2,6 +2,7 @@
 
 mod approve;
 mod check;
+mod cost;
 mod files;
 mod grants;
 mod hosts;
@@ -142,6 +143,9 @@ enum Command {
         #[command(flatten)]
         to_host: remote::ToHost,
     },
+    /// What a branch cost: its own turns since its fork point and what it inherited, or with
+    /// --tree every branch of its tree and their sum (each turn counted once).
+    Cost(cost::CostArgs),
     /// Race N lanes: N forks of one turn, each in its own worktree, one prompt sent to all at
     /// once; a status line per lane as it changes, then a table.
     Race(race::RaceArgs),
@@ -421,6 +425,7 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
         }
         Command::Race(args) => race::race(host, args, json).await?,
         Command::Hosts(args) => hosts::hosts(host, args).await?,
+        Command::Cost(args) => cost::cost(host, args).await?,
         Command::AdoptBranch(args) => remote::adopt(host, args).await?,
         Command::ExportBranch(args) => remote::export(host, args).await?,
         Command::RemoteExec { .. } => {

@@ -53,6 +53,8 @@ mod tests {
             input_tokens: 1234,
             output_tokens: 340,
             cached_input_tokens: None,
+            cache_write_tokens: None,
+            reasoning_tokens: None,
             cost_usd: None,
         };
         assert_eq!(tokens(Some(&u)), "1.2k in / 340 out");

@@ -12,6 +12,7 @@ pub use base::harnesses;
 // The base, then the wings above it; a wing calls only the wings under it (each `mod.rs` says
 // which) and the base calls none (docs/architecture.md "Core in wings").
 mod base;
+mod cost;
 mod files;
 mod fork;
 mod host;
@@ -32,6 +33,7 @@ pub use base::events::{ApprovalResolution, HostEvent, TurnEnd};
 #[doc(hidden)]
 pub use base::failpoint::FORK_STEPS;
 pub use base::fork_point::{ForkAt, TurnRef};
+pub use cost::{CostFigure, PricedBy, ThreadCost, TreeCost, TurnCost, PRICE_TABLE};
 pub use files::{
     ChangesView, CheckCommandView, CheckpointView, FileChangeStatus, FileChangeView, FilesView,
     ForkFiles, LaneCheck, ThreadInFolder, WorktreeLoss,

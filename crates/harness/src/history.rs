@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::contract::TurnUsage;
 use crate::HarnessKind;
 
 /// A native session read up to its last complete line.
@@ -49,6 +50,14 @@ pub struct Turn {
     /// pending). Judged from the file alone: a turn cut short by a dead process stays
     /// incomplete until the next prompt.
     pub complete: bool,
+    /// The turn's tokens as the native file records them, summed over its model calls, each
+    /// call counted once (`None`: the file records none). Claude's transcript and Codex's
+    /// rollout carry no price, so their `cost_usd` is `None`; Pi's carries its own.
+    #[serde(default)]
+    pub usage: Option<TurnUsage>,
+    /// The model of the turn's last model call, as the file names it.
+    #[serde(default)]
+    pub model: Option<String>,
 }
 
 #[cfg(test)]

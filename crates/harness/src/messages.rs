@@ -1,9 +1,14 @@
 //! Building one turn's messages out of native records, the parts all three readers share:
-//! joining a tool call with its result, and merging an assistant reply that the harness wrote
-//! in several records.
+//! joining a tool call with its result, merging an assistant reply that the harness wrote in
+//! several records, and summing the usage of the turn's model calls, each call once.
+//!
+//! Usage is gathered in the same pass that reads the messages, so a thread's figures cost no
+//! second read of its file.
 
+use rustc_hash::FxHashMap;
 use serde_json::Value;
 
+use crate::contract::TurnUsage;
 use crate::history::{Message, Role, ToolCall, Turn, TurnAnchor};
 
 #[derive(Default)]
@@ -11,16 +16,62 @@ pub struct TurnMessages {
     pub messages: Vec<Message>,
     /// The key of the assistant reply the last message belongs to, while more of it may follow.
     open_reply: Option<String>,
+    /// Each model call's usage, in the order the calls were first reported.
+    calls: Vec<TurnUsage>,
+    /// Where a keyed call's usage is in `calls`.
+    call_at: FxHashMap<Box<str>, usize>,
+    /// The model of the last call reported.
+    model: Option<String>,
+    /// The model the harness said it uses, for calls that do not name theirs (Codex).
+    model_in_use: Option<String>,
 }
 
 impl TurnMessages {
     /// The turn these messages make, with the coordinates the index pass found for it.
     pub fn into_turn(self, anchor: &TurnAnchor) -> Turn {
+        let mut usage = None;
+        for call in self.calls {
+            TurnUsage::add_to(&mut usage, call);
+        }
         Turn {
             native_turn_ref: anchor.native_turn_ref.clone(),
             native_checkpoint_ref: anchor.native_checkpoint_ref.clone(),
             messages: self.messages,
             complete: anchor.complete,
+            usage,
+            model: self.model,
+        }
+    }
+
+    /// One model call's usage. `call` is the call's id where the harness reports a call more
+    /// than once (Claude writes its API message once per content block, each record with the
+    /// message's `usage`): a later report of the same call replaces the earlier one, since
+    /// the last record of a message is the one written when the call's output was counted.
+    /// `None`: every report is a call of its own. `model`: the call's model, else the one in
+    /// use.
+    pub fn call_usage(&mut self, call: Option<&str>, usage: TurnUsage, model: Option<&str>) {
+        let at = call.and_then(|key| self.call_at.get(key).copied());
+        match at {
+            Some(i) => self.calls[i] = usage,
+            None => {
+                if let Some(key) = call {
+                    self.call_at.insert(key.into(), self.calls.len());
+                }
+                self.calls.push(usage);
+            }
+        }
+        if let Some(m) = model
+            .map(str::to_owned)
+            .or_else(|| self.model_in_use.clone())
+        {
+            self.model = Some(m);
+        }
+    }
+
+    /// The model the calls reported after this use, when they do not name theirs.
+    pub fn model_in_use(&mut self, model: Option<&str>) {
+        if let Some(m) = model.filter(|m| !m.is_empty()) {
+            self.model_in_use = Some(m.to_owned());
         }
     }
 

@@ -245,6 +245,13 @@ impl<'a> Cursor<'a> {
         Some(n)
     }
 
+    /// Step over one value of any kind and return its bytes, as written (`None`: malformed).
+    pub fn raw_value(&mut self) -> Option<&'a [u8]> {
+        self.peek()?;
+        let from = self.i;
+        self.skip().then(|| &self.b[from..self.i])
+    }
+
     /// Step over one value of any kind. False on malformed input.
     pub fn skip(&mut self) -> bool {
         match self.peek() {

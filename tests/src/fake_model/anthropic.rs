@@ -1,9 +1,11 @@
 //! Anthropic Messages: `POST /v1/messages` (SSE or JSON) and `count_tokens`.
 
+use std::time::Duration;
+
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
 
-use super::history::{args_text, content_text, HistoryBuilder, Role};
+use super::history::{args_text, content_text, last_user_index, HistoryBuilder, Role};
 use super::sse::Event;
 use super::{split_text, sse_body, Ctx, Parsed, Plan, ToolKind, ToolSpec};
 
@@ -92,6 +94,17 @@ fn usage(ctx: &Ctx, output_tokens: u64) -> Value {
     })
 }
 
+/// A prompt holding this gets its tool call after a text block of the same message (the
+/// shape of a model that says what it is about to do): Claude Code writes such a message as
+/// one transcript record per block. Anthropic only; the other protocols ignore it.
+pub const SAY_FIRST: &str = "SAY_FIRST";
+
+/// The text block [`SAY_FIRST`] puts before the tool call.
+pub const SAID_FIRST: &str = "Let me run it.";
+
+/// How long the tool call's block follows the text block, as a real stream takes a while.
+const BETWEEN_BLOCKS: Duration = Duration::from_millis(300);
+
 pub(crate) fn respond(parsed: &Parsed, plan: &Plan, ctx: &Ctx) -> Response {
     let msg_id = format!("msg_fake{}", ctx.id);
     let output_tokens = ctx.output_tokens;
@@ -102,10 +115,19 @@ pub(crate) fn respond(parsed: &Parsed, plan: &Plan, ctx: &Ctx) -> Response {
             "tool_use",
         ),
     };
+    let say_first = matches!(plan, Plan::ToolCall { .. })
+        && last_user_index(&parsed.history)
+            .is_some_and(|i| parsed.history[i].text.contains(SAY_FIRST));
+    let said = json!({ "type": "text", "text": SAID_FIRST });
     if !parsed.stream {
+        let content = if say_first {
+            json!([said, block])
+        } else {
+            json!([block])
+        };
         return axum::Json(json!({
             "id": msg_id, "type": "message", "role": "assistant", "model": parsed.model,
-            "content": [block], "stop_reason": stop_reason, "stop_sequence": null,
+            "content": content, "stop_reason": stop_reason, "stop_sequence": null,
             "usage": usage(ctx, output_tokens)
         }))
         .into_response();
@@ -120,45 +142,40 @@ pub(crate) fn respond(parsed: &Parsed, plan: &Plan, ctx: &Ctx) -> Response {
         ),
         Event::named("ping", &json!({ "type": "ping" })),
     ];
+    let mut index = 0;
+    if say_first {
+        text_block(&mut events, 0, SAID_FIRST, ctx);
+        index = 1;
+    }
     match plan {
-        Plan::Text(text) => {
-            events.push(Event::named(
-                "content_block_start",
-                &json!({ "type": "content_block_start", "index": 0,
-                         "content_block": { "type": "text", "text": "" } }),
-            ));
-            for piece in split_text(text, ctx.delta_count) {
-                events.push(
-                    Event::named(
-                        "content_block_delta",
-                        &json!({ "type": "content_block_delta", "index": 0,
-                                 "delta": { "type": "text_delta", "text": piece } }),
-                    )
-                    .after(ctx.delta_delay),
-                );
-            }
-        }
+        Plan::Text(text) => text_block(&mut events, index, text, ctx),
         Plan::ToolCall { .. } => {
             let mut start = block.clone();
             start["input"] = json!({});
-            events.push(Event::named(
-                "content_block_start",
-                &json!({ "type": "content_block_start", "index": 0, "content_block": start }),
-            ));
+            let delay = if say_first {
+                BETWEEN_BLOCKS
+            } else {
+                Duration::ZERO
+            };
+            events.push(
+                Event::named(
+                    "content_block_start",
+                    &json!({ "type": "content_block_start", "index": index,
+                             "content_block": start }),
+                )
+                .after(delay),
+            );
             let args = block["input"].to_string();
             for piece in split_text(&args, 2) {
                 events.push(Event::named(
                     "content_block_delta",
-                    &json!({ "type": "content_block_delta", "index": 0,
+                    &json!({ "type": "content_block_delta", "index": index,
                              "delta": { "type": "input_json_delta", "partial_json": piece } }),
                 ));
             }
+            block_stop(&mut events, index);
         }
     }
-    events.push(Event::named(
-        "content_block_stop",
-        &json!({ "type": "content_block_stop", "index": 0 }),
-    ));
     events.push(Event::named(
         "message_delta",
         &json!({ "type": "message_delta",
@@ -170,4 +187,31 @@ pub(crate) fn respond(parsed: &Parsed, plan: &Plan, ctx: &Ctx) -> Response {
         &json!({ "type": "message_stop" }),
     ));
     sse_body(events)
+}
+
+/// A text block of the stream, at `index`, in `ctx`'s deltas.
+fn text_block(events: &mut Vec<Event>, index: usize, text: &str, ctx: &Ctx) {
+    events.push(Event::named(
+        "content_block_start",
+        &json!({ "type": "content_block_start", "index": index,
+                 "content_block": { "type": "text", "text": "" } }),
+    ));
+    for piece in split_text(text, ctx.delta_count) {
+        events.push(
+            Event::named(
+                "content_block_delta",
+                &json!({ "type": "content_block_delta", "index": index,
+                         "delta": { "type": "text_delta", "text": piece } }),
+            )
+            .after(ctx.delta_delay),
+        );
+    }
+    block_stop(events, index);
+}
+
+fn block_stop(events: &mut Vec<Event>, index: usize) {
+    events.push(Event::named(
+        "content_block_stop",
+        &json!({ "type": "content_block_stop", "index": index }),
+    ));
 }

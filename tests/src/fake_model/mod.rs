@@ -25,6 +25,9 @@
 //!   by ` (tool result: <output>)`.
 //! * **Scripted calls** ([`script`]): ``RUN_COMMAND `cmd` `` calls the shell tool with `cmd`,
 //!   ``WRITE_FILE `path` `` calls Claude's `Write` tool, for tests that need a call that acts.
+//! * **Text, then the call** (Anthropic only): a last user text that also contains
+//!   [`SAY_FIRST`] gets the tool call after a text block of the same message, 300 ms apart;
+//!   Claude Code writes such a message as one transcript record per block.
 //! * **Slow stream**: when the last user text contains [`FakeModelOptions::slow_keyword`]
 //!   (`SLOW`), or [`FakeModelOptions::always_slow`] is set, the text deltas are spread over
 //!   [`FakeModelOptions::slow_duration`] (2 s).
@@ -56,6 +59,7 @@ use futures::StreamExt as _;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+pub use anthropic::{SAID_FIRST, SAY_FIRST};
 pub use history::{Msg, Role};
 
 /// Which wire protocol a request used.

@@ -1,5 +1,6 @@
 mod approvals;
 mod branches;
+mod cost;
 mod doctor;
 mod files;
 mod fork;

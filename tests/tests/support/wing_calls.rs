@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 use syn::visit::Visit;
 
 /// The wings of `crates/core/src`: a folder each.
-const WINGS: [&str; 9] = [
-    "thread", "requests", "trust", "files", "fork", "race", "rewind", "search", "remote",
+const WINGS: [&str; 10] = [
+    "thread", "requests", "trust", "files", "fork", "race", "rewind", "search", "remote", "cost",
 ];
 
 /// The place a file belongs to: a wing's name, or `base`.

@@ -5,13 +5,26 @@
  */
 export type TurnUsage = { 
 /**
- * Every input token the model read, cached ones included.
+ * Every input token the model read, those read from and written to the cache included.
  */
-input_tokens: number, output_tokens: number, 
+input_tokens: number, 
+/**
+ * Every output token, reasoning included.
+ */
+output_tokens: number, 
 /**
  * The part of `input_tokens` read from the provider's cache (`None`: not reported).
  */
 cached_input_tokens: number | null, 
+/**
+ * The part of `input_tokens` written to the provider's cache (`None`: not reported).
+ * Providers bill a cache write apart from plain input, so it is kept apart.
+ */
+cache_write_tokens: number | null, 
+/**
+ * The part of `output_tokens` the model spent reasoning (`None`: not reported).
+ */
+reasoning_tokens: number | null, 
 /**
  * In US dollars, as the harness priced it (`None`: it reports no price; never a zero
  * made up for one).

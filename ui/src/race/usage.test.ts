@@ -3,7 +3,14 @@ import { costText, tokensText, usageText, usageTitle } from "./usage";
 
 describe("a turn's usage", () => {
   it("is short, and priced only where the harness priced it", () => {
-    const usage = { input_tokens: 1234, output_tokens: 340, cached_input_tokens: 0, cost_usd: null };
+    const usage = {
+      input_tokens: 1234,
+      output_tokens: 340,
+      cached_input_tokens: 0,
+      cache_write_tokens: null,
+      reasoning_tokens: null,
+      cost_usd: null,
+    };
     expect(tokensText(usage)).toBe("1.2k in / 340 out");
     expect(costText(usage)).toBeNull();
     expect(usageText(usage)).toBe("1.2k in / 340 out");

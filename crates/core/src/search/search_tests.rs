@@ -10,6 +10,8 @@ fn turn(reference: &str, messages: Vec<Message>) -> Turn {
         native_checkpoint_ref: None,
         messages,
         complete: true,
+        usage: None,
+        model: None,
     }
 }
 

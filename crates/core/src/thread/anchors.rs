@@ -190,6 +190,10 @@ impl Host {
                 native_checkpoint_ref: t.native_checkpoint_ref.clone(),
                 messages: messages_of(&by_ref, &t.native_turn_ref),
                 forks: forks.remove(&t.id).unwrap_or_default(),
+                usage: by_ref.get(t.native_turn_ref.as_str()).and_then(|n| n.usage),
+                model: by_ref
+                    .get(t.native_turn_ref.as_str())
+                    .and_then(|n| n.model.clone()),
             })
             .collect();
         self.learn_titles(std::slice::from_ref(&thread.row)).await;

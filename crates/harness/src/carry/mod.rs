@@ -224,6 +224,8 @@ mod tests {
             native_checkpoint_ref: Some("c".into()),
             messages,
             complete: true,
+            usage: None,
+            model: None,
         }
     }
 

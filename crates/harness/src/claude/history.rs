@@ -33,12 +33,17 @@
 //! `tool_result` completes; thinking blocks are left out; a synthetic API error record
 //! (`isApiErrorMessage`) becomes an assistant message with `error` set.
 //!
+//! Usage: each assistant record's `message.usage`, one model call per `message.id` however
+//! many records repeat it, the last record's figure kept (earlier ones may hold the stream's
+//! start); a synthetic record is no model call. No record carries a price.
+//!
 //! Record uuids are shared by a session and all its forks: key them by (session id, uuid).
 
 use std::path::Path;
 
 use serde_json::Value;
 
+use super::usage;
 use crate::history::{Message, Role};
 use crate::jsonl::Span;
 use crate::messages::{content_text, str_of, tool_call_block, TurnMessages};
@@ -330,6 +335,12 @@ fn add_record(msgs: &mut TurnMessages, record: &Node<Kind>, v: &Value) {
         }
         Kind::Reply | Kind::ReplyToolUse => {
             let reply = str_of(message, "id");
+            // One record per content block, each with the whole message's `usage`: the call is
+            // the message (its request where it has no id), counted once.
+            if let Some(usage) = message.get("usage").and_then(usage::tokens) {
+                let call = reply.or_else(|| str_of(v, "requestId"));
+                msgs.call_usage(call, usage, str_of(message, "model"));
+            }
             let Value::Array(blocks) = content else {
                 msgs.reply_text(reply, &content_text(content), uuid);
                 return;
@@ -362,3 +373,7 @@ fn add_record(msgs: &mut TurnMessages, record: &Node<Kind>, v: &Value) {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "history_tests.rs"]
+mod tests;

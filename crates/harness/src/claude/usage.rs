@@ -2,7 +2,8 @@
 //! docs/harness-behaviour.md): `usage` is the turn's own, summed over its model calls
 //! (`input_tokens` there leaves out the cache's tokens, which are added back here), while
 //! `total_cost_usd` counts every turn of the process so far, so a turn's cost is the
-//! difference from the previous `result` of the same process.
+//! difference from the previous `result` of the same process. A transcript's assistant records
+//! carry one model call's `usage` in the same shape ([`tokens`]).
 
 use serde_json::Value;
 
@@ -10,14 +11,22 @@ use crate::contract::TurnUsage;
 
 /// The turn's tokens from a `result` message; its cost is left to [`CostMeter`].
 pub(crate) fn result_usage(result: &Value) -> Option<TurnUsage> {
-    let usage = result.get("usage")?;
+    tokens(result.get("usage")?)
+}
+
+/// The tokens of an Anthropic `usage` object (a `result`'s, or one model call's in a
+/// transcript record). It reports no price.
+pub(crate) fn tokens(usage: &Value) -> Option<TurnUsage> {
     let count = |key: &str| usage.get(key).and_then(Value::as_u64);
     let cache_read = count("cache_read_input_tokens");
-    let cache_written = count("cache_creation_input_tokens").unwrap_or(0);
+    let cache_written = count("cache_creation_input_tokens");
     Some(TurnUsage {
-        input_tokens: count("input_tokens")? + cache_read.unwrap_or(0) + cache_written,
+        input_tokens: count("input_tokens")? + cache_read.unwrap_or(0) + cache_written.unwrap_or(0),
         output_tokens: count("output_tokens")?,
         cached_input_tokens: cache_read,
+        cache_write_tokens: cache_written,
+        // Anthropic reports no reasoning part: thinking is billed as output.
+        reasoning_tokens: None,
         cost_usd: None,
     })
 }
@@ -51,6 +60,7 @@ mod tests {
         let usage = result_usage(&result).unwrap();
         assert_eq!((usage.input_tokens, usage.output_tokens), (135, 7));
         assert_eq!(usage.cached_input_tokens, Some(30));
+        assert_eq!(usage.cache_write_tokens, Some(5));
         let mut meter = CostMeter::default();
         assert_eq!(meter.turn_cost(Some(0.5)), Some(0.5));
         assert_eq!(meter.turn_cost(Some(0.75)), Some(0.25));

@@ -22,6 +22,8 @@ pub(super) fn parse(params: &Value) -> Option<(String, String, TurnUsage)> {
             input_tokens: count("inputTokens")?,
             output_tokens: count("outputTokens")?,
             cached_input_tokens: count("cachedInputTokens"),
+            cache_write_tokens: count("cacheWriteInputTokens"),
+            reasoning_tokens: count("reasoningOutputTokens"),
             cost_usd: None,
         },
     ))

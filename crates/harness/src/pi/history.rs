@@ -18,12 +18,16 @@
 //! same `toolCallId`), `bashExecution` as a tool message, summaries (`branch_summary`,
 //! `compaction`, `branchSummary`/`compactionSummary` messages) and custom messages as role
 //! `Other`; an assistant `errorMessage` becomes the message's `error`. Thinking is left out.
+//! Usage: each assistant message's `usage` (with Pi's price where it is a real one) and
+//! `model`, one model call each; an all-zero `usage` (a call aborted before its usage came)
+//! is no report.
 //! Entry ids are copied by forks, so key them by (file, id).
 
 use std::path::Path;
 
 use serde_json::Value;
 
+use super::usage;
 use crate::history::{Message, Role, ToolCall};
 use crate::jsonl::Span;
 use crate::messages::{content_text, str_of, tool_call_block, TurnMessages};
@@ -201,6 +205,13 @@ fn add_entry(msgs: &mut TurnMessages, entry: &Node<Kind>, v: &Value) {
     match entry.kind {
         Kind::User => msgs.text(Role::User, content_text(content), id),
         Kind::Reply | Kind::ReplyToolUse => {
+            // Each assistant message is one model call, written once. An aborted or failed
+            // call Pi recorded before any usage came says 0 in and 0 out: not a figure.
+            let usage =
+                usage::message_usage(message).filter(|u| u.input_tokens > 0 || u.output_tokens > 0);
+            if let Some(usage) = usage {
+                msgs.call_usage(None, usage, str_of(message, "model"));
+            }
             let before = msgs.messages.len();
             if let Value::Array(blocks) = content {
                 for block in blocks {
@@ -267,3 +278,7 @@ fn add_entry(msgs: &mut TurnMessages, entry: &Node<Kind>, v: &Value) {
         },
     }
 }
+
+#[cfg(test)]
+#[path = "history_tests.rs"]
+mod tests;

@@ -1,5 +1,5 @@
 //! A Pi turn's usage ("Turn usage" in docs/harness-behaviour.md): every assistant
-//! `message_end` carries its model call's `usage {input, output, cacheRead, cacheWrite, cost}`
+//! `message_end` (and the assistant `message` entry of the session file) carries its model call's `usage {input, output, cacheRead, cacheWrite, cost}`
 //! (`input` leaves out the cache's tokens, added back here); a turn (one prompt's run) sums
 //! them. Pi prices a call from the model's configured prices, so a model without prices
 //! reports a cost of 0 that nobody charged: only a cost above zero, or one the provider itself
@@ -27,6 +27,9 @@ pub(super) fn message_usage(message: &Value) -> Option<TurnUsage> {
         input_tokens: count("input")? + cache_read.unwrap_or(0) + count("cacheWrite").unwrap_or(0),
         output_tokens: count("output")?,
         cached_input_tokens: cache_read,
+        cache_write_tokens: count("cacheWrite"),
+        // Pi: "a subset of `output`", set only by providers that report it.
+        reasoning_tokens: count("reasoning"),
         cost_usd,
     })
 }
@@ -45,6 +48,10 @@ mod tests {
         assert_eq!(
             (usage.cached_input_tokens, usage.cost_usd),
             (Some(10), None)
+        );
+        assert_eq!(
+            (usage.cache_write_tokens, usage.reasoning_tokens),
+            (Some(0), None)
         );
         let priced = json!({"usage": {"input": 1, "output": 2, "cost": {"total": 0.002}}});
         assert_eq!(message_usage(&priced).unwrap().cost_usd, Some(0.002));

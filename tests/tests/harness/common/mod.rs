@@ -274,6 +274,16 @@ macro_rules! harness_suite {
                 .await
             }
 
+            /// The session file, read back, holds each turn's tokens as the model served
+            /// them, each model call once.
+            #[$test]
+            async fn transcript_usage_is_what_the_model_served() {
+                crate::harness_common::usage::transcript_usage_is_what_the_model_served::<
+                    super::$case,
+                >()
+                .await
+            }
+
             /// The native fork call's wall time. Printed, never asserted.
             #[$test]
             async fn fork_wall_time() {

@@ -92,6 +92,10 @@ pub struct TurnView {
     pub messages: Vec<MessageView>,
     /// Forks cut at this turn (ids), for the chip on the source message.
     pub forks: Vec<String>,
+    /// Its tokens and money as the harness's session file holds them (`None`: not reported).
+    pub usage: Option<forkhost_harness::TurnUsage>,
+    /// The model of its last call, where the file names it.
+    pub model: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]

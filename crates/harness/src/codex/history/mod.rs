@@ -18,6 +18,11 @@
 //! `local_shell_call`, `web_search_call`) joined with their `*_output` by `call_id`; `error`
 //! events become messages with `error` set; `thread_rolled_back{num_turns}` drops turns.
 //!
+//! Usage: each `event_msg`/`token_count` is one model response, its `info.last_token_usage`
+//! that response's tokens (`input_tokens` counting the cached ones); an event whose
+//! `total_token_usage` equals the previous event's is a repeat and is skipped in the index
+//! pass. The model is the turn's `turn_context.model`. No line carries a price.
+//!
 //! Anchors:
 //! - **native turn ref**: the turn id (`task_started.turn_id`), what `thread/fork` takes as
 //!   `lastTurnId`/`beforeTurnId`. A turn without an id (older files) gets a synthetic ref
@@ -30,6 +35,10 @@
 mod reader;
 mod scan;
 mod text;
+
+// The reader's usage on a recorded rollout.
+#[cfg(test)]
+mod usage_tests;
 
 pub use reader::{find_rollout, CodexReader};
 
@@ -55,6 +64,10 @@ enum Kind {
     /// which Codex records without turn events. Inside a turn the events carry the text.
     InjectedUser,
     InjectedAssistant,
+    /// `event_msg`/`token_count` whose running total moved: one model response's usage.
+    TokenCount,
+    /// `turn_context`: the model the turn's responses come from.
+    Context,
 }
 
 impl Kind {
@@ -63,6 +76,11 @@ impl Kind {
             self,
             Kind::UserEvent | Kind::UserItem | Kind::BareUser | Kind::InjectedUser
         )
+    }
+
+    /// Bookkeeping of the turn rather than what was said (usage, settings).
+    fn is_meta(self) -> bool {
+        matches!(self, Kind::TokenCount | Kind::Context)
     }
 }
 
@@ -93,6 +111,12 @@ enum Line {
         turn_id: Option<Box<str>>,
     },
     RolledBack(usize),
+    /// A `token_count` event with usage, and a fingerprint of its running total
+    /// (`total_token_usage`): Codex writes the event again with the total unmoved (rate-limit
+    /// refreshes, a resumed thread), and only an event that moved it is a new response.
+    TokenCount {
+        total: u64,
+    },
 }
 
 struct Scanned {

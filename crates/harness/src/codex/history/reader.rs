@@ -73,6 +73,8 @@ pub struct CodexReader {
     by_id: FxHashMap<Box<str>, usize>,
     /// The turn still open for lines without a turn id.
     current: Option<usize>,
+    /// The fingerprint of the last `token_count`'s running total.
+    last_total: Option<u64>,
     anchors: Vec<TurnAnchor>,
 }
 
@@ -146,6 +148,7 @@ impl CodexReader {
             turns: Vec::new(),
             by_id: FxHashMap::default(),
             current: None,
+            last_total: None,
             anchors: Vec::new(),
         };
         for s in 0..reader.segments.len() - 1 {
@@ -207,9 +210,10 @@ impl CodexReader {
                     let adopt = self.current.filter(|&c| {
                         let t = &self.turns[c];
                         !t.explicit
-                            && t.records
-                                .iter()
-                                .all(|&r| self.records[r as usize].kind.is_user())
+                            && t.records.iter().all(|&r| {
+                                let kind = self.records[r as usize].kind;
+                                kind.is_user() || kind.is_meta()
+                            })
                     });
                     if let Some(c) = adopt {
                         self.turns[c].explicit = true;
@@ -246,37 +250,17 @@ impl CodexReader {
                     first = first.min(keep);
                 }
                 Line::Item { kind, turn_id } => {
-                    let injected = matches!(kind, Kind::InjectedUser | Kind::InjectedAssistant);
-                    let in_turn = self.current.is_some_and(|c| self.turns[c].explicit);
-                    if injected && (!self.meta.paginated || in_turn) {
-                        continue;
+                    if let Some(t) = self.add_item(segment, span, kind, turn_id) {
+                        first = first.min(t);
                     }
-                    let routed = turn_id
-                        .as_deref()
-                        .and_then(|id| self.by_id.get(id))
-                        .copied();
-                    let current = self.current;
-                    let t = match routed {
-                        Some(t) => t,
-                        // A user message outside an explicit turn opens a turn of its own.
-                        None if kind.is_user() => match current {
-                            Some(c) if self.turns[c].explicit => c,
-                            _ => self.open_turn(None, span.start, false),
-                        },
-                        // Stray lines between turns belong to the turn before them.
-                        None => match current.or(self.turns.len().checked_sub(1)) {
-                            Some(c) => c,
-                            None => self.open_turn(None, span.start, false),
-                        },
-                    };
-                    let n = self.records.len() as u32;
-                    self.records.push(Record {
-                        segment,
-                        span,
-                        kind,
-                    });
-                    self.turns[t].records.push(n);
-                    first = first.min(t);
+                }
+                Line::TokenCount { total } => {
+                    // A repeat of the last running total is no new response.
+                    if self.last_total.replace(total) != Some(total) {
+                        if let Some(t) = self.add_item(segment, span, Kind::TokenCount, None) {
+                            first = first.min(t);
+                        }
+                    }
                 }
             }
         }
@@ -291,6 +275,49 @@ impl CodexReader {
             self.anchors.push(anchor);
         }
         first
+    }
+
+    /// Files a record under its turn; returns the turn, or `None` if the record is dropped.
+    fn add_item(
+        &mut self,
+        segment: u32,
+        span: Span,
+        kind: Kind,
+        turn_id: Option<Box<str>>,
+    ) -> Option<usize> {
+        let injected = matches!(kind, Kind::InjectedUser | Kind::InjectedAssistant);
+        let in_turn = self.current.is_some_and(|c| self.turns[c].explicit);
+        if injected && (!self.meta.paginated || in_turn) {
+            return None;
+        }
+        let routed = turn_id
+            .as_deref()
+            .and_then(|id| self.by_id.get(id))
+            .copied();
+        let current = self.current;
+        let t = match routed {
+            Some(t) => t,
+            // A user message outside an explicit turn opens a turn of its own.
+            None if kind.is_user() => match current {
+                Some(c) if self.turns[c].explicit => c,
+                _ => self.open_turn(None, span.start, false),
+            },
+            // Stray lines between turns belong to the turn before them; bookkeeping before
+            // any turn makes none.
+            None => match current.or(self.turns.len().checked_sub(1)) {
+                Some(c) => c,
+                None if kind.is_meta() => return None,
+                None => self.open_turn(None, span.start, false),
+            },
+        };
+        let n = self.records.len() as u32;
+        self.records.push(Record {
+            segment,
+            span,
+            kind,
+        });
+        self.turns[t].records.push(n);
+        Some(t)
     }
 
     fn open_turn(&mut self, id: Option<Box<str>>, at: u64, explicit: bool) -> usize {

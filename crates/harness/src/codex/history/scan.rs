@@ -2,7 +2,10 @@
 //! far as it takes to tell a line's kind and turn.
 
 use std::fs::File;
+use std::hash::Hasher;
 use std::path::Path;
+
+use rustc_hash::FxHasher;
 
 use super::{Base, Kind, Line, Meta, Scanned};
 use crate::history::HistoryError;
@@ -120,6 +123,17 @@ fn scan_payload(c: &mut Cursor, ty: RawStr) -> Option<Line> {
             c.skip();
         }
         None
+    } else if ty.is("turn_context") {
+        // Only its turn here; the model is read with the turn's text.
+        let mut turn_id = None;
+        while let Some(key) = c.next_key() {
+            if key.is("turn_id") {
+                turn_id = c.opt_string().and_then(|s| s.boxed());
+            } else {
+                c.skip();
+            }
+        }
+        Some(item(Kind::Context, turn_id))
     } else if ty.is("compacted") {
         Some(Line::Item {
             kind: Kind::Compacted,
@@ -185,6 +199,7 @@ fn scan_event(c: &mut Cursor) -> Option<Line> {
     let mut turn_id = None;
     let mut item_ty: Option<RawStr> = None;
     let mut num_turns = None;
+    let mut total = None;
     while let Some(key) = c.next_key() {
         match key.0 {
             b"type" => {
@@ -206,7 +221,8 @@ fn scan_event(c: &mut Cursor) -> Option<Line> {
                     || t.is("turn_complete")
                     || t.is("turn_aborted")
                     || t.is("item_completed")
-                    || t.is("thread_rolled_back");
+                    || t.is("thread_rolled_back")
+                    || t.is("token_count");
                 if !wanted {
                     return None;
                 }
@@ -223,6 +239,16 @@ fn scan_event(c: &mut Cursor) -> Option<Line> {
                 }
             }
             b"num_turns" => num_turns = c.u64(),
+            // `info` is null in an event that only refreshes rate limits: no usage.
+            b"info" if c.begin_object() => {
+                while let Some(key) = c.next_key() {
+                    if key.is("total_token_usage") {
+                        total = c.raw_value().map(fingerprint);
+                    } else {
+                        c.skip();
+                    }
+                }
+            }
             b"item" => {
                 if !c.begin_object() {
                     c.skip();
@@ -257,6 +283,8 @@ fn scan_event(c: &mut Cursor) -> Option<Line> {
         Some(Line::TurnEnded { id: turn_id })
     } else if t.is("thread_rolled_back") {
         Some(Line::RolledBack(num_turns.unwrap_or(0) as usize))
+    } else if t.is("token_count") {
+        Some(Line::TokenCount { total: total? })
     } else {
         let it = item_ty?;
         if it.is("UserMessage") {
@@ -267,6 +295,13 @@ fn scan_event(c: &mut Cursor) -> Option<Line> {
             None
         }
     }
+}
+
+/// A running total, as written, reduced to a number that tells a repeat from a move.
+fn fingerprint(total: &[u8]) -> u64 {
+    let mut h = FxHasher::default();
+    h.write(total);
+    h.finish()
 }
 
 fn item(kind: Kind, turn_id: Option<Box<str>>) -> Line {

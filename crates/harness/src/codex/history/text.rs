@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use super::Kind;
+use crate::contract::TurnUsage;
 use crate::history::{Message, Role, ToolCall};
 use crate::messages::{content_text, str_of, TurnMessages};
 
@@ -47,11 +48,31 @@ pub(super) fn add_record(msgs: &mut TurnMessages, kind: Kind, v: &Value, prefer_
             Role::Other,
             str_of(payload, "message").unwrap_or("error"),
         )),
+        Kind::TokenCount => {
+            if let Some(usage) = payload.pointer("/info/last_token_usage").and_then(tokens) {
+                msgs.call_usage(None, usage, None);
+            }
+        }
+        Kind::Context => msgs.model_in_use(str_of(payload, "model")),
         Kind::Compacted => {
             let text = str_of(payload, "message").unwrap_or_default().to_owned();
             msgs.text(Role::Other, text, None);
         }
     }
+}
+
+/// One response's tokens (`last_token_usage`): `input_tokens` counts the cached ones, and
+/// `output_tokens` the reasoning ones. Codex writes no price.
+fn tokens(usage: &Value) -> Option<TurnUsage> {
+    let count = |key: &str| usage.get(key).and_then(Value::as_u64);
+    Some(TurnUsage {
+        input_tokens: count("input_tokens")?,
+        output_tokens: count("output_tokens")?,
+        cached_input_tokens: count("cached_input_tokens"),
+        cache_write_tokens: count("cache_write_input_tokens"),
+        reasoning_tokens: count("reasoning_output_tokens"),
+        cost_usd: None,
+    })
 }
 
 fn add_tool(msgs: &mut TurnMessages, item: &Value) {
