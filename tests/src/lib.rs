@@ -5,6 +5,7 @@ pub mod fake_model;
 pub mod harness_env;
 pub mod need;
 pub mod procs;
+#[cfg(unix)]
 pub mod sshd;
 pub mod workspace;
 

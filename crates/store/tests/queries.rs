@@ -793,3 +793,43 @@ async fn a_races_lanes_are_kept_by_race_and_lane() {
     // A thread is a lane of one race only.
     assert!(store.put_race_lane(&lane("l1", "q", 2)).await.is_err());
 }
+
+#[tokio::test]
+async fn remote_hosts_are_added_listed_changed_and_removed() {
+    use forkhost_store::queries::remote_hosts::RemoteHostRow;
+    let (_dir, store) = fresh().await;
+    assert!(store.remote_hosts().await.unwrap().is_empty());
+    assert_eq!(store.remote_host("box").await.unwrap(), None);
+    let row = |name: &str, destination: &str| RemoteHostRow {
+        name: name.into(),
+        destination: destination.into(),
+        ssh_options: "[\"-p\",\"2222\"]".into(),
+        remote_program: Some("/opt/forkhost".into()),
+        added_at: 0,
+    };
+    store.put_remote_host(&row("box", "me@box")).await.unwrap();
+    store.put_remote_host(&row("gpu", "me@gpu")).await.unwrap();
+    let listed = store.remote_hosts().await.unwrap();
+    assert_eq!(
+        listed.iter().map(|h| h.name.as_str()).collect::<Vec<_>>(),
+        ["box", "gpu"]
+    );
+    let added = store.remote_host("box").await.unwrap().unwrap();
+    assert_eq!(added.destination, "me@box");
+    assert_eq!(added.ssh_options, "[\"-p\",\"2222\"]");
+    assert_eq!(added.remote_program.as_deref(), Some("/opt/forkhost"));
+    assert!(added.added_at > 0, "added now");
+    // Changed in place: the same name, a new destination, when it was added kept.
+    store
+        .put_remote_host(&row("box", "me@other"))
+        .await
+        .unwrap();
+    let changed = store.remote_host("box").await.unwrap().unwrap();
+    assert_eq!(changed.destination, "me@other");
+    assert_eq!(changed.added_at, added.added_at);
+    assert_eq!(store.remote_hosts().await.unwrap().len(), 2);
+    assert!(store.remove_remote_host("box").await.unwrap());
+    assert!(!store.remove_remote_host("box").await.unwrap());
+    assert_eq!(store.remote_host("box").await.unwrap(), None);
+    assert_eq!(store.remote_hosts().await.unwrap().len(), 1);
+}

@@ -7,6 +7,8 @@ mod fork;
 #[path = "../host/kit/mod.rs"]
 mod host_kit;
 mod race;
+// A real OpenSSH server on loopback: the Unix test machines'.
+#[cfg(unix)]
 mod remote;
 mod rewind;
 mod search;

@@ -34,6 +34,8 @@ const rows = buildRows(
       native_turn_ref: "",
       native_checkpoint_ref: null,
       forks: [],
+      usage: null,
+      model: null,
       messages: [
         { role: "user", text: "prompt", tool: null, error: null },
         { role: "assistant", text, tool: null, error: null },

@@ -24,6 +24,8 @@ export function detail(turns: number, extra: Partial<ThreadDetail> = {}): Thread
       native_turn_ref: `n${i}`,
       native_checkpoint_ref: null,
       forks: [],
+      usage: null,
+      model: null,
       messages: [
         { role: "user", text: `prompt ${i + 1}`, tool: null, error: null },
         { role: "assistant", text: `reply ${i + 1}`, tool: null, error: null },

@@ -9,6 +9,8 @@ export function turn(n: number): TurnView {
     native_turn_ref: `r${n}`,
     native_checkpoint_ref: null,
     forks: [],
+    usage: null,
+    model: null,
     messages: [
       { role: "user", text: `prompt ${n}`, tool: null, error: null },
       { role: "assistant", text: `reply ${n}`, tool: null, error: null },
