@@ -124,3 +124,67 @@ async fn a_continue_into_a_worktree_that_fails_leaves_no_worktree_and_no_thread(
     let branches = git(&t.work(), &["branch", "--list", "forkhost/*"]);
     assert_eq!(branches, "", "no fork branch left");
 }
+
+/// A branch leaving for another machine: the turns up to the cut, in the harness it continues
+/// in, named by its source and cut; made a thread on the other side (here the same Host, as the
+/// CLI's `adopt-branch` does there), with exactly those turns. The source is only read.
+#[tokio::test]
+async fn a_branch_travels_as_its_turns_up_to_the_cut_and_becomes_a_thread_there() {
+    let t = pi_thread(3, ClaudeProgram::VersionOnly).await;
+    let before = t.transcript();
+    let title = t.host.store().thread(&t.thread).await.unwrap().title;
+
+    let same = t.host.branch_seed(&t.thread, after(2), None).await.unwrap();
+    assert_eq!(same.harness, HarnessKind::Pi);
+    assert_eq!(same.seed.turns.len(), 2);
+    assert_eq!(same.title, format!("{title} · after turn 2"));
+    let earlier = t
+        .host
+        .branch_seed(&t.thread, ForkAt::Before(TurnRef::Number(2)), None)
+        .await
+        .unwrap();
+    assert_eq!(earlier.seed.turns.len(), 1);
+    assert_eq!(earlier.title, format!("{title} · before turn 2"));
+    let missing = t.host.branch_seed(&t.thread, after(9), None).await;
+    assert_eq!(missing.unwrap_err().code(), "turn_not_found");
+
+    let branch = t
+        .host
+        .branch_seed(&t.thread, after(2), Some(HarnessKind::Claude))
+        .await
+        .unwrap();
+    assert_eq!(branch.harness, HarnessKind::Claude);
+    assert_eq!(
+        branch.title,
+        format!("{title} · in Claude Code after turn 2")
+    );
+    // It travels as JSON and comes back the same.
+    let wire = serde_json::to_string(&branch).unwrap();
+    let arrived: crate::base::branch::BranchSeed = serde_json::from_str(&wire).unwrap();
+    assert_eq!(arrived, branch);
+
+    let made = t
+        .host
+        .adopt_branch(arrived, &t.work(), Some(true))
+        .await
+        .unwrap();
+    assert_eq!(made.thread.harness, HarnessKind::Claude);
+    assert_eq!(made.thread.title, branch.title);
+    assert_eq!(made.turns.len(), 2);
+    assert_eq!(made.thread.state, ThreadState::Ready);
+    assert!(
+        made.thread.fork.is_none(),
+        "no lineage to a thread of another machine"
+    );
+    assert_eq!(t.transcript(), before, "the source is only read");
+
+    let mut empty = branch.clone();
+    empty.seed.turns.clear();
+    let refused = t.host.adopt_branch(empty, &t.work(), None).await;
+    assert_eq!(refused.unwrap_err().code(), "invalid_input");
+    let nowhere = t
+        .host
+        .adopt_branch(branch, std::path::Path::new("/nonexistent"), None)
+        .await;
+    assert_eq!(nowhere.unwrap_err().code(), "invalid_input");
+}
