@@ -195,9 +195,10 @@ fn relay(
         .wait()
         .map_err(|e| HostError::Internal(e.to_string()))?;
     let said = String::from_utf8_lossy(&tail);
+    if let Some(err) = ssh_failure(remote, status.code(), &said) {
+        return Err(err);
+    }
     match status.code() {
-        Some(SSH_FAILED) => Err(remote.failure(&said)),
-        Some(NOT_FOUND) if said.contains("not found") => Err(no_forkhost(remote)),
         Some(code) => Ok(ExitCode::from(u8::try_from(code).unwrap_or(1))),
         None => Err(HostError::HostUnreachable(format!(
             "the connection to {} ended without a status",
@@ -341,10 +342,8 @@ async fn call(remote: &RemoteHostView, args: &[String], input: &[u8]) -> Result<
             .wait_with_output()
             .map_err(|e| HostError::Internal(e.to_string()))?;
         let said = String::from_utf8_lossy(&out.stderr);
-        match out.status.code() {
-            Some(SSH_FAILED) => return Err(remote.failure(&said)),
-            Some(NOT_FOUND) if said.contains("not found") => return Err(no_forkhost(&remote)),
-            _ => {}
+        if let Some(err) = ssh_failure(&remote, out.status.code(), &said) {
+            return Err(err);
         }
         let value: Value = serde_json::from_slice(&out.stdout).map_err(|_| {
             HostError::HostUnreachable(format!(
@@ -363,6 +362,17 @@ async fn call(remote: &RemoteHostView, args: &[String], input: &[u8]) -> Result<
     })
     .await
     .map_err(|e| HostError::Internal(e.to_string()))?
+}
+
+/// What a remote command's exit status says of the connection itself, both ways a command runs
+/// (`relay`, `call`): ssh's own failure (255), or a remote with no forkhost to run (the shell's
+/// 127); `None` when the remote forkhost ran and the status is its own.
+fn ssh_failure(remote: &RemoteHostView, code: Option<i32>, said: &str) -> Option<HostError> {
+    match code {
+        Some(SSH_FAILED) => Some(remote.failure(said)),
+        Some(NOT_FOUND) if said.contains("not found") => Some(no_forkhost(remote)),
+        _ => None,
+    }
 }
 
 fn no_forkhost(remote: &RemoteHostView) -> HostError {
