@@ -79,7 +79,29 @@ for name, config in (("old", old), ("new", new)):
         json.dump(config, f, indent=2)
 PY
 
+# What the two packages are built from: every tracked or new file the app, the CLI and the UI
+# are made of, the test's updater config and key, and the toolchain. When it matches the last
+# build's, both packages are current and are not built again (each is a release build of the
+# app: the two versions differ, so one always rebuilds the other's). Without git: always build.
+package_inputs() {
+  git rev-parse --git-dir >/dev/null 2>&1 || return 1
+  {
+    git ls-files -z -co --exclude-standard -- Cargo.toml Cargo.lock .cargo crates src-tauri ui \
+      icons package.json package-lock.json scripts/package.sh |
+      xargs -0 sha256sum 2>/dev/null
+    cat "$update_dir/old.json" "$update_dir/new.json" "$key.pub"
+    rustc -V
+  } | sha256sum | cut -d' ' -f1
+}
+inputs="$(package_inputs || true)"
+if [[ -z "${SKIP_BUILD:-}" && -n "$inputs" && "$(cat "$update_dir/inputs" 2>/dev/null)" == "$inputs" &&
+  -s "$update_dir/installed.deb" && -s "$update_dir/update.deb" && -s "$update_dir/update.deb.sig" ]]; then
+  log "packages current (built from these sources before): not built again"
+  SKIP_BUILD=1
+fi
+
 if [[ -z "${SKIP_BUILD:-}" ]]; then
+  rm -f "$update_dir/inputs"
   log "building the installed package ($version, updater on 127.0.0.1:$update_port)"
   built="$(FORKHOST_PACKAGE_CONFIG="$update_dir/old.json" bash scripts/package.sh deb,rpm)"
   deb="$(grep '\.deb$' <<<"$built" | tail -n1)"
@@ -93,6 +115,7 @@ if [[ -z "${SKIP_BUILD:-}" ]]; then
   [[ -s "$new_deb.sig" ]] || { log "the update build made no signature ($new_deb.sig)"; exit 1; }
   cp "$new_deb" "$update_dir/update.deb"
   cp "$new_deb.sig" "$update_dir/update.deb.sig"
+  [[ -n "$inputs" ]] && echo "$inputs" >"$update_dir/inputs"
 fi
 deb="$update_dir/installed.deb"
 rpm="$update_dir/installed.rpm"

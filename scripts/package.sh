@@ -64,11 +64,14 @@ step "tauri build --bundles $bundles"
 bundle_dir="$target_dir/release/bundle"
 stamp="$(mktemp)"
 trap 'rm -f "$stamp"' EXIT
-# `tauri build` runs build.beforeBuildCommand (the UI build again, a few seconds) and then
-# `cargo build --release` of src-tauri, and bundles. --ci: no prompts.
-extra=()
+# `tauri build` would run build.beforeBuildCommand (the UI build) again: ui_build above has
+# just made ui/dist current (hash-checked), and a rebuild rewrites its files, which makes the
+# app crate (it embeds them) compile again in release even when nothing changed. The hook is
+# dropped for this build (`null` removes a key when configs merge); then `cargo build
+# --release` of src-tauri, and the bundles. --ci: no prompts.
+extra=(--config '{"build":{"beforeBuildCommand":null}}')
 if [[ -n "${FORKHOST_PACKAGE_CONFIG:-}" ]]; then
-  extra=(--config "$FORKHOST_PACKAGE_CONFIG")
+  extra+=(--config "$FORKHOST_PACKAGE_CONFIG")
   printf '[package] with the extra config %s\n' "$FORKHOST_PACKAGE_CONFIG" >&2
 fi
 npx --no-install tauri build --ci --bundles "$bundles" "${extra[@]}" >&2

@@ -29,6 +29,7 @@ pub mod open_window;
 pub mod origin;
 pub mod platform;
 pub mod race;
+pub mod relaunch;
 pub mod rewind;
 pub mod search;
 pub mod settings;
@@ -114,6 +115,7 @@ pub fn run() -> i32 {
     }
 
     let setup_guard = Arc::clone(&log_guard);
+    let relaunch = relaunch::Relaunch::default();
     let app = tauri::Builder::default()
         // single-instance must be the first plugin: a second launch exits before anything else.
         .plugin(single_instance.build())
@@ -122,6 +124,7 @@ pub fn run() -> i32 {
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_updater::Builder::new().build())
         .plugin(tauri_plugin_notification::init())
+        .manage(relaunch.clone())
         .setup(move |app| {
             let dir = match data_dir {
                 Some(dir) => dir,
@@ -169,6 +172,8 @@ pub fn run() -> i32 {
         }
         _ => {}
     });
+    // An installed update starts again here, after the Host has stopped (relaunch.rs).
+    relaunch.start_if_requested();
     // Flush the log file before the process ends.
     drop(log_guard.lock().unwrap().take());
     code

@@ -24,6 +24,7 @@ use tokio::sync::Mutex;
 use crate::error::{AppErrorCode, CmdResult, CommandError, ErrorCode};
 use crate::event_list::{channel, emit_to};
 use crate::event_payloads::UpdateProgress;
+use crate::relaunch::Relaunch;
 use crate::state::AppState;
 
 /// How long a check or a download may wait on the network before giving up.
@@ -254,8 +255,21 @@ pub async fn update_install(
     emit_to::<channel::UpdateProgress>(&window, window.label(), &UpdateProgress::Restarting);
     tracing::info!(version = %version, "update installed; restarting");
     // Through the event loop, so the Host stops its harness processes and the layout is kept
-    // (RunEvent::Exit in `run`), then the new binary starts.
-    app.request_restart();
+    // (RunEvent::Exit in `run`), then the new binary starts. On Linux `run` starts it, detached
+    // (relaunch.rs); a macOS bundle is relaunched through Tauri, which asks LaunchServices.
+    if cfg!(target_os = "linux") {
+        match app.state::<Relaunch>().request(&app) {
+            Ok(()) => app.exit(0),
+            Err(err) => {
+                tracing::warn!(
+                    "cannot find this app's binary to relaunch ({err}); Tauri restarts it"
+                );
+                app.request_restart();
+            }
+        }
+    } else {
+        app.request_restart();
+    }
     Ok(())
 }
 

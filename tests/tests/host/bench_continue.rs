@@ -4,7 +4,7 @@
 //! Each source is a native session of 150 turns (a prompt and a reply each, every tenth with a
 //! shell call) written by that harness's own seed writer, imported into a Host with the real
 //! CLIs against the fake model. Printed per pair: the Host's `fork_into` (check → `creating` →
-//! the target's session written → commit), median and max of `RUNS`. The window's side of a
+//! the target's session written → commit), median and max of [`runs`]. The window's side of a
 //! fork (data → paint) does not depend on the harness; `app_bench_forks` measures it.
 //! Run with `cargo test -p forkhost-tests --test host_bench_continue -- --nocapture`.
 
@@ -16,7 +16,14 @@ use forkhost_tests::fake_model::{FakeModel, FakeModelOptions};
 use forkhost_tests::harness_env::{Harness, HarnessEnv};
 
 const TURNS: usize = 150;
-const RUNS: usize = 3;
+/// Forks per pair: the median and max of 3, or one in the quick form (`FORKHOST_BENCH_QUICK=1`).
+fn runs() -> usize {
+    if forkhost_tests::bench_quick() {
+        1
+    } else {
+        3
+    }
+}
 
 fn seed() -> Seed {
     let turns = (1..=TURNS)
@@ -65,6 +72,7 @@ async fn continuing_a_300_message_thread_in_each_harness() {
     };
     let (host, _) = Host::open_with(data.path(), options).await.unwrap();
     let seed = seed();
+    let runs = runs();
     let mut lines = Vec::new();
     for source in all {
         // The binary the Host runs (FORKHOST_*_BIN, as every real-CLI test sets it).
@@ -84,7 +92,7 @@ async fn continuing_a_300_message_thread_in_each_harness() {
         let src = imported.thread.id;
         for target in all {
             let mut ms = Vec::new();
-            for _ in 0..RUNS {
+            for _ in 0..runs {
                 let started = Instant::now();
                 let forked = host
                     .fork_into(
@@ -112,15 +120,15 @@ async fn continuing_a_300_message_thread_in_each_harness() {
                 source.name(),
                 target.name(),
                 what,
-                ms[RUNS / 2],
-                ms[RUNS - 1]
+                ms[runs / 2],
+                ms[runs - 1]
             ));
         }
     }
     host.shutdown().await;
     println!();
     println!(
-        "=== continue a {} -message thread (Host fork_into, {RUNS} runs) ===",
+        "=== continue a {} -message thread (Host fork_into, {runs} runs) ===",
         TURNS * 2
     );
     for line in &lines {

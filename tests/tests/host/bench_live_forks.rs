@@ -211,7 +211,13 @@ async fn live_forks_from_one_to_eight() {
     host_kit::turn(&host, &source, "RUN_COMMAND `printf one > first.txt`").await;
 
     let mut rows = Vec::new();
-    for n in COUNTS {
+    // The quick form (`FORKHOST_BENCH_QUICK=1`) stops at 4 forks: every step, fewer rows.
+    let counts = if forkhost_tests::bench_quick() {
+        &COUNTS[..3]
+    } else {
+        &COUNTS[..]
+    };
+    for &n in counts {
         let mut forks = Vec::new();
         for _ in 0..n {
             let fork = host

@@ -153,7 +153,13 @@ async fn race_of_n_lanes_beside_n_forks_one_by_one() {
     println!("{}", one_by_one_figures(&host, &source, 1).await);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut lines = vec![format!("{cores} cores")];
-    for n in [2, 4, 8] {
+    // The quick form (`FORKHOST_BENCH_QUICK=1`) stops at 4 lanes: every step, fewer rows.
+    let sizes: &[usize] = if forkhost_tests::bench_quick() {
+        &[2, 4]
+    } else {
+        &[2, 4, 8]
+    };
+    for &n in sizes {
         lines.push(race_figures(&host, &source, n).await);
         lines.push(one_by_one_figures(&host, &source, n).await);
     }

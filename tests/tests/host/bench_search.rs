@@ -127,7 +127,7 @@ async fn search_over_a_gigabyte_of_transcripts() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(if forkhost_tests::bench_quick() {
-            64
+            24
         } else {
             1024
         });

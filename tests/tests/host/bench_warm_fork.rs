@@ -17,8 +17,15 @@ use forkhost_tests::harness_env::Harness;
 
 use host_kit::{setup, two_turn_source};
 
-/// Forks per harness.
-const RUNS: usize = 8;
+/// Forks per harness (the quick form, `FORKHOST_BENCH_QUICK=1`, makes 3: enough to run
+/// every step of the path, warm, so it cannot rot).
+fn runs() -> usize {
+    if forkhost_tests::bench_quick() {
+        3
+    } else {
+        8
+    }
+}
 /// Between forks: long enough for the next spare to be ready (Pi, a Node program, takes ~1 s).
 const READING: Duration = Duration::from_secs(3);
 
@@ -39,8 +46,9 @@ async fn warm_forks(harness: Harness) {
     let host = s.host_with(|o| o.warm_forks = true).await;
     let (source, path, bytes) = two_turn_source(&s, &host).await;
 
+    let runs = runs();
     let mut native = Vec::new();
-    for _ in 0..RUNS {
+    for _ in 0..runs {
         tokio::time::sleep(READING).await;
         let forked = host
             .fork(&source, ForkAt::After(TurnRef::Number(1)))
@@ -57,16 +65,16 @@ async fn warm_forks(harness: Harness) {
     assert_eq!(std::fs::read(&path).unwrap(), bytes, "the source changed");
     host.shutdown().await;
     assert!(
-        native.len() >= RUNS / 2,
-        "{}: {} of {RUNS} forks did not run in a warm spare",
+        native.len() >= runs.div_ceil(2),
+        "{}: {} of {runs} forks did not run in a warm spare",
         harness.name(),
-        RUNS - native.len()
+        runs - native.len()
     );
 
     native.sort_by(f64::total_cmp);
     let p90 = native[(native.len() * 9 / 10).min(native.len() - 1)];
     println!(
-        "{} warm fork through the Host, native step: median {:.1} ms, p90 {p90:.1} ms ({} warm forks of {RUNS}, {READING:?} apart; all: {:?})",
+        "{} warm fork through the Host, native step: median {:.1} ms, p90 {p90:.1} ms ({} warm forks of {runs}, {READING:?} apart; all: {:?})",
         harness.name(),
         native[native.len() / 2],
         native.len(),

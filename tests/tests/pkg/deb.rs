@@ -604,7 +604,12 @@ async fn check_update(
         line.contains("forkhost app started") && line.contains(&restarted)
     })
     .await
-    .context("the app did not start again as the new version")?;
+    .with_context(|| {
+        format!(
+            "the app did not start again as the new version; its logs end:\n{}",
+            log_tails(&data_dir.join("logs"), 25)
+        )
+    })?;
     println!(
         "restarted as {} {:.1?} after the click ({})",
         update.version,
@@ -612,6 +617,24 @@ async fn check_update(
         log.display()
     );
     Ok(())
+}
+
+/// The last `lines` lines of each log file under `dir`, for a failure's message.
+fn log_tails(dir: &Path, lines: usize) -> String {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return format!("(no log folder at {})", dir.display());
+    };
+    let mut out = String::new();
+    for entry in entries.flatten() {
+        let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+        let all: Vec<&str> = text.lines().collect();
+        out.push_str(&format!("== {}\n", entry.path().display()));
+        for line in &all[all.len().saturating_sub(lines)..] {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// Ends the app processes started on `data_dir` (the restarted app has no WebDriver session
