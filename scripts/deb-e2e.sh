@@ -104,14 +104,20 @@ if [[ -z "${SKIP_BUILD:-}" ]]; then
   rm -f "$update_dir/inputs"
   log "building the installed package ($version, updater on 127.0.0.1:$update_port)"
   built="$(FORKHOST_PACKAGE_CONFIG="$update_dir/old.json" bash scripts/package.sh deb,rpm)"
-  deb="$(grep '\.deb$' <<<"$built" | tail -n1)"
-  rpm="$(grep '\.rpm$' <<<"$built" | tail -n1 || true)"
+  # By version, not by order: a bundle folder can hold the other version's package too (from
+  # the update's build, or a build that was stopped half-way after it).
+  deb="$(grep "_${version}_[^/]*\.deb\$" <<<"$built" | tail -n1 || true)"
+  rpm="$(grep -- "-${version}-[^/]*\.rpm\$" <<<"$built" | tail -n1 || true)"
+  [[ -n "$deb" && "$(dpkg-deb -f "$deb" Version)" == "$version" ]] ||
+    { log "the build made no $version .deb (it listed: $built)"; exit 1; }
   cp "$deb" "$update_dir/installed.deb"
   [[ -n "$rpm" ]] && cp "$rpm" "$update_dir/installed.rpm"
   log "building the update ($next_version, signed)"
   built="$(TAURI_SIGNING_PRIVATE_KEY="$(cat "$key")" TAURI_SIGNING_PRIVATE_KEY_PASSWORD="" \
     FORKHOST_PACKAGE_CONFIG="$update_dir/new.json" bash scripts/package.sh deb)"
-  new_deb="$(grep '\.deb$' <<<"$built" | tail -n1)"
+  new_deb="$(grep "_${next_version}_[^/]*\.deb\$" <<<"$built" | tail -n1 || true)"
+  [[ -n "$new_deb" && "$(dpkg-deb -f "$new_deb" Version)" == "$next_version" ]] ||
+    { log "the update's build made no $next_version .deb (it listed: $built)"; exit 1; }
   [[ -s "$new_deb.sig" ]] || { log "the update build made no signature ($new_deb.sig)"; exit 1; }
   cp "$new_deb" "$update_dir/update.deb"
   cp "$new_deb.sig" "$update_dir/update.deb.sig"

@@ -67,13 +67,17 @@ step_background() {
   step_begun[$name]=$SECONDS
   step_cpu_at[$name]="$(cpu_jiffies)"
   # Inside, `step` only prints (the scripts it calls name their own parts): the table is this
-  # shell's alone.
+  # shell's alone. Job control on for the spawn: the step gets a process group of its own, so
+  # that stopping it stops what it started too (a release build left running would write its
+  # packages into the next run's).
+  set -m
   (
     step_name=""
     step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
     "$@"
   ) >"$log" 2>&1 &
   step_pids[$name]=$!
+  set +m
 }
 
 step_wait() {
@@ -95,7 +99,7 @@ steps_table() {
   local status="${1:-0}" name
   if ((status)); then step_close "FAILED ($status)"; else step_close; fi
   for name in "${!step_pids[@]}"; do # a background step the run never waited for (it failed first)
-    kill "${step_pids[$name]}" 2>/dev/null || true
+    kill -- "-${step_pids[$name]}" 2>/dev/null || kill "${step_pids[$name]}" 2>/dev/null || true
     step_record "$name" "$((step_begun[$name] - steps_started))" "$((SECONDS - steps_started))" \
       "stopped" "?" bg
   done
