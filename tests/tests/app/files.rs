@@ -537,6 +537,15 @@ async fn open_new_thread(client: &Client, folder: &Path, prompt: &str) -> Result
 
 async fn trust_session(client: &Client, project: &Path, shots: &mut Shots) -> Result<()> {
     open_new_thread(client, project, "hello there").await?;
+    // A click on a button still disabled (its harness's report coming in on a loaded machine)
+    // does nothing and says nothing: wait until it can be pressed.
+    wait_js(
+        client,
+        r#"document.querySelector('button[data-action="create-thread"]')?.disabled === false"#,
+        WAIT,
+        "Start thread to be enabled",
+    )
+    .await?;
     click(client, r#"button[data-action="create-thread"]"#).await?;
     let question = text_of(client, r#"[data-dialog="trust"] [data-trust-question]"#).await?;
     let root = std::fs::canonicalize(project)?;
