@@ -90,6 +90,8 @@ export type Dialog =
   | { kind: "update" }
   /** "Changes in this fork": a worktree fork's files since its fork point, and Bring back. */
   | { kind: "changes"; threadId: string }
+  /** What every branch of a thread's lineage tree cost, each turn once, and the sum. */
+  | { kind: "tree-cost"; threadId: string }
   /** Two threads of one lineage tree side by side; `other` null: pick it first. */
   | { kind: "compare"; threadId: string; other: string | null }
   /** Archiving a thread that has a worktree: remove it too? (what would be lost, exactly) */

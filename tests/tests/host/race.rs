@@ -62,6 +62,7 @@ fn spec(source: &str, at: ForkAt, lanes: Vec<LaneSpec>, prompt: &str) -> RaceSpe
         approve: None,
         check: None,
         check_timeout: None,
+        budget_usd: None,
     }
 }
 

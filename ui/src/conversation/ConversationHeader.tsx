@@ -3,7 +3,9 @@
 // under them the lineage line and the folder's bars. Chips that do not fit the row fold into a
 // "+N" menu (headerFold.ts decides which; this file measures).
 import { type MouseEvent, type RefObject, useLayoutEffect, useRef, useState } from "react";
+import type { BranchCost } from "../bindings/BranchCost";
 import type { ThreadView } from "../bindings/ThreadView";
+import { CostChip } from "../cost/CostChip";
 import { FolderBar, FolderChip } from "../files/FolderChip";
 import { harnessName } from "../harnesses";
 import { UndoRewind } from "../rewind/UndoRewind";
@@ -22,8 +24,8 @@ export function shortPath(path: string): string {
   return p.length > 48 ? `…${p.slice(-47)}` : p;
 }
 
-/** The chips that fold, the first kept longest: what the folder is, then Pi's note. */
-const FOLD_ORDER = ["folder", "mode"];
+/** The chips that fold, the first kept longest: what the folder is, Pi's note, then the cost. */
+const FOLD_ORDER = ["folder", "mode", "cost"];
 /** The folder's path gives up its room down to this before a chip folds. */
 const PATH_KEEPS = 120;
 /** The title's widest, as a share of the row (styles/files.css, .conv-head__title). */
@@ -82,7 +84,16 @@ function useFoldedChips(row: RefObject<HTMLDivElement | null>): string[] {
   return folded;
 }
 
-export function ConversationHeader({ thread, terminalOpen }: { thread: ThreadView; terminalOpen: boolean }) {
+export function ConversationHeader({
+  thread,
+  cost,
+  terminalOpen,
+}: {
+  thread: ThreadView;
+  /** What the branch cost (the detail's figures); undefined while it is read. */
+  cost?: BranchCost;
+  terminalOpen: boolean;
+}) {
   const row = useRef<HTMLDivElement>(null);
   const folded = useFoldedChips(row);
   // The folded chips' words as the row would show them, each with its tooltip.
@@ -114,6 +125,7 @@ export function ConversationHeader({ thread, terminalOpen }: { thread: ThreadVie
           {shortPath(thread.cwd)}
         </span>
         <FolderChip thread={thread} folded={folded.includes("folder")} />
+        {cost && <CostChip threadId={thread.id} cost={cost} folded={folded.includes("cost")} />}
         {folded.length > 0 && (
           <button
             type="button"
