@@ -199,6 +199,7 @@ export const defaultSettings: Settings = {
   fork_files: "worktree",
   prune_checkpoints_days: 30,
   max_agents: 0,
+  cost_warning_cents: 0,
 };
 
 export function initialState(): AppState {
