@@ -5,7 +5,7 @@
 import { type MouseEvent, type RefObject, useLayoutEffect, useRef, useState } from "react";
 import type { BranchCost } from "../bindings/BranchCost";
 import type { ThreadView } from "../bindings/ThreadView";
-import { CostChip } from "../cost/CostChip";
+import { CostChip, hasCost } from "../cost/CostChip";
 import { FolderBar, FolderChip } from "../files/FolderChip";
 import { harnessName } from "../harnesses";
 import { UndoRewind } from "../rewind/UndoRewind";
@@ -24,8 +24,8 @@ export function shortPath(path: string): string {
   return p.length > 48 ? `…${p.slice(-47)}` : p;
 }
 
-/** The chips that fold, the first kept longest: what the folder is, Pi's note, then the cost. */
-const FOLD_ORDER = ["folder", "mode", "cost"];
+/** The chips that fold, the first kept longest: what the folder is, then Pi's note. */
+const FOLD_ORDER = ["folder", "mode"];
 /** The folder's path gives up its room down to this before a chip folds. */
 const PATH_KEEPS = 120;
 /** The title's widest, as a share of the row (styles/files.css, .conv-head__title). */
@@ -125,7 +125,6 @@ export function ConversationHeader({
           {shortPath(thread.cwd)}
         </span>
         <FolderChip thread={thread} folded={folded.includes("folder")} />
-        {cost && <CostChip threadId={thread.id} cost={cost} folded={folded.includes("cost")} />}
         {folded.length > 0 && (
           <button
             type="button"
@@ -155,7 +154,13 @@ export function ConversationHeader({
           Terminal
         </button>
       </div>
-      {thread.fork && <LineageLine fork={thread.fork} harness={thread.harness} />}
+      {(thread.fork || (cost && hasCost(cost))) && (
+        // Under the title: where the branch came from, and what it cost (never folded away).
+        <div className="conv-head__meta">
+          {thread.fork && <LineageLine fork={thread.fork} harness={thread.harness} />}
+          {cost && <CostChip threadId={thread.id} cost={cost} />}
+        </div>
+      )}
       <FolderBar thread={thread} />
     </header>
   );

@@ -15,7 +15,12 @@ export function overWarning(cost: BranchCost, cents: number): boolean {
   return cents > 0 && cost.own.cost_usd * 100 > cents;
 }
 
-export function CostChip({ threadId, cost, folded }: { threadId: string; cost: BranchCost; folded: boolean }) {
+/** Whether a branch has any figure to show (a turn of its own or inherited). */
+export function hasCost(cost: BranchCost): boolean {
+  return cost.own.turns + cost.inherited.turns > 0;
+}
+
+export function CostChip({ threadId, cost }: { threadId: string; cost: BranchCost }) {
   const cents = useApp((s) => s.settings.cost_warning_cents);
   const over = overWarning(cost, cents);
   // A toast when a turn takes the branch past the warning (not when a thread that already
@@ -46,8 +51,7 @@ export function CostChip({ threadId, cost, folded }: { threadId: string; cost: B
   return (
     <button
       type="button"
-      className={`badge cost-chip${over ? " cost-chip--over" : ""}${folded ? " conv-head__folded" : ""}`}
-      data-header-chip="cost"
+      className={`cost-chip${over ? " cost-chip--over" : ""}`}
       data-branch-cost=""
       data-over-warning={over ? "true" : undefined}
       data-action="tree-cost"

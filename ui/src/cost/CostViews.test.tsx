@@ -28,7 +28,7 @@ describe("cost views", () => {
 
   it("the header chip says this branch's own spend and what it inherited, and opens the tree", () => {
     const cost = { own: spent(1, 0.01), inherited: spent(2, 0.5), price_table: "prices 1" };
-    const view = render(<CostChip threadId="t1" cost={cost} folded={false} />);
+    const view = render(<CostChip threadId="t1" cost={cost} />);
     const chip = view.getByRole("button");
     expect(chip.textContent).toBe("this branch 1.1k tokens · $0.0100 · inherited $0.5000");
     expect(chip.title).toContain("Prices: prices 1");
@@ -39,10 +39,10 @@ describe("cost views", () => {
   it("past Settings' warning the chip says so, and a turn that crosses it brings a toast", () => {
     store.set({ settings: { ...store.get().settings, cost_warning_cents: 50 }, toasts: [] });
     const under = { own: spent(1, 0.4), inherited: NO_COST.own, price_table: "p" };
-    const view = render(<CostChip threadId="t1" cost={under} folded={false} />);
+    const view = render(<CostChip threadId="t1" cost={under} />);
     expect(view.getByRole("button").dataset.overWarning).toBeUndefined();
     expect(store.get().toasts).toHaveLength(0);
-    view.rerender(<CostChip threadId="t1" cost={{ ...under, own: spent(2, 0.6) }} folded={false} />);
+    view.rerender(<CostChip threadId="t1" cost={{ ...under, own: spent(2, 0.6) }} />);
     expect(view.getByRole("button").dataset.overWarning).toBe("true");
     expect(store.get().toasts.map((t) => t.title)).toEqual(["This thread has spent $0.6000"]);
     store.set({ settings: { ...store.get().settings, cost_warning_cents: 0 }, toasts: [] });
@@ -50,14 +50,14 @@ describe("cost views", () => {
 
   it("a thread already past the warning when opened has no toast, only the chip's mark", () => {
     store.set({ settings: { ...store.get().settings, cost_warning_cents: 50 }, toasts: [] });
-    const view = render(<CostChip threadId="t1" cost={{ own: spent(1, 2), inherited: NO_COST.own, price_table: "p" }} folded={false} />);
+    const view = render(<CostChip threadId="t1" cost={{ own: spent(1, 2), inherited: NO_COST.own, price_table: "p" }} />);
     expect(view.getByRole("button").dataset.overWarning).toBe("true");
     expect(store.get().toasts).toHaveLength(0);
     store.set({ settings: { ...store.get().settings, cost_warning_cents: 0 } });
   });
 
   it("a thread with no usage shows no chip", () => {
-    const view = render(<CostChip threadId="t1" cost={NO_COST} folded={false} />);
+    const view = render(<CostChip threadId="t1" cost={NO_COST} />);
     expect(view.container.textContent).toBe("");
   });
 
