@@ -57,6 +57,7 @@ command_list! {
     commands::app_info() -> AppInfo;
     commands::threads() -> Vec<ThreadView>;
     commands::show(thread_id: String) -> ThreadDetail;
+    commands::tree_cost(thread_id: String) -> forkhost_core::TreeCost;
     commands::create(spec: NewThreadArgs) -> ThreadDetail;
     commands::start_turn(thread_id: String, prompt: String) -> ();
     commands::interrupt(thread_id: String) -> ();
@@ -115,7 +116,7 @@ command_list! {
     race::race_models(thread_id: String) -> Vec<String>;
     race::race_check(thread_id: String) -> forkhost_core::CheckCommandView;
     race::set_race_check(thread_id: String, command: Option<String>) -> forkhost_core::CheckCommandView;
-    race::race_start(thread_id: String, at: ForkAt, lanes: Vec<race::LaneArgs>, prompt: String, shared_folder: bool, check: Option<String>, max_parallel: Option<usize>) -> String;
+    race::race_start(thread_id: String, at: ForkAt, lanes: Vec<race::LaneArgs>, prompt: String, shared_folder: bool, check: Option<String>, max_parallel: Option<usize>, budget_usd: Option<f64>) -> String;
     race::keep_plan(lane: String) -> forkhost_core::KeepPlan;
     race::keep(lane: String, accepted: forkhost_core::KeepPlan) -> forkhost_core::KeptView;
     // The first-run view.

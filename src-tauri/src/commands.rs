@@ -80,6 +80,16 @@ pub async fn show(state: State<'_, AppState>, thread_id: String) -> CmdResult<Th
     Ok(detail)
 }
 
+/// What every branch of `thread_id`'s tree cost, each turn counted once (the sidebar's and the
+/// header's "Cost of this tree").
+#[tauri::command(rename_all = "snake_case")]
+pub async fn tree_cost(
+    state: State<'_, AppState>,
+    thread_id: String,
+) -> CmdResult<forkhost_core::TreeCost> {
+    Ok(state.host.tree_cost(&thread_id).await?)
+}
+
 #[tauri::command(rename_all = "snake_case")]
 pub async fn create(state: State<'_, AppState>, spec: NewThreadArgs) -> CmdResult<ThreadDetail> {
     let cwd = expand_home(spec.cwd.trim());

@@ -81,6 +81,7 @@ pub async fn race_start(
     shared_folder: bool,
     check: Option<String>,
     max_parallel: Option<usize>,
+    budget_usd: Option<f64>,
 ) -> CmdResult<String> {
     // Unless the call says otherwise, Settings' "at most K agents at once".
     let max_parallel = max_parallel.or_else(|| {
@@ -107,6 +108,7 @@ pub async fn race_start(
         approve: None,
         check: check.map(|c| c.trim().to_owned()).filter(|c| !c.is_empty()),
         check_timeout: None,
+        budget_usd,
     };
     // The race runs in the background: what it would refuse at once is this call's answer, in
     // the dialog's words (the bare sentence, without the Host error's "invalid input: ").

@@ -102,6 +102,9 @@ pub struct Settings {
     /// At most this many agents run a turn at once in a race (its other lanes wait, queued,
     /// and say so); 0: one per core of this machine.
     pub max_agents: u32,
+    /// Warn when a thread's own turns (since its fork point) cost more than this many US
+    /// cents; 0: never. Cents, so that the settings stay exact (and comparable).
+    pub cost_warning_cents: u32,
 }
 
 impl Default for Settings {
@@ -116,6 +119,7 @@ impl Default for Settings {
             fork_files: ForkFilesSetting::default(),
             prune_checkpoints_days: PRUNE_DAYS,
             max_agents: 0,
+            cost_warning_cents: 0,
         }
     }
 }
@@ -219,6 +223,7 @@ mod tests {
             fork_files: ForkFilesSetting::SameFolder,
             prune_checkpoints_days: 7,
             max_agents: 3,
+            cost_warning_cents: 250,
         };
         save(&dir, &settings).unwrap();
         assert_eq!(load(&dir), settings);

@@ -81,6 +81,7 @@ beforeEach(() => {
     fork_files: "worktree" as const,
     prune_checkpoints_days: 30,
     max_agents: 0,
+    cost_warning_cents: 0,
   });
   m.doctor.mockResolvedValue([harnessReport("claude"), missingReport("codex"), missingReport("pi")]);
   m.threads.mockResolvedValue([]);

@@ -8,6 +8,7 @@ import { FirstRunDialog } from "./firstRun/FirstRunDialog";
 import { ArchiveDialog } from "./files/ArchiveDialog";
 import { SetupDialog } from "./files/SetupDialog";
 import { ChangesDialog } from "./files/ChangesDialog";
+import { TreeCostDialog } from "./cost/TreeCostDialog";
 import { CompareDialog } from "./files/CompareDialog";
 import { TrustDialog } from "./files/TrustDialog";
 import { RewindDialog } from "./rewind/RewindDialog";
@@ -95,6 +96,7 @@ export function App() {
       {dialog?.kind === "first-run" && <FirstRunDialog />}
       {dialog?.kind === "update" && <UpdateDialog />}
       {dialog?.kind === "changes" && <ChangesDialog threadId={dialog.threadId} />}
+      {dialog?.kind === "tree-cost" && <TreeCostDialog key={dialog.threadId} threadId={dialog.threadId} />}
       {dialog?.kind === "compare" && (
         <CompareDialog key={`${dialog.threadId}|${dialog.other ?? ""}`} threadId={dialog.threadId} other={dialog.other} />
       )}

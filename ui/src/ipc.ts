@@ -124,6 +124,8 @@ async function call<C extends keyof Commands>(
 export const appInfo = () => call("app_info");
 export const threads = () => call("threads");
 export const show = (threadId: string) => call("show", { thread_id: threadId });
+/** Every branch of the thread's lineage tree, its own turns' cost, and their sum. */
+export const treeCost = (threadId: string) => call("tree_cost", { thread_id: threadId });
 export const create = (spec: NewThreadArgs) => call("create", { spec });
 /** Starts a turn; returns once it started. The reply streams as host events. */
 export const startTurn = (threadId: string, prompt: string) =>

@@ -90,6 +90,8 @@ export type Dialog =
   | { kind: "update" }
   /** "Changes in this fork": a worktree fork's files since its fork point, and Bring back. */
   | { kind: "changes"; threadId: string }
+  /** What every branch of a thread's lineage tree cost, each turn once, and the sum. */
+  | { kind: "tree-cost"; threadId: string }
   /** Two threads of one lineage tree side by side; `other` null: pick it first. */
   | { kind: "compare"; threadId: string; other: string | null }
   /** Archiving a thread that has a worktree: remove it too? (what would be lost, exactly) */
@@ -197,6 +199,7 @@ export const defaultSettings: Settings = {
   fork_files: "worktree",
   prune_checkpoints_days: 30,
   max_agents: 0,
+  cost_warning_cents: 0,
 };
 
 export function initialState(): AppState {

@@ -1,9 +1,10 @@
-//! `forkhost cost THREAD [--tree]` (docs/architecture.md "Cost"): what a branch cost — its own
-//! turns since its fork point and what it inherited — or, with `--tree`, every branch of its
-//! tree and their sum, each turn counted once. Money the harness did not report is priced by
+//! `forkhost cost THREAD [--tree] [--by turn|model]` (docs/architecture.md "Cost"): what a
+//! branch cost — its own turns since its fork point and what it inherited — or, with `--tree`,
+//! every branch of its tree and their sum, each turn counted once; `--by model` sums the own
+//! turns by model instead. Money the harness did not report is priced by
 //! the price table the output names; a turn it cannot price is counted as unpriced, never 0.
 
-use forkhost_core::{CostFigure, Host, HostError, ThreadCost};
+use forkhost_core::{by_model, CostFigure, Host, HostError, ModelCost, ThreadCost};
 
 use crate::output::Printed;
 use crate::usage::tokens;
@@ -14,9 +15,42 @@ pub struct CostArgs {
     /// Every branch of the thread's tree, and their sum (what the provider billed).
     #[arg(long)]
     tree: bool,
+    /// `turn` (the default): each turn; `model`: the own turns summed by model.
+    #[arg(long, value_enum, default_value_t = By::Turn)]
+    by: By,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum By {
+    Turn,
+    Model,
 }
 
 pub async fn cost(host: &Host, args: CostArgs) -> Result<Printed, HostError> {
+    if args.by == By::Model {
+        let (threads, price_table) = match args.tree {
+            true => {
+                let tree = host.tree_cost(&args.thread).await?;
+                (tree.threads, tree.price_table)
+            }
+            false => {
+                let thread = host.cost(&args.thread).await?;
+                let table = thread.price_table.clone();
+                (vec![thread], table)
+            }
+        };
+        let models = by_model(&threads);
+        let mut lines: Vec<String> = models.iter().map(model_line).collect();
+        if lines.is_empty() {
+            lines.push("no turns of its own".to_owned());
+        }
+        lines.push(format!("prices: {price_table}"));
+        let json = serde_json::to_value(&models).map_err(|e| HostError::Internal(e.to_string()))?;
+        return Ok(Printed::new(
+            serde_json::json!({ "by_model": json, "price_table": price_table }),
+            lines.join("\n"),
+        ));
+    }
     if args.tree {
         let tree = host.tree_cost(&args.thread).await?;
         let mut lines: Vec<String> = tree
@@ -64,6 +98,14 @@ fn thread_text(thread: &ThreadCost) -> String {
     }
     lines.push(format!("prices: {}", thread.price_table));
     lines.join("\n")
+}
+
+fn model_line(m: &ModelCost) -> String {
+    format!(
+        "{:<32} {}",
+        m.model.as_deref().unwrap_or("(model not named)"),
+        figure(&m.figure)
+    )
 }
 
 fn figure(f: &CostFigure) -> String {

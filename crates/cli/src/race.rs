@@ -56,7 +56,22 @@ pub struct RaceArgs {
     /// The check's time limit in seconds (default 600).
     #[arg(long, value_name = "SECS")]
     check_timeout: Option<u64>,
+    /// US dollars the race may spend (`0.50` or `$0.50`): once the lanes that ended spent
+    /// more, the lanes still running stop and the queued ones do not start.
+    #[arg(long, value_name = "USD", value_parser = parse_dollars)]
+    budget: Option<f64>,
     prompt: String,
+}
+
+/// `0.5`, `$0.50`: a positive number of US dollars.
+fn parse_dollars(text: &str) -> Result<f64, String> {
+    let number = text.trim().trim_start_matches('$');
+    match number.parse::<f64>() {
+        Ok(usd) if usd.is_finite() && usd > 0.0 => Ok(usd),
+        _ => Err(format!(
+            "{text:?} is not a budget: give a positive number of US dollars, like 0.50"
+        )),
+    }
 }
 
 /// `--harness a,b,c` and `--model x,y,z`: each one for every lane, or one per lane.
@@ -123,6 +138,20 @@ fn check_cell(lane: &RaceLane) -> String {
 }
 
 /// One lane's status line.
+/// What a lane's own turns cost since the fork point: the harness's money, else the price
+/// table's; "unknown price" when neither has one, "-" before its turn ended.
+fn spent_cell(lane: &RaceLane) -> String {
+    match &lane.spent {
+        None => "-".into(),
+        Some(s) if s.turns == 0 => "-".into(),
+        Some(s) if s.unpriced_turns == s.turns => "unknown price".into(),
+        Some(s) if s.unpriced_turns > 0 => {
+            format!("${:.4} + {} unpriced", s.cost_usd, s.unpriced_turns)
+        }
+        Some(s) => format!("${:.4}", s.cost_usd),
+    }
+}
+
 fn status_line(lane: &RaceLane) -> String {
     let mut line = format!("lane {} · {}", lane.lane, lane.harness);
     if let Some(model) = &lane.model {
@@ -134,9 +163,9 @@ fn status_line(lane: &RaceLane) -> String {
     }
     if let Some(usage) = &lane.usage {
         line.push_str(&format!(" · {}", crate::usage::tokens(Some(usage))));
-        if usage.cost_usd.is_some() {
-            line.push_str(&format!(" · {}", crate::usage::cost(Some(usage))));
-        }
+    }
+    if lane.spent.is_some() {
+        line.push_str(&format!(" · {} since the fork", spent_cell(lane)));
     }
     if lane.files.is_some() {
         line.push_str(&format!(" · {}", files_cell(lane)));
@@ -172,7 +201,7 @@ pub fn table(race: &RaceView) -> String {
             lane.state.as_str().to_owned(),
             seconds(lane.elapsed_ms),
             crate::usage::tokens(lane.usage.as_ref()),
-            crate::usage::cost(lane.usage.as_ref()),
+            spent_cell(lane),
             files_cell(lane),
             check_cell(lane),
             lane.thread_id.clone().unwrap_or_else(|| "-".into()),
@@ -235,6 +264,7 @@ pub async fn race(host: &Host, args: RaceArgs, json: bool) -> HostResult<Printed
                 approve: Some(approve),
                 check,
                 check_timeout: args.check_timeout.map(std::time::Duration::from_secs),
+                budget_usd: args.budget,
             },
             on_lane,
         )

@@ -33,7 +33,8 @@ pub use base::events::{ApprovalResolution, HostEvent, TurnEnd};
 #[doc(hidden)]
 pub use base::failpoint::FORK_STEPS;
 pub use base::fork_point::{ForkAt, TurnRef};
-pub use cost::{CostFigure, PricedBy, ThreadCost, TreeCost, TurnCost, PRICE_TABLE};
+pub use base::price::{PricedBy, PRICE_TABLE};
+pub use cost::{by_model, ModelCost, ThreadCost, TreeCost, TurnCost};
 pub use files::{
     ChangesView, CheckCommandView, CheckpointView, FileChangeStatus, FileChangeView, FilesView,
     ForkFiles, LaneCheck, ThreadInFolder, WorktreeLoss,
@@ -54,9 +55,9 @@ pub use thread::export::ExportFormat;
 pub use base::grant_scope::{GrantScope, GrantView};
 pub use base::harnesses::{HarnessReport, InstallCommandView, InstallView};
 pub use base::view::{
-    ApprovalView, FillView, ForkResult, ForkTiming, ForkView, MessageView, NativeView,
-    PermissionsView, QuestionView, SubjectView, ThreadDetail, ThreadView, ToolView, TrustDecision,
-    TrustView, TurnView,
+    ApprovalView, BranchCost, CostFigure, FillView, ForkResult, ForkTiming, ForkView, MessageView,
+    NativeView, PermissionsView, QuestionView, SubjectView, ThreadDetail, ThreadView, ToolView,
+    TrustDecision, TrustView, TurnView,
 };
 pub use base::worktree_claims::SpareJob;
 pub use forkhost_harness::{

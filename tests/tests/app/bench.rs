@@ -303,6 +303,17 @@ async fn bench(client: &Client, env: &AppEnv, shots: &mut Shots) -> Result<()> {
         "return document.querySelectorAll('article[data-turn]').length",
     )
     .await?;
+    // The thread's cost comes with its history (the same `show`, no second read): its chip is
+    // there when the list is, and the read time above includes pricing 5,000 turns.
+    let cost = js(
+        client,
+        "return document.querySelector('[data-branch-cost]')?.textContent ?? null",
+    )
+    .await?;
+    ensure!(
+        cost.as_str().is_some_and(|c| c.starts_with("this branch ")),
+        "the big thread's cost chip: {cost}"
+    );
     let at_end = js(
         client,
         "const s = document.querySelector('.conv-scroll'); return Math.abs(s.scrollHeight - s.scrollTop - s.clientHeight) < 4;",
@@ -501,6 +512,10 @@ async fn bench(client: &Client, env: &AppEnv, shots: &mut Shots) -> Result<()> {
         f(&opens[0], "scrollableMs")
     );
     println!("  rows in the DOM                {rendered} (virtualized)");
+    println!(
+        "  its cost, priced with the read   {} (in the read above: no second pass)",
+        cost.as_str().unwrap_or_default()
+    );
     println!(
         "  scrolling, wheel (150 × 120 px): mean {:.1} ms, p95 {:.1} ms, max {:.1} ms per frame",
         f(&scroll["wheel"], "meanMs"),

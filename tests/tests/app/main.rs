@@ -5,6 +5,7 @@ mod bench;
 mod bench_forks;
 mod bench_repo;
 mod cli_tool;
+mod cost;
 mod files;
 mod first_run;
 mod fork;

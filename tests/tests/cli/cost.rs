@@ -3,8 +3,9 @@
 //! one own turn each. Every figure is held against what the fake model actually served: each
 //! branch's own tokens are the requests of its own turns, and the tree's total is the sum of
 //! every request served — no request counted twice (a fork's file repeats its source's turns),
-//! none missed. Money: the harness's or the price table's, and a model the table lacks is
-//! "unpriced", never $0.
+//! none missed; summed by model, the same. Money: the harness's or the price table's, and a
+//! model the table lacks is "unpriced", never $0. A torn last line in a transcript changes no
+//! figure. Continued in another agent, the new branch's own turn is counted once, in it.
 
 use forkhost_tests::cli::Cli;
 use forkhost_tests::fake_model::{FakeModel, FakeModelOptions};
@@ -123,6 +124,37 @@ fn cost_flow(harness: Harness) {
             assert_eq!(total["cost_usd"].as_f64().unwrap(), 0.0);
         }
     }
+    // By model: the tree's own turns, whatever the models, sum to the bill.
+    let models = cli.ok(&["cost", &ff, "--tree", "--by", "model"]);
+    let by_model = models["by_model"].as_array().unwrap();
+    assert!(!by_model.is_empty(), "{models}");
+    let summed = by_model
+        .iter()
+        .map(|m| tokens(&m["figure"]))
+        .fold((0, 0), add);
+    assert_eq!(summed, bill, "by model: {models}");
+
+    // A torn last line (a write cut off) changes nothing counted: the turns before it stand.
+    let before = tokens(&cli.ok(&["cost", &source])["cost"]["own"]);
+    let shown = cli.ok(&["show", &source]);
+    let path = shown["thread"]["native"]["path"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    std::io::Write::write_all(
+        &mut file,
+        br#"{"type":"assistant","message":{"usage":{"input_tok"#,
+    )
+    .unwrap();
+    drop(file);
+    let after = &cli.ok(&["cost", &source])["cost"];
+    assert_eq!(tokens(&after["own"]), before, "after a torn line: {after}");
+    assert_eq!(after["own"]["turns"], 3, "{after}");
+
     // `show --json` carries each turn's usage.
     let shown = cli.ok(&["show", &source]);
     for turn in shown["thread"]["turns"].as_array().unwrap() {
@@ -146,4 +178,44 @@ fn codex_each_branch_costs_its_own_turns_and_the_tree_what_was_served() {
 #[test]
 fn pi_each_branch_costs_its_own_turns_and_the_tree_what_was_served() {
     cost_flow(Harness::Pi);
+}
+
+/// A conversation continued in another agent: its own turn is what the target's model served
+/// for it, and the tree's total is every request served, once.
+fn continued_flow(from: Harness, into: Harness) {
+    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
+    let Some(env) = HarnessEnv::for_fake_all(&[from, into], &model).unwrap() else {
+        return;
+    };
+    let data = tempfile::tempdir().unwrap();
+    let cli = Cli {
+        env: &env,
+        data: data.path(),
+    };
+    let cwd = env.work_dir().to_str().unwrap().to_owned();
+    model.clear_requests();
+    let source = id(&cli.ok(&["new", "--harness", from.name(), "--cwd", &cwd, "one"]));
+    let source_own = add(served(&model), send(&cli, &model, &source, "two"));
+    model.clear_requests();
+    let continued = id(&cli.ok(&["fork", &source, "--after", "2", "--into", into.name()]));
+    // Continuing writes the target's session from the source's turns: no model request.
+    assert_eq!(served(&model), (0, 0), "continuing asked the model");
+    let own = send(&cli, &model, &continued, "own of the continued branch");
+    assert!(own.0 > 0 && own.1 > 0, "the model served {own:?}");
+
+    let cost = &cli.ok(&["cost", &continued])["cost"];
+    assert_eq!(cost["own"]["turns"], 1, "{cost}");
+    assert_eq!(tokens(&cost["own"]), own, "{cost}");
+    let tree = &cli.ok(&["cost", &continued, "--tree"])["tree"];
+    assert_eq!(tokens(&tree["total"]), add(source_own, own), "{tree}");
+}
+
+#[test]
+fn claude_continued_in_codex_counts_each_request_once() {
+    continued_flow(Harness::Claude, Harness::Codex);
+}
+
+#[test]
+fn pi_continued_in_claude_counts_each_request_once() {
+    continued_flow(Harness::Pi, Harness::Claude);
 }

@@ -71,6 +71,7 @@ async fn race_figures(host: &Host, source: &str, n: usize) -> String {
         approve: None,
         check: None,
         check_timeout: None,
+        budget_usd: None,
     };
     let racing = {
         let host = host.clone();

@@ -62,6 +62,7 @@ fn spec(source: &str, at: ForkAt, lanes: Vec<LaneSpec>, prompt: &str) -> RaceSpe
         approve: None,
         check: None,
         check_timeout: None,
+        budget_usd: None,
     }
 }
 
@@ -625,4 +626,79 @@ async fn race_lanes_in_two_harnesses_each_get_turns_one_and_two_and_the_prompt()
         }
     }
     assert!(per_token[1] < per_token[0], "{per_token:?}");
+}
+
+/// A race with a budget (issue 43): Claude's fake model is priced by the table, so the first
+/// lane's turn alone passes a budget of a millionth of a dollar; the lanes queued behind it
+/// (one turn at a time) are not started, say why in words, and their models are never asked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn race_over_its_budget_starts_no_more_lanes_and_says_why() {
+    let Some(s) = setup(Harness::Claude).await else {
+        return;
+    };
+    let repo = s.env.work_dir().to_path_buf();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    std::fs::write(repo.join("a.txt"), "a\n").unwrap();
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "start"]);
+    let host = s.host().await;
+    let source = s.thread(&host, Default::default()).await;
+    turn(&host, &source, "one").await;
+    s.model.clear_requests();
+
+    let (on_lane, _seen) = recorder();
+    let mut race = spec(
+        &source,
+        ForkAt::After(TurnRef::Number(1)),
+        lanes(3),
+        "a lane's prompt",
+    );
+    race.max_parallel = Some(1);
+    race.budget_usd = Some(0.000_001);
+    let ended = host.race(race, on_lane).await.unwrap();
+    let states: Vec<LaneState> = ended.lanes.iter().map(|l| l.state).collect();
+    assert_eq!(
+        states,
+        [
+            LaneState::Done,
+            LaneState::OverBudget,
+            LaneState::OverBudget
+        ],
+        "{ended:#?}"
+    );
+    let first = &ended.lanes[0];
+    let spent = first.spent.expect("the finished lane's spend");
+    assert_eq!(spent.turns, 1, "{first:?}");
+    assert!(spent.cost_usd > 0.000_001, "{spent:?}");
+    for lane in &ended.lanes[1..] {
+        let words = lane.message.as_deref().unwrap_or_default();
+        assert!(
+            words.starts_with("not started: the race spent $") && words.contains("over its budget"),
+            "{words:?}"
+        );
+    }
+    assert!(
+        s.model.model_requests().iter().any(|r| r
+            .last_user_text()
+            .is_some_and(|t| t.contains("a lane's prompt"))),
+        "the first lane's model was never asked"
+    );
+    // The lanes not started hold the inherited turn only: no prompt of their own was sent.
+    for lane in &ended.lanes[1..] {
+        let thread = lane.thread_id.as_deref().expect("the lane's fork was made");
+        let shown = host.show(thread).await.unwrap();
+        assert!(
+            shown.turns.iter().all(|t| t.inherited),
+            "lane {} ran a turn: {:?}",
+            lane.lane,
+            shown.turns.iter().map(|t| t.number).collect::<Vec<_>>()
+        );
+    }
+
+    // A budget that is no amount is refused before any lane is made.
+    let mut bad = spec(&source, ForkAt::After(TurnRef::Number(1)), lanes(2), "x");
+    bad.budget_usd = Some(-1.0);
+    let (on_lane, _) = recorder();
+    let err = host.race(bad, on_lane).await.unwrap_err();
+    assert_eq!(err.code(), "invalid_input", "{err}");
 }

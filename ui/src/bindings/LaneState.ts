@@ -3,4 +3,4 @@
 /**
  * Where a lane is.
  */
-export type LaneState = "queued" | "running" | "waiting_for_approval" | "checking" | "done" | "failed";
+export type LaneState = "queued" | "running" | "waiting_for_approval" | "checking" | "done" | "failed" | "over_budget";

@@ -32,4 +32,9 @@ prune_checkpoints_days: number,
  * At most this many agents run a turn at once in a race (its other lanes wait, queued,
  * and say so); 0: one per core of this machine.
  */
-max_agents: number, };
+max_agents: number, 
+/**
+ * Warn when a thread's own turns (since its fork point) cost more than this many US
+ * cents; 0: never. Cents, so that the settings stay exact (and comparable).
+ */
+cost_warning_cents: number, };

@@ -31,6 +31,7 @@ import type { Settings } from "./Settings";
 import type { TabView } from "./TabView";
 import type { ThreadDetail } from "./ThreadDetail";
 import type { ThreadView } from "./ThreadView";
+import type { TreeCost } from "./TreeCost";
 import type { TrustDecision } from "./TrustDecision";
 import type { TrustView } from "./TrustView";
 import type { TurnRef } from "./TurnRef";
@@ -46,6 +47,7 @@ export type Commands = {
   app_info: { args: []; reply: AppInfo };
   threads: { args: []; reply: Array<ThreadView> };
   show: { args: [{ thread_id: string }]; reply: ThreadDetail };
+  tree_cost: { args: [{ thread_id: string }]; reply: TreeCost };
   create: { args: [{ spec: NewThreadArgs }]; reply: ThreadDetail };
   start_turn: { args: [{ thread_id: string; prompt: string }]; reply: void };
   interrupt: { args: [{ thread_id: string }]; reply: void };
@@ -104,7 +106,7 @@ export type Commands = {
   race_models: { args: [{ thread_id: string }]; reply: Array<string> };
   race_check: { args: [{ thread_id: string }]; reply: CheckCommandView };
   set_race_check: { args: [{ thread_id: string; command: string | null }]; reply: CheckCommandView };
-  race_start: { args: [{ thread_id: string; at: ForkAt; lanes: Array<LaneArgs>; prompt: string; shared_folder: boolean; check: string | null; max_parallel: number | null }]; reply: string };
+  race_start: { args: [{ thread_id: string; at: ForkAt; lanes: Array<LaneArgs>; prompt: string; shared_folder: boolean; check: string | null; max_parallel: number | null; budget_usd: number | null }]; reply: string };
   keep_plan: { args: [{ lane: string }]; reply: KeepPlan };
   keep: { args: [{ lane: string; accepted: KeepPlan }]; reply: KeptView };
   doctor_again: { args: []; reply: Array<HarnessReport> };

@@ -290,7 +290,7 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
 
   return (
     <section className="conv" data-conversation={threadId} data-thread-state={thread.state}>
-      <ConversationHeader thread={thread} terminalOpen={terminalOpen} />
+      <ConversationHeader thread={thread} cost={detail.cost} terminalOpen={terminalOpen} />
       <div
         ref={scrollRef}
         className="conv-scroll"
@@ -344,6 +344,7 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
                       }
                       onSelect={onSelect}
                       onFork={onFork}
+                      priceTable={detail.cost.price_table}
                       onContextMenu={onContextMenu}
                       onChips={onChips}
                     />

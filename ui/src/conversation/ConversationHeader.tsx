@@ -3,7 +3,9 @@
 // under them the lineage line and the folder's bars. Chips that do not fit the row fold into a
 // "+N" menu (headerFold.ts decides which; this file measures).
 import { type MouseEvent, type RefObject, useLayoutEffect, useRef, useState } from "react";
+import type { BranchCost } from "../bindings/BranchCost";
 import type { ThreadView } from "../bindings/ThreadView";
+import { CostChip, hasCost } from "../cost/CostChip";
 import { FolderBar, FolderChip } from "../files/FolderChip";
 import { harnessName } from "../harnesses";
 import { UndoRewind } from "../rewind/UndoRewind";
@@ -82,7 +84,16 @@ function useFoldedChips(row: RefObject<HTMLDivElement | null>): string[] {
   return folded;
 }
 
-export function ConversationHeader({ thread, terminalOpen }: { thread: ThreadView; terminalOpen: boolean }) {
+export function ConversationHeader({
+  thread,
+  cost,
+  terminalOpen,
+}: {
+  thread: ThreadView;
+  /** What the branch cost (the detail's figures); undefined while it is read. */
+  cost?: BranchCost;
+  terminalOpen: boolean;
+}) {
   const row = useRef<HTMLDivElement>(null);
   const folded = useFoldedChips(row);
   // The folded chips' words as the row would show them, each with its tooltip.
@@ -143,7 +154,13 @@ export function ConversationHeader({ thread, terminalOpen }: { thread: ThreadVie
           Terminal
         </button>
       </div>
-      {thread.fork && <LineageLine fork={thread.fork} harness={thread.harness} />}
+      {(thread.fork || (cost && hasCost(cost))) && (
+        // Under the title: where the branch came from, and what it cost (never folded away).
+        <div className="conv-head__meta">
+          {thread.fork && <LineageLine fork={thread.fork} harness={thread.harness} />}
+          {cost && <CostChip threadId={thread.id} cost={cost} />}
+        </div>
+      )}
       <FolderBar thread={thread} />
     </header>
   );

@@ -4,6 +4,7 @@ import { Spinner } from "../ui/icons";
 import { MessageRow, StatusLine } from "../messages/MessageRow";
 import { renderMarkdown } from "../markdown/render";
 import { buildRows, type MessageRow as MessageRowData } from "../messages/rows";
+import { NO_COST } from "../cost/cost";
 
 const thread: ThreadView = {
   id: "warm-up",
@@ -36,6 +37,10 @@ const rows = buildRows(
       forks: [],
       usage: null,
       model: null,
+      complete: true,
+      cost_usd: null,
+      priced_by: "unknown",
+      inherited: false,
       messages: [
         { role: "user", text: "prompt", tool: null, error: null },
         { role: "assistant", text, tool: null, error: null },
@@ -47,6 +52,7 @@ const rows = buildRows(
         },
       ],
     })),
+    cost: NO_COST,
   },
   undefined,
   undefined,

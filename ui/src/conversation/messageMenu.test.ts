@@ -13,6 +13,7 @@ function message(role: "user" | "assistant", turn: number, over: Partial<Message
     message: { role, text: `${role} text ${turn}`, tool: null, error: null },
     fork: { ok: true },
     forks: [],
+    cost: null,
     ...over,
   };
 }

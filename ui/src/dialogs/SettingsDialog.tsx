@@ -286,6 +286,22 @@ export function SettingsDialog() {
             />
             <span>agents at once (0: one per core); the other lanes wait, queued</span>
           </label>
+          <label className="field field--inline">
+            <span className="field__label">Warn when a thread's own turns cost more than $</span>
+            <input
+              className="input input--number"
+              type="number"
+              min={0}
+              step={0.5}
+              data-setting="cost-warning"
+              value={draft.cost_warning_cents / 100}
+              onChange={(e) => {
+                const cents = Math.max(0, Math.min(1_000_000, Math.round((Number(e.target.value) || 0) * 100)));
+                setDraft((d) => ({ ...d, cost_warning_cents: cents }));
+              }}
+            />
+            <span>(0: never; a fork counts only its turns after the fork point)</span>
+          </label>
         </section>
         <section className="settings-section">
           <h3>Theme</h3>

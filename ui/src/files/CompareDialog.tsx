@@ -10,6 +10,7 @@ import { Spinner } from "../ui/icons";
 import * as ipc from "../ipc";
 import type { ChangesView } from "../ipc";
 import { threadById, useApp } from "../state";
+import { branchText, figureTitle } from "../cost/cost";
 import { ChangesBody } from "./DiffView";
 import { lineageOf, splitTurns } from "./lineage";
 
@@ -133,6 +134,9 @@ export function SideBySide({ a, b }: { a: ThreadDetail; b: ThreadDetail }) {
           return (
             <div key={d.id} className="compare-column" data-compare-side={i === 0 ? "a" : "b"}>
               <h4>{d.title}</h4>
+              <p className="muted compare-cost" data-compare-cost={i === 0 ? "a" : "b"} title={figureTitle(d.cost.own)}>
+                {branchText(d.cost.own, d.cost.inherited) ?? "No usage recorded"}
+              </p>
               {own.length === 0 ? <p className="muted">No turns after the shared ones.</p> : own.map((t) => <TurnText key={t.id} turn={t} />)}
             </div>
           );

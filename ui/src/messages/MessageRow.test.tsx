@@ -30,6 +30,7 @@ function row(partial: Partial<MessageRowData> & Pick<MessageRowData, "role" | "m
     turnId: "turn-2",
     fork: { ok: true },
     forks: [],
+    cost: null,
     ...partial,
   };
 }

@@ -5,6 +5,7 @@ import { harnessName } from "../harnesses";
 import { LiveMarkdown, Markdown } from "../markdown/Markdown";
 import { type ForkAbility, type LiveRow, type MessageRow as MessageRowData, type Role, type StatusRow, forkLabel } from "./rows";
 import { ToolBlock } from "./ToolBlock";
+import { TurnCost } from "../cost/TurnCost";
 
 export interface ForkButtonProps {
   role: Role;
@@ -67,6 +68,8 @@ export interface MessageRowProps {
   onFork: (row: MessageRowData | LiveRow, invert: boolean) => void;
   onContextMenu: (row: MessageRowData | LiveRow, event: MouseEvent) => void;
   onChips: (chips: ForkChip[], event: MouseEvent) => void;
+  /** What priced the turns their harness did not (the thread's `cost.price_table`). */
+  priceTable?: string;
 }
 
 function copy(text: string) {
@@ -165,6 +168,7 @@ export const MessageRow = memo(function MessageRow(props: MessageRowProps) {
             {chips.length === 1 ? "1 fork" : `${chips.length} forks`}
           </button>
         )}
+        {row.kind === "message" && row.cost && <TurnCost figure={row.cost} priceTable={props.priceTable} />}
         <span className="msg__spacer" />
         {!tool && (
           <button

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { HarnessReport } from "../bindings/HarnessReport";
 import type { ThreadDetail } from "../bindings/ThreadDetail";
+import { NO_COST } from "../testing/threads";
 import { startLive } from "../threads/live";
 import { buildRows, forkAbility, rowIndexOf } from "./rows";
 import { setupFields } from "../testing/harnessReport";
@@ -26,11 +27,16 @@ export function detail(turns: number, extra: Partial<ThreadDetail> = {}): Thread
       forks: [],
       usage: null,
       model: null,
+      complete: true,
+      cost_usd: null,
+      priced_by: "unknown",
+      inherited: false,
       messages: [
         { role: "user", text: `prompt ${i + 1}`, tool: null, error: null },
         { role: "assistant", text: `reply ${i + 1}`, tool: null, error: null },
       ],
     })),
+    cost: NO_COST,
     ...extra,
   };
 }
@@ -50,6 +56,15 @@ const claude: HarnessReport = {
 };
 
 describe("rows", () => {
+  it("puts a turn's cost on its last reply, and none on a turn still running", () => {
+    const d = detail(2);
+    d.turns[0] = { ...d.turns[0]!, cost_usd: 0.5, priced_by: "table" };
+    d.turns[1] = { ...d.turns[1]!, complete: false };
+    const rows = buildRows(d, undefined, claude, () => undefined);
+    const costs = rows.map((r) => (r.kind === "message" ? (r.cost?.cost_usd ?? null) : "-"));
+    expect(costs).toEqual([null, 0.5, null, null]);
+  });
+
   it("lists every message with its turn and role, and a live turn after", () => {
     const rows = buildRows(detail(2), { ...startLive("next", 2), phase: "streaming" }, claude, () => undefined);
     expect(rows.map((r) => [r.kind, r.turn, r.kind === "status" ? "-" : r.role])).toEqual([

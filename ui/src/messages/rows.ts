@@ -6,6 +6,7 @@ import type { ThreadDetail } from "../bindings/ThreadDetail";
 import type { ThreadView } from "../bindings/ThreadView";
 import type { TurnEnd } from "../bindings/TurnEnd";
 import type { LiveItem, LiveTurn } from "../state";
+import type { TurnFigure } from "../cost/cost";
 
 export type Role = "user" | "assistant" | "tool";
 
@@ -30,6 +31,8 @@ export interface MessageRow {
   fork: ForkAbility;
   /** Forks made at this message's turn that belong on this message (chip). */
   forks: string[];
+  /** The turn's tokens and money, on its last reply (null elsewhere, and while it runs). */
+  cost: TurnFigure | null;
 }
 
 export interface LiveRow {
@@ -145,6 +148,7 @@ export function buildRows(
         message,
         fork: abilities[role],
         forks,
+        cost: i === lastReply && turn.complete ? turn : null,
       });
     });
   }

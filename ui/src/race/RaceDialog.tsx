@@ -42,6 +42,8 @@ function RaceForm({ ask }: { ask: RaceAsk }) {
   const [inGit, setInGit] = useState<boolean | null>(null);
   const [shared, setShared] = useState(false);
   const [busy, setBusy] = useState(false);
+  const [budgetText, setBudgetText] = useState("");
+  const budget = parseBudget(budgetText);
 
   useEffect(() => {
     void loadDoctor();
@@ -74,7 +76,7 @@ function RaceForm({ ask }: { ask: RaceAsk }) {
   const textChanged = checkText.trim() !== (approvedText ?? "");
   const needsShared = inGit === false;
   const laneRefused = shown.some((l) => refusals[l.harness] !== undefined);
-  const canStart = !busy && prompt.trim() !== "" && (!needsShared || shared) && !laneRefused;
+  const canStart = !busy && prompt.trim() !== "" && (!needsShared || shared) && !laneRefused && budget !== "bad";
 
   const setLane = (i: number, change: Partial<LaneChoice>) =>
     setLanes((all) => all.map((l, j) => (j === i ? { ...l, ...change } : l)));
@@ -87,6 +89,8 @@ function RaceForm({ ask }: { ask: RaceAsk }) {
       prompt,
       sharedFolder: shared,
       check: runCheck && checkText.trim() !== "" ? checkText.trim() : null,
+      // canStart refused "bad" above.
+      budgetUsd: typeof budget === "number" ? budget : null,
     });
     if (!ok) setBusy(false);
   };
@@ -174,6 +178,22 @@ function RaceForm({ ask }: { ask: RaceAsk }) {
             </p>
           )}
         </fieldset>
+        <label className="race-dialog__budget">
+          <span>Budget (US dollars, optional)</span>
+          <input
+            name="race-budget"
+            inputMode="decimal"
+            placeholder="no limit"
+            value={budgetText}
+            aria-invalid={budget === "bad" || undefined}
+            onChange={(e) => setBudgetText(e.target.value)}
+          />
+          <small className="muted">
+            {budget === "bad"
+              ? "A positive amount, like 0.50"
+              : "Once the lanes that ended spent more, the lanes still running stop."}
+          </small>
+        </label>
         {needsShared && (
           <label className="race-dialog__shared">
             <input type="checkbox" name="shared-folder" checked={shared} onChange={(e) => setShared(e.target.checked)} />
@@ -188,4 +208,12 @@ function RaceForm({ ask }: { ask: RaceAsk }) {
       </form>
     </Modal>
   );
+}
+
+/** The budget field: empty for none, a positive amount ("0.50", "$2") or "bad". */
+export function parseBudget(text: string): number | null | "bad" {
+  const t = text.trim().replace(/^\$/, "");
+  if (t === "") return null;
+  const usd = Number(t);
+  return Number.isFinite(usd) && usd > 0 ? usd : "bad";
 }

@@ -15,6 +15,7 @@ import { useApp } from "../state";
 import { openTab } from "../tabs/tabs";
 import { type RaceRun, hideRace, keepLane, planKeep, useRaces } from "./race";
 import { usageText, usageTitle } from "./usage";
+import { figureMoney, figureTitle } from "../cost/cost";
 
 export function RaceView({ runId }: { runId: string }) {
   const run = useRaces((s) => s.runs[runId]);
@@ -27,7 +28,7 @@ export function RaceView({ runId }: { runId: string }) {
   }, [run]);
   if (!run) return null;
   const slots = Array.from({ length: run.size }, (_, i) => run.lanes.find((l) => l.lane === i + 1) ?? null);
-  const done = run.lanes.filter((l) => l.state === "done" || l.state === "failed").length;
+  const done = run.lanes.filter((l) => l.state === "done" || l.state === "failed" || l.state === "over_budget").length;
   return (
     <section className="race" data-race={run.run} aria-label="Race">
       <header className="race__head">
@@ -82,6 +83,7 @@ const STATE_WORDS: Record<RaceLane["state"], string> = {
   checking: "checking",
   done: "done",
   failed: "failed",
+  over_budget: "over budget",
 };
 
 function LaneCard(props: {
@@ -108,7 +110,7 @@ function LaneCard(props: {
     );
   }
   const started = id ? run.runningSince[id] : undefined;
-  const ended = lane.state === "done" || lane.state === "failed" || lane.state === "checking";
+  const ended = lane.state === "done" || lane.state === "failed" || lane.state === "over_budget" || lane.state === "checking";
   const elapsed = ended || started === undefined ? lane.elapsed_ms : now - started;
   const liveText = slot?.live?.items.map((item) => (item.kind === "text" ? item.text : "")).join("") ?? "";
   const turns = slot?.detail?.turns ?? [];
@@ -141,9 +143,18 @@ function LaneCard(props: {
             {usageText(lane.usage)}
           </span>
         )}
+        {lane.spent && figureMoney(lane.spent) && (
+          <span className="race-lane__spent" data-lane-spent title={`Since the fork point: ${figureTitle(lane.spent)}`}>
+            {figureMoney(lane.spent)}
+          </span>
+        )}
       </header>
       {lane.message && (
-        <p className={`race-lane__message${lane.state === "failed" ? " race-lane__message--failed" : ""}`}>{lane.message}</p>
+        <p
+          className={`race-lane__message${lane.state === "failed" || lane.state === "over_budget" ? " race-lane__message--failed" : ""}`}
+        >
+          {lane.message}
+        </p>
       )}
       <div className="race-lane__reply" data-lane-reply>
         {/* Before its turn ends the stored turns are the fork point's: only the live reply. */}

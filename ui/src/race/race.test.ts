@@ -36,6 +36,7 @@ function lane(n: number, over: Partial<RaceLane> = {}): RaceLane {
     message: null,
     check: null,
     usage: null,
+    spent: null,
     ...over,
   };
 }
@@ -80,6 +81,7 @@ describe("a race", () => {
       shared_folder: false,
       check: "npm test",
       max_parallel: null,
+      budget_usd: null,
     });
     expect(races.get().shown).toEqual({ src: "race-1" });
     expect(races.get().ask).toBeNull();

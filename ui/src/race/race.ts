@@ -130,7 +130,8 @@ function laneChanged(run: string, lane: RaceLane) {
     return { lanes, runningSince };
   });
   // Its reply as stored, once its turn is over.
-  if (id && (lane.state === "done" || lane.state === "failed" || lane.state === "checking")) void loadThread(id);
+  if (id && (lane.state === "done" || lane.state === "failed" || lane.state === "over_budget" || lane.state === "checking"))
+    void loadThread(id);
 }
 
 export interface RaceChoice {
@@ -138,6 +139,8 @@ export interface RaceChoice {
   prompt: string;
   sharedFolder: boolean;
   check: string | null;
+  /** US dollars the race may spend (null: no limit). */
+  budgetUsd?: number | null;
 }
 
 /** Starts the race the dialog asked for and shows it in the source's tab. */
@@ -153,6 +156,7 @@ export async function startRace(ask: RaceAsk, choice: RaceChoice): Promise<boole
       shared_folder: choice.sharedFolder,
       check: choice.check,
       max_parallel: null,
+      budget_usd: choice.budgetUsd ?? null,
     });
     races.set((s) => ({
       runs: {

@@ -1,13 +1,7 @@
 // A turn's usage in words: "1.2k in / 340 out" and "$0.0031". Only what the harness reported
 // is shown: no usage, or no price, shows nothing rather than a zero.
 import type { TurnUsage } from "../bindings/TurnUsage";
-
-function count(n: number): string {
-  if (n < 1000) return String(n);
-  if (n < 10_000) return `${(n / 1000).toFixed(1)}k`;
-  if (n < 1_000_000) return `${Math.round(n / 1000)}k`;
-  return `${(n / 1_000_000).toFixed(1)}M`;
-}
+import { count, money } from "../cost/cost";
 
 export function tokensText(usage: TurnUsage): string {
   return `${count(usage.input_tokens)} in / ${count(usage.output_tokens)} out`;
@@ -16,7 +10,7 @@ export function tokensText(usage: TurnUsage): string {
 /** The price, or null when the harness reports none. */
 export function costText(usage: TurnUsage): string | null {
   if (usage.cost_usd === null) return null;
-  return usage.cost_usd >= 1 ? `$${usage.cost_usd.toFixed(2)}` : `$${usage.cost_usd.toFixed(4)}`;
+  return money(usage.cost_usd);
 }
 
 /** The whole line: tokens, then the price where known. */

@@ -161,6 +161,11 @@ function ThreadItem({ thread, depth, lastAt }: { thread: ThreadView; depth: numb
           title: "Threads of one lineage tree: their turns side by side and the code difference",
           action: () => openDialog({ kind: "compare", threadId: thread.id, other: null }),
         },
+        {
+          label: "Cost of this tree…",
+          title: "What every branch of its lineage tree cost, each turn counted once",
+          action: () => openDialog({ kind: "tree-cost", threadId: thread.id }),
+        },
         { label: "Archive", danger: true, action: () => void archiveThread(thread.id) },
       ],
     });

@@ -9,6 +9,7 @@ export const inApp = () => true;
 
 export const threads = vi.fn();
 export const show = vi.fn();
+export const treeCost = vi.fn();
 export const create = vi.fn();
 export const discover = vi.fn();
 export const importSession = vi.fn();

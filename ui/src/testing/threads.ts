@@ -1,6 +1,9 @@
 // Threads for the UI's unit tests: a detail with `turns` turns of one prompt and one reply.
 import type { ThreadDetail } from "../bindings/ThreadDetail";
 import type { TurnView } from "../bindings/TurnView";
+import { NO_COST } from "../cost/cost";
+
+export { NO_COST };
 
 export function turn(n: number): TurnView {
   return {
@@ -11,6 +14,10 @@ export function turn(n: number): TurnView {
     forks: [],
     usage: null,
     model: null,
+    complete: true,
+    cost_usd: null,
+    priced_by: "unknown",
+    inherited: false,
     messages: [
       { role: "user", text: `prompt ${n}`, tool: null, error: null },
       { role: "assistant", text: `reply ${n}`, tool: null, error: null },
@@ -32,6 +39,7 @@ export function threadDetail(id: string, turns = 2, over: Partial<ThreadDetail> 
     created_at: 1,
     updated_at: 2,
     turns: Array.from({ length: turns }, (_, i) => turn(i + 1)),
+    cost: NO_COST,
     ...over,
   };
 }

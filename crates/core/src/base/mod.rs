@@ -1,6 +1,6 @@
 //! The base: what every wing stands on and nothing in it calls up. The views the shells
 //! receive, the fork point, a thread's parsed row and its live handle, errors, events and the
-//! leaves (text, watch, pending requests, modes, grant scopes, runtimes and pools). No file here
+//! leaves (text, watch, prices, pending requests, modes, grant scopes, runtimes and pools). No file here
 //! calls a Host method defined in a wing (`tests/tests/support/no_circles.rs` checks it).
 
 pub(crate) mod branch;
@@ -12,6 +12,7 @@ pub(crate) mod grant_scope;
 pub mod harnesses;
 pub(crate) mod modes;
 pub(crate) mod pending;
+pub(crate) mod price;
 pub(crate) mod runtimes;
 pub(crate) mod text;
 pub(crate) mod thread;

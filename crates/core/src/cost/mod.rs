@@ -4,71 +4,17 @@
 //! its source already paid for: a fork's **own** turns are those after its fork point, the
 //! rest **inherited**, and a tree's total is every thread's own turns — the root's all of them
 //! — which is what the provider billed for them. Money is the harness's where it reports it,
-//! else the price table's ([`price`]), else unknown (never 0).
+//! else the price table's (`base/price.rs`), else unknown (never 0).
 //!
-//! Calls: the base.
-
-pub(crate) mod price;
+//! Calls: `thread` (a thread's detail carries its figures) and the base.
 
 use forkhost_harness::{HarnessKind, TurnUsage};
-use forkhost_store::{Boundary, ThreadRow};
 use serde::Serialize;
 
-use crate::base::error::{HostError, HostResult};
-use crate::base::thread::Thread;
+use crate::base::error::HostResult;
+use crate::base::price::{PricedBy, PRICE_TABLE};
+use crate::base::view::{CostFigure, ThreadDetail};
 use crate::host::Host;
-pub use price::{PricedBy, PRICE_TABLE};
-
-/// Tokens and money summed over turns.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, ts_rs::TS)]
-#[ts(export)]
-pub struct CostFigure {
-    pub turns: u32,
-    #[ts(type = "number")]
-    pub input_tokens: u64,
-    #[ts(type = "number")]
-    pub cached_input_tokens: u64,
-    #[ts(type = "number")]
-    pub cache_write_tokens: u64,
-    #[ts(type = "number")]
-    pub output_tokens: u64,
-    #[ts(type = "number")]
-    pub reasoning_tokens: u64,
-    /// US dollars of the turns that have a price.
-    pub cost_usd: f64,
-    /// Turns without a price (their model is not in the table, or they reported nothing):
-    /// the money figure leaves them out and says so.
-    pub unpriced_turns: u32,
-}
-
-impl CostFigure {
-    fn add(&mut self, turn: &TurnCost) {
-        self.turns += 1;
-        if let Some(u) = &turn.usage {
-            self.input_tokens += u.input_tokens;
-            self.cached_input_tokens += u.cached_input_tokens.unwrap_or(0);
-            self.cache_write_tokens += u.cache_write_tokens.unwrap_or(0);
-            self.output_tokens += u.output_tokens;
-            self.reasoning_tokens += u.reasoning_tokens.unwrap_or(0);
-        }
-        match turn.cost_usd {
-            Some(cost) => self.cost_usd += cost,
-            None => self.unpriced_turns += 1,
-        }
-    }
-
-    fn plus(mut self, other: &CostFigure) -> CostFigure {
-        self.turns += other.turns;
-        self.input_tokens += other.input_tokens;
-        self.cached_input_tokens += other.cached_input_tokens;
-        self.cache_write_tokens += other.cache_write_tokens;
-        self.output_tokens += other.output_tokens;
-        self.reasoning_tokens += other.reasoning_tokens;
-        self.cost_usd += other.cost_usd;
-        self.unpriced_turns += other.unpriced_turns;
-        self
-    }
-}
 
 /// One turn's figure.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
@@ -98,6 +44,33 @@ pub struct ThreadCost {
     pub price_table: String,
 }
 
+impl ThreadCost {
+    /// The figures of a thread's detail, turn by turn.
+    fn of(detail: &ThreadDetail) -> ThreadCost {
+        ThreadCost {
+            thread_id: detail.thread.id.clone(),
+            title: detail.thread.title.clone(),
+            harness: detail.thread.harness,
+            own: detail.cost.own,
+            inherited: detail.cost.inherited,
+            turns: detail
+                .turns
+                .iter()
+                .filter(|t| t.complete)
+                .map(|t| TurnCost {
+                    number: t.number as u32,
+                    model: t.model.clone(),
+                    usage: t.usage,
+                    cost_usd: t.cost_usd,
+                    priced_by: t.priced_by,
+                    inherited: t.inherited,
+                })
+                .collect(),
+            price_table: detail.cost.price_table.clone(),
+        }
+    }
+}
+
 /// A tree of forks: each thread's own cost, and their sum — what the provider billed.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[ts(export)]
@@ -108,45 +81,45 @@ pub struct TreeCost {
     pub price_table: String,
 }
 
-impl Host {
-    /// The cost of one thread: its own turns and the ones it inherited.
-    pub async fn cost(&self, thread_id: &str) -> HostResult<ThreadCost> {
-        let thread = self.thread(thread_id).await?;
-        let inherited = self.inherited_turns(&thread.row).await?;
-        let read = self.turns_of(&thread).await?;
-        let complete: Vec<&forkhost_harness::Turn> = read.iter().filter(|t| t.complete).collect();
-        // A fork not written yet holds exactly its source's turns up to the cut.
-        let turns = match thread.pending.is_some() {
-            true => &complete[..inherited.min(complete.len())],
-            false => &complete[..],
-        };
-        let mut cost = ThreadCost {
-            thread_id: thread.row.id.clone(),
-            title: thread.row.title.clone(),
-            harness: thread.kind,
-            own: CostFigure::default(),
-            inherited: CostFigure::default(),
-            turns: Vec::new(),
-            price_table: PRICE_TABLE.to_owned(),
-        };
-        for (i, turn) in turns.iter().enumerate() {
-            let (cost_usd, priced_by) =
-                price::price(thread.kind, turn.model.as_deref(), turn.usage.as_ref());
-            let row = TurnCost {
-                number: i as u32 + 1,
-                model: turn.model.clone(),
-                usage: turn.usage,
-                cost_usd,
-                priced_by,
-                inherited: i < inherited,
-            };
-            match row.inherited {
-                true => cost.inherited.add(&row),
-                false => cost.own.add(&row),
+/// What one model's turns cost.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct ModelCost {
+    /// `None`: turns whose file names no model.
+    pub model: Option<String>,
+    pub figure: CostFigure,
+}
+
+/// The own turns of `threads` (a tree's branches, or one thread), summed by model, the most
+/// money first. Inherited turns are left out: their source's own turns count them.
+pub fn by_model<'a>(threads: impl IntoIterator<Item = &'a ThreadCost>) -> Vec<ModelCost> {
+    let mut models: Vec<ModelCost> = Vec::new();
+    for turn in threads
+        .into_iter()
+        .flat_map(|t| &t.turns)
+        .filter(|t| !t.inherited)
+    {
+        let at = match models.iter().position(|m| m.model == turn.model) {
+            Some(at) => at,
+            None => {
+                models.push(ModelCost {
+                    model: turn.model.clone(),
+                    figure: CostFigure::default(),
+                });
+                models.len() - 1
             }
-            cost.turns.push(row);
-        }
-        Ok(cost)
+        };
+        models[at].figure.count(turn.usage.as_ref(), turn.cost_usd);
+    }
+    models.sort_by(|a, b| b.figure.cost_usd.total_cmp(&a.figure.cost_usd));
+    models
+}
+
+impl Host {
+    /// The cost of one thread: its own turns and the ones it inherited, from the figures its
+    /// detail carries (read with the history, priced by [`BranchCost::of`]).
+    pub async fn cost(&self, thread_id: &str) -> HostResult<ThreadCost> {
+        Ok(ThreadCost::of(&self.show(thread_id).await?))
     }
 
     /// The cost of the tree `thread_id` is in: its root and every fork below it, each once.
@@ -182,52 +155,5 @@ impl Host {
             total,
             price_table: PRICE_TABLE.to_owned(),
         })
-    }
-
-    /// How many of a thread's turns came with it from its source: none for a thread that is no
-    /// fork; the source's turns up to the cut for a fork.
-    async fn inherited_turns(&self, row: &ThreadRow) -> HostResult<usize> {
-        let Some(fork) = &row.fork else {
-            return Ok(0);
-        };
-        let numbers = self.store().source_turn_numbers(Some(&row.id)).await?;
-        let Some((_, number)) = numbers.into_iter().find(|(id, _)| id == &row.id) else {
-            return Ok(0);
-        };
-        let number = usize::try_from(number).unwrap_or(0);
-        Ok(match fork.boundary {
-            Boundary::Before => number.saturating_sub(1),
-            Boundary::After | Boundary::Latest => number,
-        })
-    }
-
-    /// A thread's turns as its file holds them, with their usage; a fork that is not written
-    /// yet (it materializes with its first prompt) holds its source's.
-    async fn turns_of(
-        &self,
-        thread: &Thread,
-    ) -> HostResult<std::sync::Arc<Vec<forkhost_harness::Turn>>> {
-        let native = thread.fork_source()?;
-        let Some(path) = native.path.clone() else {
-            return Ok(Default::default());
-        };
-        let (host, kind) = (self.clone(), native_kind(thread));
-        let turns = tokio::task::spawn_blocking(move || host.inner.texts.turns(kind, &path))
-            .await
-            .map_err(|e| HostError::Internal(e.to_string()))??;
-        Ok(turns)
-    }
-}
-
-/// The harness whose format a thread's readable file is in: a pending fork that continues in
-/// another harness still reads as its source's.
-fn native_kind(thread: &Thread) -> HarnessKind {
-    match (&thread.pending, &thread.row.fork) {
-        (Some(_), Some(fork)) => fork
-            .source_harness
-            .as_deref()
-            .and_then(|h| h.parse().ok())
-            .unwrap_or(thread.kind),
-        _ => thread.kind,
     }
 }

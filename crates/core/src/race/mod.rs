@@ -1,9 +1,10 @@
 //! A race (docs/architecture.md "Race"): N forks of one turn, each in its own worktree with the
 //! files as of that turn, one prompt sent to all at once, at most K turns running together (the
 //! rest queued, and saying so). Each lane is an ordinary fork thread; the store records which
-//! race it is a lane of (coordinates only). Keeping one lane is [`keep`].
+//! race it is a lane of (coordinates only). Keeping one lane is [`keep`]. A race may have a
+//! budget: once its lanes' own spend passes it, the lanes still running stop.
 //!
-//! Calls: `fork`, `thread`, `files` and the base.
+//! Calls: `fork`, `thread`, `files`, `cost` and the base.
 
 pub(crate) mod keep;
 
@@ -18,6 +19,7 @@ use tokio::sync::{broadcast, Semaphore};
 use crate::base::error::{HostError, HostResult};
 use crate::base::events::HostEvent;
 use crate::base::fork_point::ForkAt;
+use crate::base::view::CostFigure;
 use crate::files::{FileChangeStatus, ForkFiles, LaneCheck};
 use crate::host::{new_id, Host};
 
@@ -56,6 +58,10 @@ pub struct RaceSpec {
     pub check: Option<String>,
     /// The check's time limit (default [`CHECK_TIMEOUT`]).
     pub check_timeout: Option<Duration>,
+    /// US dollars the race's own turns may spend: once the lanes that ended have spent more,
+    /// the lanes still running are stopped and the queued ones are not started (`None`: no
+    /// limit). A lane's spend is known when its turn ends (docs/architecture.md "Cost").
+    pub budget_usd: Option<f64>,
 }
 
 /// Where a lane is.
@@ -70,6 +76,8 @@ pub enum LaneState {
     Checking,
     Done,
     Failed,
+    /// Stopped, or never started, because the race's spend passed its budget.
+    OverBudget,
 }
 
 impl LaneState {
@@ -82,6 +90,7 @@ impl LaneState {
             LaneState::Checking => "checking",
             LaneState::Done => "done",
             LaneState::Failed => "failed",
+            LaneState::OverBudget => "over budget",
         }
     }
 }
@@ -125,6 +134,9 @@ pub struct RaceLane {
     /// Its turn's tokens and cost, once the turn ended, where its harness reports them
     /// (`None`: not yet, or not reported).
     pub usage: Option<TurnUsage>,
+    /// What its own turns cost since the fork point, priced like every figure (the harness's
+    /// money, else the price table's), once its turn ended (`None`: not yet).
+    pub spent: Option<CostFigure>,
 }
 
 /// A race once every lane's turn ended.
@@ -144,6 +156,49 @@ pub struct RaceView {
 /// Told every lane change.
 pub type OnLane = Arc<dyn Fn(&RaceLane) + Send + Sync>;
 
+/// The race's own spend against its budget, shared by its lanes.
+struct Budget {
+    limit: Option<f64>,
+    spent: std::sync::Mutex<f64>,
+    /// Flips to `true` once the spend passed the limit; lanes still running watch it.
+    over: tokio::sync::watch::Sender<bool>,
+}
+
+impl Budget {
+    fn new(limit: Option<f64>) -> Budget {
+        Budget {
+            limit,
+            spent: std::sync::Mutex::new(0.0),
+            over: tokio::sync::watch::channel(false).0,
+        }
+    }
+
+    /// Adds a lane's spend; true when the race is now over its budget.
+    fn add(&self, usd: f64) -> bool {
+        let mut spent = self.spent.lock().unwrap_or_else(|e| e.into_inner());
+        *spent += usd;
+        let over = self.limit.is_some_and(|limit| *spent > limit);
+        if over {
+            self.over.send_replace(true);
+        }
+        over
+    }
+
+    fn is_over(&self) -> bool {
+        *self.over.borrow()
+    }
+
+    /// Why a lane stopped, in words.
+    fn words(&self, stopped: bool) -> String {
+        let spent = *self.spent.lock().unwrap_or_else(|e| e.into_inner());
+        format!(
+            "{}: the race spent ${spent:.4}, over its budget of ${:.4}",
+            if stopped { "stopped" } else { "not started" },
+            self.limit.unwrap_or_default()
+        )
+    }
+}
+
 /// What each lane runs once it has a slot.
 struct LaneTurn {
     prompt: String,
@@ -152,6 +207,7 @@ struct LaneTurn {
     check_timeout: Duration,
     /// The folder the check was approved in (the source's).
     source_folder: std::path::PathBuf,
+    budget: Arc<Budget>,
 }
 
 impl Host {
@@ -168,6 +224,11 @@ impl Host {
         if spec.prompt.trim().is_empty() {
             return Err(HostError::InvalidInput(
                 "the prompt of a race is empty".into(),
+            ));
+        }
+        if spec.budget_usd.is_some_and(|b| !b.is_finite() || b <= 0.0) {
+            return Err(HostError::InvalidInput(
+                "a race's budget is a positive number of US dollars".into(),
             ));
         }
         if spec.max_parallel == Some(0) {
@@ -230,6 +291,7 @@ impl Host {
                 message: None,
                 check: None,
                 usage: None,
+                spent: None,
             };
             match self
                 .fork_into(&source.id, spec.at.clone(), files, lane.harness)
@@ -264,6 +326,7 @@ impl Host {
             std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
         });
         let permits = Arc::new(Semaphore::new(max_parallel));
+        let budget = Arc::new(Budget::new(spec.budget_usd));
         let mut running = Vec::new();
         for lane in lanes {
             if lane.thread_id.is_none() {
@@ -278,6 +341,7 @@ impl Host {
                 check: spec.check.clone(),
                 check_timeout: spec.check_timeout.unwrap_or(CHECK_TIMEOUT),
                 source_folder: folder.clone(),
+                budget: budget.clone(),
             };
             running.push(tokio::spawn(async move {
                 host.run_lane(lane, turn, permits, on_lane).await
@@ -315,6 +379,7 @@ impl Host {
             check,
             check_timeout,
             source_folder,
+            budget,
         } = turn;
         let Some(thread) = lane.thread_id.clone() else {
             return lane;
@@ -330,13 +395,32 @@ impl Host {
                 }
             }
         };
+        if budget.is_over() {
+            lane.state = LaneState::OverBudget;
+            lane.message = Some(budget.words(false));
+            on_lane(&lane);
+            return lane;
+        }
         let started = Instant::now();
         lane.state = LaneState::Running;
         lane.message = None;
         on_lane(&lane);
         let outcome = self
-            .lane_turn(&mut lane, &thread, &prompt, approve, &on_lane, started)
+            .lane_turn(
+                &mut lane, &thread, &prompt, approve, &on_lane, started, &budget,
+            )
             .await;
+        // Its spend since the fork point, read with its history; the race's grows by it.
+        match self.cost(&thread).await {
+            Ok(cost) => {
+                budget.add(cost.own.cost_usd);
+                lane.spent = Some(cost.own);
+            }
+            Err(err) => {
+                tracing::warn!(thread = %thread, code = err.code(), "race lane's cost unread")
+            }
+        }
+        let stopped = matches!(outcome, Ok(TurnOutcome::Interrupted)) && budget.is_over();
         // The lane's time is its turn's; the check has its own.
         let turn_ms = started.elapsed().as_millis() as u64;
         if let (Some(command), Ok(TurnOutcome::Completed), Some(cwd)) =
@@ -361,6 +445,10 @@ impl Host {
             Ok(TurnOutcome::Completed) => {
                 lane.state = LaneState::Done;
                 lane.message = None;
+            }
+            Ok(TurnOutcome::Interrupted) if stopped => {
+                lane.state = LaneState::OverBudget;
+                lane.message = Some(budget.words(true));
             }
             Ok(TurnOutcome::Interrupted) => {
                 lane.state = LaneState::Failed;
@@ -407,7 +495,9 @@ impl Host {
         lane
     }
 
-    /// The lane's turn to its end, its approvals answered by `approve` or shown as waiting.
+    /// The lane's turn to its end, its approvals answered by `approve` or shown as waiting;
+    /// interrupted once the race is over its budget.
+    #[allow(clippy::too_many_arguments)]
     async fn lane_turn(
         &self,
         lane: &mut RaceLane,
@@ -416,14 +506,28 @@ impl Host {
         approve: Option<ApprovalDecision>,
         on_lane: &OnLane,
         started: Instant,
+        budget: &Budget,
     ) -> HostResult<TurnOutcome> {
         if let Some(model) = &lane.model {
             self.set_model(thread, model).await?;
         }
         let mut events = self.subscribe();
+        let mut over = budget.over.subscribe();
         let mut done = self.start_turn(thread, prompt).await?;
+        let mut interrupted = false;
         loop {
             tokio::select! {
+                // Mapped to a bool: the answer (a borrow of the flag) must not live in the
+                // select's output across the interrupt's await (the lane's task is Send).
+                _ = async { over.wait_for(|over| *over).await.is_ok() }, if !interrupted => {
+                    interrupted = true;
+                    if budget.is_over() {
+                        tracing::info!(thread = %thread, "race over its budget: lane stopped");
+                        if let Err(err) = self.interrupt(thread).await {
+                            tracing::warn!(thread = %thread, code = err.code(), "race lane not stopped");
+                        }
+                    }
+                }
                 outcome = &mut done => {
                     // The turn's end event went out before its outcome: it is queued here.
                     while let Ok(event) = events.try_recv() {

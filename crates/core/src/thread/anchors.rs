@@ -12,8 +12,9 @@ use forkhost_harness::{open_reader, HarnessKind, NativeSession, Turn, TurnAnchor
 use forkhost_store::{NewTurn, StoreError, ThreadRow, ThreadState, TurnRow};
 
 use crate::base::error::{HostError, HostResult};
+use crate::base::price;
 use crate::base::thread::Thread;
-use crate::base::view::{MessageView, ThreadDetail, TurnView};
+use crate::base::view::{inherited_turns, BranchCost, MessageView, ThreadDetail, TurnView};
 use crate::host::{new_id, Host};
 
 /// How often a sync retries when another writer moved the thread on meanwhile.
@@ -181,24 +182,37 @@ impl Host {
                 forks.entry(turn).or_default().push(child.id);
             }
         }
-        let turns = stored
+        self.learn_titles(std::slice::from_ref(&thread.row)).await;
+        let view = self.view_of(&thread.row)?;
+        let inherited = inherited_turns(view.fork.as_ref());
+        let turns: Vec<TurnView> = stored
             .iter()
-            .map(|t| TurnView {
-                id: t.id.clone(),
-                number: t.ordinal,
-                native_turn_ref: t.native_turn_ref.clone(),
-                native_checkpoint_ref: t.native_checkpoint_ref.clone(),
-                messages: messages_of(&by_ref, &t.native_turn_ref),
-                forks: forks.remove(&t.id).unwrap_or_default(),
-                usage: by_ref.get(t.native_turn_ref.as_str()).and_then(|n| n.usage),
-                model: by_ref
-                    .get(t.native_turn_ref.as_str())
-                    .and_then(|n| n.model.clone()),
+            .map(|t| {
+                let native = by_ref.get(t.native_turn_ref.as_str());
+                let usage = native.and_then(|n| n.usage);
+                let model = native.and_then(|n| n.model.clone());
+                // Priced here, with the history: the figures cost no second read.
+                let (cost_usd, priced_by) =
+                    price::price(thread.kind, model.as_deref(), usage.as_ref());
+                TurnView {
+                    id: t.id.clone(),
+                    number: t.ordinal,
+                    native_turn_ref: t.native_turn_ref.clone(),
+                    native_checkpoint_ref: t.native_checkpoint_ref.clone(),
+                    messages: messages_of(&by_ref, &t.native_turn_ref),
+                    forks: forks.remove(&t.id).unwrap_or_default(),
+                    usage,
+                    model,
+                    complete: native.is_some_and(|n| n.complete),
+                    cost_usd,
+                    priced_by,
+                    inherited: usize::try_from(t.ordinal).is_ok_and(|n| n <= inherited),
+                }
             })
             .collect();
-        self.learn_titles(std::slice::from_ref(&thread.row)).await;
         Ok(ThreadDetail {
-            thread: self.view_of(&thread.row)?,
+            cost: BranchCost::of(&turns),
+            thread: view,
             turns,
         })
     }

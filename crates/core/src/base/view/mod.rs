@@ -2,10 +2,13 @@
 //! Field names are a public contract (scripts parse them): add fields, never rename.
 
 mod approval;
+mod cost;
 mod fill;
 mod trust;
 
 pub use approval::{ApprovalView, QuestionView, SubjectView};
+pub(crate) use cost::inherited_turns;
+pub use cost::{BranchCost, CostFigure};
 pub use fill::FillView;
 pub use trust::{TrustDecision, TrustView};
 
@@ -79,6 +82,8 @@ pub struct ThreadDetail {
     #[ts(flatten)]
     pub thread: ThreadView,
     pub turns: Vec<TurnView>,
+    /// What its own turns and its inherited ones cost (docs/architecture.md "Cost").
+    pub cost: BranchCost,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
@@ -96,6 +101,13 @@ pub struct TurnView {
     pub usage: Option<forkhost_harness::TurnUsage>,
     /// The model of its last call, where the file names it.
     pub model: Option<String>,
+    /// Its reply has ended (a turn still running has no figures yet).
+    pub complete: bool,
+    /// US dollars: the harness's own figure, else the price table's; `None`: unknown, never 0.
+    pub cost_usd: Option<f64>,
+    pub priced_by: crate::base::price::PricedBy,
+    /// It came with the fork: the source paid for it.
+    pub inherited: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
