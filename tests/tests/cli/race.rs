@@ -132,13 +132,14 @@ fn race_prints_a_table_and_keep_asks_first() {
             assert!(row.starts_with(&format!("{}  ", i + 1)), "{row}");
             assert!(row.contains(" pi ") && row.contains(" done "), "{row}");
             assert!(row.contains("1 file +0 −0"), "{row}");
-            // Every lane's tokens; Pi reports no price for the fake model: "-", not "$0".
+            // Every lane's tokens; its spend since the fork point: Pi reports no price for
+            // the fake model and no table has it, so "unknown price", never "$0".
             let tokens = &row[tokens_at..cost_at];
             assert!(
                 tokens.contains(" in / ") && tokens.trim_end().ends_with(" out"),
                 "{row}"
             );
-            assert!(row[cost_at..].starts_with("-  "), "{row}");
+            assert!(row[cost_at..].starts_with("unknown price  "), "{row}");
         }
         for lane in 1..=3 {
             assert!(
