@@ -656,23 +656,29 @@ async fn race_over_its_budget_starts_no_more_lanes_and_says_why() {
     race.max_parallel = Some(1);
     race.budget_usd = Some(0.000_001);
     let ended = host.race(race, on_lane).await.unwrap();
-    let states: Vec<LaneState> = ended.lanes.iter().map(|l| l.state).collect();
-    assert_eq!(
-        states,
-        [
-            LaneState::Done,
-            LaneState::OverBudget,
-            LaneState::OverBudget
-        ],
+    // Which lane gets the one slot first is the scheduler's choice: one runs, two do not.
+    let (done, stopped): (Vec<&RaceLane>, Vec<&RaceLane>) = ended
+        .lanes
+        .iter()
+        .partition(|l| l.state == LaneState::Done);
+    assert_eq!(done.len(), 1, "{ended:#?}");
+    assert!(
+        stopped.iter().all(|l| l.state == LaneState::OverBudget),
         "{ended:#?}"
     );
-    let first = &ended.lanes[0];
+    let first = done[0];
     let spent = first.spent.expect("the finished lane's spend");
     assert_eq!(spent.turns, 1, "{first:?}");
     assert!(spent.cost_usd > 0.000_001, "{spent:?}");
-    for lane in &ended.lanes[1..] {
+    for lane in &stopped {
         let words = lane.message.as_deref().unwrap_or_default();
         assert!(
+            words.starts_with("not started: the race spent $")
+                && words.ends_with("over its budget of $0.000001"),
+            "{words:?}"
+        );
+    }
+    assert!(
             words.starts_with("not started: the race spent $") && words.contains("over its budget"),
             "{words:?}"
         );
@@ -684,7 +690,7 @@ async fn race_over_its_budget_starts_no_more_lanes_and_says_why() {
         "the first lane's model was never asked"
     );
     // The lanes not started hold the inherited turn only: no prompt of their own was sent.
-    for lane in &ended.lanes[1..] {
+    for lane in &stopped {
         let thread = lane.thread_id.as_deref().expect("the lane's fork was made");
         let shown = host.show(thread).await.unwrap();
         assert!(

@@ -192,10 +192,19 @@ impl Budget {
     fn words(&self, stopped: bool) -> String {
         let spent = *self.spent.lock().unwrap_or_else(|e| e.into_inner());
         format!(
-            "{}: the race spent ${spent:.4}, over its budget of ${:.4}",
+            "{}: the race spent {}, over its budget of {}",
             if stopped { "stopped" } else { "not started" },
-            self.limit.unwrap_or_default()
+            dollars(spent),
+            dollars(self.limit.unwrap_or_default())
         )
+    }
+}
+
+/// US dollars in words: four places, more for an amount smaller than that shows.
+fn dollars(usd: f64) -> String {
+    match usd {
+        u if u == 0.0 || u >= 0.0001 => format!("${u:.4}"),
+        u => format!("${u:.8}").trim_end_matches('0').to_owned(),
     }
 }
 
