@@ -657,10 +657,8 @@ async fn race_over_its_budget_starts_no_more_lanes_and_says_why() {
     race.budget_usd = Some(0.000_001);
     let ended = host.race(race, on_lane).await.unwrap();
     // Which lane gets the one slot first is the scheduler's choice: one runs, two do not.
-    let (done, stopped): (Vec<&RaceLane>, Vec<&RaceLane>) = ended
-        .lanes
-        .iter()
-        .partition(|l| l.state == LaneState::Done);
+    let (done, stopped): (Vec<&RaceLane>, Vec<&RaceLane>) =
+        ended.lanes.iter().partition(|l| l.state == LaneState::Done);
     assert_eq!(done.len(), 1, "{ended:#?}");
     assert!(
         stopped.iter().all(|l| l.state == LaneState::OverBudget),
@@ -675,11 +673,6 @@ async fn race_over_its_budget_starts_no_more_lanes_and_says_why() {
         assert!(
             words.starts_with("not started: the race spent $")
                 && words.ends_with("over its budget of $0.000001"),
-            "{words:?}"
-        );
-    }
-    assert!(
-            words.starts_with("not started: the race spent $") && words.contains("over its budget"),
             "{words:?}"
         );
     }
