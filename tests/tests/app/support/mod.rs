@@ -798,14 +798,16 @@ pub async fn save_screenshot(client: &Client, name: &str) -> Result<PathBuf> {
 /// Opens the Fork menu of turn `turn`'s reply, picks `item`, and switches to the fork's window.
 pub async fn fork_from_menu(client: &Client, turn: u32, item: &str) -> Result<()> {
     let forks = fork_count(client).await?;
-    click(
-        client,
-        &format!(
-            r#"article[data-role="assistant"][data-turn="{turn}"] button[data-action="fork-options"]"#
-        ),
-    )
-    .await?;
-    menu_item(client, item).await?;
+    let chevron = format!(
+        r#"article[data-role="assistant"][data-turn="{turn}"] button[data-action="fork-options"]"#
+    );
+    click(client, &chevron).await?;
+    // A menu closes when the list scrolls (the header or a row laying out again just after
+    // the click, on a loaded machine): open it once more before giving up.
+    if menu_item(client, item).await.is_err() {
+        click(client, &chevron).await?;
+        menu_item(client, item).await?;
+    }
     fork_window(client, forks).await?;
     Ok(())
 }
