@@ -393,6 +393,17 @@ impl FakeModel {
             .collect()
     }
 
+    /// The tokens the model served since the requests were last cleared, (input, output):
+    /// what a provider would bill, the figure cost tests hold Forkhost's against.
+    pub fn served_tokens(&self) -> (u64, u64) {
+        self.model_requests()
+            .iter()
+            .filter_map(|r| r.usage)
+            .fold((0, 0), |(i, o), u| {
+                (i + u.input_tokens, o + u.output_tokens)
+            })
+    }
+
     /// The last request that asked the model for a reply.
     pub fn last_model_request(&self) -> Option<RequestRecord> {
         self.model_requests().pop()

@@ -19,17 +19,6 @@ use forkhost_tests::harness_env::{Harness, HarnessEnv};
 
 const WAIT: Duration = Duration::from_secs(30);
 
-/// The tokens the fake model served since the last clear: (input, output).
-fn served(model: &FakeModel) -> (u64, u64) {
-    model
-        .model_requests()
-        .iter()
-        .filter_map(|r| r.usage)
-        .fold((0, 0), |(i, o), u| {
-            (i + u.input_tokens, o + u.output_tokens)
-        })
-}
-
 /// "N input tokens … M output tokens" out of a figure's tooltip.
 fn tokens_in(title: &str) -> Result<(u64, u64)> {
     let number_before = |word: &str| -> Result<u64> {
@@ -81,7 +70,7 @@ async fn cost(
     wait_turn_done(client, 1).await?;
     send_prompt(client, "second prompt").await?;
     wait_turn_done(client, 2).await?;
-    let source = served(model);
+    let source = model.served_tokens();
 
     // Each reply carries its turn's figure; a priced Claude model shows money.
     let figure = wait_css(
@@ -108,7 +97,7 @@ async fn cost(
     model.clear_requests();
     send_prompt(client, "own turn of the fork").await?;
     wait_turn_done(client, 2).await?;
-    let own = served(model);
+    let own = model.served_tokens();
     ensure!(
         own.0 > 0 && own.1 > 0,
         "the model served {own:?} for the fork"

@@ -16,22 +16,11 @@ fn id(thread: &Value) -> String {
     thread["thread"]["id"].as_str().unwrap().to_owned()
 }
 
-/// The tokens the fake model served since the last clear: (input, output).
-fn served(model: &FakeModel) -> (u64, u64) {
-    model
-        .model_requests()
-        .iter()
-        .filter_map(|r| r.usage)
-        .fold((0, 0), |(i, o), u| {
-            (i + u.input_tokens, o + u.output_tokens)
-        })
-}
-
 /// `send`, and what the model served for it.
 fn send(cli: &Cli, model: &FakeModel, thread: &str, prompt: &str) -> (u64, u64) {
     model.clear_requests();
     cli.ok(&["send", thread, prompt]);
-    served(model)
+    model.served_tokens()
 }
 
 fn tokens(figure: &Value) -> (u64, u64) {
@@ -58,7 +47,7 @@ fn cost_flow(harness: Harness) {
     let cwd = env.work_dir().to_str().unwrap().to_owned();
     model.clear_requests();
     let source = id(&cli.ok(&["new", "--harness", harness.name(), "--cwd", &cwd, "one"]));
-    let mut source_own = served(&model);
+    let mut source_own = model.served_tokens();
     source_own = add(source_own, send(&cli, &model, &source, "two"));
     source_own = add(source_own, send(&cli, &model, &source, "three"));
 
@@ -195,11 +184,11 @@ fn continued_flow(from: Harness, into: Harness) {
     let cwd = env.work_dir().to_str().unwrap().to_owned();
     model.clear_requests();
     let source = id(&cli.ok(&["new", "--harness", from.name(), "--cwd", &cwd, "one"]));
-    let source_own = add(served(&model), send(&cli, &model, &source, "two"));
+    let source_own = add(model.served_tokens(), send(&cli, &model, &source, "two"));
     model.clear_requests();
     let continued = id(&cli.ok(&["fork", &source, "--after", "2", "--into", into.name()]));
     // Continuing writes the target's session from the source's turns: no model request.
-    assert_eq!(served(&model), (0, 0), "continuing asked the model");
+    assert_eq!(model.served_tokens(), (0, 0), "continuing asked the model");
     let own = send(&cli, &model, &continued, "own of the continued branch");
     assert!(own.0 > 0 && own.1 > 0, "the model served {own:?}");
 
