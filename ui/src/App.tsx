@@ -1,6 +1,5 @@
 import { useEffect } from "react";
 import { boot } from "./boot";
-import { hideMenu } from "./ui/menu";
 import { NewThreadDialog } from "./dialogs/NewThreadDialog";
 import { RaceDialog } from "./race/RaceDialog";
 import { SettingsDialog } from "./dialogs/SettingsDialog";
@@ -67,7 +66,6 @@ export function App() {
       if (!target?.closest("input, textarea, .md, .msg__text, .tool__pre")) e.preventDefault();
     };
     window.addEventListener("contextmenu", noMenu);
-    window.addEventListener("scroll", hideMenu, true);
     return () => {
       live = false;
       stop?.();
@@ -76,7 +74,6 @@ export function App() {
       unlistenMenu?.();
       window.removeEventListener("keydown", onKeyDown);
       window.removeEventListener("contextmenu", noMenu);
-      window.removeEventListener("scroll", hideMenu, true);
     };
   }, []);
 

@@ -654,6 +654,19 @@ async fn app_claude_question_card() -> Result<()> {
             .await?;
             let id = id.as_str().unwrap_or_default().to_owned();
             let card = format!(r#"[data-approval-id="{id}"]"#);
+            // The composer's words and the tab's and the sidebar's marks follow the card in
+            // renders of their own: wait for them before reading the card's parts.
+            wait_js(
+                client,
+                &format!(
+                    r#"(document.querySelector('[data-runtime-state]')?.innerText ?? '').includes('Waiting for your answer')
+                       && document.querySelector('[role="tab"][data-thread-id="{thread}"]')?.dataset.awaitingApproval === 'true'
+                       && document.querySelector('button.thread[data-thread-id="{thread}"]')?.dataset.awaitingApproval === 'true'"#
+                ),
+                Duration::from_secs(10),
+                "the composer to say it waits for an answer, and the thread's marks",
+            )
+            .await?;
             let parts = js(
                 client,
                 &format!(

@@ -40,11 +40,17 @@ export function ContextMenu() {
       }
     };
     window.addEventListener("mousedown", close, true);
+    // The user scrolling closes the menu (it would float away from its row); a scroll the page
+    // makes itself (a reply streaming in, a header laying out again) does not.
+    window.addEventListener("wheel", close, { capture: true, passive: true });
+    window.addEventListener("touchmove", close, { capture: true, passive: true });
     window.addEventListener("blur", hideMenu);
     window.addEventListener("keydown", onKey, true);
     window.addEventListener("resize", hideMenu);
     return () => {
       window.removeEventListener("mousedown", close, true);
+      window.removeEventListener("wheel", close, true);
+      window.removeEventListener("touchmove", close, true);
       window.removeEventListener("blur", hideMenu);
       window.removeEventListener("keydown", onKey, true);
       window.removeEventListener("resize", hideMenu);

@@ -801,12 +801,16 @@ pub async fn fork_from_menu(client: &Client, turn: u32, item: &str) -> Result<()
     let chevron = format!(
         r#"article[data-role="assistant"][data-turn="{turn}"] button[data-action="fork-options"]"#
     );
-    click(client, &chevron).await?;
-    // A menu closes when the list scrolls (the header or a row laying out again just after
-    // the click, on a loaded machine): open it once more before giving up.
-    if menu_item(client, item).await.is_err() {
+    // A menu closes when the window loses focus (another window appearing on a loaded
+    // machine's display): open it again before giving up.
+    let mut tries = 0;
+    loop {
         click(client, &chevron).await?;
-        menu_item(client, item).await?;
+        match menu_item(client, item).await {
+            Ok(()) => break,
+            Err(e) if tries == 2 => return Err(e),
+            Err(_) => tries += 1,
+        }
     }
     fork_window(client, forks).await?;
     Ok(())
