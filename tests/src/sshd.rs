@@ -249,6 +249,7 @@ impl Sshd {
             config: client_config,
             known_hosts,
             host_public_key,
+            remote_root: env.root().to_path_buf(),
         };
         me.wait_listening()?;
         Ok(me)
@@ -306,7 +307,35 @@ impl Drop for Sshd {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // The remote's daemons outlive their connections by design; not the test.
+        for lock in files_named(&self.remote_root, "serve.lock") {
+            // Only a daemon still holding its lock: a pid from one that ended may be reused.
+            let held = std::fs::File::open(&lock)
+                .is_ok_and(|f| matches!(f.try_lock(), Err(std::fs::TryLockError::WouldBlock)));
+            let pid = std::fs::read_to_string(&lock).unwrap_or_default();
+            if let (true, Ok(pid)) = (held, pid.trim().parse::<i32>()) {
+                // SAFETY: a plain kill(2) of the daemon this test's remote started.
+                unsafe { libc::kill(pid, libc::SIGTERM) };
+            }
+        }
     }
+}
+
+/// Every file called `name` under `dir`.
+fn files_named(dir: &Path, name: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push(path);
+            } else if path.file_name().is_some_and(|n| n == name) {
+                out.push(path);
+            }
+        }
+    }
+    out
 }
 
 /// `text` in single quotes for sh.

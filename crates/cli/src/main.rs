@@ -11,6 +11,7 @@ mod race;
 mod remote;
 mod rewind;
 mod search;
+mod serve;
 mod spare_worktree;
 mod stream;
 mod trust;
@@ -53,6 +54,11 @@ struct Cli {
 
     #[command(subcommand)]
     command: Command,
+
+    /// Set by `remote-exec`: this command came over SSH, so its turn runs in this machine's
+    /// daemon (`serve`), where it goes on if the connection drops.
+    #[arg(skip)]
+    via_daemon: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -244,6 +250,27 @@ enum Command {
     },
     /// The remote hosts this machine knows by name: list, add, remove.
     Hosts(hosts::HostsArgs),
+    /// Serve this machine's threads on its data folder's socket: what a remote host runs so
+    /// that its turns go on when the connection drops (started on demand; ends when idle).
+    Serve {
+        /// Relay stdin and stdout to the daemon (started first when none runs).
+        #[arg(long)]
+        attach: bool,
+        /// End after this many minutes with no client and no turn (0: never).
+        #[arg(long, default_value_t = 30, value_name = "MINUTES")]
+        idle_exit: u64,
+    },
+    /// Follow a thread's turn in this machine's daemon to its end: what streamed so far, then
+    /// the rest (after a dropped connection: `forkhost --host NAME attach THREAD`).
+    Attach {
+        thread: String,
+        /// Only the events after this number (default: from the latest turn's start).
+        #[arg(long, value_name = "SEQ")]
+        since: Option<u64>,
+        /// How a request still waiting is answered: ask, all, none.
+        #[arg(long, value_enum)]
+        approve: Option<Approve>,
+    },
     /// On a machine a branch moves to: a thread from the branch (JSON) on stdin.
     #[command(hide = true)]
     AdoptBranch(remote::AdoptArgs),
@@ -281,6 +308,9 @@ fn main() -> ExitCode {
             Err(status) => return status,
         };
     }
+    if let Command::Serve { attach, idle_exit } = cli.command {
+        return serve_main(cli.data_dir, cli.json, attach, idle_exit);
+    }
     forkhost_core::logging::init_stderr("warn");
     let out = Output::new(cli.json);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -301,6 +331,46 @@ fn main() -> ExitCode {
     runtime.shutdown_background();
     match result {
         Ok(value) => out.success(&value),
+        Err(err) => out.fail(&err),
+    }
+}
+
+/// `serve`: the daemon logs to its data folder's `logs` (nobody reads its stderr); `--attach`
+/// prints nothing of its own on stdout, which carries the daemon's words.
+fn serve_main(data_dir: Option<PathBuf>, json: bool, attach: bool, idle_exit: u64) -> ExitCode {
+    let out = Output::new(json);
+    let data_dir = match data_dir_of(data_dir).and_then(|dir| {
+        forkhost_core::data_dir::prepare(&dir)
+            .map(|()| dir.clone())
+            .map_err(|e| HostError::Internal(format!("cannot prepare {}: {e}", dir.display())))
+    }) {
+        Ok(dir) => dir,
+        Err(err) => return out.fail(&err),
+    };
+    let _log = if attach {
+        forkhost_core::logging::init_stderr("warn");
+        None
+    } else {
+        forkhost_core::logging::init_app(&data_dir.join("logs")).ok()
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(err) => return out.fail(&HostError::Internal(err.to_string())),
+    };
+    let result = runtime.block_on(async {
+        if attach {
+            serve::relay(&data_dir).await
+        } else {
+            serve::serve(&data_dir, idle_exit).await
+        }
+    });
+    runtime.shutdown_background();
+    match result {
+        Ok(_) if attach => ExitCode::SUCCESS,
+        Ok(printed) => out.success(&printed),
         Err(err) => out.fail(&err),
     }
 }
@@ -330,13 +400,32 @@ async fn run(cli: Cli) -> Result<Printed, HostError> {
             report.rebuilt
         );
     }
-    let result = execute(&host, cli.command, cli.json).await;
+    let result = match &cli.command {
+        // Turns that came over SSH run in this machine's daemon.
+        Command::Send { .. } | Command::New { prompt: Some(_), .. } if cli.via_daemon => {
+            match serve::connect(&data_dir).await {
+                Ok(daemon) => execute(&host, cli.command, cli.json, Some(&daemon)).await,
+                Err(err) => Err(err),
+            }
+        }
+        Command::Attach { .. } => {
+            let daemon = forkhost_core::Connection::connect(&data_dir).await.ok();
+            execute(&host, cli.command, cli.json, daemon.as_ref()).await
+        }
+        _ => execute(&host, cli.command, cli.json, None).await,
+    };
     host.shutdown().await;
     spare_worktree::hand_off(host.spare_jobs(), &data_dir);
     result
 }
 
-async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, HostError> {
+async fn execute(
+    host: &Host,
+    command: Command,
+    json: bool,
+    daemon: Option<&forkhost_core::Connection>,
+) -> Result<Printed, HostError> {
+    let at = daemon.map_or(stream::RunsAt::Here(host), stream::RunsAt::Daemon);
     Ok(match command {
         Command::Doctor => {
             let harnesses = host.doctor().await;
@@ -366,7 +455,7 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
                 Some(prompt) => {
                     let policy = Approve::resolve(approve, json);
                     sent_printed(
-                        stream::send(host, &created.thread.id, &prompt, json, policy).await?,
+                        stream::send(at, &created.thread.id, &prompt, json, policy).await?,
                     )
                 }
                 None => thread_printed(&created),
@@ -378,7 +467,24 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
             approve,
         } => {
             let policy = Approve::resolve(approve, json);
-            sent_printed(stream::send(host, &thread, &prompt, json, policy).await?)
+            sent_printed(stream::send(at, &thread, &prompt, json, policy).await?)
+        }
+        Command::Attach {
+            thread,
+            since,
+            approve,
+        } => {
+            let policy = Approve::resolve(approve, json);
+            match daemon {
+                Some(daemon) => {
+                    sent_printed(stream::attach(daemon, &thread, since, json, policy).await?)
+                }
+                // No daemon serves this machine: no turn of it runs on without a client.
+                None => {
+                    eprintln!("forkhost: no daemon runs here, so no turn to follow");
+                    thread_printed(&host.show(&thread).await?)
+                }
+            }
         }
         Command::Mode {
             thread,
@@ -428,6 +534,9 @@ async fn execute(host: &Host, command: Command, json: bool) -> Result<Printed, H
         Command::Cost(args) => cost::cost(host, args).await?,
         Command::AdoptBranch(args) => remote::adopt(host, args).await?,
         Command::ExportBranch(args) => remote::export(host, args).await?,
+        Command::Serve { .. } => {
+            return Err(HostError::Internal("serve runs before the Host opens".into()))
+        }
         Command::RemoteExec { .. } => {
             return Err(HostError::InvalidInput(
                 "remote-exec runs its arguments, not itself".into(),

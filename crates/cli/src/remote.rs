@@ -81,7 +81,10 @@ pub fn remote_exec(cli: Cli) -> Result<Cli, ExitCode> {
     }
     let words = std::iter::once("forkhost".to_owned()).chain(args);
     match Cli::try_parse_from(words) {
-        Ok(cli) if cli.host.is_none() => Ok(cli),
+        Ok(cli) if cli.host.is_none() => Ok(Cli {
+            via_daemon: true,
+            ..cli
+        }),
         Ok(_) => Err(usage_error_words("a remote command names no further host")),
         Err(err) => Err(usage_error(err)),
     }

@@ -1,13 +1,19 @@
 //! Running one turn from the terminal: the reply prints as it streams (to stderr in `--json`
 //! mode, so stdout stays one JSON document), approval requests are answered by the `--approve`
-//! policy, and Ctrl-C interrupts the turn cleanly.
+//! policy, and Ctrl-C interrupts the turn cleanly. The turn runs in this process's Host, or in
+//! the daemon of this machine's data folder (`forkhost serve`: a remote host's turns), where it
+//! runs on when this process ends and `attach` follows it again.
 
+use std::collections::{HashSet, VecDeque};
 use std::io::Write;
 
-use forkhost_core::ThreadDetail;
-use forkhost_core::{ApprovalResolution, Host, HostError, HostEvent, TurnOutcome};
+use forkhost_core::{
+    ApprovalResolution, Call, Connection, Entry, Host, HostError, HostEvent, Item, Returned,
+    ThreadDetail, TurnEnd, TurnOutcome,
+};
+use tokio::sync::{broadcast, oneshot};
 
-use crate::approve::{self, Answered, Approve};
+use crate::approve::{self, Answer, Answered, Approve};
 
 /// The turn's thread as it ended, with the approval requests it raised and their answers.
 pub struct Sent {
@@ -15,48 +21,296 @@ pub struct Sent {
     pub approvals: Vec<Answered>,
 }
 
+/// Where the turn runs.
+#[derive(Clone, Copy)]
+pub enum RunsAt<'a> {
+    Here(&'a Host),
+    Daemon(&'a Connection),
+}
+
+/// What the turn's feed gives next (one at a time, moved straight into the loop: its size is
+/// the event's, which boxing would only move to the heap per event).
+#[allow(clippy::large_enum_variant)]
+enum Step {
+    /// An event; `replayed`: it happened before this process looked (`attach`).
+    Event { event: HostEvent, replayed: bool },
+    /// The turn's end (`Err`: the harness stopped before the turn ended).
+    Ended(Result<TurnOutcome, ()>),
+    /// The daemon's connection ended first: the turn runs on there.
+    Lost,
+}
+
+/// The turn's events in order, then its end.
+enum Feed<'a> {
+    Here {
+        events: broadcast::Receiver<HostEvent>,
+        done: std::pin::Pin<Box<oneshot::Receiver<TurnOutcome>>>,
+        thread: String,
+        /// Events that came before the end, given before it.
+        flushed: VecDeque<HostEvent>,
+        ended: Option<Result<TurnOutcome, ()>>,
+    },
+    Daemon {
+        connection: &'a Connection,
+        /// The entries replayed for `attach`, given first.
+        replay: VecDeque<Entry>,
+    },
+}
+
+impl Feed<'_> {
+    async fn next(&mut self) -> Step {
+        match self {
+            Feed::Here {
+                events,
+                done,
+                thread,
+                flushed,
+                ended,
+            } => loop {
+                if let Some(event) = flushed.pop_front() {
+                    return Step::Event {
+                        event,
+                        replayed: false,
+                    };
+                }
+                if let Some(end) = ended.take() {
+                    return Step::Ended(end);
+                }
+                tokio::select! {
+                    outcome = done.as_mut() => {
+                        // What streamed before the outcome was decided goes first.
+                        while let Ok(event) = events.try_recv() {
+                            if event.thread_id() == thread.as_str() {
+                                flushed.push_back(event);
+                            }
+                        }
+                        *ended = Some(outcome.map_err(|_| ()));
+                    }
+                    event = events.recv() => {
+                        if let Ok(event) = event {
+                            if event.thread_id() == thread.as_str() {
+                                return Step::Event { event, replayed: false };
+                            }
+                        }
+                    }
+                }
+            },
+            Feed::Daemon { connection, replay } => {
+                let (entry, replayed) = match replay.pop_front() {
+                    Some(entry) => (entry, true),
+                    None => match connection.next_entry().await {
+                        Some(entry) => (entry, false),
+                        None => return Step::Lost,
+                    },
+                };
+                match entry.item {
+                    Item::Event { event } => Step::Event { event, replayed },
+                    Item::TurnFinished { end, message, .. } => Step::Ended(Ok(match end {
+                        TurnEnd::Completed => TurnOutcome::Completed,
+                        TurnEnd::Interrupted => TurnOutcome::Interrupted,
+                        TurnEnd::Failed => TurnOutcome::Failed {
+                            message: message.unwrap_or_default(),
+                        },
+                    })),
+                }
+            }
+        }
+    }
+}
+
+impl RunsAt<'_> {
+    async fn interrupt(self, thread: &str) -> Result<(), HostError> {
+        match self {
+            RunsAt::Here(host) => host.interrupt(thread).await,
+            RunsAt::Daemon(c) => c
+                .call(Call::Interrupt {
+                    thread: thread.into(),
+                })
+                .await
+                .map(drop),
+        }
+    }
+
+    async fn answer(self, thread: &str, request: &str, answer: Answer) -> Result<(), HostError> {
+        let (thread, request) = (thread.to_owned(), request.to_owned());
+        match (self, answer) {
+            (RunsAt::Here(host), Answer::Decision(d)) => {
+                host.answer_approval(&thread, &request, d).await
+            }
+            (RunsAt::Here(host), Answer::Reply(answers)) => {
+                host.answer_question(&thread, &request, answers).await
+            }
+            (RunsAt::Daemon(c), Answer::Decision(decision)) => c
+                .call(Call::AnswerApproval {
+                    thread,
+                    request,
+                    decision,
+                })
+                .await
+                .map(drop),
+            (RunsAt::Daemon(c), Answer::Reply(answers)) => c
+                .call(Call::AnswerQuestion {
+                    thread,
+                    request,
+                    answers,
+                })
+                .await
+                .map(drop),
+        }
+    }
+
+    async fn show(self, thread: &str) -> Result<ThreadDetail, HostError> {
+        match self {
+            RunsAt::Here(host) => host.show(thread).await,
+            RunsAt::Daemon(c) => match c
+                .call(Call::Show {
+                    thread: thread.into(),
+                })
+                .await?
+            {
+                Returned::Thread { detail } => Ok(*detail),
+                other => Err(HostError::Internal(format!(
+                    "the daemon answered {other:?}"
+                ))),
+            },
+        }
+    }
+}
+
+/// Runs one turn of `thread` where `at` says, printing it as it streams.
 pub async fn send(
-    host: &Host,
+    at: RunsAt<'_>,
     thread: &str,
     prompt: &str,
     json: bool,
     policy: Approve,
 ) -> Result<Sent, HostError> {
     // `--approve none`: nothing runs that is not asked and allowed, not even by a grant.
-    host.use_session_grants(policy != Approve::None);
-    let mut events = host.subscribe();
-    let done = host.start_turn(thread, prompt).await?;
-    let mut done = std::pin::pin!(done);
+    let session_grants = policy != Approve::None;
+    let feed = match at {
+        RunsAt::Here(host) => {
+            host.use_session_grants(session_grants);
+            let events = host.subscribe();
+            let done = host.start_turn(thread, prompt).await?;
+            Feed::Here {
+                events,
+                done: Box::pin(done),
+                thread: thread.to_owned(),
+                flushed: VecDeque::new(),
+                ended: None,
+            }
+        }
+        RunsAt::Daemon(connection) => {
+            // Everything after our hello: the turn's first event comes after it.
+            connection
+                .subscribe(thread, Some(connection.last_seq))
+                .await?;
+            connection
+                .call(Call::StartTurn {
+                    thread: thread.to_owned(),
+                    prompt: prompt.to_owned(),
+                    session_grants,
+                })
+                .await?;
+            Feed::Daemon {
+                connection,
+                replay: VecDeque::new(),
+            }
+        }
+    };
+    run(at, feed, thread, json, policy, &HashSet::new()).await
+}
+
+/// `attach`: the daemon's turn of `thread` from entry `since` (`None`: its latest turn's
+/// start) to its end — what streamed so far printed at once, the rest as it comes, a request
+/// still waiting asked again. A thread with no turn in the daemon's journal is shown as stored.
+pub async fn attach(
+    connection: &Connection,
+    thread: &str,
+    since: Option<u64>,
+    json: bool,
+    policy: Approve,
+) -> Result<Sent, HostError> {
+    let at = RunsAt::Daemon(connection);
+    let subscription = connection.subscribe(thread, since).await?;
+    let mut replay = VecDeque::new();
+    for _ in 0..subscription.replayed {
+        replay.push_back(connection.next_entry().await.ok_or_else(|| lost(thread))?);
+    }
+    let pending = match connection
+        .call(Call::PendingApprovals {
+            thread: thread.into(),
+        })
+        .await?
+    {
+        Returned::Pending { requests } => requests.into_iter().map(|r| r.id).collect(),
+        _ => HashSet::new(),
+    };
+    if subscription.gap {
+        eprintln!(
+            "forkhost: the start of this turn is no longer kept; the thread as stored follows its end"
+        );
+    }
+    if !replay.iter().any(|e| e.item.starts_turn()) {
+        return Ok(Sent {
+            detail: at.show(thread).await?,
+            approvals: Vec::new(),
+        });
+    }
+    let feed = Feed::Daemon { connection, replay };
+    run(at, feed, thread, json, policy, &pending).await
+}
+
+fn lost(thread: &str) -> HostError {
+    HostError::HostUnreachable(format!(
+        "the connection to the daemon was lost; the turn runs on there: `forkhost attach {thread}` follows it again"
+    ))
+}
+
+/// Prints the feed to the turn's end, answering its requests: every live one, and of the
+/// replayed ones those still `pending`.
+async fn run(
+    at: RunsAt<'_>,
+    mut feed: Feed<'_>,
+    thread: &str,
+    json: bool,
+    policy: Approve,
+    pending: &HashSet<String>,
+) -> Result<Sent, HostError> {
     let mut interrupted = false;
     let mut approvals = Vec::new();
     let mut usage = None;
     let outcome = loop {
         tokio::select! {
-            outcome = &mut done => break outcome,
-            event = events.recv() => {
-                if let Ok(event) = event {
-                    if event.thread_id() == thread {
-                        echo(&event, json);
-                        note_usage(&event, &mut usage);
-                        on_approval(host, thread, event, policy, &mut approvals).await;
+            step = feed.next() => match step {
+                Step::Event { event, replayed } => {
+                    echo(&event, json);
+                    note_usage(&event, &mut usage);
+                    let ask = match &event {
+                        HostEvent::ApprovalRequested { request, .. } => {
+                            !replayed || pending.contains(&request.id)
+                        }
+                        _ => false,
+                    };
+                    if ask {
+                        on_approval(at, thread, event, policy, &mut approvals).await;
+                    } else {
+                        record_resolution(&event, &mut approvals);
                     }
                 }
-            }
+                Step::Ended(outcome) => break outcome,
+                Step::Lost => {
+                    finish_line(json);
+                    return Err(lost(thread));
+                }
+            },
             _ = tokio::signal::ctrl_c(), if !interrupted => {
                 interrupted = true;
                 eprintln!("\nforkhost: interrupting the turn…");
-                host.interrupt(thread).await?;
+                at.interrupt(thread).await?;
             }
         }
     };
-    // Flush what streamed after the outcome was decided.
-    while let Ok(event) = events.try_recv() {
-        if event.thread_id() == thread {
-            echo(&event, json);
-            note_usage(&event, &mut usage);
-            record_resolution(&event, &mut approvals);
-        }
-    }
     finish_line(json);
     // Last on stderr, so it never mixes with the reply or a `--json` document.
     if let Some(usage) = usage {
@@ -65,10 +319,10 @@ pub async fn send(
     match outcome {
         Ok(TurnOutcome::Failed { message }) => Err(HostError::HarnessFailed(message)),
         Ok(_) => Ok(Sent {
-            detail: host.show(thread).await?,
+            detail: at.show(thread).await?,
             approvals,
         }),
-        Err(_) => Err(HostError::HarnessFailed(
+        Err(()) => Err(HostError::HarnessFailed(
             "the harness stopped before the turn ended".into(),
         )),
     }
@@ -77,14 +331,13 @@ pub async fn send(
 /// Answers a request by the policy; a request resolved otherwise (withdrawn, its turn over)
 /// is recorded as such.
 async fn on_approval(
-    host: &Host,
+    at: RunsAt<'_>,
     thread: &str,
     event: HostEvent,
     policy: Approve,
     approvals: &mut Vec<Answered>,
 ) {
     let HostEvent::ApprovalRequested { request, .. } = event else {
-        record_resolution(&event, approvals);
         return;
     };
     // Ctrl-C while asking stops the turn; the interrupt declines what is pending.
@@ -92,23 +345,17 @@ async fn on_approval(
         answer = approve::decide(policy, &request) => answer,
         _ = tokio::signal::ctrl_c() => {
             eprintln!("\nforkhost: interrupting the turn…");
-            if let Err(err) = host.interrupt(thread).await {
+            if let Err(err) = at.interrupt(thread).await {
                 eprintln!("forkhost: could not interrupt: {err}");
             }
             approvals.push(Answered { request, decision: ApprovalResolution::Decline });
             return;
         }
     };
-    let sent = match answer.clone() {
-        approve::Answer::Decision(decision) => {
-            host.answer_approval(thread, &request.id, decision).await
-        }
-        approve::Answer::Reply(answers) => host.answer_question(thread, &request.id, answers).await,
-    };
-    let answered = match sent {
+    let answered = match at.answer(thread, &request.id, answer.clone()).await {
         Ok(()) => answer.name(),
         // It stopped being pending while we decided; its resolution event says how.
-        Err(HostError::InvalidInput(_)) => ApprovalResolution::Gone,
+        Err(err) if err.code() == "invalid_input" => ApprovalResolution::Gone,
         Err(err) => {
             eprintln!("\nforkhost: could not answer the request: {err}");
             ApprovalResolution::Gone

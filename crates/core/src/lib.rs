@@ -21,6 +21,7 @@ mod remote;
 mod requests;
 mod rewind;
 mod search;
+mod serve;
 #[cfg(test)]
 mod test_host;
 mod thread;
@@ -34,6 +35,12 @@ pub use base::events::{ApprovalResolution, HostEvent, TurnEnd};
 pub use base::failpoint::FORK_STEPS;
 pub use base::fork_point::{ForkAt, TurnRef};
 pub use base::price::{PricedBy, PRICE_TABLE};
+#[cfg(unix)]
+pub use serve::{serve, ServeOptions};
+pub use serve::{
+    socket_path, Call, Connection, Entry, Item, Returned, Served, ServerMessage, Subscription,
+    PROTOCOL,
+};
 pub use cost::{by_model, ModelCost, ThreadCost, TreeCost, TurnCost};
 pub use files::{
     ChangesView, CheckCommandView, CheckpointView, FileChangeStatus, FileChangeView, FilesView,

@@ -70,6 +70,27 @@ impl<'a> Local<'a> {
         (out.status.success(), json, stderr)
     }
 
+    /// `forkhost ARGS` here (text output), started in a process group of its own with its
+    /// stdout piped: killing the group ends this side and its ssh, as a closed laptop would.
+    fn spawn(&self, args: &[&str]) -> std::process::Child {
+        use std::os::unix::process::CommandExt;
+        let mut cmd = Command::new(forkhost_bin());
+        cmd.env("HOME", self.home.path())
+            .env_remove("FORKHOST_PI_BIN")
+            .env_remove("FORKHOST_CLAUDE_BIN")
+            .env_remove("FORKHOST_CODEX_BIN")
+            .current_dir(self.home.path())
+            .env("FORKHOST_SSH_COMMAND", &self.ssh)
+            .arg("--data-dir")
+            .arg(self.data.path())
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .process_group(0);
+        cmd.spawn().unwrap()
+    }
+
     fn ok(&self, args: &[&str]) -> Value {
         let (ok, json, stderr) = self.run(args);
         assert!(ok, "forkhost {args:?} failed: {json}\n{stderr}");
@@ -222,6 +243,84 @@ fn pi_a_remote_thread_forked_at_reply_two_sends_the_remote_model_turns_one_and_t
 
 /// A branch moves to the remote at reply 2 and, two turns later, back: each side's model
 /// receives exactly the branch's turns and then the new prompt; the source never changes.
+/// The connection cut mid-reply (this side and its ssh killed): the turn runs on in the
+/// remote's daemon, and `attach` shows the whole reply and its end; the model was asked once.
+#[test]
+fn pi_a_remote_turn_runs_on_when_the_connection_drops_and_attach_shows_all_of_it() {
+    use std::io::Read;
+    let model = FakeModel::start_blocking(FakeModelOptions {
+        slow_duration: std::time::Duration::from_secs(6),
+        ..FakeModelOptions::default()
+    })
+    .unwrap();
+    let Some(remote) = HarnessEnv::for_fake(Harness::Pi, &model).unwrap() else {
+        return;
+    };
+    let Some(sshd) = Sshd::start(&remote, &forkhost_bin()) else {
+        return;
+    };
+    sshd.trust_host_key();
+    let local = Local::new(&sshd);
+    local.ok(&["hosts", "add", "box", HOST_ALIAS]);
+    let cwd = remote.work_dir().display().to_string();
+    let created = local.ok(&[
+        "--host", "box", "new", "--harness", "pi", "--cwd", &cwd, "first prompt",
+    ]);
+    let thread = id(&created);
+
+    const PROMPT: &str = "SLOW second prompt";
+    let mut sending = local.spawn(&["--host", "box", "send", &thread, PROMPT]);
+    // Wait for the reply's first words on this side, then cut the connection.
+    let mut stdout = sending.stdout.take().unwrap();
+    let mut seen = Vec::new();
+    let mut buffer = [0u8; 256];
+    while !String::from_utf8_lossy(&seen).contains("reply (turn 2)") {
+        let n = stdout.read(&mut buffer).unwrap();
+        assert!(n > 0, "send ended before its reply streamed: {:?}", String::from_utf8_lossy(&seen));
+        seen.extend_from_slice(&buffer[..n]);
+    }
+    let group = i32::try_from(sending.id()).unwrap();
+    // SAFETY: a plain kill(2) of the process group this test started.
+    unsafe { libc::kill(-group, libc::SIGKILL) };
+    let _ = sending.wait();
+    let before_end = String::from_utf8_lossy(&seen).into_owned();
+    let whole = format!("reply (turn 2) to: {PROMPT}");
+    assert!(
+        !before_end.contains(&whole),
+        "the connection was cut before the reply ended: {before_end:?}"
+    );
+
+    // Back: attach replays what streamed meanwhile and follows the turn to its end.
+    let (ok, attached, stderr) = local.run(&["--host", "box", "attach", &thread]);
+    assert!(ok, "attach failed: {attached}\n{stderr}");
+    assert!(
+        stderr.replace('\n', "").contains(&whole),
+        "attach shows the whole reply, from its first word: {stderr:?}"
+    );
+    let turns = attached["thread"]["turns"].as_array().unwrap();
+    assert_eq!(turns.len(), 2, "{attached}");
+    assert!(turns[1]["complete"].as_bool().unwrap(), "{attached}");
+    let texts: Vec<&str> = turns[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "assistant")
+        .map(|m| m["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts, [whole.as_str()], "{attached}");
+    let asked = model
+        .model_requests()
+        .iter()
+        .filter(|r| r.last_user_text() == Some(PROMPT))
+        .count();
+    assert_eq!(asked, 1, "the turn ran once");
+
+    // Attached again after its end: the finished turn, not a wait.
+    let (ok, again, stderr) = local.run(&["--host", "box", "attach", &thread]);
+    assert!(ok, "{again}\n{stderr}");
+    assert_eq!(again["thread"]["turns"].as_array().unwrap().len(), 2);
+}
+
 #[test]
 fn pi_a_branch_continues_on_the_remote_at_reply_two_and_comes_back() {
     let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();

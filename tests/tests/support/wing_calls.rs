@@ -18,8 +18,9 @@ use std::path::{Path, PathBuf};
 use syn::visit::Visit;
 
 /// The wings of `crates/core/src`: a folder each.
-const WINGS: [&str; 10] = [
+const WINGS: [&str; 11] = [
     "thread", "requests", "trust", "files", "fork", "race", "rewind", "search", "remote", "cost",
+    "serve",
 ];
 
 /// The place a file belongs to: a wing's name, or `base`.

@@ -2,7 +2,7 @@
 //! shows in words; the codes are part of the public contract — never rename one.
 
 use forkhost_store::StoreError;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, thiserror::Error)]
 pub enum HostError {
@@ -59,7 +59,7 @@ pub enum HostError {
 
 /// The stable machine-readable name of a [`HostError`]: what the CLI prints, the UI's type
 /// checks its titles against (`ui/src/errors.ts`) and `HostEvent::Error` carries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 #[ts(export)]
 pub enum ErrorCode {

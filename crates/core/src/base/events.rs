@@ -3,13 +3,13 @@
 //! Events carry model text (deltas) for display; they are never logged.
 
 use forkhost_harness::{TurnOutcome, TurnUsage};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::base::error::ErrorCode;
 use crate::base::view::{ApprovalView, ThreadView};
 
 /// One thing that happened to a thread.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[ts(export)]
 pub enum HostEvent {
@@ -110,7 +110,7 @@ pub enum HostEvent {
 }
 
 /// How a turn ended, by name (a failure's message travels beside it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum TurnEnd {
     Completed,
@@ -131,7 +131,7 @@ impl From<&TurnOutcome> for TurnEnd {
 /// How an approval request stopped being pending: the user's decision (`approve`, …), its
 /// questions `answered` or `dismissed`, `withdrawn` by the harness, or `gone` (its turn or
 /// process ended first). The flat name of `pending::Resolution`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ApprovalResolution {
     Approve,

@@ -9,7 +9,7 @@ use genai_prices::{PriceRequest, Usage, UsageKey};
 pub const PRICE_TABLE: &str = "genai-prices 0.2.1 (bundled data)";
 
 /// Who priced a turn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 #[ts(export)]
 pub enum PricedBy {

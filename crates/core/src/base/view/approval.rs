@@ -3,10 +3,10 @@
 use std::path::PathBuf;
 
 use forkhost_harness::{ApprovalSubject, Question};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A pending request as the app and the CLI see it.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct ApprovalView {
     /// Its id in this Host; answer with this id. It names the runtime that raised it as well
@@ -34,7 +34,7 @@ pub struct ApprovalView {
 }
 
 /// What the harness wants to do (the contract's `ApprovalSubject`, exported to the UI).
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[ts(export)]
 pub enum SubjectView {
@@ -61,7 +61,7 @@ pub enum SubjectView {
 }
 
 /// One question of a question request.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct QuestionView {
     /// A short label, when the harness gives one.

@@ -3,13 +3,13 @@
 
 use forkhost_harness::TurnUsage;
 use forkhost_store::Boundary;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{ForkView, TurnView};
 use crate::base::price::PRICE_TABLE;
 
 /// Tokens and money summed over turns.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct CostFigure {
     pub turns: u32,
@@ -62,7 +62,7 @@ impl CostFigure {
 
 /// A thread's own and inherited figures, as its detail carries them (`ThreadDetail::cost`):
 /// priced while the history is read, not in a second pass.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct BranchCost {
     /// The turns after the fork point (a thread that is no fork: all of them).

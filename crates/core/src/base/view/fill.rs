@@ -1,9 +1,9 @@
 //! A fork's worktree being filled, as a view shows it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How far a fork's files are written, for a view opened meanwhile.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct FillView {
     #[ts(type = "number")]

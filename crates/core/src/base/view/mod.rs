@@ -14,9 +14,9 @@ pub use trust::{TrustDecision, TrustView};
 
 use forkhost_harness::HarnessKind;
 use forkhost_store::{Boundary, ThreadState};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct ThreadView {
     pub id: String,
@@ -37,14 +37,14 @@ pub struct ThreadView {
     pub updated_at: i64,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct NativeView {
     pub session_id: Option<String>,
     pub path: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct PermissionsView {
     /// Claude's permission mode, or Codex's approval policy.
@@ -59,7 +59,7 @@ pub struct PermissionsView {
     pub sandbox_default: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct ForkView {
     pub source_thread: String,
@@ -75,7 +75,7 @@ pub struct ForkView {
 }
 
 /// A thread with its turns and their messages, read from the native session.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct ThreadDetail {
     #[serde(flatten)]
@@ -86,7 +86,7 @@ pub struct ThreadDetail {
     pub cost: BranchCost,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct TurnView {
     pub id: String,
@@ -110,7 +110,7 @@ pub struct TurnView {
     pub inherited: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct MessageView {
     /// `user`, `assistant` or `tool`.
@@ -120,7 +120,7 @@ pub struct MessageView {
     pub error: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct ToolView {
     pub name: String,
@@ -165,7 +165,7 @@ impl MessageView {
 }
 
 /// What a fork returns.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct ForkResult {
     pub thread: ThreadDetail,
@@ -185,7 +185,7 @@ pub struct ForkResult {
 
 /// Where a fork's time went: the harness's native call, and everything (the Host's part
 /// included).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct ForkTiming {
     /// Step 1: checks, reading the source's anchors.

@@ -1,9 +1,9 @@
 //! A folder's trust, as the app and the CLI see it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A folder's trust, as the app and the CLI see it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct TrustView {
     /// Where the decision is kept: the repository root holding the folder (a linked
@@ -44,7 +44,7 @@ impl TrustView {
 }
 
 /// One recorded decision, as Settings and `forkhost trust` list it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct TrustDecision {
     /// The trust root the decision is kept for.

@@ -1,0 +1,128 @@
+//! `forkhost serve` (docs/architecture.md "The daemon"): this machine's Host served on its
+//! data folder's socket, so a turn started over SSH runs on when the connection drops, and
+//! `forkhost attach THREAD` follows it again. A remote host's `send` goes through it: the
+//! first one starts the daemon, detached, and it ends on its own after a while with no client
+//! and no turn. `serve --attach` relays stdin and stdout to the socket (a client's way in over
+//! `ssh HOST forkhost serve --attach`).
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use forkhost_core::{Connection, HostError};
+
+use crate::output::Printed;
+
+/// How long a client waits for a daemon it started to listen.
+const START_WAIT: Duration = Duration::from_secs(20);
+
+/// `forkhost serve`: serves until idle for `idle_minutes` (0: never).
+#[cfg(unix)]
+pub async fn serve(data_dir: &Path, idle_minutes: u64) -> Result<Printed, HostError> {
+    let served = forkhost_core::Served::claim(data_dir)?;
+    let socket = served.socket.clone();
+    let (host, _) = forkhost_core::Host::open(data_dir).await?;
+    let options = forkhost_core::ServeOptions {
+        idle_exit: (idle_minutes > 0).then(|| Duration::from_secs(idle_minutes * 60)),
+    };
+    forkhost_core::serve(host, served, options).await?;
+    Ok(Printed::new(
+        serde_json::json!({ "served": socket }),
+        format!("served {} until idle", socket.display()),
+    ))
+}
+
+#[cfg(not(unix))]
+pub async fn serve(_: &Path, _: u64) -> Result<Printed, HostError> {
+    Err(HostError::Unsupported(
+        "forkhost serve runs on Linux and macOS; this machine can be its client".into(),
+    ))
+}
+
+/// A connection to the daemon of `data_dir`, started first when none listens.
+pub async fn connect(data_dir: &Path) -> Result<Connection, HostError> {
+    if let Ok(connection) = Connection::connect(data_dir).await {
+        return Ok(connection);
+    }
+    start(data_dir)?;
+    let deadline = tokio::time::Instant::now() + START_WAIT;
+    loop {
+        match Connection::connect(data_dir).await {
+            Ok(connection) => return Ok(connection),
+            // Another client may have started one at the same moment: ours then exits, and
+            // the socket is theirs.
+            Err(err) if tokio::time::Instant::now() > deadline => {
+                return Err(HostError::HostUnreachable(format!(
+                    "the daemon did not start ({err}); its log is in {}",
+                    data_dir.join("logs").display()
+                )))
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    }
+}
+
+/// Starts `forkhost serve` for `data_dir` in a session of its own, so that neither a closed
+/// terminal nor a dropped SSH connection ends it.
+fn start(data_dir: &Path) -> Result<(), HostError> {
+    let exe = std::env::current_exe()
+        .map_err(|e| HostError::Internal(format!("this program's path: {e}")))?;
+    let mut daemon = Command::new(exe);
+    daemon
+        .arg("--data-dir")
+        .arg(data_dir)
+        .arg("serve")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: setsid is async-signal-safe and touches no memory of this process.
+        unsafe {
+            daemon.pre_exec(|| {
+                if libc::setsid() == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    // Not waited for: it outlives this process.
+    let child = daemon
+        .spawn()
+        .map_err(|e| HostError::Internal(format!("could not start the daemon: {e}")))?;
+    tracing::info!(pid = child.id(), "daemon started");
+    Ok(())
+}
+
+/// `forkhost serve --attach`: this process's stdin and stdout become a connection to the
+/// daemon (started first when none listens), until either side ends.
+#[cfg(unix)]
+pub async fn relay(data_dir: &Path) -> Result<Printed, HostError> {
+    // Started and greeted once, so that the relay's first bytes reach a listening daemon.
+    drop(connect(data_dir).await?);
+    let socket = forkhost_core::socket_path(data_dir)?;
+    let stream = tokio::net::UnixStream::connect(&socket)
+        .await
+        .map_err(|e| HostError::HostUnreachable(format!("{}: {e}", socket.display())))?;
+    let (mut from_daemon, mut to_daemon) = stream.into_split();
+    let up = async {
+        let _ = tokio::io::copy(&mut tokio::io::stdin(), &mut to_daemon).await;
+        drop(to_daemon);
+    };
+    let down = async {
+        let _ = tokio::io::copy(&mut from_daemon, &mut tokio::io::stdout()).await;
+    };
+    // Either side's end ends the relay: a client gone, or the daemon gone.
+    tokio::select! {
+        () = up => {}
+        () = down => {}
+    }
+    Ok(Printed::new(serde_json::Value::Null, String::new()))
+}
+
+#[cfg(not(unix))]
+pub async fn relay(data_dir: &Path) -> Result<Printed, HostError> {
+    serve(data_dir, 0).await
+}

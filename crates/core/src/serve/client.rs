@@ -1,0 +1,166 @@
+//! A client of `forkhost serve`: calls answered by number, and the entries of its
+//! subscriptions in order. Over the data folder's socket on this machine
+//! ([`Connection::connect`]), or over any byte stream (`forkhost serve --attach` relayed by
+//! ssh: [`Connection::over`]).
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::{mpsc, oneshot};
+
+use super::wire::{Returned, Call, Entry, Request, ServerMessage, WireError, PROTOCOL};
+use crate::base::error::{HostError, HostResult};
+use crate::remote::VERSION;
+
+type Waiting = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Returned, WireError>>>>>;
+
+/// One connection to a daemon, greeted.
+pub struct Connection {
+    write: tokio::sync::Mutex<Box<dyn AsyncWrite + Send + Unpin>>,
+    next_id: AtomicU64,
+    waiting: Waiting,
+    entries: tokio::sync::Mutex<mpsc::UnboundedReceiver<Entry>>,
+    /// The daemon's boot: a `since` from another boot means nothing to it.
+    pub boot: String,
+    /// The daemon's newest entry when we said hello.
+    pub last_seq: u64,
+}
+
+/// What `subscribe` says of the replay to come.
+pub struct Subscription {
+    /// Entries before the ones replayed were dropped: re-read the thread.
+    pub gap: bool,
+    /// The first this many entries are the replay; the live ones follow.
+    pub replayed: usize,
+}
+
+impl Connection {
+    /// Connects to the daemon serving `data_dir` on this machine.
+    #[cfg(unix)]
+    pub async fn connect(data_dir: &Path) -> HostResult<Connection> {
+        let socket = super::socket::socket_path(data_dir)?;
+        let stream = tokio::net::UnixStream::connect(&socket)
+            .await
+            .map_err(|e| HostError::HostUnreachable(format!("no daemon at {}: {e}", socket.display())))?;
+        let (read, write) = stream.into_split();
+        Connection::over(read, write).await
+    }
+
+    #[cfg(not(unix))]
+    pub async fn connect(_: &Path) -> HostResult<Connection> {
+        Err(HostError::Unsupported(
+            "a daemon is reached on Linux and macOS; this machine can be its client over ssh".into(),
+        ))
+    }
+
+    /// A connection over a byte stream whose other end is a daemon (or a relay to one).
+    pub async fn over(
+        read: impl AsyncRead + Send + Unpin + 'static,
+        write: impl AsyncWrite + Send + Unpin + 'static,
+    ) -> HostResult<Connection> {
+        let waiting: Waiting = Arc::default();
+        let (entries_tx, entries) = mpsc::unbounded_channel();
+        tokio::spawn(read_messages(read, waiting.clone(), entries_tx));
+        let mut connection = Connection {
+            write: tokio::sync::Mutex::new(Box::new(write)),
+            next_id: AtomicU64::new(1),
+            waiting,
+            entries: tokio::sync::Mutex::new(entries),
+            boot: String::new(),
+            last_seq: 0,
+        };
+        let hello = Call::Hello {
+            version: VERSION.to_owned(),
+            protocol: PROTOCOL,
+        };
+        match connection.call(hello).await? {
+            Returned::Hello { boot, last_seq, .. } => {
+                connection.boot = boot;
+                connection.last_seq = last_seq;
+                Ok(connection)
+            }
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    /// Sends `call` and waits for its answer.
+    pub async fn call(&self, call: Call) -> HostResult<Returned> {
+        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
+        let (tx, rx) = oneshot::channel();
+        self.waiting
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id, tx);
+        let mut line = serde_json::to_vec(&Request { id, call })
+            .map_err(|e| HostError::Internal(e.to_string()))?;
+        line.push(b'\n');
+        {
+            let mut write = self.write.lock().await;
+            write.write_all(&line).await.map_err(closed)?;
+            write.flush().await.map_err(closed)?;
+        }
+        match rx.await {
+            Ok(result) => result.map_err(HostError::from),
+            Err(_) => Err(closed("the connection ended")),
+        }
+    }
+
+    /// Subscribes to `thread`'s entries after `since` (`None`: from its latest turn's start).
+    pub async fn subscribe(&self, thread: &str, since: Option<u64>) -> HostResult<Subscription> {
+        let call = Call::Subscribe {
+            thread: Some(thread.to_owned()),
+            since,
+        };
+        match self.call(call).await? {
+            Returned::Subscribed { gap, replayed } => Ok(Subscription { gap, replayed }),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    /// The next entry of this connection's subscriptions; `None` once the connection ended.
+    pub async fn next_entry(&self) -> Option<Entry> {
+        self.entries.lock().await.recv().await
+    }
+}
+
+fn closed(err: impl std::fmt::Display) -> HostError {
+    HostError::HostUnreachable(format!("the connection to the daemon was lost ({err})"))
+}
+
+fn unexpected(answer: &Returned) -> HostError {
+    HostError::Internal(format!("the daemon answered out of turn: {answer:?}"))
+}
+
+/// Hands each answer to its caller and each entry to the subscription; at the end, every
+/// call still waiting learns the connection is gone.
+async fn read_messages(
+    read: impl AsyncRead + Unpin,
+    waiting: Waiting,
+    entries: mpsc::UnboundedSender<Entry>,
+) {
+    let mut lines = BufReader::new(read).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        match serde_json::from_str::<ServerMessage>(&line) {
+            Ok(ServerMessage::Reply { id, result }) => {
+                let caller = waiting.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+                if let Some(caller) = caller {
+                    let _ = caller.send(result);
+                } else if let Err(err) = result {
+                    // An answer to no call: the daemon refused the connection itself.
+                    tracing::warn!(code = ?err.code, "the daemon refused: {}", err.message);
+                    for (_, caller) in waiting.lock().unwrap_or_else(|e| e.into_inner()).drain() {
+                        let _ = caller.send(Err(err.clone()));
+                    }
+                }
+            }
+            Ok(ServerMessage::Entry { entry }) => {
+                let _ = entries.send(entry);
+            }
+            Err(err) => tracing::warn!(error = %err, "the daemon sent a line that is no message"),
+        }
+    }
+    waiting.lock().unwrap_or_else(|e| e.into_inner()).clear();
+}

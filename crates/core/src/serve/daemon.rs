@@ -1,0 +1,312 @@
+//! `forkhost serve`: the Host of this machine served on its data folder's socket. It numbers
+//! every Host event into the [`Journal`], answers each client's calls, and ends when it has
+//! had no client and no running turn for [`ServeOptions::idle_exit`].
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::{UnixListener, UnixStream};
+use tokio::sync::{broadcast, mpsc};
+
+use super::journal::Journal;
+use super::socket::Served;
+use super::wire::{Returned, Call, Item, Request, ServerMessage, WireError, PROTOCOL};
+use crate::base::error::{HostError, HostResult};
+use crate::base::events::TurnEnd;
+use crate::host::Host;
+use crate::remote::VERSION;
+use forkhost_harness::TurnOutcome;
+
+/// How the daemon runs.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// Ends after this long with no client connected and no turn running (`None`: never).
+    pub idle_exit: Option<Duration>,
+}
+
+impl Default for ServeOptions {
+    fn default() -> Self {
+        ServeOptions {
+            idle_exit: Some(Duration::from_secs(30 * 60)),
+        }
+    }
+}
+
+struct Daemon {
+    host: Host,
+    journal: Journal,
+    boot: String,
+    clients: AtomicUsize,
+    turns: AtomicUsize,
+    /// Turns that ended, for the journal's feeder to number after their last events.
+    finished: mpsc::UnboundedSender<Item>,
+}
+
+/// Serves `host` on `served`'s socket until idle (or the listener fails).
+pub async fn serve(host: Host, served: Served, options: ServeOptions) -> HostResult<()> {
+    let listener = UnixListener::bind(&served.socket)
+        .map_err(|e| HostError::Internal(format!("{}: {e}", served.socket.display())))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(&served.socket, std::fs::Permissions::from_mode(0o600));
+    }
+    let (finished, finished_rx) = mpsc::unbounded_channel();
+    let daemon = Arc::new(Daemon {
+        journal: Journal::new(),
+        boot: uuid::Uuid::new_v4().to_string(),
+        clients: AtomicUsize::new(0),
+        turns: AtomicUsize::new(0),
+        finished,
+        host,
+    });
+    let feeder = tokio::spawn(feed(daemon.clone(), finished_rx));
+    tracing::info!(socket = %served.socket.display(), "serving");
+    let idle_check = Duration::from_secs(5).min(options.idle_exit.unwrap_or(Duration::MAX));
+    let mut idle_since = tokio::time::Instant::now();
+    let data_dir = served.socket.parent().map(std::path::Path::to_path_buf);
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .map_err(|e| HostError::Internal(format!("SIGTERM: {e}")))?;
+    loop {
+        tokio::select! {
+            _ = terminate.recv() => {
+                tracing::info!("asked to end (SIGTERM)");
+                break;
+            }
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    daemon.clients.fetch_add(1, Ordering::SeqCst);
+                    let daemon = daemon.clone();
+                    tokio::spawn(async move {
+                        if let Err(err) = client(&daemon, stream).await {
+                            tracing::info!(error = %err, "a client's connection ended");
+                        }
+                        daemon.clients.fetch_sub(1, Ordering::SeqCst);
+                    });
+                }
+                Err(err) => {
+                    tracing::warn!(error = %err, "the socket stopped accepting");
+                    break;
+                }
+            },
+            _ = tokio::time::sleep(idle_check) => {
+                let busy = daemon.clients.load(Ordering::SeqCst) > 0
+                    || daemon.turns.load(Ordering::SeqCst) > 0;
+                // The folder it serves was deleted (a removed account, a test's home): nothing
+                // is left to serve.
+                if data_dir.as_ref().is_some_and(|dir| !dir.exists()) {
+                    tracing::info!("the data folder is gone; the daemon ends");
+                    break;
+                }
+                if busy {
+                    idle_since = tokio::time::Instant::now();
+                } else if options.idle_exit.is_some_and(|idle| idle_since.elapsed() >= idle) {
+                    tracing::info!("idle: no client and no turn; the daemon ends");
+                    break;
+                }
+            }
+        }
+    }
+    feeder.abort();
+    daemon.host.shutdown().await;
+    drop(served);
+    Ok(())
+}
+
+/// Numbers the Host's events into the journal; a finished turn goes in after the events
+/// that came before its end.
+async fn feed(daemon: Arc<Daemon>, mut finished: mpsc::UnboundedReceiver<Item>) {
+    let mut events = daemon.host.subscribe();
+    loop {
+        tokio::select! {
+            event = events.recv() => match event {
+                Ok(event) => {
+                    daemon.journal.push(Item::Event { event });
+                }
+                Err(broadcast::error::RecvError::Lagged(n)) => {
+                    tracing::warn!(missed = n, "the journal fell behind the Host's events");
+                }
+                Err(broadcast::error::RecvError::Closed) => break,
+            },
+            Some(item) = finished.recv() => {
+                while let Ok(event) = events.try_recv() {
+                    daemon.journal.push(Item::Event { event });
+                }
+                daemon.journal.push(item);
+            }
+        }
+    }
+}
+
+/// One client: a hello first, then calls answered in order; a subscription's entries are
+/// written between the answers as they come.
+async fn client(daemon: &Arc<Daemon>, stream: UnixStream) -> std::io::Result<()> {
+    let (read, mut write) = stream.into_split();
+    let (out, mut out_rx) = mpsc::unbounded_channel::<ServerMessage>();
+    let writer = tokio::spawn(async move {
+        while let Some(message) = out_rx.recv().await {
+            let Ok(mut line) = serde_json::to_vec(&message) else {
+                continue;
+            };
+            line.push(b'\n');
+            if write.write_all(&line).await.is_err() {
+                break;
+            }
+        }
+    });
+    let mut lines = BufReader::new(read).lines();
+    let mut greeted = false;
+    let mut subscriptions = Vec::new();
+    while let Some(line) = lines.next_line().await? {
+        let request: Request = match serde_json::from_str(&line) {
+            Ok(request) => request,
+            Err(err) => {
+                let err = HostError::InvalidInput(format!("not a call: {err}"));
+                let _ = out.send(reply(0, Err(err)));
+                break;
+            }
+        };
+        let id = request.id;
+        let result = match (greeted, request.call) {
+            (false, Call::Hello { version, protocol }) => {
+                if protocol != PROTOCOL || version != VERSION {
+                    let _ = out.send(reply(id, Err(crate::remote::version_mismatch(&version))));
+                    break;
+                }
+                greeted = true;
+                Ok(Returned::Hello {
+                    version: VERSION.to_owned(),
+                    protocol: PROTOCOL,
+                    boot: daemon.boot.clone(),
+                    last_seq: daemon.journal.last_seq(),
+                })
+            }
+            (false, _) => {
+                let err = HostError::InvalidInput("say hello first".into());
+                let _ = out.send(reply(id, Err(err)));
+                break;
+            }
+            (true, Call::Subscribe { thread, since }) => {
+                let replay = daemon.journal.replay(thread.as_deref(), since);
+                let (gap, replayed) = (replay.gap, replay.entries.len());
+                let out = out.clone();
+                // The answer goes first; the replay and the live entries after it.
+                let _ = out.send(reply(id, Ok(Returned::Subscribed { gap, replayed })));
+                subscriptions.push(tokio::spawn(forward(replay, thread, out)));
+                continue;
+            }
+            (true, call) => answer(daemon, call).await,
+        };
+        if out.send(reply(id, result)).is_err() {
+            break;
+        }
+    }
+    for subscription in subscriptions {
+        subscription.abort();
+    }
+    drop(out);
+    let _ = writer.await;
+    Ok(())
+}
+
+/// Writes a subscription's replay, then its live entries after the last one replayed.
+async fn forward(
+    mut replay: super::journal::Replay,
+    thread: Option<String>,
+    out: mpsc::UnboundedSender<ServerMessage>,
+) {
+    let mut last = 0;
+    for entry in replay.entries {
+        last = entry.seq;
+        if out.send(ServerMessage::Entry { entry }).is_err() {
+            return;
+        }
+    }
+    loop {
+        match replay.live.recv().await {
+            Ok(entry) => {
+                let wanted = thread.as_deref().is_none_or(|t| entry.item.thread_id() == t);
+                if entry.seq > last && wanted {
+                    last = entry.seq;
+                    if out.send(ServerMessage::Entry { entry }).is_err() {
+                        return;
+                    }
+                }
+            }
+            // A client too slow to keep up: it ends, and reconnects from its last number.
+            Err(_) => return,
+        }
+    }
+}
+
+async fn answer(daemon: &Arc<Daemon>, call: Call) -> HostResult<Returned> {
+    let host = &daemon.host;
+    match call {
+        Call::Hello { .. } => Err(HostError::InvalidInput("hello was said already".into())),
+        Call::Subscribe { .. } => unreachable_call(),
+        Call::StartTurn {
+            thread,
+            prompt,
+            session_grants,
+        } => {
+            host.use_session_grants(session_grants);
+            let done = host.start_turn(&thread, &prompt).await?;
+            daemon.turns.fetch_add(1, Ordering::SeqCst);
+            let daemon = daemon.clone();
+            tokio::spawn(async move {
+                let (end, message) = match done.await {
+                    Ok(TurnOutcome::Failed { message }) => (TurnEnd::Failed, Some(message)),
+                    Ok(outcome) => (TurnEnd::from(&outcome), None),
+                    Err(_) => (
+                        TurnEnd::Failed,
+                        Some("the harness stopped before the turn ended".to_owned()),
+                    ),
+                };
+                let _ = daemon.finished.send(Item::TurnFinished {
+                    thread_id: thread,
+                    end,
+                    message,
+                });
+                daemon.turns.fetch_sub(1, Ordering::SeqCst);
+            });
+            Ok(Returned::Done)
+        }
+        Call::Interrupt { thread } => host.interrupt(&thread).await.map(|()| Returned::Done),
+        Call::AnswerApproval {
+            thread,
+            request,
+            decision,
+        } => host
+            .answer_approval(&thread, &request, decision)
+            .await
+            .map(|()| Returned::Done),
+        Call::AnswerQuestion {
+            thread,
+            request,
+            answers,
+        } => host
+            .answer_question(&thread, &request, answers)
+            .await
+            .map(|()| Returned::Done),
+        Call::PendingApprovals { thread } => Ok(Returned::Pending {
+            requests: host.pending_approvals(&thread).await?,
+        }),
+        Call::Show { thread } => Ok(Returned::Thread {
+            detail: Box::new(host.show(&thread).await?),
+        }),
+    }
+}
+
+/// Subscriptions are answered in `client`, never here.
+fn unreachable_call() -> HostResult<Returned> {
+    Err(HostError::Internal("a subscription reached the wrong place".into()))
+}
+
+fn reply(id: u64, result: HostResult<Returned>) -> ServerMessage {
+    ServerMessage::Reply {
+        id,
+        result: result.map_err(|e| WireError::from(&e)),
+    }
+}

@@ -1,0 +1,24 @@
+//! The Host served to clients over a private Unix socket (docs/architecture.md "Remote hosts",
+//! "The daemon"): `forkhost serve` on a machine the user reaches over SSH owns that machine's
+//! store and harness processes, so a turn runs on when the connection that started it drops;
+//! a client that comes back asks for the events after the last one it saw ([`journal`]) and
+//! gets every one it missed, a waiting approval among them. The calls and events are the
+//! Host's own types ([`wire`]), one contract whether the Host is in this process or behind
+//! the socket.
+//!
+//! Calls: thread, requests, remote.
+
+mod client;
+// The daemon listens on a Unix socket; Windows machines are clients only (for now).
+#[cfg(unix)]
+mod daemon;
+mod journal;
+mod socket;
+mod wire;
+
+pub use client::{Connection, Subscription};
+#[cfg(unix)]
+pub use daemon::{serve, ServeOptions};
+pub use socket::Served;
+pub use wire::{Call, Entry, Item, Returned, ServerMessage, PROTOCOL};
+pub use socket::socket_path;

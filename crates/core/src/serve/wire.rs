@@ -1,0 +1,216 @@
+//! What a client and `forkhost serve` say to each other: one JSON document per line, each
+//! way. The calls are a few of the Host's own methods with their own argument types; the
+//! events are [`HostEvent`]s numbered by the daemon ([`Entry`]). A client opens with
+//! [`Call::Hello`] and a daemon of another protocol or version refuses in words
+//! (`version_mismatch`) before anything else runs.
+
+use serde::{Deserialize, Serialize};
+
+use crate::base::error::{ErrorCode, HostError};
+use crate::base::events::{HostEvent, TurnEnd};
+use crate::base::view::{ApprovalView, ThreadDetail};
+use forkhost_harness::ApprovalDecision;
+
+/// The wire's version: a daemon refuses a client of another one.
+pub const PROTOCOL: u32 = 1;
+
+/// A client's request, numbered by the client (`id`); the daemon answers each with a
+/// [`ServerMessage::Reply`] of the same number.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Request {
+    pub id: u64,
+    #[serde(flatten)]
+    pub call: Call,
+}
+
+/// The calls a daemon answers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "call", rename_all = "snake_case")]
+pub enum Call {
+    /// First on every connection: the client's forkhost version and wire protocol.
+    Hello { version: String, protocol: u32 },
+    /// The journal's entries of `thread` (every thread's when `None`) after `since`, then each
+    /// new one as it comes. `since: None`: from the start of the thread's latest turn the
+    /// journal holds (a client that comes back without a number sees the whole reply).
+    Subscribe {
+        thread: Option<String>,
+        since: Option<u64>,
+    },
+    /// Starts a turn; its events follow on the subscription, its end as [`Item::TurnFinished`].
+    StartTurn {
+        thread: String,
+        prompt: String,
+        /// Whether the thread's session grants may answer its requests (`--approve none`: no).
+        session_grants: bool,
+    },
+    Interrupt {
+        thread: String,
+    },
+    AnswerApproval {
+        thread: String,
+        request: String,
+        decision: ApprovalDecision,
+    },
+    AnswerQuestion {
+        thread: String,
+        request: String,
+        answers: Option<Vec<String>>,
+    },
+    /// The requests of `thread` still waiting for an answer.
+    PendingApprovals {
+        thread: String,
+    },
+    Show {
+        thread: String,
+    },
+}
+
+/// What a call returned.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Returned {
+    Hello {
+        version: String,
+        protocol: u32,
+        /// Changes each time a daemon starts: a client's `since` from another boot means
+        /// nothing here, and it subscribes from the start instead.
+        boot: String,
+        /// The daemon's newest entry number.
+        last_seq: u64,
+    },
+    Done,
+    Subscribed {
+        /// The entries before the first one kept were dropped (the journal is bounded): the
+        /// client re-reads the thread instead of trusting the replay to be whole.
+        gap: bool,
+        /// How many entries the replay holds: they come first, the live ones after them.
+        replayed: usize,
+    },
+    Pending {
+        requests: Vec<ApprovalView>,
+    },
+    Thread {
+        detail: Box<ThreadDetail>,
+    },
+}
+
+/// A failed call, as the Host said it: its code and words.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WireError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl From<&HostError> for WireError {
+    fn from(err: &HostError) -> Self {
+        WireError {
+            code: err.error_code(),
+            message: err.to_string(),
+        }
+    }
+}
+
+impl From<WireError> for HostError {
+    fn from(err: WireError) -> Self {
+        HostError::Reported {
+            code: err.code,
+            message: err.message,
+        }
+    }
+}
+
+/// One journal entry: a number that only grows, and what happened.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    pub seq: u64,
+    #[serde(flatten)]
+    pub item: Item,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "item", rename_all = "snake_case")]
+pub enum Item {
+    Event {
+        event: HostEvent,
+    },
+    /// A turn the daemon started has ended (after its last event): how, and the failure's
+    /// words.
+    TurnFinished {
+        thread_id: String,
+        end: TurnEnd,
+        message: Option<String>,
+    },
+}
+
+impl Item {
+    pub fn thread_id(&self) -> &str {
+        match self {
+            Item::Event { event } => event.thread_id(),
+            Item::TurnFinished { thread_id, .. } => thread_id,
+        }
+    }
+
+    /// Where a turn's entries begin.
+    pub fn starts_turn(&self) -> bool {
+        matches!(
+            self,
+            Item::Event {
+                event: HostEvent::TurnStarted { .. }
+            }
+        )
+    }
+}
+
+/// What the daemon sends: an answer to a call, or an entry of a subscription.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "message", rename_all = "snake_case")]
+pub enum ServerMessage {
+    Reply {
+        id: u64,
+        result: Result<Returned, WireError>,
+    },
+    Entry {
+        #[serde(flatten)]
+        entry: Entry,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_and_an_entry_read_back_as_written() {
+        let request = Request {
+            id: 7,
+            call: Call::AnswerApproval {
+                thread: "t".into(),
+                request: "r".into(),
+                decision: ApprovalDecision::ApproveForSession,
+            },
+        };
+        let line = serde_json::to_string(&request).unwrap();
+        assert_eq!(serde_json::from_str::<Request>(&line).unwrap(), request);
+
+        let message = ServerMessage::Entry {
+            entry: Entry {
+                seq: 3,
+                item: Item::Event {
+                    event: HostEvent::TextDelta {
+                        thread_id: "t".into(),
+                        text: "hi".into(),
+                    },
+                },
+            },
+        };
+        let line = serde_json::to_string(&message).unwrap();
+        assert_eq!(serde_json::from_str::<ServerMessage>(&line).unwrap(), message);
+
+        let failed = ServerMessage::Reply {
+            id: 1,
+            result: Err(WireError::from(&HostError::Busy("a turn runs".into()))),
+        };
+        let line = serde_json::to_string(&failed).unwrap();
+        assert_eq!(serde_json::from_str::<ServerMessage>(&line).unwrap(), failed);
+    }
+}
