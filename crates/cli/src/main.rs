@@ -402,12 +402,13 @@ async fn run(cli: Cli) -> Result<Printed, HostError> {
     }
     let result = match &cli.command {
         // Turns that came over SSH run in this machine's daemon.
-        Command::Send { .. } | Command::New { prompt: Some(_), .. } if cli.via_daemon => {
-            match serve::connect(&data_dir).await {
-                Ok(daemon) => execute(&host, cli.command, cli.json, Some(&daemon)).await,
-                Err(err) => Err(err),
-            }
-        }
+        Command::Send { .. }
+        | Command::New {
+            prompt: Some(_), ..
+        } if cli.via_daemon => match serve::connect(&data_dir).await {
+            Ok(daemon) => execute(&host, cli.command, cli.json, Some(&daemon)).await,
+            Err(err) => Err(err),
+        },
         Command::Attach { .. } => {
             let daemon = forkhost_core::Connection::connect(&data_dir).await.ok();
             execute(&host, cli.command, cli.json, daemon.as_ref()).await
@@ -454,9 +455,7 @@ async fn execute(
             match prompt {
                 Some(prompt) => {
                     let policy = Approve::resolve(approve, json);
-                    sent_printed(
-                        stream::send(at, &created.thread.id, &prompt, json, policy).await?,
-                    )
+                    sent_printed(stream::send(at, &created.thread.id, &prompt, json, policy).await?)
                 }
                 None => thread_printed(&created),
             }
@@ -535,7 +534,9 @@ async fn execute(
         Command::AdoptBranch(args) => remote::adopt(host, args).await?,
         Command::ExportBranch(args) => remote::export(host, args).await?,
         Command::Serve { .. } => {
-            return Err(HostError::Internal("serve runs before the Host opens".into()))
+            return Err(HostError::Internal(
+                "serve runs before the Host opens".into(),
+            ))
         }
         Command::RemoteExec { .. } => {
             return Err(HostError::InvalidInput(

@@ -35,12 +35,6 @@ pub use base::events::{ApprovalResolution, HostEvent, TurnEnd};
 pub use base::failpoint::FORK_STEPS;
 pub use base::fork_point::{ForkAt, TurnRef};
 pub use base::price::{PricedBy, PRICE_TABLE};
-#[cfg(unix)]
-pub use serve::{serve, ServeOptions};
-pub use serve::{
-    socket_path, Call, Connection, Entry, Item, Returned, Served, ServerMessage, Subscription,
-    PROTOCOL,
-};
 pub use cost::{by_model, ModelCost, ThreadCost, TreeCost, TurnCost};
 pub use files::{
     ChangesView, CheckCommandView, CheckpointView, FileChangeStatus, FileChangeView, FilesView,
@@ -56,6 +50,12 @@ pub use remote::{
 };
 pub use rewind::files::RewindFileView;
 pub use rewind::{RewindKind, RewindPlan, RewindView, RewoundView};
+#[cfg(unix)]
+pub use serve::{serve, ServeOptions};
+pub use serve::{
+    socket_path, Call, Connection, Entry, Item, Returned, Served, ServerMessage, Subscription,
+    PROTOCOL,
+};
 pub use thread::discovery::DiscoveredSession;
 pub use thread::export::ExportFormat;
 // The store's and the worktree crate's words the views carry.

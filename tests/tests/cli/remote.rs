@@ -264,7 +264,14 @@ fn pi_a_remote_turn_runs_on_when_the_connection_drops_and_attach_shows_all_of_it
     local.ok(&["hosts", "add", "box", HOST_ALIAS]);
     let cwd = remote.work_dir().display().to_string();
     let created = local.ok(&[
-        "--host", "box", "new", "--harness", "pi", "--cwd", &cwd, "first prompt",
+        "--host",
+        "box",
+        "new",
+        "--harness",
+        "pi",
+        "--cwd",
+        &cwd,
+        "first prompt",
     ]);
     let thread = id(&created);
 
@@ -276,7 +283,11 @@ fn pi_a_remote_turn_runs_on_when_the_connection_drops_and_attach_shows_all_of_it
     let mut buffer = [0u8; 256];
     while !String::from_utf8_lossy(&seen).contains("reply (turn 2)") {
         let n = stdout.read(&mut buffer).unwrap();
-        assert!(n > 0, "send ended before its reply streamed: {:?}", String::from_utf8_lossy(&seen));
+        assert!(
+            n > 0,
+            "send ended before its reply streamed: {:?}",
+            String::from_utf8_lossy(&seen)
+        );
         seen.extend_from_slice(&buffer[..n]);
     }
     let group = i32::try_from(sending.id()).unwrap();

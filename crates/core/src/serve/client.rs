@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 
-use super::wire::{Returned, Call, Entry, Request, ServerMessage, WireError, PROTOCOL};
+use super::wire::{Call, Entry, Request, Returned, ServerMessage, WireError, PROTOCOL};
 use crate::base::error::{HostError, HostResult};
 use crate::remote::VERSION;
 
@@ -44,7 +44,9 @@ impl Connection {
         let socket = super::socket::socket_path(data_dir)?;
         let stream = tokio::net::UnixStream::connect(&socket)
             .await
-            .map_err(|e| HostError::HostUnreachable(format!("no daemon at {}: {e}", socket.display())))?;
+            .map_err(|e| {
+                HostError::HostUnreachable(format!("no daemon at {}: {e}", socket.display()))
+            })?;
         let (read, write) = stream.into_split();
         Connection::over(read, write).await
     }
@@ -52,7 +54,8 @@ impl Connection {
     #[cfg(not(unix))]
     pub async fn connect(_: &Path) -> HostResult<Connection> {
         Err(HostError::Unsupported(
-            "a daemon is reached on Linux and macOS; this machine can be its client over ssh".into(),
+            "a daemon is reached on Linux and macOS; this machine can be its client over ssh"
+                .into(),
         ))
     }
 
@@ -145,7 +148,10 @@ async fn read_messages(
     while let Ok(Some(line)) = lines.next_line().await {
         match serde_json::from_str::<ServerMessage>(&line) {
             Ok(ServerMessage::Reply { id, result }) => {
-                let caller = waiting.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+                let caller = waiting
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&id);
                 if let Some(caller) = caller {
                     let _ = caller.send(result);
                 } else if let Err(err) = result {
@@ -159,7 +165,28 @@ async fn read_messages(
             Ok(ServerMessage::Entry { entry }) => {
                 let _ = entries.send(entry);
             }
-            Err(err) => tracing::warn!(error = %err, "the daemon sent a line that is no message"),
+            Err(err) => {
+                // A reply this build cannot read: its caller hears why instead of waiting.
+                tracing::warn!(error = %err, "the daemon sent a line that is no message");
+                let id = serde_json::from_str::<serde_json::Value>(&line)
+                    .ok()
+                    .and_then(|v| v.get("id").and_then(serde_json::Value::as_u64));
+                let caller = id.and_then(|id| {
+                    waiting
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .remove(&id)
+                });
+                if let Some(caller) = caller {
+                    let _ = caller.send(Err(WireError {
+                        code: crate::base::error::ErrorCode::Internal,
+                        message: format!("the daemon's answer could not be read: {err}"),
+                    }));
+                }
+                // An entry skipped would be an event lost without a word: the connection
+                // ends instead, and a subscriber reconnects from its last number.
+                break;
+            }
         }
     }
     waiting.lock().unwrap_or_else(|e| e.into_inner()).clear();

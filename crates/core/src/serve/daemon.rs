@@ -12,7 +12,7 @@ use tokio::sync::{broadcast, mpsc};
 
 use super::journal::Journal;
 use super::socket::Served;
-use super::wire::{Returned, Call, Item, Request, ServerMessage, WireError, PROTOCOL};
+use super::wire::{Call, Item, Request, Returned, ServerMessage, WireError, PROTOCOL};
 use crate::base::error::{HostError, HostResult};
 use crate::base::events::TurnEnd;
 use crate::host::Host;
@@ -227,7 +227,9 @@ async fn forward(
     loop {
         match replay.live.recv().await {
             Ok(entry) => {
-                let wanted = thread.as_deref().is_none_or(|t| entry.item.thread_id() == t);
+                let wanted = thread
+                    .as_deref()
+                    .is_none_or(|t| entry.item.thread_id() == t);
                 if entry.seq > last && wanted {
                     last = entry.seq;
                     if out.send(ServerMessage::Entry { entry }).is_err() {
@@ -301,7 +303,9 @@ async fn answer(daemon: &Arc<Daemon>, call: Call) -> HostResult<Returned> {
 
 /// Subscriptions are answered in `client`, never here.
 fn unreachable_call() -> HostResult<Returned> {
-    Err(HostError::Internal("a subscription reached the wrong place".into()))
+    Err(HostError::Internal(
+        "a subscription reached the wrong place".into(),
+    ))
 }
 
 fn reply(id: u64, result: HostResult<Returned>) -> ServerMessage {

@@ -12,6 +12,8 @@ mod client;
 // The daemon listens on a Unix socket; Windows machines are clients only (for now).
 #[cfg(unix)]
 mod daemon;
+#[cfg(all(test, unix))]
+mod daemon_tests;
 mod journal;
 mod socket;
 mod wire;
@@ -19,6 +21,6 @@ mod wire;
 pub use client::{Connection, Subscription};
 #[cfg(unix)]
 pub use daemon::{serve, ServeOptions};
+pub use socket::socket_path;
 pub use socket::Served;
 pub use wire::{Call, Entry, Item, Returned, ServerMessage, PROTOCOL};
-pub use socket::socket_path;

@@ -28,7 +28,10 @@ pub struct Request {
 #[serde(tag = "call", rename_all = "snake_case")]
 pub enum Call {
     /// First on every connection: the client's forkhost version and wire protocol.
-    Hello { version: String, protocol: u32 },
+    Hello {
+        version: String,
+        protocol: u32,
+    },
     /// The journal's entries of `thread` (every thread's when `None`) after `since`, then each
     /// new one as it comes. `since: None`: from the start of the thread's latest turn the
     /// journal holds (a client that comes back without a number sees the whole reply).
@@ -162,8 +165,9 @@ impl Item {
 }
 
 /// What the daemon sends: an answer to a call, or an entry of a subscription.
+/// (Its tag is `kind`: an entry's own fields — a turn's `message` — sit beside it.)
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "message", rename_all = "snake_case")]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ServerMessage {
     Reply {
         id: u64,
@@ -204,13 +208,34 @@ mod tests {
             },
         };
         let line = serde_json::to_string(&message).unwrap();
-        assert_eq!(serde_json::from_str::<ServerMessage>(&line).unwrap(), message);
+        assert_eq!(
+            serde_json::from_str::<ServerMessage>(&line).unwrap(),
+            message
+        );
+        let finished = ServerMessage::Entry {
+            entry: Entry {
+                seq: 4,
+                item: Item::TurnFinished {
+                    thread_id: "t".into(),
+                    end: TurnEnd::Failed,
+                    message: Some("the words".into()),
+                },
+            },
+        };
+        let line = serde_json::to_string(&finished).unwrap();
+        assert_eq!(
+            serde_json::from_str::<ServerMessage>(&line).unwrap(),
+            finished
+        );
 
         let failed = ServerMessage::Reply {
             id: 1,
             result: Err(WireError::from(&HostError::Busy("a turn runs".into()))),
         };
         let line = serde_json::to_string(&failed).unwrap();
-        assert_eq!(serde_json::from_str::<ServerMessage>(&line).unwrap(), failed);
+        assert_eq!(
+            serde_json::from_str::<ServerMessage>(&line).unwrap(),
+            failed
+        );
     }
 }

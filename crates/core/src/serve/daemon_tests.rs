@@ -1,0 +1,96 @@
+//! The daemon in process over a real socket: a client's calls come back as the Host's own
+//! answers, typed; a client of another version is refused in words; one daemon per folder.
+
+use std::time::Duration;
+
+use super::{serve, Call, Connection, Returned, ServeOptions, Served};
+use crate::test_host;
+
+/// A connection once the daemon spawned beside the test listens.
+async fn connected(data_dir: &std::path::Path) -> Connection {
+    for _ in 0..250 {
+        if let Ok(connection) = Connection::connect(data_dir).await {
+            return connection;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the daemon never listened");
+}
+
+#[tokio::test]
+async fn a_clients_calls_come_back_as_the_hosts_own_answers() {
+    let t = test_host::claude_thread(2, test_host::ClaudeProgram::None).await;
+    let served = Served::claim(t.data_dir()).unwrap();
+    let daemon = tokio::spawn(serve(
+        t.host.clone(),
+        served,
+        ServeOptions { idle_exit: None },
+    ));
+    let connection = connected(t.data_dir()).await;
+
+    // A thread's detail read back is the detail the Host gives.
+    let Returned::Thread { detail } = connection
+        .call(Call::Show {
+            thread: t.thread.clone(),
+        })
+        .await
+        .unwrap()
+    else {
+        panic!("not a thread");
+    };
+    assert_eq!(*detail, t.host.show(&t.thread).await.unwrap());
+
+    // The Host's error, its code and words.
+    let err = connection
+        .call(Call::Show {
+            thread: "no-such-thread".into(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "thread_not_found", "{err}");
+    let Returned::Pending { requests } = connection
+        .call(Call::PendingApprovals {
+            thread: t.thread.clone(),
+        })
+        .await
+        .unwrap()
+    else {
+        panic!("not the pending requests");
+    };
+    assert!(requests.is_empty());
+
+    // A second daemon on the folder is refused while this one serves.
+    assert_eq!(Served::claim(t.data_dir()).err().unwrap().code(), "busy");
+    daemon.abort();
+}
+
+#[tokio::test]
+async fn a_client_of_another_version_is_refused_in_words() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let t = test_host::with_claude_thread().await;
+    let served = Served::claim(t.data_dir()).unwrap();
+    let socket = served.socket.clone();
+    let daemon = tokio::spawn(serve(
+        t.host.clone(),
+        served,
+        ServeOptions { idle_exit: None },
+    ));
+    let mut stream = loop {
+        match tokio::net::UnixStream::connect(&socket).await {
+            Ok(stream) => break stream,
+            Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+        }
+    };
+    stream
+        .write_all(b"{\"id\":1,\"call\":\"hello\",\"version\":\"0.0.1\",\"protocol\":1}\n")
+        .await
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(&mut stream)
+        .read_line(&mut line)
+        .await
+        .unwrap();
+    assert!(line.contains("version_mismatch"), "{line}");
+    assert!(line.contains("0.0.1"), "{line}");
+    daemon.abort();
+}
