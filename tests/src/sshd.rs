@@ -281,8 +281,24 @@ impl Sshd {
         format!("ssh -F {}", self.config.display())
     }
 
+    /// `FORKHOST_SSH_COMMAND` for reaching this server through a relay listening on `port`
+    /// (the benchmarks' delaying relay): the same config and the same host key at that port.
+    pub fn ssh_command_via(&self, port: u16) -> String {
+        let config = std::fs::read_to_string(&self.config)
+            .unwrap()
+            .replace(&format!("Port {}\n", self.port), &format!("Port {port}\n"));
+        let path = self.config.with_file_name(format!("ssh_config_via_{port}"));
+        std::fs::write(&path, config).unwrap();
+        self.trust_key_at(port);
+        format!("ssh -F {}", path.display())
+    }
+
     /// Adds the server's key to the client's known_hosts, as a user who checked it would.
     pub fn trust_host_key(&self) {
+        self.trust_key_at(self.port);
+    }
+
+    fn trust_key_at(&self, port: u16) {
         let key = self
             .host_public_key
             .split_whitespace()
@@ -292,7 +308,7 @@ impl Sshd {
             .append(true)
             .open(&self.known_hosts)
             .unwrap();
-        writeln!(file, "[127.0.0.1]:{} {} {}", self.port, key[0], key[1]).unwrap();
+        writeln!(file, "[127.0.0.1]:{port} {} {}", key[0], key[1]).unwrap();
     }
 
     /// The server key's fingerprint (`SHA256:…`).

@@ -1,4 +1,6 @@
 mod approvals;
+#[cfg(unix)]
+mod bench_remote;
 mod branches;
 mod cost;
 mod doctor;

@@ -18,15 +18,15 @@ use serde_json::Value;
 
 /// This machine's side: its own data folder and HOME (or a harness environment of its own),
 /// and the server's client config.
-struct Local<'a> {
+pub(crate) struct Local<'a> {
     data: tempfile::TempDir,
     home: tempfile::TempDir,
-    ssh: String,
+    pub(crate) ssh: String,
     env: Option<&'a HarnessEnv>,
 }
 
 impl<'a> Local<'a> {
-    fn new(sshd: &Sshd) -> Local<'a> {
+    pub(crate) fn new(sshd: &Sshd) -> Local<'a> {
         Local {
             data: tempfile::tempdir().unwrap(),
             home: tempfile::tempdir().unwrap(),
@@ -36,7 +36,7 @@ impl<'a> Local<'a> {
     }
 
     /// This side running its own harness in `env`.
-    fn with_env(sshd: &Sshd, env: &'a HarnessEnv) -> Local<'a> {
+    pub(crate) fn with_env(sshd: &Sshd, env: &'a HarnessEnv) -> Local<'a> {
         Local {
             env: Some(env),
             ..Local::new(sshd)
@@ -91,7 +91,7 @@ impl<'a> Local<'a> {
         cmd.spawn().unwrap()
     }
 
-    fn ok(&self, args: &[&str]) -> Value {
+    pub(crate) fn ok(&self, args: &[&str]) -> Value {
         let (ok, json, stderr) = self.run(args);
         assert!(ok, "forkhost {args:?} failed: {json}\n{stderr}");
         json
@@ -113,7 +113,7 @@ impl<'a> Local<'a> {
     }
 }
 
-fn id(thread: &Value) -> String {
+pub(crate) fn id(thread: &Value) -> String {
     thread["thread"]["id"].as_str().unwrap().to_owned()
 }
 
