@@ -3,8 +3,9 @@
 //! on each side: `threads`, `send` (a turn through the remote's daemon), `fork --after 1` and
 //! `attach` after a finished turn, each the median of a few runs — then the remote ones again
 //! through a relay that delays every packet 25 ms each way (50 ms of round trip, as a real
-//! network has), so the round trips an operation takes show. Each remote command here is a
-//! fresh `ssh` (no ControlMaster), as a user without one has it.
+//! network has), so the round trips an operation takes show. The commands share one ssh
+//! connection per host, as forkhost sets it up (`ControlMaster`; `remote/ssh.rs`): the first
+//! one's handshake is in the first run's figure only.
 //! Run with `cargo test -p forkhost-tests --test cli bench_remote -- --nocapture`.
 
 use std::io::{Read, Write};
@@ -54,7 +55,11 @@ fn delaying_relay(to: u16, delay: Duration) -> u16 {
             let Ok(server) = TcpStream::connect(("127.0.0.1", to)) else {
                 continue;
             };
-            pipe(client.try_clone().unwrap(), server.try_clone().unwrap(), delay);
+            pipe(
+                client.try_clone().unwrap(),
+                server.try_clone().unwrap(),
+                delay,
+            );
             pipe(server, client, delay);
         }
     });
@@ -69,7 +74,10 @@ fn pipe(mut from: TcpStream, mut to: TcpStream, delay: Duration) {
             match from.read(&mut buffer) {
                 Ok(0) | Err(_) => break,
                 Ok(n) => {
-                    if tx.send((Instant::now() + delay, buffer[..n].to_vec())).is_err() {
+                    if tx
+                        .send((Instant::now() + delay, buffer[..n].to_vec()))
+                        .is_err()
+                    {
                         break;
                     }
                 }
@@ -107,7 +115,14 @@ fn measure(local: &Local, host: Option<&str>, cwd: &str) -> Figures {
         let all = on(args);
         local.ok(&all.iter().map(String::as_str).collect::<Vec<_>>())
     };
-    let thread = id(&call(&["new", "--harness", "pi", "--cwd", cwd, "first prompt"]));
+    let thread = id(&call(&[
+        "new",
+        "--harness",
+        "pi",
+        "--cwd",
+        cwd,
+        "first prompt",
+    ]));
     let threads = timed(|| {
         call(&["threads"]);
     });
@@ -155,7 +170,7 @@ fn bench_remote_round_trips() {
     let at_50ms = measure(&local, Some("box"), &remote_cwd);
 
     println!(
-        "=== a remote host over ssh (Pi, the real sshd on loopback; median of {} runs, each a fresh ssh) ===",
+        "=== a remote host over ssh (Pi, the real sshd on loopback; median of {} runs, one shared ssh connection) ===",
         runs()
     );
     println!("operation         this machine   remote (loopback)   remote (+50 ms round trip)");

@@ -81,6 +81,9 @@ impl<'a> Local<'a> {
             .env_remove("FORKHOST_CODEX_BIN")
             .current_dir(self.home.path())
             .env("FORKHOST_SSH_COMMAND", &self.ssh)
+            // A connection of its own: a shared one lives on in ssh's master process, which
+            // killing this side would not cut.
+            .env("FORKHOST_SSH_MULTIPLEX", "0")
             .arg("--data-dir")
             .arg(self.data.path())
             .args(args)

@@ -67,6 +67,7 @@ pub(crate) fn invocation(
         args.push(option.into());
     }
     args.push(if tty { "-t" } else { "-T" }.into());
+    args.extend(multiplexing(options).into_iter().map(OsString::from));
     args.extend(options.iter().map(OsString::from));
     // `--` ends ssh's options: the destination is never read as one.
     args.push("--".into());
@@ -85,6 +86,46 @@ pub(crate) fn invocation(
         program: program.into(),
         args,
     })
+}
+
+/// Turns off connection sharing (`FORKHOST_SSH_MULTIPLEX=0`).
+pub const SSH_MULTIPLEX_ENV: &str = "FORKHOST_SSH_MULTIPLEX";
+
+/// ssh's connection sharing: the first command to a host opens the connection and keeps it
+/// for a minute after the last one, and each command meanwhile rides on it — about one round
+/// trip instead of the seven of a fresh handshake (`tests/tests/cli/bench_remote.rs`). Not
+/// where the host's own options choose their own `Control…` settings, where the user turned
+/// it off, or on Windows (whose OpenSSH has none).
+fn multiplexing(options: &[String]) -> Vec<String> {
+    let theirs = options
+        .iter()
+        .any(|o| o.to_ascii_lowercase().contains("control"));
+    let off = std::env::var(SSH_MULTIPLEX_ENV).is_ok_and(|v| v == "0");
+    match (cfg!(unix), theirs || off, control_folder()) {
+        (true, false, Some(folder)) => vec![
+            "-o".into(),
+            "ControlMaster=auto".into(),
+            "-o".into(),
+            // %C: a hash of the connection's ends, short enough for a socket's path.
+            format!("ControlPath={}/%C", folder.display()),
+            "-o".into(),
+            "ControlPersist=60".into(),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+/// A private folder for the shared connections' sockets (the user's cache, 0700).
+fn control_folder() -> Option<std::path::PathBuf> {
+    let folder = dirs::cache_dir()?.join("forkhost").join("ssh");
+    std::fs::create_dir_all(&folder).ok()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o700)).ok()?;
+    }
+    // A socket's path holds about 100 bytes; %C adds 40.
+    (folder.as_os_str().len() + 41 < 100).then_some(folder)
 }
 
 /// A destination ssh can only read as a destination: not empty, no option, no space or
@@ -190,6 +231,12 @@ mod tests {
         assert!(args[..at].contains(&"StrictHostKeyChecking=yes".to_owned()));
         assert!(args[..at].contains(&"BatchMode=yes".to_owned()));
         assert!(args[..at].contains(&"2222".to_owned()));
+        if cfg!(unix) && std::env::var(SSH_MULTIPLEX_ENV).is_err() {
+            assert!(
+                args[..at].contains(&"ControlMaster=auto".to_owned()),
+                "{args:?}"
+            );
+        }
         let line = &args[at + 2];
         assert_eq!(
             shlex::split(line).unwrap(),
@@ -197,6 +244,12 @@ mod tests {
             "the remote shell reads back exactly the words sent"
         );
         assert_eq!(args.len(), at + 3);
+    }
+
+    #[test]
+    fn a_hosts_own_control_options_are_kept() {
+        let own = ["-o".to_owned(), "ControlPath=~/.ssh/cm-%C".to_owned()];
+        assert!(multiplexing(&own).is_empty());
     }
 
     #[test]
