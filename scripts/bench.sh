@@ -7,6 +7,7 @@
 #        (returned, files ready) beside `git worktree add`; a fork claiming a spare worktree
 #   2. tests/tests/host/bench_live_forks.rs   1, 2, 4, 8 live forks: CPU, memory, checkpoints
 #      tests/tests/host/bench_warm_fork.rs    a warm Codex / Pi fork through the Host
+#      tests/tests/cli/bench_remote.rs        a remote host's round trips, loopback and +50 ms
 #   3. the app on its release build (custom protocol, as packaged), under a virtual display:
 #        app/bench        fork window (300 / 10,000 messages, quiet and loaded, every harness),
 #                         10 tabs' memory, a streamed 200 KB reply's frames, scrolling
@@ -61,6 +62,11 @@ if [[ "$only" == all ]]; then
 
   step "2b. a warm native fork through the Host, Codex and Pi"
   cargo test --release -p forkhost-tests --test host -- --exact $(layer_tests host '^bench_warm_fork::' --release) --nocapture --test-threads 1
+
+  step "2c. a remote host's round trips (the real sshd on loopback, then 50 ms of round trip)"
+  export FORKHOST_SSHD="${FORKHOST_SSHD:-/usr/sbin/sshd}"
+  cargo build --release -p forkhost-cli
+  cargo test --release -p forkhost-tests --test cli -- --exact $(layer_tests cli '^bench_remote::' --release) --nocapture
 fi
 
 step "3. the app, release build"

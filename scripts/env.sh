@@ -56,3 +56,28 @@ layer_tests() {
 names_matching() {
   sed -n 's/: test$//p' | { grep -E "$1" || true; }
 }
+
+# A hash of what a step's work is made of: every tracked or new file under the given paths and
+# the toolchain. Steps whose result cannot change while it stays the same (benchmarks that
+# passed) keep it as a stamp.
+inputs_hash() {
+  {
+    git ls-files -z -co --exclude-standard -- "$@" | xargs -0 sha256sum 2>/dev/null
+    rustc -V
+  } | sha256sum | cut -d' ' -f1
+}
+
+# Runs "$@" unless the stamp NAME holds HASH (it passed on these very inputs), and stamps it
+# when it passes. For benchmarks only: they assert nothing about time and run so that they
+# cannot rot, which code that did not change cannot do.
+unless_passed_on() {
+  local name="$1" hash="$2" stamp="$FORKHOST_CACHE/passed/$1"
+  shift 2
+  if [[ -n "$hash" && "$(cat "$stamp" 2>/dev/null)" == "$hash" ]]; then
+    echo "passed on these very inputs before ($(date -r "$stamp" '+%F %H:%M')): not run again" >&2
+    return 0
+  fi
+  "$@"
+  mkdir -p "$(dirname "$stamp")"
+  echo "$hash" >"$stamp"
+}

@@ -156,12 +156,21 @@ run_e2e fake-model
 run_e2e support
 run_e2e harness
 run_e2e host --skip bench_
-run_e2e cli
+run_e2e cli --skip bench_
 
-step "Rust tests: the Host's benchmarks, one process each, quick form (figures: scripts/bench.sh)"
-for name in $(run_e2e host --list --format terse | names_matching '^bench_'); do
-  FORKHOST_BENCH_QUICK=1 run_e2e host --exact "$name" --nocapture --test-threads=1
-done
+step "Rust tests: the Host's and the remote host's benchmarks, one process each, quick form (figures: scripts/bench.sh)"
+# A second run on unchanged code skips what passed on exactly its inputs (unless_passed_on).
+host_benchmarks() {
+  local layer name
+  for layer in host cli; do
+    for name in $(run_e2e "$layer" --list --format terse | names_matching '^bench_'); do
+      FORKHOST_BENCH_QUICK=1 run_e2e "$layer" --exact "$name" --nocapture --test-threads=1
+    done
+  done
+}
+unless_passed_on host-benchmarks \
+  "$(inputs_hash Cargo.toml Cargo.lock crates tests/Cargo.toml tests/src tests/tests/host tests/tests/cli scripts/harness-versions.env)" \
+  host_benchmarks
 
 step "the real-CLI suites again, against the newest verified harness versions"
 # Only for the harnesses whose newest pin differs from the oldest (the rest just ran): its own
@@ -211,8 +220,13 @@ bash scripts/lint-workflows.sh
 SKIP_BUILD=1 bash scripts/deb-e2e.sh
 
 step "app benchmarks on the release build, quick form (they run so they cannot rot; figures: scripts/bench.sh)"
-SKIP_BUILD=1 FORKHOST_BENCH_QUICK=1 FORKHOST_APP_BINARY="$CARGO_TARGET_DIR/release/forkhost-app" \
-  bash scripts/app-e2e.sh bench bench_forks bench_repo
+app_benchmarks() {
+  SKIP_BUILD=1 FORKHOST_BENCH_QUICK=1 FORKHOST_APP_BINARY="$CARGO_TARGET_DIR/release/forkhost-app" \
+    bash scripts/app-e2e.sh bench bench_forks bench_repo
+}
+unless_passed_on app-benchmarks \
+  "$(inputs_hash Cargo.toml Cargo.lock crates src-tauri ui icons package.json package-lock.json tests/Cargo.toml tests/src tests/tests/app scripts/app-e2e.sh scripts/harness-versions.env)" \
+  app_benchmarks
 
 step "the mutation check's baseline: this run was green"
 # The next run's mutation check takes the code changed since here (scripts/mutants.sh).
