@@ -47,6 +47,8 @@ pub enum Answer {
     Decision(ApprovalDecision),
     /// A question's answers (one per question), or `None` to dismiss it.
     Reply(Option<Vec<String>>),
+    /// The input ended before anyone answered (a closed terminal, a dropped connection).
+    NoOneThere,
 }
 
 impl Answer {
@@ -60,6 +62,7 @@ impl Answer {
             Answer::Decision(D::DeclineAndStop) => ApprovalResolution::DeclineAndStop,
             Answer::Reply(Some(_)) => ApprovalResolution::Answered,
             Answer::Reply(None) => ApprovalResolution::Dismissed,
+            Answer::NoOneThere => ApprovalResolution::Gone,
         }
     }
 }
@@ -85,18 +88,18 @@ pub async fn decide(policy: Approve, request: &ApprovalView) -> Answer {
             .await
             .unwrap_or(Answer::Reply(None));
     }
-    Answer::Decision(decide_approval(policy, request).await)
+    decide_approval(policy, request).await
 }
 
-async fn decide_approval(policy: Approve, request: &ApprovalView) -> ApprovalDecision {
+async fn decide_approval(policy: Approve, request: &ApprovalView) -> Answer {
     match policy {
-        Approve::All => ApprovalDecision::Approve,
+        Approve::All => Answer::Decision(ApprovalDecision::Approve),
         Approve::None => {
             eprintln!(
                 "\nforkhost: declined: {} (--approve none; pass --approve all or ask to allow)",
                 describe(&request.subject)
             );
-            ApprovalDecision::Decline
+            Answer::Decision(ApprovalDecision::Decline)
         }
         Approve::Ask => {
             let mut text = describe(&request.subject);
@@ -110,9 +113,11 @@ async fn decide_approval(policy: Approve, request: &ApprovalView) -> ApprovalDec
                 }
             }
             let always = request.can_approve_for_session;
-            tokio::task::spawn_blocking(move || prompt(&text, always))
-                .await
-                .unwrap_or(ApprovalDecision::Decline)
+            match tokio::task::spawn_blocking(move || prompt(&text, always)).await {
+                Ok(Some(decision)) => Answer::Decision(decision),
+                Ok(None) => Answer::NoOneThere,
+                Err(_) => Answer::Decision(ApprovalDecision::Decline),
+            }
         }
     }
 }
@@ -137,7 +142,8 @@ fn framed(what: &str) -> String {
 const FRAMED_FROM: usize = 3;
 
 /// Asks on stderr and reads stdin until it gets an answer; end of input declines.
-fn prompt(what: &str, always: bool) -> ApprovalDecision {
+/// The user's decision; `None` when the input ended first.
+fn prompt(what: &str, always: bool) -> Option<ApprovalDecision> {
     let choices = if always {
         "[y]es / [a]lways / [n]o / [s]top"
     } else {
@@ -152,14 +158,11 @@ fn prompt(what: &str, always: bool) -> ApprovalDecision {
         let _ = std::io::stderr().flush();
         let mut line = String::new();
         match stdin.lock().read_line(&mut line) {
-            Ok(0) | Err(_) => {
-                eprintln!("\nforkhost: no answer; declined");
-                return ApprovalDecision::Decline;
-            }
+            Ok(0) | Err(_) => return None,
             Ok(_) => {}
         }
         if let Some(decision) = parse_answer(&line, always) {
-            return decision;
+            return Some(decision);
         }
     }
 }
@@ -184,7 +187,7 @@ fn ask_questions(questions: &[QuestionView]) -> Answer {
             let _ = std::io::stderr().flush();
             let mut line = String::new();
             match stdin.lock().read_line(&mut line) {
-                Ok(0) | Err(_) => return Answer::Reply(None),
+                Ok(0) | Err(_) => return Answer::NoOneThere,
                 Ok(_) => {}
             }
             match parse_choice(&line, q) {

@@ -148,6 +148,8 @@ impl RunsAt<'_> {
                 })
                 .await
                 .map(drop),
+            // Never sent: `on_approval` decides what an unanswered request becomes.
+            (_, Answer::NoOneThere) => Ok(()),
             (RunsAt::Daemon(c), Answer::Reply(answers)) => c
                 .call(Call::AnswerQuestion {
                     thread,
@@ -293,7 +295,7 @@ async fn run(
                         _ => false,
                     };
                     if ask {
-                        on_approval(at, thread, event, policy, &mut approvals).await;
+                        on_approval(at, thread, event, policy, &mut approvals).await?;
                     } else {
                         record_resolution(&event, &mut approvals);
                     }
@@ -336,9 +338,9 @@ async fn on_approval(
     event: HostEvent,
     policy: Approve,
     approvals: &mut Vec<Answered>,
-) {
+) -> Result<(), HostError> {
     let HostEvent::ApprovalRequested { request, .. } = event else {
-        return;
+        return Ok(());
     };
     // Ctrl-C while asking stops the turn; the interrupt declines what is pending.
     let answer = tokio::select! {
@@ -349,8 +351,22 @@ async fn on_approval(
                 eprintln!("forkhost: could not interrupt: {err}");
             }
             approvals.push(Answered { request, decision: ApprovalResolution::Decline });
-            return;
+            return Ok(());
         }
+    };
+    let answer = match (answer, at) {
+        // Nobody at this terminal any more: a turn here cannot wait, so it is declined; the
+        // daemon's turn keeps the request for whoever attaches next.
+        (approve::Answer::NoOneThere, RunsAt::Here(_)) => {
+            eprintln!("\nforkhost: no answer; declined");
+            approve::Answer::Decision(forkhost_core::ApprovalDecision::Decline)
+        }
+        (approve::Answer::NoOneThere, RunsAt::Daemon(_)) => {
+            return Err(HostError::InvalidInput(format!(
+                "no answer here; the request waits in the daemon: `forkhost attach {thread}` asks again"
+            )))
+        }
+        (answer, _) => answer,
     };
     let answered = match at.answer(thread, &request.id, answer.clone()).await {
         Ok(()) => answer.name(),
@@ -365,6 +381,7 @@ async fn on_approval(
         request,
         decision: answered,
     });
+    Ok(())
 }
 
 /// The turn's tokens and cost, from its end event.

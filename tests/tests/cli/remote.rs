@@ -87,7 +87,8 @@ impl<'a> Local<'a> {
             .arg("--data-dir")
             .arg(self.data.path())
             .args(args)
-            .stdin(std::process::Stdio::null())
+            // Held open and never written: a prompt on the remote waits as at a terminal.
+            .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .process_group(0);
@@ -246,11 +247,168 @@ fn pi_a_remote_thread_forked_at_reply_two_sends_the_remote_model_turns_one_and_t
 
 /// A branch moves to the remote at reply 2 and, two turns later, back: each side's model
 /// receives exactly the branch's turns and then the new prompt; the source never changes.
+/// Ends `child`'s whole process group (this side's forkhost and its ssh), as a closed laptop
+/// or a dropped network would end the connection.
+fn cut(child: &mut std::process::Child) {
+    let group = i32::try_from(child.id()).unwrap();
+    // SAFETY: a plain kill(2) of the process group this test started.
+    unsafe { libc::kill(-group, libc::SIGKILL) };
+    let _ = child.wait();
+}
+
+/// Reads `from` until what it printed contains `needle`; what it printed.
+fn read_until(from: &mut impl std::io::Read, needle: &str) -> String {
+    let mut seen = Vec::new();
+    let mut buffer = [0u8; 256];
+    while !String::from_utf8_lossy(&seen).contains(needle) {
+        let n = from.read(&mut buffer).unwrap();
+        assert!(
+            n > 0,
+            "ended before {needle:?}: {:?}",
+            String::from_utf8_lossy(&seen)
+        );
+        seen.extend_from_slice(&buffer[..n]);
+    }
+    String::from_utf8_lossy(&seen).into_owned()
+}
+
+/// An approval waiting when the connection is cut is asked again on `attach`, answered there,
+/// and the turn completes with the tool run once; an attach after that asks nothing.
+#[test]
+fn claude_an_approval_waiting_when_the_connection_drops_is_asked_again_on_attach() {
+    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
+    let Some(remote) = HarnessEnv::for_fake(Harness::Claude, &model).unwrap() else {
+        return;
+    };
+    let Some(sshd) = Sshd::start(&remote, &forkhost_bin()) else {
+        return;
+    };
+    sshd.trust_host_key();
+    let local = Local::new(&sshd);
+    local.ok(&["hosts", "add", "box", HOST_ALIAS]);
+    let cwd = remote.work_dir().display().to_string();
+    let created = local.ok(&[
+        "--host",
+        "box",
+        "new",
+        "--harness",
+        "claude",
+        "--cwd",
+        &cwd,
+        "first prompt",
+    ]);
+    let thread = id(&created);
+
+    let mut sending = local.spawn(&[
+        "--host",
+        "box",
+        "send",
+        &thread,
+        "RUN_COMMAND `echo ran-once >> tool.log`",
+        "--approve",
+        "ask",
+    ]);
+    let mut stderr = sending.stderr.take().unwrap();
+    let asked = read_until(&mut stderr, "allow?");
+    assert!(
+        asked.contains("ran-once"),
+        "the card shows the command: {asked}"
+    );
+    cut(&mut sending);
+    assert!(
+        !remote.work_dir().join("tool.log").exists(),
+        "nothing ran before it was allowed"
+    );
+
+    let (ok, attached, err) = local.run(&["--host", "box", "attach", &thread, "--approve", "all"]);
+    assert!(ok, "attach failed: {attached}\n{err}");
+    let approvals = attached["approvals"].as_array().unwrap();
+    assert_eq!(
+        approvals.len(),
+        1,
+        "the waiting request was asked again: {attached}"
+    );
+    assert_eq!(approvals[0]["decision"], "approve", "{attached}");
+    assert_eq!(
+        std::fs::read_to_string(remote.work_dir().join("tool.log")).unwrap(),
+        "ran-once\n",
+        "the approved command ran once, in the remote user's folder"
+    );
+    assert_eq!(attached["thread"]["turns"].as_array().unwrap().len(), 2);
+
+    // Answered: attaching again asks nothing and shows the finished turn.
+    let again = local.ok(&["--host", "box", "attach", &thread, "--approve", "none"]);
+    assert!(again["approvals"].as_array().unwrap().is_empty(), "{again}");
+    // A thread the remote does not know is said so.
+    let (code, _) = local.error(&["--host", "box", "attach", "no-such-thread"]);
+    assert_eq!(code, "thread_not_found");
+}
+
+/// The remote's daemon killed mid-turn: the next send starts a new one, the thread is intact
+/// (its finished turns, no turn left running, no stray thread), and it takes the new turn.
+#[test]
+fn pi_a_remote_daemon_that_died_mid_turn_is_started_again_with_the_thread_intact() {
+    let model = FakeModel::start_blocking(FakeModelOptions {
+        slow_duration: std::time::Duration::from_secs(6),
+        ..FakeModelOptions::default()
+    })
+    .unwrap();
+    let Some(remote) = HarnessEnv::for_fake(Harness::Pi, &model).unwrap() else {
+        return;
+    };
+    let Some(sshd) = Sshd::start(&remote, &forkhost_bin()) else {
+        return;
+    };
+    sshd.trust_host_key();
+    let local = Local::new(&sshd);
+    local.ok(&["hosts", "add", "box", HOST_ALIAS]);
+    let cwd = remote.work_dir().display().to_string();
+    let created = local.ok(&[
+        "--host",
+        "box",
+        "new",
+        "--harness",
+        "pi",
+        "--cwd",
+        &cwd,
+        "first prompt",
+    ]);
+    let thread = id(&created);
+
+    let mut sending = local.spawn(&["--host", "box", "send", &thread, "SLOW second prompt"]);
+    let mut stdout = sending.stdout.take().unwrap();
+    read_until(&mut stdout, "reply (turn 2)");
+    let locks = files_under(remote.home())
+        .into_iter()
+        .filter(|f| f.file_name().is_some_and(|n| n == "serve.lock"))
+        .collect::<Vec<_>>();
+    assert_eq!(locks.len(), 1, "one daemon: {locks:?}");
+    let pid = std::fs::read_to_string(&locks[0]).unwrap();
+    let status = Command::new("kill")
+        .args(["-KILL", pid.trim()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let _ = sending.wait();
+
+    let sent = local.ok(&["--host", "box", "send", &thread, "third prompt"]);
+    let turns = sent["thread"]["turns"].as_array().unwrap();
+    assert_eq!(
+        turns.last().unwrap()["messages"][1]["text"],
+        "reply (turn 3) to: third prompt",
+        "{sent}"
+    );
+    assert_eq!(sent["thread"]["state"], "ready", "{sent}");
+    let listed = local.ok(&["--host", "box", "threads"]);
+    assert_eq!(listed["threads"].as_array().unwrap().len(), 1, "{listed}");
+    let again = std::fs::read_to_string(&locks[0]).unwrap();
+    assert_ne!(again.trim(), pid.trim(), "a new daemon serves the folder");
+}
+
 /// The connection cut mid-reply (this side and its ssh killed): the turn runs on in the
 /// remote's daemon, and `attach` shows the whole reply and its end; the model was asked once.
 #[test]
 fn pi_a_remote_turn_runs_on_when_the_connection_drops_and_attach_shows_all_of_it() {
-    use std::io::Read;
     let model = FakeModel::start_blocking(FakeModelOptions {
         slow_duration: std::time::Duration::from_secs(6),
         ..FakeModelOptions::default()
@@ -282,22 +440,8 @@ fn pi_a_remote_turn_runs_on_when_the_connection_drops_and_attach_shows_all_of_it
     let mut sending = local.spawn(&["--host", "box", "send", &thread, PROMPT]);
     // Wait for the reply's first words on this side, then cut the connection.
     let mut stdout = sending.stdout.take().unwrap();
-    let mut seen = Vec::new();
-    let mut buffer = [0u8; 256];
-    while !String::from_utf8_lossy(&seen).contains("reply (turn 2)") {
-        let n = stdout.read(&mut buffer).unwrap();
-        assert!(
-            n > 0,
-            "send ended before its reply streamed: {:?}",
-            String::from_utf8_lossy(&seen)
-        );
-        seen.extend_from_slice(&buffer[..n]);
-    }
-    let group = i32::try_from(sending.id()).unwrap();
-    // SAFETY: a plain kill(2) of the process group this test started.
-    unsafe { libc::kill(-group, libc::SIGKILL) };
-    let _ = sending.wait();
-    let before_end = String::from_utf8_lossy(&seen).into_owned();
+    let before_end = read_until(&mut stdout, "reply (turn 2)");
+    cut(&mut sending);
     let whole = format!("reply (turn 2) to: {PROMPT}");
     assert!(
         !before_end.contains(&whole),
