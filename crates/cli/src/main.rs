@@ -22,7 +22,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use forkhost_core::data_dir::{default_data_dir, DATA_DIR_ENV};
-use forkhost_core::{ExportFormat, ThreadDetail};
+use forkhost_core::ExportFormat;
 use forkhost_core::{
     ForkAt, ForkFiles, HarnessKind, Host, HostError, HostOptions, NewThreadSpec, PermissionMode,
     TurnRef,
@@ -241,36 +241,15 @@ enum Command {
     // Folder trust (trust.rs).
     /// List the folders whose project agent config you decided on; `trust FOLDER yes|no`
     /// records an answer (over any earlier one); `trust --revoke FOLDER` forgets it.
-    Trust {
-        folder: Option<PathBuf>,
-        #[arg(value_enum, requires = "folder")]
-        answer: Option<TrustAnswer>,
-        #[arg(long, requires = "folder", conflicts_with = "answer")]
-        revoke: bool,
-    },
+    Trust(trust::TrustArgs),
     /// The remote hosts this machine knows by name: list, add, remove.
     Hosts(hosts::HostsArgs),
     /// Serve this machine's threads on its data folder's socket: what a remote host runs so
     /// that its turns go on when the connection drops (started on demand; ends when idle).
-    Serve {
-        /// Relay stdin and stdout to the daemon (started first when none runs).
-        #[arg(long)]
-        attach: bool,
-        /// End after this many minutes with no client and no turn (0: never).
-        #[arg(long, default_value_t = 30, value_name = "MINUTES")]
-        idle_exit: u64,
-    },
+    Serve(serve::ServeArgs),
     /// Follow a thread's turn in this machine's daemon to its end: what streamed so far, then
     /// the rest (after a dropped connection: `forkhost --host NAME attach THREAD`).
-    Attach {
-        thread: String,
-        /// Only the events after this number (default: from the latest turn's start).
-        #[arg(long, value_name = "SEQ")]
-        since: Option<u64>,
-        /// How a request still waiting is answered: ask, all, none.
-        #[arg(long, value_enum)]
-        approve: Option<Approve>,
-    },
+    Attach(serve::AttachArgs),
     /// On a machine a branch moves to: a thread from the branch (JSON) on stdin.
     #[command(hide = true)]
     AdoptBranch(remote::AdoptArgs),
@@ -308,8 +287,8 @@ fn main() -> ExitCode {
             Err(status) => return status,
         };
     }
-    if let Command::Serve { attach, idle_exit } = cli.command {
-        return serve_main(cli.data_dir, cli.json, attach, idle_exit);
+    if let Command::Serve(args) = cli.command {
+        return serve::main(cli.data_dir, cli.json, args);
     }
     forkhost_core::logging::init_stderr("warn");
     let out = Output::new(cli.json);
@@ -331,46 +310,6 @@ fn main() -> ExitCode {
     runtime.shutdown_background();
     match result {
         Ok(value) => out.success(&value),
-        Err(err) => out.fail(&err),
-    }
-}
-
-/// `serve`: the daemon logs to its data folder's `logs` (nobody reads its stderr); `--attach`
-/// prints nothing of its own on stdout, which carries the daemon's words.
-fn serve_main(data_dir: Option<PathBuf>, json: bool, attach: bool, idle_exit: u64) -> ExitCode {
-    let out = Output::new(json);
-    let data_dir = match data_dir_of(data_dir).and_then(|dir| {
-        forkhost_core::data_dir::prepare(&dir)
-            .map(|()| dir.clone())
-            .map_err(|e| HostError::Internal(format!("cannot prepare {}: {e}", dir.display())))
-    }) {
-        Ok(dir) => dir,
-        Err(err) => return out.fail(&err),
-    };
-    let _log = if attach {
-        forkhost_core::logging::init_stderr("warn");
-        None
-    } else {
-        forkhost_core::logging::init_app(&data_dir.join("logs")).ok()
-    };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(err) => return out.fail(&HostError::Internal(err.to_string())),
-    };
-    let result = runtime.block_on(async {
-        if attach {
-            serve::relay(&data_dir).await
-        } else {
-            serve::serve(&data_dir, idle_exit).await
-        }
-    });
-    runtime.shutdown_background();
-    match result {
-        Ok(_) if attach => ExitCode::SUCCESS,
-        Ok(printed) => out.success(&printed),
         Err(err) => out.fail(&err),
     }
 }
@@ -409,7 +348,7 @@ async fn run(cli: Cli) -> Result<Printed, HostError> {
             Ok(daemon) => execute(&host, cli.command, cli.json, Some(&daemon)).await,
             Err(err) => Err(err),
         },
-        Command::Attach { .. } => {
+        Command::Attach(_) => {
             let daemon = forkhost_core::Connection::connect(&data_dir).await.ok();
             execute(&host, cli.command, cli.json, daemon.as_ref()).await
         }
@@ -455,9 +394,11 @@ async fn execute(
             match prompt {
                 Some(prompt) => {
                     let policy = Approve::resolve(approve, json);
-                    sent_printed(stream::send(at, &created.thread.id, &prompt, json, policy).await?)
+                    output::sent_printed(
+                        stream::send(at, &created.thread.id, &prompt, json, policy).await?,
+                    )
                 }
-                None => thread_printed(&created),
+                None => output::thread_printed(&created),
             }
         }
         Command::Send {
@@ -466,25 +407,9 @@ async fn execute(
             approve,
         } => {
             let policy = Approve::resolve(approve, json);
-            sent_printed(stream::send(at, &thread, &prompt, json, policy).await?)
+            output::sent_printed(stream::send(at, &thread, &prompt, json, policy).await?)
         }
-        Command::Attach {
-            thread,
-            since,
-            approve,
-        } => {
-            let policy = Approve::resolve(approve, json);
-            match daemon {
-                Some(daemon) => {
-                    sent_printed(stream::attach(daemon, &thread, since, json, policy).await?)
-                }
-                // No daemon serves this machine: no turn of it runs on without a client.
-                None => {
-                    eprintln!("forkhost: no daemon runs here, so no turn to follow");
-                    thread_printed(&host.show(&thread).await?)
-                }
-            }
-        }
+        Command::Attach(args) => serve::attach(host, daemon, args, json).await?,
         Command::Mode {
             thread,
             mode,
@@ -533,7 +458,7 @@ async fn execute(
         Command::Cost(args) => cost::cost(host, args).await?,
         Command::AdoptBranch(args) => remote::adopt(host, args).await?,
         Command::ExportBranch(args) => remote::export(host, args).await?,
-        Command::Serve { .. } => {
+        Command::Serve(_) => {
             return Err(HostError::Internal(
                 "serve runs before the Host opens".into(),
             ))
@@ -584,7 +509,7 @@ async fn execute(
             harness,
             session,
             trust,
-        } => thread_printed(
+        } => output::thread_printed(
             &host
                 .import_trusting(harness, &session, trust.map(TrustAnswer::trusted))
                 .await?,
@@ -605,11 +530,7 @@ async fn execute(
                 output::thread_line(&view),
             )
         }
-        Command::Trust {
-            folder,
-            answer,
-            revoke,
-        } => trust::command(host, folder.as_deref(), answer, revoke).await?,
+        Command::Trust(args) => trust::command(host, args).await?,
         Command::Export { thread, to, format } => {
             let to = to.as_deref().map(turn_ref).transpose()?;
             let format = match format {
@@ -670,27 +591,4 @@ fn turn_ref(text: &str) -> Result<TurnRef, HostError> {
         TurnRef::Id(id) if id.is_empty() => Err(HostError::InvalidInput("an empty turn".into())),
         r => Ok(r),
     }
-}
-
-/// A turn's result: the thread, and under `approvals` each request with its decision.
-fn sent_printed(sent: stream::Sent) -> Printed {
-    let mut text = output::thread_text(&sent.detail);
-    for a in &sent.approvals {
-        text.push_str(&format!(
-            "\napproval {}: {}",
-            a.decision,
-            approve::describe(&a.request.subject)
-        ));
-    }
-    Printed::new(
-        serde_json::json!({ "thread": sent.detail, "approvals": sent.approvals }),
-        text,
-    )
-}
-
-fn thread_printed(detail: &ThreadDetail) -> Printed {
-    Printed::new(
-        serde_json::json!({ "thread": detail }),
-        output::thread_text(detail),
-    )
 }

@@ -46,6 +46,26 @@ impl Output {
     }
 }
 
+/// A turn's result: the thread, and under `approvals` each request with its decision.
+pub fn sent_printed(sent: crate::stream::Sent) -> Printed {
+    let mut text = thread_text(&sent.detail);
+    for a in &sent.approvals {
+        text.push_str(&format!(
+            "\napproval {}: {}",
+            a.decision,
+            crate::approve::describe(&a.request.subject)
+        ));
+    }
+    Printed::new(
+        serde_json::json!({ "thread": sent.detail, "approvals": sent.approvals }),
+        text,
+    )
+}
+
+pub fn thread_printed(detail: &forkhost_core::ThreadDetail) -> Printed {
+    Printed::new(serde_json::json!({ "thread": detail }), thread_text(detail))
+}
+
 /// `doctor`: per harness its version and forks, where it was found and how, or why it is not
 /// usable; then what else it needs on this OS.
 pub fn doctor_text(harnesses: &[HarnessReport]) -> String {

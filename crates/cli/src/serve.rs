@@ -5,13 +5,99 @@
 //! and no turn. `serve --attach` relays stdin and stdout to the socket (a client's way in over
 //! `ssh HOST forkhost serve --attach`).
 
-use std::path::Path;
-use std::process::{Command, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
 use std::time::Duration;
 
-use forkhost_core::{Connection, HostError};
+use forkhost_core::{Connection, Host, HostError};
 
-use crate::output::Printed;
+use crate::approve::Approve;
+use crate::output::{self, Output, Printed};
+use crate::stream;
+
+/// `serve`'s options.
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// Relay stdin and stdout to the daemon (started first when none runs).
+    #[arg(long)]
+    attach: bool,
+    /// End after this many minutes with no client and no turn (0: never).
+    #[arg(long, default_value_t = 30, value_name = "MINUTES")]
+    idle_exit: u64,
+}
+
+/// `attach`'s options.
+#[derive(Debug, clap::Args)]
+pub struct AttachArgs {
+    thread: String,
+    /// Only the events after this number (default: from the latest turn's start).
+    #[arg(long, value_name = "SEQ")]
+    since: Option<u64>,
+    /// How a request still waiting is answered: ask, all, none.
+    #[arg(long, value_enum)]
+    approve: Option<Approve>,
+}
+
+/// `serve`: the daemon logs to its data folder's `logs` (nobody reads its stderr); `--attach`
+/// prints nothing of its own on stdout, which carries the daemon's words.
+pub fn main(data_dir: Option<PathBuf>, json: bool, args: ServeArgs) -> ExitCode {
+    let ServeArgs { attach, idle_exit } = args;
+    let out = Output::new(json);
+    let data_dir = match crate::data_dir_of(data_dir).and_then(|dir| {
+        forkhost_core::data_dir::prepare(&dir)
+            .map(|()| dir.clone())
+            .map_err(|e| HostError::Internal(format!("cannot prepare {}: {e}", dir.display())))
+    }) {
+        Ok(dir) => dir,
+        Err(err) => return out.fail(&err),
+    };
+    let _log = if attach {
+        forkhost_core::logging::init_stderr("warn");
+        None
+    } else {
+        forkhost_core::logging::init_app(&data_dir.join("logs")).ok()
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(err) => return out.fail(&HostError::Internal(err.to_string())),
+    };
+    let result = runtime.block_on(async {
+        if attach {
+            relay(&data_dir).await
+        } else {
+            serve(&data_dir, idle_exit).await
+        }
+    });
+    runtime.shutdown_background();
+    match result {
+        Ok(_) if attach => ExitCode::SUCCESS,
+        Ok(printed) => out.success(&printed),
+        Err(err) => out.fail(&err),
+    }
+}
+
+/// `attach`: the thread's turn in the daemon (`daemon`: this machine's, when one runs), or
+/// the thread as stored when no daemon runs here (no turn of it runs on without a client).
+pub async fn attach(
+    host: &Host,
+    daemon: Option<&Connection>,
+    args: AttachArgs,
+    json: bool,
+) -> Result<Printed, HostError> {
+    let policy = Approve::resolve(args.approve, json);
+    match daemon {
+        Some(daemon) => Ok(output::sent_printed(
+            stream::attach(daemon, &args.thread, args.since, json, policy).await?,
+        )),
+        None => {
+            eprintln!("forkhost: no daemon runs here, so no turn to follow");
+            Ok(output::thread_printed(&host.show(&args.thread).await?))
+        }
+    }
+}
 
 /// How long a client waits for a daemon it started to listen.
 const START_WAIT: Duration = Duration::from_secs(20);

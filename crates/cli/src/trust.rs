@@ -63,15 +63,25 @@ pub async fn decide(
     Ok(())
 }
 
+/// `trust`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct TrustArgs {
+    folder: Option<std::path::PathBuf>,
+    #[arg(value_enum, requires = "folder")]
+    answer: Option<TrustAnswer>,
+    #[arg(long, requires = "folder", conflicts_with = "answer")]
+    revoke: bool,
+}
+
 /// `forkhost trust`: the decisions; with a folder and an answer, records it; with `revoke`,
 /// forgets the folder's decision.
-pub async fn command(
-    host: &Host,
-    folder: Option<&Path>,
-    answer: Option<TrustAnswer>,
-    revoke: bool,
-) -> HostResult<Printed> {
-    match (folder, answer, revoke) {
+pub async fn command(host: &Host, args: TrustArgs) -> HostResult<Printed> {
+    let TrustArgs {
+        folder,
+        answer,
+        revoke,
+    } = args;
+    match (folder.as_deref(), answer, revoke) {
         (Some(folder), _, true) => {
             host.revoke_folder_trust(&folder.display().to_string())
                 .await?;
