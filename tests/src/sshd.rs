@@ -127,11 +127,30 @@ impl Sshd {
     /// `FORKHOST_SSHD` is unset and the suite allows skipping; a missing user or a server that
     /// does not come up is a failure that says which step to run.
     pub fn start(env: &HarnessEnv, forkhost: &Path) -> Option<Sshd> {
-        let sshd = need(Group::Remote, SSHD_VAR)?;
-        Some(Sshd::start_with(&sshd, env, forkhost).unwrap_or_else(|e| panic!("{e}")))
+        Sshd::start_as(env, Some(forkhost), None)
     }
 
-    fn start_with(sshd: &Path, env: &HarnessEnv, forkhost: &Path) -> Result<Sshd, String> {
+    /// A server whose sessions find no forkhost on their PATH (a remote to install it on), and
+    /// look in `path_first` before anything else when given (a stand-in `uname`, say).
+    pub fn start_without_forkhost(env: &HarnessEnv, path_first: Option<&Path>) -> Option<Sshd> {
+        Sshd::start_as(env, None, path_first)
+    }
+
+    fn start_as(
+        env: &HarnessEnv,
+        forkhost: Option<&Path>,
+        path_first: Option<&Path>,
+    ) -> Option<Sshd> {
+        let sshd = need(Group::Remote, SSHD_VAR)?;
+        Some(Sshd::start_with(&sshd, env, forkhost, path_first).unwrap_or_else(|e| panic!("{e}")))
+    }
+
+    fn start_with(
+        sshd: &Path,
+        env: &HarnessEnv,
+        forkhost: Option<&Path>,
+        path_first: Option<&Path>,
+    ) -> Result<Sshd, String> {
         run(Command::new("getent").args(["passwd", REMOTE_USER])).map_err(|_| {
             format!("no user {REMOTE_USER}: run scripts/setup.sh --tests (as root) to make it")
         })?;
@@ -179,11 +198,16 @@ impl Sshd {
                 vars.push((var.to_owned(), mirrored.display().to_string()));
             }
         }
-        let forkhost = mirror_binary(forkhost, &mirror)?;
-        let path = format!(
-            "{}:/usr/local/bin:/usr/bin:/bin",
-            forkhost.parent().unwrap().display()
-        );
+        let mut path = String::new();
+        if let Some(first) = path_first {
+            open_up(first);
+            path.push_str(&format!("{}:", first.display()));
+        }
+        if let Some(forkhost) = forkhost {
+            let forkhost = mirror_binary(forkhost, &mirror)?;
+            path.push_str(&format!("{}:", forkhost.parent().unwrap().display()));
+        }
+        path.push_str("/usr/local/bin:/usr/bin:/bin");
         vars.push(("PATH".into(), path));
         // The test's tree becomes the remote user's: HOME and work folder are theirs.
         open_up(env.root());

@@ -28,6 +28,9 @@ enum HostsAction {
     },
     /// Forget the remote host NAME (its threads on the remote stay there).
     Remove { name: String },
+    /// Copy this forkhost to the remote host NAME (done on its own the first time a host has
+    /// none; by hand for a remote of another version).
+    Install { name: String },
 }
 
 pub async fn hosts(host: &Host, args: HostsArgs) -> Result<Printed, HostError> {
@@ -56,6 +59,22 @@ pub async fn hosts(host: &Host, args: HostsArgs) -> Result<Printed, HostError> {
                 .await?;
             let text = line(&added);
             Ok(Printed::new(serde_json::json!({ "host": added }), text))
+        }
+        Some(HostsAction::Install { name }) => {
+            let remote = host.remote_host(&name).await?;
+            // By hand: over what the host had, even a path the user gave.
+            let remote = RemoteHostView {
+                remote_program: None,
+                ..remote
+            };
+            let installed = crate::install::install(host, &remote).await?;
+            let text = format!(
+                "installed forkhost {} on {}: {}",
+                forkhost_core::VERSION,
+                installed.name,
+                installed.remote_program.as_deref().unwrap_or("")
+            );
+            Ok(Printed::new(serde_json::json!({ "host": installed }), text))
         }
         Some(HostsAction::Remove { name }) => {
             host.remove_remote_host(&name).await?;

@@ -6,6 +6,7 @@ mod cost;
 mod files;
 mod grants;
 mod hosts;
+mod install;
 mod output;
 mod race;
 mod remote;

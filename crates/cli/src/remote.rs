@@ -131,17 +131,38 @@ const STDERR_TAIL: usize = 8 * 1024;
 const NOT_FOUND: i32 = 127;
 
 /// Runs this process's command line on the host `name`; its exit status, or why it could not.
+/// A remote with no forkhost gets this one first (`install.rs`), once.
 async fn run(data_dir: PathBuf, name: &str, json: bool) -> Result<ExitCode, HostError> {
     let (host, _) = Host::open(&data_dir).await?;
     let remote = host.remote_host(name).await;
     host.shutdown().await;
-    let remote = remote?;
+    let mut remote = remote?;
     let args = forwarded(std::env::args().skip(1));
     let tty = std::io::stdin().is_terminal() && !json;
-    let command = remote.command(&args, tty)?;
-    tokio::task::spawn_blocking(move || relay(&remote, command.command()))
-        .await
-        .map_err(|e| HostError::Internal(e.to_string()))?
+    for first in [true, false] {
+        let command = remote.command(&args, tty)?;
+        let on = remote.clone();
+        let ran = tokio::task::spawn_blocking(move || relay(&on, command.command()))
+            .await
+            .map_err(|e| HostError::Internal(e.to_string()))??;
+        match ran {
+            Ran::Done(status) => return Ok(status),
+            Ran::NoForkhost if first && remote.remote_program.is_none() => {
+                let (host, _) = Host::open(&data_dir).await?;
+                let installed = crate::install::install(&host, &remote).await;
+                host.shutdown().await;
+                remote = installed?;
+            }
+            Ran::NoForkhost => break,
+        }
+    }
+    Err(no_forkhost(&remote))
+}
+
+/// A command run on a remote: what it gave, or the remote had no forkhost to run it.
+enum Ran<T> {
+    Done(T),
+    NoForkhost,
 }
 
 /// The command line without what names this machine's side: `--host` and `--data-dir` (the
@@ -167,7 +188,7 @@ fn forwarded(args: impl Iterator<Item = String>) -> Vec<String> {
 fn relay(
     remote: &RemoteHostView,
     mut command: std::process::Command,
-) -> Result<ExitCode, HostError> {
+) -> Result<Ran<ExitCode>, HostError> {
     let mut child = command
         .stdin(Stdio::inherit())
         .stdout(Stdio::inherit())
@@ -201,8 +222,11 @@ fn relay(
     if let Some(err) = ssh_failure(remote, status.code(), &said) {
         return Err(err);
     }
+    if missing_forkhost(status.code(), &said) {
+        return Ok(Ran::NoForkhost);
+    }
     match status.code() {
-        Some(code) => Ok(ExitCode::from(u8::try_from(code).unwrap_or(1))),
+        Some(code) => Ok(Ran::Done(ExitCode::from(u8::try_from(code).unwrap_or(1)))),
         None => Err(HostError::HostUnreachable(format!(
             "the connection to {} ended without a status",
             remote.name
@@ -235,7 +259,7 @@ pub async fn continue_branch(
             if let Some(into) = into {
                 args.extend(["--into".to_owned(), into.to_string()]);
             }
-            let value = call(remote, &args, &[]).await?;
+            let value = call(local, remote, &args, &[]).await?;
             serde_json::from_value(value)
                 .map_err(|e| HostError::Internal(format!("the branch {}: {e}", remote.name)))?
         }
@@ -266,7 +290,7 @@ pub async fn continue_branch(
             }
             let input =
                 serde_json::to_vec(&branch).map_err(|e| HostError::Internal(e.to_string()))?;
-            call(&remote, &args, &input).await?["thread"].take()
+            call(local, &remote, &args, &input).await?["thread"].take()
         }
     };
     let text = format!(
@@ -326,8 +350,32 @@ fn answer_word(answer: TrustAnswer) -> &'static str {
 }
 
 /// One `forkhost --json` call on `remote` with `input` on its stdin: its JSON document, or the
-/// error it reported (its own code and words) or why ssh could not run it.
-async fn call(remote: &RemoteHostView, args: &[String], input: &[u8]) -> Result<Value, HostError> {
+/// error it reported (its own code and words) or why ssh could not run it. A remote with no
+/// forkhost gets this one first (`install.rs`), once; `local` remembers where it went.
+async fn call(
+    local: &Host,
+    remote: &RemoteHostView,
+    args: &[String],
+    input: &[u8],
+) -> Result<Value, HostError> {
+    let mut remote = remote.clone();
+    for first in [true, false] {
+        match call_once(&remote, args, input).await? {
+            Ran::Done(value) => return Ok(value),
+            Ran::NoForkhost if first && remote.remote_program.is_none() => {
+                remote = crate::install::install(local, &remote).await?;
+            }
+            Ran::NoForkhost => break,
+        }
+    }
+    Err(no_forkhost(&remote))
+}
+
+async fn call_once(
+    remote: &RemoteHostView,
+    args: &[String],
+    input: &[u8],
+) -> Result<Ran<Value>, HostError> {
     let mut command = remote.command(args, false)?.command();
     let (remote, input) = (remote.clone(), input.to_vec());
     tokio::task::spawn_blocking(move || {
@@ -348,6 +396,9 @@ async fn call(remote: &RemoteHostView, args: &[String], input: &[u8]) -> Result<
         if let Some(err) = ssh_failure(&remote, out.status.code(), &said) {
             return Err(err);
         }
+        if missing_forkhost(out.status.code(), &said) {
+            return Ok(Ran::NoForkhost);
+        }
         let value: Value = serde_json::from_slice(&out.stdout).map_err(|_| {
             HostError::HostUnreachable(format!(
                 "{} answered no JSON: {}",
@@ -360,7 +411,7 @@ async fn call(remote: &RemoteHostView, args: &[String], input: &[u8]) -> Result<
                 error["code"].as_str().unwrap_or("internal"),
                 error["message"].as_str().unwrap_or("the remote failed"),
             )),
-            None => Ok(value),
+            None => Ok(Ran::Done(value)),
         }
     })
     .await
@@ -368,21 +419,27 @@ async fn call(remote: &RemoteHostView, args: &[String], input: &[u8]) -> Result<
 }
 
 /// What a remote command's exit status says of the connection itself, both ways a command runs
-/// (`relay`, `call`): ssh's own failure (255), or a remote with no forkhost to run (the shell's
-/// 127); `None` when the remote forkhost ran and the status is its own.
+/// (`relay`, `call`): ssh's own failure (255); `None` when ssh connected.
 fn ssh_failure(remote: &RemoteHostView, code: Option<i32>, said: &str) -> Option<HostError> {
-    match code {
-        Some(SSH_FAILED) => Some(remote.failure(said)),
-        Some(NOT_FOUND) if said.contains("not found") => Some(no_forkhost(remote)),
-        _ => None,
-    }
+    (code == Some(SSH_FAILED)).then(|| remote.failure(said))
+}
+
+/// The remote's shell found no forkhost to run (its status 127).
+fn missing_forkhost(code: Option<i32>, said: &str) -> bool {
+    code == Some(NOT_FOUND) && said.contains("not found")
 }
 
 fn no_forkhost(remote: &RemoteHostView) -> HostError {
-    HostError::HostUnreachable(format!(
-        "{} has no forkhost to run; install it there, or give its path: forkhost hosts add {} {} --forkhost PATH",
-        remote.name, remote.name, remote.destination
-    ))
+    HostError::HostUnreachable(match &remote.remote_program {
+        Some(program) => format!(
+            "{} has no forkhost at {program}; install it there, or forget the path: forkhost hosts add {} {}",
+            remote.name, remote.name, remote.destination
+        ),
+        None => format!(
+            "{} has no forkhost to run and it could not be installed; install it there, or give its path: forkhost hosts add {} {} --forkhost PATH",
+            remote.name, remote.name, remote.destination
+        ),
+    })
 }
 
 #[cfg(test)]

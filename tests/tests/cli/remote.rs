@@ -585,6 +585,111 @@ fn pi_a_branch_continues_on_the_remote_at_reply_two_and_comes_back() {
     );
 }
 
+/// A remote with no forkhost gets this one on the first command, over the same ssh: written
+/// into the remote user's cache folder byte for byte, remembered by the host, and run from
+/// there by the next commands without installing again.
+#[test]
+fn pi_a_remote_without_forkhost_gets_this_one_on_the_first_command() {
+    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
+    let Some(remote) = HarnessEnv::for_fake(Harness::Pi, &model).unwrap() else {
+        return;
+    };
+    let Some(sshd) = Sshd::start_without_forkhost(&remote, None) else {
+        return;
+    };
+    sshd.trust_host_key();
+    let local = Local::new(&sshd);
+    local.ok(&["hosts", "add", "box", HOST_ALIAS]);
+
+    let (ok, listed, stderr) = local.run(&["--host", "box", "threads"]);
+    assert!(ok, "{listed}\n{stderr}");
+    assert!(listed["threads"].as_array().unwrap().is_empty(), "{listed}");
+    assert!(
+        stderr.contains("installing forkhost"),
+        "it says so: {stderr}"
+    );
+    let hosts = local.ok(&["hosts"]);
+    let program = PathBuf::from(hosts["hosts"][0]["remote_program"].as_str().unwrap());
+    assert!(
+        program.starts_with(remote.home().join(".cache/forkhost/bin")),
+        "{}",
+        program.display()
+    );
+    assert_eq!(
+        std::fs::read(&program).unwrap(),
+        std::fs::read(forkhost_bin()).unwrap(),
+        "this very forkhost"
+    );
+    let owner = Command::new("stat")
+        .args(["-c", "%U"])
+        .arg(&program)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&owner.stdout).trim(),
+        "forkhost-remote"
+    );
+
+    // Installed once: the next commands run it, a turn in the remote's daemon among them.
+    let cwd = remote.work_dir().display().to_string();
+    let (ok, created, stderr) = local.run(&[
+        "--host",
+        "box",
+        "new",
+        "--harness",
+        "pi",
+        "--cwd",
+        &cwd,
+        "first prompt",
+    ]);
+    assert!(ok, "{created}\n{stderr}");
+    assert!(!stderr.contains("installing"), "{stderr}");
+    assert_eq!(
+        created["thread"]["turns"][0]["messages"][1]["text"],
+        "reply (turn 1) to: first prompt"
+    );
+}
+
+/// A remote of another architecture is refused in words naming the release archive it
+/// needs; nothing is written there and the host stays as it was.
+#[test]
+fn a_remote_of_another_architecture_is_refused_naming_the_archive_it_needs() {
+    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
+    let Some(remote) = HarnessEnv::for_fake(Harness::Pi, &model).unwrap() else {
+        return;
+    };
+    let other = if std::env::consts::ARCH == "x86_64" {
+        "aarch64"
+    } else {
+        "x86_64"
+    };
+    // The remote's `uname` says another machine.
+    let fake = tempfile::tempdir().unwrap();
+    let uname = fake.path().join("uname");
+    std::fs::write(&uname, format!("#!/bin/sh\necho 'Linux {other}'\n")).unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&uname, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let Some(sshd) = Sshd::start_without_forkhost(&remote, Some(fake.path())) else {
+        return;
+    };
+    sshd.trust_host_key();
+    let local = Local::new(&sshd);
+    local.ok(&["hosts", "add", "box", HOST_ALIAS]);
+    let (code, message) = local.error(&["--host", "box", "threads"]);
+    assert_eq!(code, "unsupported", "{message}");
+    assert!(
+        message.contains(&format!(
+            "forkhost-cli-{}-{other}-unknown-linux-gnu",
+            forkhost_core::VERSION
+        )),
+        "{message}"
+    );
+    assert!(!remote.home().join(".cache/forkhost/bin").exists());
+    assert!(local.ok(&["hosts"])["hosts"][0]["remote_program"].is_null());
+}
+
 #[test]
 fn host_keys_are_never_accepted_silently_and_bad_hosts_are_named() {
     let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();

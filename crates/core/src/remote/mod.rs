@@ -8,6 +8,7 @@
 //! Calls: the base.
 
 pub(crate) mod host_key;
+mod install;
 pub(crate) mod ssh;
 
 use forkhost_store::queries::remote_hosts::RemoteHostRow;
@@ -15,6 +16,7 @@ use serde::Serialize;
 
 use crate::base::error::{HostError, HostResult};
 use crate::host::Host;
+pub use install::RemoteSystem;
 pub use ssh::{RemoteCommand, SSH_FAILED};
 
 /// The name that always means this machine (`--to-host local`, `--host local`).

@@ -14,6 +14,8 @@ mod client;
 mod daemon;
 #[cfg(all(test, unix))]
 mod daemon_tests;
+// The journal and the socket's listener are the daemon's.
+#[cfg(unix)]
 mod journal;
 mod socket;
 mod wire;

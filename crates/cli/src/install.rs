@@ -1,0 +1,76 @@
+//! Install on connect (docs/architecture.md "Remote hosts"): a remote host with no forkhost
+//! gets this one, copied over the same ssh, when it runs this build's OS and architecture;
+//! `forkhost hosts install NAME` does it by hand (a remote of another version, say). The host
+//! then remembers where it went.
+
+use std::io::Write;
+use std::process::Stdio;
+
+use forkhost_core::{
+    Host, HostError, RemoteCommand, RemoteHostSpec, RemoteHostView, RemoteSystem, SSH_FAILED,
+    VERSION,
+};
+
+/// Copies this forkhost to `remote` and records its path there; the host as it is now.
+pub async fn install(host: &Host, remote: &RemoteHostView) -> Result<RemoteHostView, HostError> {
+    let printed = captured(remote, remote.probe_command()?, Vec::new()).await?;
+    let system = RemoteSystem::read(&printed)?;
+    system.runs_this_build(&remote.name)?;
+    let path = system.install_path();
+    let exe = std::env::current_exe()
+        .map_err(|e| HostError::Internal(format!("this program's path: {e}")))?;
+    let program =
+        std::fs::read(&exe).map_err(|e| HostError::Internal(format!("{}: {e}", exe.display())))?;
+    eprintln!(
+        "forkhost: installing forkhost {VERSION} on {} ({path}, {} MB)…",
+        remote.name,
+        program.len() / 1_000_000
+    );
+    captured(remote, remote.upload_command(&path)?, program).await?;
+    host.add_remote_host(RemoteHostSpec {
+        name: remote.name.clone(),
+        destination: remote.destination.clone(),
+        ssh_options: remote.ssh_options.clone(),
+        remote_program: Some(path),
+    })
+    .await
+}
+
+/// Runs `command` with `input` on its stdin; what it printed, or why it failed in words.
+async fn captured(
+    remote: &RemoteHostView,
+    command: RemoteCommand,
+    input: Vec<u8>,
+) -> Result<String, HostError> {
+    let remote = remote.clone();
+    tokio::task::spawn_blocking(move || {
+        let mut child = command
+            .command()
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|err| HostError::HostUnreachable(format!("ssh could not start ({err})")))?;
+        let mut stdin = child.stdin.take().expect("piped");
+        // Written from a thread of its own: a remote that fails early stops reading.
+        let writer = std::thread::spawn(move || {
+            let _ = stdin.write_all(&input);
+        });
+        let out = child
+            .wait_with_output()
+            .map_err(|e| HostError::Internal(e.to_string()))?;
+        let _ = writer.join();
+        let said = String::from_utf8_lossy(&out.stderr);
+        match out.status.code() {
+            Some(0) => Ok(String::from_utf8_lossy(&out.stdout).into_owned()),
+            Some(SSH_FAILED) => Err(remote.failure(&said)),
+            _ => Err(HostError::HostUnreachable(format!(
+                "{} could not take forkhost: {}",
+                remote.name,
+                said.trim()
+            ))),
+        }
+    })
+    .await
+    .map_err(|e| HostError::Internal(e.to_string()))?
+}
