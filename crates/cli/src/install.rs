@@ -3,9 +3,6 @@
 //! `forkhost hosts install NAME` does it by hand (a remote of another version, say). The host
 //! then remembers where it went.
 
-use std::io::Write;
-use std::process::Stdio;
-
 use forkhost_core::{
     Host, HostError, RemoteCommand, RemoteHostSpec, RemoteHostView, RemoteSystem, SSH_FAILED,
     VERSION,
@@ -44,22 +41,7 @@ async fn captured(
 ) -> Result<String, HostError> {
     let remote = remote.clone();
     tokio::task::spawn_blocking(move || {
-        let mut child = command
-            .command()
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|err| HostError::HostUnreachable(format!("ssh could not start ({err})")))?;
-        let mut stdin = child.stdin.take().expect("piped");
-        // Written from a thread of its own: a remote that fails early stops reading.
-        let writer = std::thread::spawn(move || {
-            let _ = stdin.write_all(&input);
-        });
-        let out = child
-            .wait_with_output()
-            .map_err(|e| HostError::Internal(e.to_string()))?;
-        let _ = writer.join();
+        let out = crate::remote::output_with_input(command.command(), input)?;
         let said = String::from_utf8_lossy(&out.stderr);
         match out.status.code() {
             Some(0) => Ok(String::from_utf8_lossy(&out.stdout).into_owned()),

@@ -121,6 +121,69 @@ pub(crate) fn id(thread: &Value) -> String {
     thread["thread"]["id"].as_str().unwrap().to_owned()
 }
 
+/// One test's two sides: the fake model, the remote's harness environment behind a real sshd
+/// (its key trusted), and this side with the server added as the host `box`. Dropped in that
+/// order: the server ends the remote's daemons before the remote's tree goes.
+struct Sides {
+    local: Local<'static>,
+    /// Held for its life (dropping it ends the server).
+    _sshd: Sshd,
+    remote: HarnessEnv,
+    model: FakeModel,
+}
+
+impl Sides {
+    /// `None` when the harness or sshd is missing and the suite allows skipping.
+    fn start(harness: Harness, options: FakeModelOptions) -> Option<Sides> {
+        Sides::start_with(harness, options, |remote| {
+            Sshd::start(remote, &forkhost_bin())
+        })
+    }
+
+    /// As [`Sides::start`], the server started by `sshd`.
+    fn start_with(
+        harness: Harness,
+        options: FakeModelOptions,
+        sshd: impl FnOnce(&HarnessEnv) -> Option<Sshd>,
+    ) -> Option<Sides> {
+        let model = FakeModel::start_blocking(options).unwrap();
+        let remote = HarnessEnv::for_fake(harness, &model).unwrap()?;
+        let sshd = sshd(&remote)?;
+        sshd.trust_host_key();
+        let local = Local::new(&sshd);
+        local.ok(&["hosts", "add", "box", HOST_ALIAS]);
+        Some(Sides {
+            local,
+            _sshd: sshd,
+            remote,
+            model,
+        })
+    }
+
+    /// A new `harness` thread on the remote, its first turn "first prompt" done: its id.
+    fn new_thread(&self, harness: &str) -> String {
+        let cwd = self.remote.work_dir().display().to_string();
+        id(&self.local.ok(&[
+            "--host",
+            "box",
+            "new",
+            "--harness",
+            harness,
+            "--cwd",
+            &cwd,
+            "first prompt",
+        ]))
+    }
+}
+
+/// A fake model whose `SLOW` replies take 6 s.
+fn slow_model() -> FakeModelOptions {
+    FakeModelOptions {
+        slow_duration: std::time::Duration::from_secs(6),
+        ..FakeModelOptions::default()
+    }
+}
+
 fn reply(turn: usize, text: &str) -> Msg {
     Msg::assistant(format!("reply (turn {turn}) to: {text}"))
 }
@@ -143,17 +206,16 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn remote_fork_flow(harness: Harness) {
-    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
-    let Some(remote) = HarnessEnv::for_fake(harness, &model).unwrap() else {
+    let Some(sides) = Sides::start(harness, FakeModelOptions::default()) else {
         return;
     };
-    let Some(sshd) = Sshd::start(&remote, &forkhost_bin()) else {
-        return;
-    };
-    sshd.trust_host_key();
-    let local = Local::new(&sshd);
-    let added = local.ok(&["hosts", "add", "box", HOST_ALIAS]);
-    assert_eq!(added["host"]["destination"], HOST_ALIAS);
+    let Sides {
+        local,
+        remote,
+        model,
+        ..
+    } = &sides;
+    assert_eq!(local.ok(&["hosts"])["hosts"][0]["destination"], HOST_ALIAS);
     assert_eq!(local.ok(&["hosts"])["hosts"].as_array().unwrap().len(), 1);
 
     let cwd = remote.work_dir().display().to_string();
@@ -276,28 +338,11 @@ fn read_until(from: &mut impl std::io::Read, needle: &str) -> String {
 /// and the turn completes with the tool run once; an attach after that asks nothing.
 #[test]
 fn claude_an_approval_waiting_when_the_connection_drops_is_asked_again_on_attach() {
-    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
-    let Some(remote) = HarnessEnv::for_fake(Harness::Claude, &model).unwrap() else {
+    let Some(sides) = Sides::start(Harness::Claude, FakeModelOptions::default()) else {
         return;
     };
-    let Some(sshd) = Sshd::start(&remote, &forkhost_bin()) else {
-        return;
-    };
-    sshd.trust_host_key();
-    let local = Local::new(&sshd);
-    local.ok(&["hosts", "add", "box", HOST_ALIAS]);
-    let cwd = remote.work_dir().display().to_string();
-    let created = local.ok(&[
-        "--host",
-        "box",
-        "new",
-        "--harness",
-        "claude",
-        "--cwd",
-        &cwd,
-        "first prompt",
-    ]);
-    let thread = id(&created);
+    let Sides { local, remote, .. } = &sides;
+    let thread = sides.new_thread("claude");
 
     let mut sending = local.spawn(&[
         "--host",
@@ -348,32 +393,11 @@ fn claude_an_approval_waiting_when_the_connection_drops_is_asked_again_on_attach
 /// (its finished turns, no turn left running, no stray thread), and it takes the new turn.
 #[test]
 fn pi_a_remote_daemon_that_died_mid_turn_is_started_again_with_the_thread_intact() {
-    let model = FakeModel::start_blocking(FakeModelOptions {
-        slow_duration: std::time::Duration::from_secs(6),
-        ..FakeModelOptions::default()
-    })
-    .unwrap();
-    let Some(remote) = HarnessEnv::for_fake(Harness::Pi, &model).unwrap() else {
+    let Some(sides) = Sides::start(Harness::Pi, slow_model()) else {
         return;
     };
-    let Some(sshd) = Sshd::start(&remote, &forkhost_bin()) else {
-        return;
-    };
-    sshd.trust_host_key();
-    let local = Local::new(&sshd);
-    local.ok(&["hosts", "add", "box", HOST_ALIAS]);
-    let cwd = remote.work_dir().display().to_string();
-    let created = local.ok(&[
-        "--host",
-        "box",
-        "new",
-        "--harness",
-        "pi",
-        "--cwd",
-        &cwd,
-        "first prompt",
-    ]);
-    let thread = id(&created);
+    let Sides { local, remote, .. } = &sides;
+    let thread = sides.new_thread("pi");
 
     let mut sending = local.spawn(&["--host", "box", "send", &thread, "SLOW second prompt"]);
     let mut stdout = sending.stdout.take().unwrap();
@@ -409,32 +433,11 @@ fn pi_a_remote_daemon_that_died_mid_turn_is_started_again_with_the_thread_intact
 /// remote's daemon, and `attach` shows the whole reply and its end; the model was asked once.
 #[test]
 fn pi_a_remote_turn_runs_on_when_the_connection_drops_and_attach_shows_all_of_it() {
-    let model = FakeModel::start_blocking(FakeModelOptions {
-        slow_duration: std::time::Duration::from_secs(6),
-        ..FakeModelOptions::default()
-    })
-    .unwrap();
-    let Some(remote) = HarnessEnv::for_fake(Harness::Pi, &model).unwrap() else {
+    let Some(sides) = Sides::start(Harness::Pi, slow_model()) else {
         return;
     };
-    let Some(sshd) = Sshd::start(&remote, &forkhost_bin()) else {
-        return;
-    };
-    sshd.trust_host_key();
-    let local = Local::new(&sshd);
-    local.ok(&["hosts", "add", "box", HOST_ALIAS]);
-    let cwd = remote.work_dir().display().to_string();
-    let created = local.ok(&[
-        "--host",
-        "box",
-        "new",
-        "--harness",
-        "pi",
-        "--cwd",
-        &cwd,
-        "first prompt",
-    ]);
-    let thread = id(&created);
+    let Sides { local, .. } = &sides;
+    let thread = sides.new_thread("pi");
 
     const PROMPT: &str = "SLOW second prompt";
     let mut sending = local.spawn(&["--host", "box", "send", &thread, PROMPT]);
@@ -466,7 +469,8 @@ fn pi_a_remote_turn_runs_on_when_the_connection_drops_and_attach_shows_all_of_it
         .map(|m| m["text"].as_str().unwrap())
         .collect();
     assert_eq!(texts, [whole.as_str()], "{attached}");
-    let asked = model
+    let asked = sides
+        .model
         .model_requests()
         .iter()
         .filter(|r| r.last_user_text() == Some(PROMPT))
@@ -590,16 +594,12 @@ fn pi_a_branch_continues_on_the_remote_at_reply_two_and_comes_back() {
 /// there by the next commands without installing again.
 #[test]
 fn pi_a_remote_without_forkhost_gets_this_one_on_the_first_command() {
-    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
-    let Some(remote) = HarnessEnv::for_fake(Harness::Pi, &model).unwrap() else {
+    let Some(sides) = Sides::start_with(Harness::Pi, FakeModelOptions::default(), |remote| {
+        Sshd::start_without_forkhost(remote, None)
+    }) else {
         return;
     };
-    let Some(sshd) = Sshd::start_without_forkhost(&remote, None) else {
-        return;
-    };
-    sshd.trust_host_key();
-    let local = Local::new(&sshd);
-    local.ok(&["hosts", "add", "box", HOST_ALIAS]);
+    let Sides { local, remote, .. } = &sides;
 
     let (ok, listed, stderr) = local.run(&["--host", "box", "threads"]);
     assert!(ok, "{listed}\n{stderr}");
@@ -654,10 +654,6 @@ fn pi_a_remote_without_forkhost_gets_this_one_on_the_first_command() {
 /// needs; nothing is written there and the host stays as it was.
 #[test]
 fn a_remote_of_another_architecture_is_refused_naming_the_archive_it_needs() {
-    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
-    let Some(remote) = HarnessEnv::for_fake(Harness::Pi, &model).unwrap() else {
-        return;
-    };
     let other = if std::env::consts::ARCH == "x86_64" {
         "aarch64"
     } else {
@@ -671,12 +667,12 @@ fn a_remote_of_another_architecture_is_refused_naming_the_archive_it_needs() {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&uname, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    let Some(sshd) = Sshd::start_without_forkhost(&remote, Some(fake.path())) else {
+    let Some(sides) = Sides::start_with(Harness::Pi, FakeModelOptions::default(), |remote| {
+        Sshd::start_without_forkhost(remote, Some(fake.path()))
+    }) else {
         return;
     };
-    sshd.trust_host_key();
-    let local = Local::new(&sshd);
-    local.ok(&["hosts", "add", "box", HOST_ALIAS]);
+    let Sides { local, remote, .. } = &sides;
     let (code, message) = local.error(&["--host", "box", "threads"]);
     assert_eq!(code, "unsupported", "{message}");
     assert!(
