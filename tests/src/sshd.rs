@@ -347,6 +347,11 @@ impl Sshd {
 
 impl Drop for Sshd {
     fn drop(&mut self) {
+        // The connections the server accepted run in processes of its own (a session each):
+        // ended with it, so that no client's shared connection outlives the test.
+        for pid in children_of(self.child.id()) {
+            let _ = Command::new("kill").arg(pid.to_string()).status();
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
         // The remote's daemons outlive their connections by design; not the test.
@@ -360,6 +365,26 @@ impl Drop for Sshd {
             }
         }
     }
+}
+
+/// The processes whose parent is `parent` (Linux's /proc).
+fn children_of(parent: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // pid (comm) state ppid …: the fields after the last ')'.
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok());
+        if ppid == Some(parent) {
+            out.push(pid);
+        }
+    }
+    out
 }
 
 /// Every file called `name` under `dir`.
