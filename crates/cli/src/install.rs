@@ -41,7 +41,7 @@ async fn captured(
 ) -> Result<String, HostError> {
     let remote = remote.clone();
     tokio::task::spawn_blocking(move || {
-        let out = crate::remote::output_with_input(command.command(), input)?;
+        let out = crate::ssh_output::output_with_input(command.command(), input)?;
         let said = String::from_utf8_lossy(&out.stderr);
         match out.status.code() {
             Some(0) => Ok(String::from_utf8_lossy(&out.stdout).into_owned()),

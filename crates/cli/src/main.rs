@@ -14,6 +14,7 @@ mod rewind;
 mod search;
 mod serve;
 mod spare_worktree;
+mod ssh_output;
 mod stream;
 mod trust;
 mod usage;

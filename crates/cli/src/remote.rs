@@ -379,7 +379,7 @@ async fn call_once(
     let command = remote.command(args, false)?.command();
     let (remote, input) = (remote.clone(), input.to_vec());
     tokio::task::spawn_blocking(move || {
-        let out = output_with_input(command, input)?;
+        let out = crate::ssh_output::output_with_input(command, input)?;
         let said = String::from_utf8_lossy(&out.stderr);
         if let Some(err) = ssh_failure(&remote, out.status.code(), &said) {
             return Err(err);
@@ -404,30 +404,6 @@ async fn call_once(
     })
     .await
     .map_err(|e| HostError::Internal(e.to_string()))?
-}
-
-/// Runs ssh with `input` on its stdin (written from a thread of its own, so a remote that
-/// prints before it has read everything never waits on us) and what it printed.
-pub(crate) fn output_with_input(
-    mut command: std::process::Command,
-    input: Vec<u8>,
-) -> Result<std::process::Output, HostError> {
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|err| HostError::HostUnreachable(format!("ssh could not start ({err})")))?;
-    let mut stdin = child.stdin.take().expect("piped");
-    // A write error means the remote ended early; its status says why.
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let out = child
-        .wait_with_output()
-        .map_err(|e| HostError::Internal(e.to_string()));
-    let _ = writer.join();
-    out
 }
 
 /// What a remote command's exit status says of the connection itself, both ways a command runs
