@@ -82,11 +82,13 @@ PY
 # What the two packages are built from: every tracked or new file the app, the CLI and the UI
 # are made of, the test's updater config and key, and the toolchain. When it matches the last
 # build's, both packages are current and are not built again (each is a release build of the
-# app: the two versions differ, so one always rebuilds the other's). Without git: always build.
+# app: the two versions differ, so one always rebuilds the other's). Of `.cargo/` only its
+# config builds anything (the mutation baseline moving must not rebuild two release apps).
+# Without git: always build.
 package_inputs() {
   git rev-parse --git-dir >/dev/null 2>&1 || return 1
   {
-    git ls-files -z -co --exclude-standard -- Cargo.toml Cargo.lock .cargo crates src-tauri ui \
+    git ls-files -z -co --exclude-standard -- Cargo.toml Cargo.lock .cargo/config.toml crates src-tauri ui \
       icons package.json package-lock.json scripts/package.sh |
       xargs -0 sha256sum 2>/dev/null
     cat "$update_dir/old.json" "$update_dir/new.json" "$key.pub"

@@ -7,9 +7,11 @@ mod files;
 mod grants;
 mod hosts;
 mod install;
+mod moved_files;
 mod output;
 mod race;
 mod remote;
+mod remote_call;
 mod rewind;
 mod search;
 mod serve;
@@ -258,6 +260,12 @@ enum Command {
     /// On a machine a branch moves from: the branch at a turn, as JSON.
     #[command(hide = true)]
     ExportBranch(remote::ExportArgs),
+    /// On a machine a branch moves to: where its files (JSON on stdin) would land.
+    #[command(hide = true)]
+    FilesTarget(moved_files::FilesTargetArgs),
+    /// On a machine a branch moves from: the bundle of its files, as bytes on stdout.
+    #[command(hide = true)]
+    BundleFiles(moved_files::BundleArgs),
     /// On a remote host: check the client's version, then run ARGS (`--host`'s other end).
     #[command(hide = true)]
     RemoteExec {
@@ -323,7 +331,7 @@ pub(crate) fn data_dir_of(given: Option<PathBuf>) -> Result<PathBuf, HostError> 
 }
 
 async fn run(cli: Cli) -> Result<Printed, HostError> {
-    let data_dir = data_dir_of(cli.data_dir)?;
+    let data_dir = data_dir_of(cli.data_dir.clone())?;
     // The app does the same at start; a folder made by the CLI first is private too.
     forkhost_core::data_dir::prepare(&data_dir)
         .map_err(|e| HostError::Internal(format!("cannot prepare {}: {e}", data_dir.display())))?;
@@ -332,6 +340,9 @@ async fn run(cli: Cli) -> Result<Printed, HostError> {
         hand_off_spares: true,
         ..HostOptions::default()
     };
+    if let Some(done) = serve::daemon_only(&cli, &data_dir).await {
+        return done;
+    }
     let (host, report) = Host::open_with(&data_dir, options).await?;
     if let Some(recovery) = &report.recovered {
         eprintln!(
@@ -343,17 +354,12 @@ async fn run(cli: Cli) -> Result<Printed, HostError> {
     }
     let result = match &cli.command {
         // Turns that came over SSH run in this machine's daemon.
-        Command::Send { .. }
-        | Command::New {
+        Command::New {
             prompt: Some(_), ..
         } if cli.via_daemon => match serve::connect(&data_dir).await {
             Ok(daemon) => execute(&host, cli.command, cli.json, Some(&daemon)).await,
             Err(err) => Err(err),
         },
-        Command::Attach(_) => {
-            let daemon = forkhost_core::Connection::connect(&data_dir).await.ok();
-            execute(&host, cli.command, cli.json, daemon.as_ref()).await
-        }
         _ => execute(&host, cli.command, cli.json, None).await,
     };
     host.shutdown().await;
@@ -411,7 +417,7 @@ async fn execute(
             let policy = Approve::resolve(approve, json);
             output::sent_printed(stream::send(at, &thread, &prompt, json, policy).await?)
         }
-        Command::Attach(args) => serve::attach(host, daemon, args, json).await?,
+        Command::Attach(args) => serve::attach(host, &args.thread).await?,
         Command::Mode {
             thread,
             mode,
@@ -460,6 +466,8 @@ async fn execute(
         Command::Cost(args) => cost::cost(host, args).await?,
         Command::AdoptBranch(args) => remote::adopt(host, args).await?,
         Command::ExportBranch(args) => remote::export(host, args).await?,
+        Command::FilesTarget(args) => moved_files::files_target(host, args).await?,
+        Command::BundleFiles(args) => moved_files::bundle(host, args).await?,
         Command::Serve(_) => {
             return Err(HostError::Internal(
                 "serve runs before the Host opens".into(),
@@ -539,20 +547,7 @@ async fn execute(
                 ExportAs::Md => ExportFormat::Markdown,
                 ExportAs::Json => ExportFormat::Json,
             };
-            let text = host.export(&thread, to, format).await?;
-            let json = match format {
-                ExportFormat::Json => {
-                    serde_json::from_str(&text).map_err(|e| HostError::Internal(e.to_string()))?
-                }
-                ExportFormat::Markdown => serde_json::json!({ "markdown": text }),
-            };
-            // On a terminal the transcript's own escapes are shown, never sent (review L-5);
-            // into a file or a pipe it goes as it is.
-            let text = match std::io::IsTerminal::is_terminal(&std::io::stdout()) {
-                true => approve::visible(&text),
-                false => text,
-            };
-            Printed::new(json, text.trim_end().to_owned())
+            output::export_printed(format, host.export(&thread, to, format).await?)?
         }
         Command::SpareFill { repository, at } => {
             spare_worktree::fill(host, &repository, &at).await?;

@@ -8,11 +8,26 @@ use forkhost_core::{FoundBy, HarnessReport, HostError, SignIn, VersionSupport};
 pub struct Printed {
     json: serde_json::Value,
     text: String,
+    /// The command wrote its output itself (bytes, not a document): nothing more is printed.
+    written: bool,
 }
 
 impl Printed {
     pub fn new(json: serde_json::Value, text: String) -> Self {
-        Printed { json, text }
+        Printed {
+            json,
+            text,
+            written: false,
+        }
+    }
+
+    /// For a command that wrote its own output on stdout.
+    pub fn written() -> Self {
+        Printed {
+            json: serde_json::Value::Null,
+            text: String::new(),
+            written: true,
+        }
     }
 }
 
@@ -26,6 +41,9 @@ impl Output {
     }
 
     pub fn success(&self, printed: &Printed) -> ExitCode {
+        if printed.written {
+            return ExitCode::SUCCESS;
+        }
         if self.json {
             println!("{}", printed.json);
         } else if !printed.text.is_empty() {
@@ -328,4 +346,24 @@ mod tests {
         assert!(text.contains("forks: after  [not signed in]"), "{text}");
         assert!(!doctor_text(&[ready]).contains("Next steps"));
     }
+}
+
+/// `export`'s transcript in `format`: the JSON document or the Markdown.
+pub fn export_printed(
+    format: forkhost_core::ExportFormat,
+    text: String,
+) -> Result<Printed, HostError> {
+    let json = match format {
+        forkhost_core::ExportFormat::Json => {
+            serde_json::from_str(&text).map_err(|e| HostError::Internal(e.to_string()))?
+        }
+        forkhost_core::ExportFormat::Markdown => serde_json::json!({ "markdown": text }),
+    };
+    // On a terminal the transcript's own escapes are shown, never sent (review L-5); into a
+    // file or a pipe it goes as it is.
+    let text = match std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        true => crate::approve::visible(&text),
+        false => text,
+    };
+    Ok(Printed::new(json, text.trim_end().to_owned()))
 }

@@ -14,12 +14,13 @@ use std::process::{ExitCode, Stdio};
 
 use clap::Parser;
 use forkhost_core::{
-    BranchSeed, ForkAt, HarnessKind, Host, HostError, RemoteHostView, TurnRef, LOCAL_HOST,
-    SSH_FAILED,
+    BranchFiles, BranchSeed, FilesTarget, ForkAt, HarnessKind, Host, HostError, RemoteHostView,
+    TurnRef, LOCAL_HOST,
 };
 use serde_json::Value;
 
 use crate::output::{usage_error, usage_error_words, Output, Printed};
+use crate::remote_call::{call, call_bytes, missing_forkhost, no_forkhost, ssh_failure, Ran};
 use crate::trust::TrustAnswer;
 use crate::{data_dir_of, fork_at, Cli, Command};
 
@@ -36,6 +37,11 @@ pub struct ToHost {
     /// Whether that folder's project agent config may run there (asked once per folder).
     #[arg(long, value_enum, requires = "to_host")]
     pub trust: Option<TrustAnswer>,
+    /// Move only the conversation: the thread there works in --cwd's files as they are, not
+    /// the files as of that message (which otherwise come along, as a git bundle of what the
+    /// target's clone lacks, into a new worktree of it or a new repository in an empty --cwd).
+    #[arg(long, requires = "to_host")]
+    pub no_files: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -127,9 +133,6 @@ pub async fn on_host(cli: Cli, name: &str) -> Result<ExitCode, HostError> {
 /// How much of ssh's stderr is kept to explain its failure.
 const STDERR_TAIL: usize = 8 * 1024;
 
-/// The shell's status for a command it could not find (the remote has no forkhost).
-const NOT_FOUND: i32 = 127;
-
 /// Runs this process's command line on the host `name`; its exit status, or why it could not.
 /// A remote with no forkhost gets this one first (`install.rs`), once.
 async fn run(data_dir: PathBuf, name: &str, json: bool) -> Result<ExitCode, HostError> {
@@ -157,12 +160,6 @@ async fn run(data_dir: PathBuf, name: &str, json: bool) -> Result<ExitCode, Host
         }
     }
     Err(no_forkhost(&remote))
-}
-
-/// A command run on a remote: what it gave, or the remote had no forkhost to run it.
-enum Ran<T> {
-    Done(T),
-    NoForkhost,
 }
 
 /// The command line without what names this machine's side: `--host` and `--data-dir` (the
@@ -247,7 +244,7 @@ pub async fn continue_branch(
     let (Some(target), Some(cwd)) = (to.to_host, to.cwd) else {
         return Err(HostError::InvalidInput("--to-host needs --cwd".into()));
     };
-    let branch: BranchSeed = match &source {
+    let mut branch: BranchSeed = match &source {
         Side::Local(host) => host.branch_seed(thread, at, into).await?,
         Side::Remote(remote) => {
             let mut args = vec![
@@ -271,10 +268,22 @@ pub async fn continue_branch(
                 .into(),
         ));
     }
+    if to.no_files && branch.files.is_some() {
+        branch.files = None;
+        branch.files_note = Some("--no-files: only the conversation moved".into());
+    }
+    let carried = match &branch.files {
+        Some(files) => Some(carry_files(local, &source, thread, files, &target, &cwd).await?),
+        None => None,
+    };
+    let bundle = carried.as_ref().map(|c| c.bundle.to_path_buf());
     let trust = to.trust.map(TrustAnswer::trusted);
+    let files_note = branch.files_note.clone();
     let detail = match target.as_str() {
         LOCAL_HOST => {
-            let adopted = local.adopt_branch(branch, Path::new(&cwd), trust).await?;
+            let adopted = local
+                .adopt_branch(branch, Path::new(&cwd), trust, bundle.as_deref())
+                .await?;
             serde_json::to_value(&adopted).map_err(|e| HostError::Internal(e.to_string()))?
         }
         name => {
@@ -288,32 +297,122 @@ pub async fn continue_branch(
             if let Some(answer) = to.trust {
                 args.extend(["--trust".to_owned(), answer_word(answer).to_owned()]);
             }
-            let input =
-                serde_json::to_vec(&branch).map_err(|e| HostError::Internal(e.to_string()))?;
+            let input = crate::moved_files::branch_input(&branch, bundle.as_deref())?;
             call(local, &remote, &args, &input).await?["thread"].take()
         }
     };
-    let text = format!(
+    let folder = detail["cwd"].as_str().unwrap_or("?");
+    let mut text = format!(
         "continued on {target}: {} {}",
         detail["id"].as_str().unwrap_or("?"),
         detail["title"].as_str().unwrap_or("")
     );
+    let files = match &carried {
+        Some(c) => {
+            text.push_str(&format!(
+                "\nfiles as of that message in {folder} ({} bytes sent{})",
+                c.bytes,
+                if c.new_repository {
+                    ", a new repository"
+                } else {
+                    ""
+                }
+            ));
+            serde_json::json!({
+                "commit": c.commit,
+                "folder": folder,
+                "bundle_bytes": c.bytes,
+                "prerequisites": c.prerequisites,
+                "new_repository": c.new_repository,
+            })
+        }
+        None => {
+            if let Some(note) = &files_note {
+                text.push_str(&format!("\nfiles: {note}"));
+            }
+            Value::Null
+        }
+    };
     Ok(Printed::new(
-        serde_json::json!({ "host": target, "thread": detail }),
+        serde_json::json!({
+            "host": target,
+            "thread": detail,
+            "files": files,
+            "files_note": files_note,
+        }),
         text,
     ))
 }
 
-/// `adopt-branch`: the branch on stdin as a thread here.
+/// A branch's files on their way: the bundle (a temporary file here) and what it holds.
+struct Carried {
+    bundle: tempfile::TempPath,
+    commit: String,
+    bytes: u64,
+    prerequisites: usize,
+    new_repository: bool,
+}
+
+/// Asks the target (`target` in `cwd`) what its clone holds, then the source for a bundle of
+/// `files` without it, into a temporary file here.
+async fn carry_files(
+    local: &Host,
+    source: &Side,
+    thread: &str,
+    files: &BranchFiles,
+    target: &str,
+    cwd: &str,
+) -> Result<Carried, HostError> {
+    let landing: FilesTarget = match target {
+        LOCAL_HOST => local.files_target(Path::new(cwd), files).await?,
+        name => {
+            let remote = local.remote_host(name).await?;
+            let args = ["--json", "files-target", "--cwd", cwd].map(str::to_owned);
+            let input =
+                serde_json::to_vec(files).map_err(|e| HostError::Internal(e.to_string()))?;
+            serde_json::from_value(call(local, &remote, &args, &input).await?)
+                .map_err(|e| HostError::Internal(format!("{name}'s answer: {e}")))?
+        }
+    };
+    let bundle = crate::moved_files::temp_file()?;
+    match source {
+        Side::Local(host) => {
+            host.bundle_branch_files(thread, files, &landing.have, &bundle)
+                .await?;
+        }
+        Side::Remote(remote) => {
+            let ask = crate::moved_files::BundleAsk {
+                files: files.clone(),
+                have: landing.have.clone(),
+            };
+            let input = serde_json::to_vec(&ask).map_err(|e| HostError::Internal(e.to_string()))?;
+            let args = ["--json", "bundle-files", thread].map(str::to_owned);
+            let bytes = call_bytes(local, remote, &args, &input).await?;
+            std::fs::write(&bundle, bytes).map_err(|e| HostError::Internal(e.to_string()))?;
+        }
+    }
+    let bytes = std::fs::metadata(&bundle).map_or(0, |m| m.len());
+    let prerequisites = forkhost_core::bundle_prerequisites(&bundle)
+        .map_err(|e| HostError::InvalidInput(format!("the files came in no bundle: {e}")))?;
+    Ok(Carried {
+        bundle,
+        commit: files.commit.clone(),
+        bytes,
+        prerequisites,
+        new_repository: landing.new_repository,
+    })
+}
+
+/// `adopt-branch`: the branch on stdin (and its files' bundle after it) as a thread here.
 pub async fn adopt(host: &Host, args: AdoptArgs) -> Result<Printed, HostError> {
-    let mut input = String::new();
-    std::io::stdin()
-        .read_to_string(&mut input)
-        .map_err(|e| HostError::InvalidInput(format!("no branch on stdin: {e}")))?;
-    let branch: BranchSeed = serde_json::from_str(&input)
-        .map_err(|e| HostError::InvalidInput(format!("the branch on stdin is not one: {e}")))?;
+    let (branch, bundle) = crate::moved_files::read_branch_input()?;
     let detail = host
-        .adopt_branch(branch, &args.cwd, args.trust.map(TrustAnswer::trusted))
+        .adopt_branch(
+            branch,
+            &args.cwd,
+            args.trust.map(TrustAnswer::trusted),
+            bundle.as_deref(),
+        )
         .await?;
     Ok(Printed::new(
         serde_json::json!({ "thread": detail }),
@@ -347,87 +446,6 @@ fn answer_word(answer: TrustAnswer) -> &'static str {
         TrustAnswer::Yes => "yes",
         TrustAnswer::No => "no",
     }
-}
-
-/// One `forkhost --json` call on `remote` with `input` on its stdin: its JSON document, or the
-/// error it reported (its own code and words) or why ssh could not run it. A remote with no
-/// forkhost gets this one first (`install.rs`), once; `local` remembers where it went.
-async fn call(
-    local: &Host,
-    remote: &RemoteHostView,
-    args: &[String],
-    input: &[u8],
-) -> Result<Value, HostError> {
-    let mut remote = remote.clone();
-    for first in [true, false] {
-        match call_once(&remote, args, input).await? {
-            Ran::Done(value) => return Ok(value),
-            Ran::NoForkhost if first && remote.remote_program.is_none() => {
-                remote = crate::install::install(local, &remote).await?;
-            }
-            Ran::NoForkhost => break,
-        }
-    }
-    Err(no_forkhost(&remote))
-}
-
-async fn call_once(
-    remote: &RemoteHostView,
-    args: &[String],
-    input: &[u8],
-) -> Result<Ran<Value>, HostError> {
-    let command = remote.command(args, false)?.command();
-    let (remote, input) = (remote.clone(), input.to_vec());
-    tokio::task::spawn_blocking(move || {
-        let out = crate::ssh_output::output_with_input(command, input)?;
-        let said = String::from_utf8_lossy(&out.stderr);
-        if let Some(err) = ssh_failure(&remote, out.status.code(), &said) {
-            return Err(err);
-        }
-        if missing_forkhost(out.status.code(), &said) {
-            return Ok(Ran::NoForkhost);
-        }
-        let value: Value = serde_json::from_slice(&out.stdout).map_err(|_| {
-            HostError::HostUnreachable(format!(
-                "{} answered no JSON: {}",
-                remote.name,
-                said.lines().last().unwrap_or("")
-            ))
-        })?;
-        match value.get("error") {
-            Some(error) => Err(HostError::reported(
-                error["code"].as_str().unwrap_or("internal"),
-                error["message"].as_str().unwrap_or("the remote failed"),
-            )),
-            None => Ok(Ran::Done(value)),
-        }
-    })
-    .await
-    .map_err(|e| HostError::Internal(e.to_string()))?
-}
-
-/// What a remote command's exit status says of the connection itself, both ways a command runs
-/// (`relay`, `call`): ssh's own failure (255); `None` when ssh connected.
-fn ssh_failure(remote: &RemoteHostView, code: Option<i32>, said: &str) -> Option<HostError> {
-    (code == Some(SSH_FAILED)).then(|| remote.failure(said))
-}
-
-/// The remote's shell found no forkhost to run (its status 127).
-fn missing_forkhost(code: Option<i32>, said: &str) -> bool {
-    code == Some(NOT_FOUND) && said.contains("not found")
-}
-
-fn no_forkhost(remote: &RemoteHostView) -> HostError {
-    HostError::HostUnreachable(match &remote.remote_program {
-        Some(program) => format!(
-            "{} has no forkhost at {program}; install it there, or forget the path: forkhost hosts add {} {}",
-            remote.name, remote.name, remote.destination
-        ),
-        None => format!(
-            "{} has no forkhost to run and it could not be installed; install it there, or give its path: forkhost hosts add {} {} --forkhost PATH",
-            remote.name, remote.name, remote.destination
-        ),
-    })
 }
 
 #[cfg(test)]

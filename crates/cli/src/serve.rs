@@ -13,7 +13,7 @@ use forkhost_core::{Connection, Host, HostError};
 
 use crate::approve::Approve;
 use crate::output::{self, Output, Printed};
-use crate::stream;
+use crate::{Cli, Command as CliCommand};
 
 /// `serve`'s options.
 #[derive(Debug, clap::Args)]
@@ -29,13 +29,13 @@ pub struct ServeArgs {
 /// `attach`'s options.
 #[derive(Debug, clap::Args)]
 pub struct AttachArgs {
-    thread: String,
+    pub thread: String,
     /// Only the events after this number (default: from the latest turn's start).
     #[arg(long, value_name = "SEQ")]
-    since: Option<u64>,
+    pub since: Option<u64>,
     /// How a request still waiting is answered: ask, all, none.
     #[arg(long, value_enum)]
-    approve: Option<Approve>,
+    pub approve: Option<Approve>,
 }
 
 /// `serve`: the daemon logs to its data folder's `logs` (nobody reads its stderr); `--attach`
@@ -79,23 +79,42 @@ pub fn main(data_dir: Option<PathBuf>, json: bool, args: ServeArgs) -> ExitCode 
     }
 }
 
-/// `attach`: the thread's turn in the daemon (`daemon`: this machine's, when one runs), or
-/// the thread as stored when no daemon runs here (no turn of it runs on without a client).
-pub async fn attach(
-    host: &Host,
-    daemon: Option<&Connection>,
-    args: AttachArgs,
-    json: bool,
-) -> Result<Printed, HostError> {
-    let policy = Approve::resolve(args.approve, json);
-    match daemon {
-        Some(daemon) => Ok(output::sent_printed(
-            stream::attach(daemon, &args.thread, args.since, json, policy).await?,
-        )),
-        None => {
-            eprintln!("forkhost: no daemon runs here, so no turn to follow");
-            Ok(output::thread_printed(&host.show(&args.thread).await?))
+/// `attach` where no daemon runs (one that runs answers alone, `main.rs`): the thread as
+/// stored, since no turn of it runs on without a client.
+pub async fn attach(host: &Host, thread: &str) -> Result<Printed, HostError> {
+    eprintln!("forkhost: no daemon runs here, so no turn to follow");
+    Ok(output::thread_printed(&host.show(thread).await?))
+}
+
+/// A command the daemon answers alone, without this process opening the store beside it: a
+/// turn that came over SSH (`send` under `remote-exec`), and `attach` while a daemon runs.
+/// `None`: the command needs this process's Host.
+pub async fn daemon_only(cli: &Cli, data_dir: &Path) -> Option<Result<Printed, HostError>> {
+    match &cli.command {
+        CliCommand::Send {
+            thread,
+            prompt,
+            approve,
+        } if cli.via_daemon => Some(
+            async {
+                let daemon = connect(data_dir).await?;
+                let policy = Approve::resolve(*approve, cli.json);
+                let at = crate::stream::RunsAt::Daemon(&daemon);
+                let sent = crate::stream::send(at, thread, prompt, cli.json, policy).await?;
+                Ok::<_, HostError>(output::sent_printed(sent))
+            }
+            .await,
+        ),
+        CliCommand::Attach(args) => {
+            let daemon = forkhost_core::Connection::connect(data_dir).await.ok()?;
+            let policy = Approve::resolve(args.approve, cli.json);
+            Some(
+                crate::stream::attach(&daemon, &args.thread, args.since, cli.json, policy)
+                    .await
+                    .map(output::sent_printed),
+            )
         }
+        _ => None,
     }
 }
 

@@ -191,9 +191,8 @@ pub async fn send(
     let session_grants = policy != Approve::None;
     let feed = match at {
         RunsAt::Here(host) => {
-            host.use_session_grants(session_grants);
             let events = host.subscribe();
-            let done = host.start_turn(thread, prompt).await?;
+            let done = host.start_turn_with(thread, prompt, session_grants).await?;
             Feed::Here {
                 events,
                 done: Box::pin(done),

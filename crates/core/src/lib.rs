@@ -27,7 +27,7 @@ mod test_host;
 mod thread;
 mod trust;
 
-pub use base::branch::BranchSeed;
+pub use base::branch::{BranchFiles, BranchSeed, FilesTarget};
 pub use base::error::{ErrorCode, HostError, HostResult};
 pub use base::events::{ApprovalResolution, HostEvent, TurnEnd};
 /// The fork steps a crash can be injected after (`FORKHOST_FAILPOINT`), for the crash tests.
@@ -72,7 +72,7 @@ pub use forkhost_harness::{
     TurnUsage, VersionSupport,
 };
 pub use forkhost_store::{Boundary, TabKind, ThreadState};
-pub use forkhost_worktree::FileStatus;
+pub use forkhost_worktree::{bundle_prerequisites, BundleMade, FileStatus};
 pub use host::{Host, HostOptions};
 pub use search::{
     HitPart, SearchGroup, SearchHit, SearchQuery, SearchResults, SearchSession, MAX_QUERY_BYTES,

@@ -80,6 +80,7 @@
 //! `spawn_blocking`.
 
 mod apply;
+mod bundle;
 mod checkpoint;
 mod clone;
 mod diff;
@@ -104,6 +105,7 @@ mod worktree;
 mod worktree_lock;
 
 pub use apply::Applied;
+pub use bundle::{bundle_prerequisites, clone_bundle, BundleMade};
 pub use checkpoint::{Checkpoint, CheckpointSpec, Scanned, REF_PREFIX};
 pub use clone::NO_CLONES_ENV;
 pub use diff::{FileDiff, FilePatch, FileStatus};

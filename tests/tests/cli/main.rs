@@ -12,6 +12,8 @@ mod race;
 // A real OpenSSH server on loopback: the Unix test machines'.
 #[cfg(unix)]
 mod remote;
+#[cfg(unix)]
+mod remote_files;
 mod rewind;
 mod search;
 mod security;

@@ -101,7 +101,7 @@ impl<'a> Local<'a> {
         json
     }
 
-    fn error(&self, args: &[&str]) -> (String, String) {
+    pub(crate) fn error(&self, args: &[&str]) -> (String, String) {
         let (ok, json, stderr) = self.run(args);
         assert!(!ok, "forkhost {args:?} should fail: {json}\n{stderr}");
         (

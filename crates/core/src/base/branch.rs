@@ -14,4 +14,35 @@ pub struct BranchSeed {
     /// What the new thread is called: its source and its cut ("Fix the parser · after turn 2").
     pub title: String,
     pub seed: Seed,
+    /// The files as of the fork point, when the source records checkpoints there.
+    #[serde(default)]
+    pub files: Option<BranchFiles>,
+    /// Why the files do not come with the branch (the folder is not in git, no checkpoint of
+    /// that point), in words for the user; `None` when they come.
+    #[serde(default)]
+    pub files_note: Option<String>,
+}
+
+/// A branch's files on their way with it: the checkpoint of the fork point, which repository
+/// it belongs to and where in it the thread worked. The commit itself travels as a git bundle
+/// beside the seed ([`crate::Host::bundle_branch_files`]), holding only what the target lacks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BranchFiles {
+    /// The commit holding the files as of the fork point.
+    pub commit: String,
+    /// Its history's root commits: the same in every clone of the repository, so the target
+    /// knows its clone by them.
+    pub roots: Vec<String>,
+    /// The thread's folder inside the repository, `/`-separated; empty at its top.
+    pub subfolder: String,
+}
+
+/// Where a moving branch's files land on the target ([`crate::Host::files_target`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FilesTarget {
+    /// Commits the target's clone holds: the bundle leaves them and their history out.
+    pub have: Vec<String>,
+    /// The folder is empty or absent: a new repository is made there from a complete bundle
+    /// (else the files land in a new worktree of the clone that holds the folder).
+    pub new_repository: bool,
 }

@@ -219,6 +219,10 @@ pub(crate) struct TurnState {
     /// The running turn's 1-based position in the thread (not the process), for its end
     /// checkpoint; 0 before the first.
     thread_turn: std::sync::atomic::AtomicI64,
+    /// The running turn was sent with session grants off (`--approve none` from a client of
+    /// the daemon): its requests are all asked. Per turn, never the Host's, so one client's
+    /// choice never changes another's turn.
+    grants_off: AtomicBool,
 }
 
 impl TurnState {
@@ -241,10 +245,21 @@ impl TurnState {
 
     /// A turn (the thread's `thread_turn`-th) is being sent: streaming until it ends, and
     /// the receiver hears how it ended. `None` while another turn runs.
+    #[cfg(test)]
     pub fn begin(&self, thread_turn: i64) -> Option<oneshot::Receiver<TurnOutcome>> {
+        self.begin_with(thread_turn, true)
+    }
+
+    /// A turn begins (see `begin`), saying whether session grants may answer its requests.
+    pub fn begin_with(
+        &self,
+        thread_turn: i64,
+        session_grants: bool,
+    ) -> Option<oneshot::Receiver<TurnOutcome>> {
         if self.streaming.swap(true, Ordering::SeqCst) {
             return None;
         }
+        self.grants_off.store(!session_grants, Ordering::SeqCst);
         self.thread_turn.store(thread_turn, Ordering::SeqCst);
         let (tx, rx) = oneshot::channel();
         *self.done.lock().unwrap_or_else(|e| e.into_inner()) = Some(tx);
@@ -288,6 +303,11 @@ impl TurnState {
     /// Turns sent to this process so far.
     pub fn turns_sent(&self) -> u64 {
         self.turns_sent.load(Ordering::SeqCst)
+    }
+
+    /// Whether session grants may answer the running turn's requests.
+    pub fn session_grants(&self) -> bool {
+        !self.grants_off.load(Ordering::SeqCst)
     }
 
     /// The thread's number for the running (or last) turn; 0 before the first.

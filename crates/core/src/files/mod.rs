@@ -21,6 +21,9 @@ mod fill_tests;
 mod lifecycle;
 #[cfg(test)]
 mod lifecycle_tests;
+mod moved;
+#[cfg(test)]
+mod moved_tests;
 mod prune;
 #[cfg(test)]
 mod prune_tests;
@@ -43,5 +46,6 @@ pub use worktree_fork::ForkFiles;
 
 pub(crate) use checkpoints::TurnEdge;
 pub(crate) use error::blocking;
+pub(crate) use moved::Placed;
 pub(crate) use repo::{main_root, repo_of};
 pub(crate) use scope::NoCheckpoints;

@@ -1,6 +1,7 @@
 //! Continue on another machine (docs/architecture.md "Remote hosts"): the branch of a thread up
 //! to a message, in the harness it continues in, as a [`BranchSeed`] another machine's forkhost
-//! turns into a native session of its own ([`Host::adopt_branch`]). The cut is checked as a
+//! turns into a native session of its own ([`Host::adopt_branch`]), with the files of the
+//! fork point where the source records checkpoints (`files/moved.rs`). The cut is checked as a
 //! fork's is; the source is only read.
 
 use forkhost_harness::HarnessKind;
@@ -25,10 +26,19 @@ impl Host {
             .await?;
         let into = (plan.target != plan.kind).then(|| plan.target.harness().product_name());
         let label = fork_label(plan.boundary, plan.turn.ordinal, into);
+        let (files, files_note) = match self
+            .branch_files(&plan.source, plan.turn.ordinal, plan.boundary)
+            .await
+        {
+            Ok(files) => (Some(files), None),
+            Err(why) => (None, Some(why)),
+        };
         Ok(BranchSeed {
             harness: plan.target,
             title: format!("{} · {label}", plan.source.title),
             seed,
+            files,
+            files_note,
         })
     }
 }

@@ -165,7 +165,7 @@ async fn a_branch_travels_as_its_turns_up_to_the_cut_and_becomes_a_thread_there(
 
     let made = t
         .host
-        .adopt_branch(arrived, &t.work(), Some(true))
+        .adopt_branch(arrived, &t.work(), Some(true), None)
         .await
         .unwrap();
     assert_eq!(made.thread.harness, HarnessKind::Claude);
@@ -180,11 +180,11 @@ async fn a_branch_travels_as_its_turns_up_to_the_cut_and_becomes_a_thread_there(
 
     let mut empty = branch.clone();
     empty.seed.turns.clear();
-    let refused = t.host.adopt_branch(empty, &t.work(), None).await;
+    let refused = t.host.adopt_branch(empty, &t.work(), None, None).await;
     assert_eq!(refused.unwrap_err().code(), "invalid_input");
     let nowhere = t
         .host
-        .adopt_branch(branch, std::path::Path::new("/nonexistent"), None)
+        .adopt_branch(branch, std::path::Path::new("/nonexistent"), None, None)
         .await;
     assert_eq!(nowhere.unwrap_err().code(), "invalid_input");
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use forkhost_harness::{
     Answer, ApprovalDecision, ApprovalRequest, ApprovalSubject, Awaited, HarnessError, HarnessKind,
-    Question, Reply,
+    Question, Reply, TurnOutcome,
 };
 
 use crate::test_host::{self, TestHost};
@@ -314,9 +314,29 @@ async fn always_this_session_keeps_a_grant_that_answers_the_next_runtime_only_fo
     let (_, requested, _) = f.drain();
     assert_eq!(requested, [other], "the granted one showed no card");
 
-    // With grants switched off (the CLI's `--approve none`) the user is asked again.
-    f.host.use_session_grants(false);
+    // A turn sent with grants off (a daemon client's `--approve none`) is asked; the next
+    // turn of the same runtime, sent with them on, is answered by the grant again: the
+    // switch was that turn's, not the Host's.
+    later.finish(TurnOutcome::Completed);
+    let _asked_turn = later.begin_with(2, false).expect("idle");
     let (asked, asked_told) = f.raise(command("5", "cargo test", true), &later).await;
+    assert!(f.pending().contains(&asked));
+    assert!(asked_told.lock().unwrap().is_empty());
+    f.host.drop_pending(&f.thread, &later);
+    f.drain();
+    later.finish(TurnOutcome::Completed);
+    let _granted_turn = later.begin_with(3, true).expect("idle");
+    let (_, again_told) = f.raise(command("6", "cargo test", true), &later).await;
+    assert_eq!(
+        told(&again_told, 1).await,
+        [Answer::Decision(ApprovalDecision::Approve)]
+    );
+    f.drain();
+
+    // With grants switched off for the whole Host (the CLI's `--approve none`) the user is
+    // asked again.
+    f.host.use_session_grants(false);
+    let (asked, asked_told) = f.raise(command("7", "cargo test", true), &later).await;
     assert!(f.pending().contains(&asked));
     assert!(asked_told.lock().unwrap().is_empty());
 }

@@ -106,7 +106,7 @@ impl Host {
         request: &ApprovalView,
         turn: &TurnState,
     ) -> bool {
-        if !self.inner.session_grants.load(Ordering::SeqCst) {
+        if !self.inner.session_grants.load(Ordering::SeqCst) || !turn.session_grants() {
             return false;
         }
         let Ok(rows) = self.store().grants(thread_id).await else {

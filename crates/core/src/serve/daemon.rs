@@ -253,8 +253,9 @@ async fn answer(daemon: &Arc<Daemon>, call: Call) -> HostResult<Returned> {
             prompt,
             session_grants,
         } => {
-            host.use_session_grants(session_grants);
-            let done = host.start_turn(&thread, &prompt).await?;
+            let done = host
+                .start_turn_with(&thread, &prompt, session_grants)
+                .await?;
             daemon.turns.fetch_add(1, Ordering::SeqCst);
             let daemon = daemon.clone();
             tokio::spawn(async move {

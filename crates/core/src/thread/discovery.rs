@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::base::branch::BranchSeed;
 use crate::base::error::{HostError, HostResult};
 use crate::base::view::ThreadDetail;
+use crate::files::Placed;
 use crate::host::{new_id, Host};
 
 /// A native session found on disk.
@@ -92,17 +93,50 @@ impl Host {
     /// A branch that came from another machine ([`BranchSeed`]) as a thread here: its turns
     /// written as a native session of its harness in `cwd` (this machine's folder, whose trust
     /// is decided first — `trust` records an answer), then adopted as an imported session is,
-    /// under the branch's title. Nothing is written when a check fails.
+    /// under the branch's title. With its files (`bundle`, for [`BranchSeed::files`]) the
+    /// thread works in them instead: a new worktree of the clone at `cwd`, or a new repository
+    /// made in `cwd` when it is empty (`files/moved.rs`), its trust judged on those files.
+    /// Nothing is left when a check fails.
     pub async fn adopt_branch(
+        &self,
+        branch: BranchSeed,
+        cwd: &Path,
+        trust: Option<bool>,
+        bundle: Option<&Path>,
+    ) -> HostResult<ThreadDetail> {
+        if branch.seed.turns.is_empty() {
+            return Err(HostError::InvalidInput("the branch holds no turns".into()));
+        }
+        let placed = match (&branch.files, bundle) {
+            (Some(files), Some(bundle)) => Some(self.place_files(files, cwd, bundle).await?),
+            _ => None,
+        };
+        let folder = placed.as_ref().map_or(cwd, Placed::cwd).to_owned();
+        let turns = branch.seed.turns.len() as i64;
+        match self.adopt_in(branch, &folder, trust).await {
+            Ok(detail) => {
+                if let Some(placed) = placed {
+                    self.keep_placed(&detail.thread.id, turns, placed).await;
+                }
+                Ok(detail)
+            }
+            Err(err) => {
+                if let Some(placed) = placed {
+                    self.undo_placed(placed).await;
+                }
+                Err(err)
+            }
+        }
+    }
+
+    /// The branch's thread, its session written in `cwd`.
+    async fn adopt_in(
         &self,
         branch: BranchSeed,
         cwd: &Path,
         trust: Option<bool>,
     ) -> HostResult<ThreadDetail> {
         let cwd = crate::thread::lifecycle::checked_cwd(cwd)?;
-        if branch.seed.turns.is_empty() {
-            return Err(HostError::InvalidInput("the branch holds no turns".into()));
-        }
         if let Some(trusted) = trust {
             self.set_folder_trust(&cwd, trusted).await?;
         }

@@ -38,6 +38,18 @@ impl Host {
         thread_id: &str,
         prompt: &str,
     ) -> HostResult<oneshot::Receiver<TurnOutcome>> {
+        self.start_turn_with(thread_id, prompt, true).await
+    }
+
+    /// [`start_turn`](Self::start_turn) for a client that says whether the user's session
+    /// grants may answer this turn's requests (`false`: every one is asked). For this turn
+    /// only: a daemon serves many clients and one's `--approve none` is not another's.
+    pub async fn start_turn_with(
+        &self,
+        thread_id: &str,
+        prompt: &str,
+        session_grants: bool,
+    ) -> HostResult<oneshot::Receiver<TurnOutcome>> {
         if prompt.trim().is_empty() {
             return Err(HostError::InvalidInput("the prompt is empty".into()));
         }
@@ -99,7 +111,7 @@ impl Host {
         let Some(current) = live.as_mut() else {
             return Err(HostError::Internal("no runtime".into()));
         };
-        let Some(rx) = current.turn.begin(ordinal) else {
+        let Some(rx) = current.turn.begin_with(ordinal, session_grants) else {
             return Err(HostError::Busy(format!(
                 "a turn is already running in thread {thread_id}"
             )));

@@ -1,0 +1,244 @@
+//! A branch that moves between machines takes its files with it (docs/architecture.md "Remote
+//! hosts"), over a real OpenSSH server on loopback whose sessions run as a second local user:
+//! a Pi thread here whose agent changed `notes.txt` in each turn continues on the remote at
+//! turn 1 with the files as of turn 1 — in a new worktree of the remote's clone, which gets only
+//! the commits it lacks — and at turn 2 in a new repository made in an empty folder; from there
+//! it comes back here with its files. The clone's own files and branches, and the source's
+//! session and branches, stay as they were; a folder of other files is refused.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use forkhost_tests::cli::forkhost_bin;
+use forkhost_tests::fake_model::{FakeModel, FakeModelOptions, Msg};
+use forkhost_tests::harness_env::{Harness, HarnessEnv};
+use forkhost_tests::sshd::{Sshd, HOST_ALIAS};
+use serde_json::Value;
+
+use crate::remote::{id, Local};
+
+/// git as the test's user, in a folder the remote user may own (safe.directory for it only).
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .args(["-c", "user.name=Test", "-c", "user.email=test@localhost"])
+        .args(["-c", "safe.directory=*"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn folder_of(moved: &Value) -> PathBuf {
+    PathBuf::from(
+        moved["files"]["folder"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{moved}")),
+    )
+}
+
+#[test]
+fn pi_a_branch_moves_between_machines_with_its_files_as_of_that_message() {
+    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
+    let Some(remote) = HarnessEnv::for_fake(Harness::Pi, &model).unwrap() else {
+        return;
+    };
+    let here = HarnessEnv::for_fake(Harness::Pi, &model).unwrap().unwrap();
+    // This side's repository, with some history.
+    let repo = here.work_dir().to_path_buf();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    for n in 0..40 {
+        std::fs::write(
+            repo.join(format!("lib{n}.txt")),
+            format!("{n}\n").repeat(400),
+        )
+        .unwrap();
+    }
+    std::fs::write(repo.join("notes.txt"), "start\n").unwrap();
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "start"]);
+    // The remote's clone of it, made before the thread's turns: it lacks their files.
+    let clone = remote.work_dir().join("clone");
+    git(
+        remote.work_dir(),
+        &["clone", "-q", repo.to_str().unwrap(), "clone"],
+    );
+    let Some(sshd) = Sshd::start(&remote, &forkhost_bin()) else {
+        return;
+    };
+    sshd.trust_host_key();
+    let local = Local::with_env(&sshd, &here);
+    local.ok(&["hosts", "add", "box", HOST_ALIAS]);
+
+    let cwd = repo.display().to_string();
+    let source = id(&local.ok(&["new", "--harness", "pi", "--cwd", &cwd]));
+    for n in ["one", "two"] {
+        let prompt = format!("RUN_COMMAND `printf '{n}\\n' > notes.txt`");
+        local.ok(&["send", &source, &prompt, "--approve", "none"]);
+    }
+    assert_eq!(read(&repo.join("notes.txt")), "two\n");
+    let native = PathBuf::from(
+        local.ok(&["show", &source])["thread"]["native"]["path"]
+            .as_str()
+            .unwrap(),
+    );
+    let (native_before, branches_before) = (
+        std::fs::read(&native).unwrap(),
+        git(&repo, &["for-each-ref", "refs/heads", "refs/tags"]),
+    );
+    let clone_branches = git(&clone, &["for-each-ref", "refs/heads", "refs/tags"]);
+
+    // After turn 1, into the remote's clone: a new worktree there with notes.txt as of turn 1.
+    let clone_arg = clone.display().to_string();
+    let moved = local.ok(&[
+        "fork",
+        &source,
+        "--after",
+        "1",
+        "--to-host",
+        "box",
+        "--cwd",
+        &clone_arg,
+        "--trust",
+        "yes",
+    ]);
+    let files = &moved["files"];
+    assert_eq!(files["new_repository"], false, "{moved}");
+    assert_eq!(
+        files["prerequisites"], 1,
+        "the clone's main is not sent: {moved}"
+    );
+    let thin = files["bundle_bytes"].as_u64().unwrap();
+    let worktree = folder_of(&moved);
+    assert!(
+        worktree.starts_with(remote.root()),
+        "{}",
+        worktree.display()
+    );
+    assert_eq!(read(&worktree.join("notes.txt")), "one\n");
+    assert_eq!(
+        read(&clone.join("notes.txt")),
+        "start\n",
+        "the clone's files untouched"
+    );
+    assert_eq!(
+        git(&clone, &["for-each-ref", "refs/heads", "refs/tags"]),
+        clone_branches,
+        "the clone's branches untouched"
+    );
+    assert_eq!(git(&clone, &["for-each-ref", "refs/forkhost/incoming"]), "");
+    let there = moved["thread"]["id"].as_str().unwrap().to_owned();
+    local.ok(&["--host", "box", "send", &there, "on the remote"]);
+    assert_eq!(
+        model.last_model_request().unwrap().conversation().last(),
+        Some(&Msg::user("on the remote"))
+    );
+
+    // After turn 2, into a folder that is not there yet: a new repository from a complete
+    // bundle, larger than the thin one (it carries the history the clone had).
+    let fresh = remote.root().join("elsewhere").display().to_string();
+    let moved = local.ok(&[
+        "fork",
+        &source,
+        "--after",
+        "2",
+        "--to-host",
+        "box",
+        "--cwd",
+        &fresh,
+        "--trust",
+        "yes",
+    ]);
+    assert_eq!(moved["files"]["new_repository"], true, "{moved}");
+    assert_eq!(moved["files"]["prerequisites"], 0);
+    assert!(
+        moved["files"]["bundle_bytes"].as_u64().unwrap() > thin * 2,
+        "{moved}"
+    );
+    let new_repo = folder_of(&moved);
+    assert_eq!(read(&new_repo.join("notes.txt")), "two\n");
+    assert_eq!(read(&new_repo.join("lib7.txt")), "7\n".repeat(400));
+    let moved_id = moved["thread"]["id"].as_str().unwrap().to_owned();
+
+    // And from there back here, into an empty folder: the files as of its turn 2 come along.
+    let home = tempfile::tempdir().unwrap();
+    let back_dir = home.path().join("back");
+    let back = local.ok(&[
+        "--host",
+        "box",
+        "fork",
+        &moved_id,
+        "--after",
+        "2",
+        "--to-host",
+        "local",
+        "--cwd",
+        back_dir.to_str().unwrap(),
+        "--trust",
+        "yes",
+    ]);
+    assert_eq!(back["host"], "local");
+    assert_eq!(read(&folder_of(&back).join("notes.txt")), "two\n", "{back}");
+
+    // A folder of other files is refused before anything moves; `--no-files` moves only the
+    // conversation into it.
+    let other = remote.root().join("home").display().to_string();
+    let threads = |local: &Local| {
+        local.ok(&["--host", "box", "threads"])["threads"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    let before = threads(&local);
+    let (code, message) = local.error(&[
+        "fork",
+        &source,
+        "--after",
+        "1",
+        "--to-host",
+        "box",
+        "--cwd",
+        &other,
+        "--trust",
+        "yes",
+    ]);
+    assert_eq!(code, "conflict", "{message}");
+    assert_eq!(threads(&local), before);
+    let plain = local.ok(&[
+        "fork",
+        &source,
+        "--after",
+        "1",
+        "--to-host",
+        "box",
+        "--cwd",
+        &clone_arg,
+        "--trust",
+        "yes",
+        "--no-files",
+    ]);
+    assert!(plain["files"].is_null(), "{plain}");
+    assert_eq!(plain["thread"]["cwd"], clone_arg);
+
+    assert_eq!(
+        std::fs::read(&native).unwrap(),
+        native_before,
+        "the source is unchanged"
+    );
+    assert_eq!(
+        git(&repo, &["for-each-ref", "refs/heads", "refs/tags"]),
+        branches_before
+    );
+    assert_eq!(git(&repo, &["for-each-ref", "refs/forkhost/outgoing"]), "");
+}
