@@ -132,11 +132,16 @@ fn pi_a_branch_moves_between_machines_with_its_files_as_of_that_message() {
         "start\n",
         "the clone's files untouched"
     );
+    let branches = git(&clone, &["for-each-ref", "refs/heads", "refs/tags"]);
+    let (ours, theirs): (Vec<&str>, Vec<&str>) = branches
+        .lines()
+        .partition(|l| l.contains("refs/heads/forkhost/moved-"));
     assert_eq!(
-        git(&clone, &["for-each-ref", "refs/heads", "refs/tags"]),
+        theirs.join("\n"),
         clone_branches,
         "the clone's branches untouched"
     );
+    assert_eq!(ours.len(), 1, "the worktree's own branch: {branches}");
     assert_eq!(git(&clone, &["for-each-ref", "refs/forkhost/incoming"]), "");
     let there = moved["thread"]["id"].as_str().unwrap().to_owned();
     local.ok(&["--host", "box", "send", &there, "on the remote"]);
