@@ -243,6 +243,26 @@ pub fn usage_error_words(words: &str) -> ExitCode {
         .fail(&HostError::InvalidInput(words.to_owned()))
 }
 
+/// `export`'s transcript in `format`: the JSON document or the Markdown.
+pub fn export_printed(
+    format: forkhost_core::ExportFormat,
+    text: String,
+) -> Result<Printed, HostError> {
+    let json = match format {
+        forkhost_core::ExportFormat::Json => {
+            serde_json::from_str(&text).map_err(|e| HostError::Internal(e.to_string()))?
+        }
+        forkhost_core::ExportFormat::Markdown => serde_json::json!({ "markdown": text }),
+    };
+    // On a terminal the transcript's own escapes are shown, never sent (review L-5); into a
+    // file or a pipe it goes as it is.
+    let text = match std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        true => crate::approve::visible(&text),
+        false => text,
+    };
+    Ok(Printed::new(json, text.trim_end().to_owned()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -346,24 +366,4 @@ mod tests {
         assert!(text.contains("forks: after  [not signed in]"), "{text}");
         assert!(!doctor_text(&[ready]).contains("Next steps"));
     }
-}
-
-/// `export`'s transcript in `format`: the JSON document or the Markdown.
-pub fn export_printed(
-    format: forkhost_core::ExportFormat,
-    text: String,
-) -> Result<Printed, HostError> {
-    let json = match format {
-        forkhost_core::ExportFormat::Json => {
-            serde_json::from_str(&text).map_err(|e| HostError::Internal(e.to_string()))?
-        }
-        forkhost_core::ExportFormat::Markdown => serde_json::json!({ "markdown": text }),
-    };
-    // On a terminal the transcript's own escapes are shown, never sent (review L-5); into a
-    // file or a pipe it goes as it is.
-    let text = match std::io::IsTerminal::is_terminal(&std::io::stdout()) {
-        true => crate::approve::visible(&text),
-        false => text,
-    };
-    Ok(Printed::new(json, text.trim_end().to_owned()))
 }
