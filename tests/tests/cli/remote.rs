@@ -483,6 +483,60 @@ fn pi_a_remote_turn_runs_on_when_the_connection_drops_and_attach_shows_all_of_it
     assert_eq!(again["thread"]["turns"].as_array().unwrap().len(), 2);
 }
 
+/// Three clients of one remote daemon at once: the one that sent the turn and two that attach
+/// while it streams each see the whole reply, the turn runs once, and a second send to the
+/// running thread is refused as `busy` rather than queued behind it or run beside it.
+#[test]
+fn pi_three_clients_of_one_remote_daemon_each_see_the_whole_turn_and_a_second_send_is_busy() {
+    let Some(sides) = Sides::start(Harness::Pi, slow_model()) else {
+        return;
+    };
+    let Sides { local, .. } = &sides;
+    let thread = sides.new_thread("pi");
+
+    const PROMPT: &str = "SLOW shared prompt";
+    let mut sending = local.spawn(&["--host", "box", "send", &thread, PROMPT]);
+    let mut stdout = sending.stdout.take().unwrap();
+    read_until(&mut stdout, "reply (turn 2)");
+    let whole = format!("reply (turn 2) to: {PROMPT}");
+    let (busy, attached) = std::thread::scope(|s| {
+        let attaches: Vec<_> = (0..2)
+            .map(|_| s.spawn(|| local.run(&["--host", "box", "attach", &thread])))
+            .collect();
+        let busy = local.error(&["--host", "box", "send", &thread, "while it runs"]);
+        let attached: Vec<_> = attaches.into_iter().map(|a| a.join().unwrap()).collect();
+        (busy, attached)
+    });
+    assert_eq!(busy.0, "busy", "{}", busy.1);
+    for (ok, json, stderr) in attached {
+        assert!(ok, "{json}\n{stderr}");
+        assert!(stderr.replace('\n', "").contains(&whole), "{stderr:?}");
+        assert_eq!(
+            json["thread"]["turns"].as_array().unwrap().len(),
+            2,
+            "{json}"
+        );
+    }
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+    let status = sending.wait().unwrap();
+    assert!(status.success(), "the sender saw its turn end: {rest:?}");
+    let asked = |prompt: &str| {
+        sides
+            .model
+            .model_requests()
+            .iter()
+            .filter(|r| r.last_user_text() == Some(prompt))
+            .count()
+    };
+    assert_eq!(asked(PROMPT), 1, "the turn ran once");
+    assert_eq!(
+        asked("while it runs"),
+        0,
+        "the busy send never reached the model"
+    );
+}
+
 #[test]
 fn pi_a_branch_continues_on_the_remote_at_reply_two_and_comes_back() {
     let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
