@@ -1,10 +1,11 @@
 //! The two ends of a branch's files moving between machines with `fork --to-host` (the
 //! carrier, `remote.rs`, calls them over ssh or in process): `files-target` on the target says
 //! what its clone holds, `bundle-files` on the source writes the bundle of only the rest, and
-//! `adopt-branch` takes the branch and that bundle on one stdin (`branch_input`).
+//! `adopt-branch` takes the branch and that bundle on one stdin (`read_branch_input`); the
+//! bundle streams through files, never whole in memory.
 
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::{BufRead, Read, Write};
+use std::path::PathBuf;
 
 use forkhost_core::{BranchFiles, BranchSeed, Host, HostError};
 use serde::{Deserialize, Serialize};
@@ -49,41 +50,30 @@ pub async fn bundle(host: &Host, args: BundleArgs) -> Result<Printed, HostError>
     let file = temp_file()?;
     host.bundle_branch_files(&args.thread, &ask.files, &ask.have, &file)
         .await?;
-    let bytes = std::fs::read(&file).map_err(|e| HostError::Internal(e.to_string()))?;
+    let mut bundle = std::fs::File::open(&file).map_err(|e| HostError::Internal(e.to_string()))?;
     let mut out = std::io::stdout().lock();
-    out.write_all(&bytes)
-        .and_then(|()| out.flush())
+    std::io::copy(&mut bundle, &mut out)
+        .and_then(|_| out.flush())
         .map_err(|e| HostError::HostUnreachable(format!("the bundle could not be sent: {e}")))?;
     Ok(Printed::written())
 }
 
-/// `adopt-branch`'s stdin: the branch as one JSON line, then its files' bundle when it has one.
-pub fn branch_input(branch: &BranchSeed, bundle: Option<&Path>) -> Result<Vec<u8>, HostError> {
-    let mut input = serde_json::to_vec(branch).map_err(|e| HostError::Internal(e.to_string()))?;
-    if let Some(bundle) = bundle {
-        input.push(b'\n');
-        let bytes = std::fs::read(bundle).map_err(|e| HostError::Internal(e.to_string()))?;
-        input.extend_from_slice(&bytes);
-    }
-    Ok(input)
-}
-
-/// Reads what [`branch_input`] wrote from this process's stdin: the branch, and its bundle
-/// in a temporary file (deleted when dropped).
+/// Reads `adopt-branch`'s stdin: the branch as one JSON line, then its files' bundle when it
+/// has one, streamed into a temporary file (deleted when dropped).
 pub fn read_branch_input() -> Result<(BranchSeed, Option<tempfile::TempPath>), HostError> {
-    let input = stdin()?;
-    let (json, bundle) = match input.iter().position(|b| *b == b'\n') {
-        Some(at) => (&input[..at], &input[at + 1..]),
-        None => (&input[..], &[][..]),
-    };
-    let branch: BranchSeed = serde_json::from_slice(json)
+    let mut input = std::io::BufReader::new(std::io::stdin().lock());
+    let mut json = Vec::new();
+    input
+        .read_until(b'\n', &mut json)
+        .map_err(|e| HostError::InvalidInput(format!("stdin could not be read: {e}")))?;
+    let branch: BranchSeed = serde_json::from_slice(&json)
         .map_err(|e| HostError::InvalidInput(format!("the branch on stdin is not one: {e}")))?;
-    if bundle.is_empty() {
-        return Ok((branch, None));
-    }
     let file = temp_file()?;
-    std::fs::write(&file, bundle).map_err(|e| HostError::Internal(e.to_string()))?;
-    Ok((branch, Some(file)))
+    let mut out = std::fs::File::create(&file).map_err(|e| HostError::Internal(e.to_string()))?;
+    let copied = std::io::copy(&mut input, &mut out).map_err(|e| {
+        HostError::InvalidInput(format!("the branch's files could not be read: {e}"))
+    })?;
+    Ok((branch, (copied > 0).then_some(file)))
 }
 
 /// A new empty temporary file, deleted when dropped.

@@ -20,7 +20,9 @@ use forkhost_core::{
 use serde_json::Value;
 
 use crate::output::{usage_error, usage_error_words, Output, Printed};
-use crate::remote_call::{call, call_bytes, missing_forkhost, no_forkhost, ssh_failure, Ran};
+use crate::remote_call::{
+    call, call_into_file, call_then_file, missing_forkhost, no_forkhost, ssh_failure, Ran,
+};
 use crate::trust::TrustAnswer;
 use crate::{data_dir_of, fork_at, Cli, Command};
 
@@ -297,8 +299,15 @@ pub async fn continue_branch(
             if let Some(answer) = to.trust {
                 args.extend(["--trust".to_owned(), answer_word(answer).to_owned()]);
             }
-            let input = crate::moved_files::branch_input(&branch, bundle.as_deref())?;
-            call(local, &remote, &args, &input).await?["thread"].take()
+            let mut input =
+                serde_json::to_vec(&branch).map_err(|e| HostError::Internal(e.to_string()))?;
+            match &bundle {
+                Some(bundle) => {
+                    input.push(b'\n');
+                    call_then_file(local, &remote, &args, &input, bundle).await?["thread"].take()
+                }
+                None => call(local, &remote, &args, &input).await?["thread"].take(),
+            }
         }
     };
     let folder = detail["cwd"].as_str().unwrap_or("?");
@@ -387,8 +396,7 @@ async fn carry_files(
             };
             let input = serde_json::to_vec(&ask).map_err(|e| HostError::Internal(e.to_string()))?;
             let args = ["--json", "bundle-files", thread].map(str::to_owned);
-            let bytes = call_bytes(local, remote, &args, &input).await?;
-            std::fs::write(&bundle, bytes).map_err(|e| HostError::Internal(e.to_string()))?;
+            call_into_file(local, remote, &args, &input, &bundle).await?;
         }
     }
     let bytes = std::fs::metadata(&bundle).map_or(0, |m| m.len());

@@ -1,8 +1,12 @@
 //! One `forkhost --json` command run on a remote host to its end, its answer read back: a JSON
-//! document (`call`) or bytes the command wrote itself (`call_bytes`, a bundle of files), or
-//! the remote's own typed error, or why ssh could not run it. The branch moves between
+//! document (`call`; `call_then_file` with a file streamed after its input) or bytes the
+//! command wrote itself (`call_into_file`, a bundle of files, streamed into a file), or the
+//! remote's own typed error, or why ssh could not run it. The branch moves between
 //! machines are made of these calls (`remote.rs`, `moved_files.rs`).
 
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use forkhost_core::{Host, HostError, RemoteHostView, SSH_FAILED};
@@ -25,31 +29,67 @@ pub async fn call(
     args: &[String],
     input: &[u8],
 ) -> Result<Value, HostError> {
-    call_reading(local, remote, args, input, read_json).await
+    let exchange = Exchange {
+        input: input.to_vec(),
+        then: None,
+        into: None,
+    };
+    call_reading(local, remote, args, exchange, read_json).await
 }
 
-/// As [`call`], for a command that writes bytes of its own on success (its errors are JSON).
-pub async fn call_bytes(
+/// As [`call`], the file `then` streamed to its stdin after `input` (a branch's bundle).
+pub async fn call_then_file(
     local: &Host,
     remote: &RemoteHostView,
     args: &[String],
     input: &[u8],
-) -> Result<Vec<u8>, HostError> {
-    call_reading(local, remote, args, input, read_bytes).await
+    then: &Path,
+) -> Result<Value, HostError> {
+    let exchange = Exchange {
+        input: input.to_vec(),
+        then: Some(then.to_owned()),
+        into: None,
+    };
+    call_reading(local, remote, args, exchange, read_json).await
 }
 
-type Reader<T> = fn(&RemoteHostView, Output) -> Result<T, HostError>;
+/// As [`call`], for a command that writes bytes of its own on success (a bundle): they are
+/// streamed into the file `into`; its errors are JSON, read back from there.
+pub async fn call_into_file(
+    local: &Host,
+    remote: &RemoteHostView,
+    args: &[String],
+    input: &[u8],
+    into: &Path,
+) -> Result<(), HostError> {
+    let exchange = Exchange {
+        input: input.to_vec(),
+        then: None,
+        into: Some(into.to_owned()),
+    };
+    call_reading(local, remote, args, exchange, read_into_file).await
+}
+
+/// What goes to a remote command's stdin, and where its stdout goes (`None`: kept).
+#[derive(Clone)]
+struct Exchange {
+    input: Vec<u8>,
+    then: Option<PathBuf>,
+    into: Option<PathBuf>,
+}
+
+type Reader<T> = fn(&RemoteHostView, &Exchange, Output) -> Result<T, HostError>;
 
 async fn call_reading<T: Send + 'static>(
     local: &Host,
     remote: &RemoteHostView,
     args: &[String],
-    input: &[u8],
+    exchange: Exchange,
     read: Reader<T>,
 ) -> Result<T, HostError> {
     let mut remote = remote.clone();
     for first in [true, false] {
-        match call_once(&remote, args, input, read).await? {
+        match call_once(&remote, args, exchange.clone(), read).await? {
             Ran::Done(value) => return Ok(value),
             Ran::NoForkhost if first && remote.remote_program.is_none() => {
                 remote = crate::install::install(local, &remote).await?;
@@ -63,13 +103,25 @@ async fn call_reading<T: Send + 'static>(
 async fn call_once<T: Send + 'static>(
     remote: &RemoteHostView,
     args: &[String],
-    input: &[u8],
+    exchange: Exchange,
     read: Reader<T>,
 ) -> Result<Ran<T>, HostError> {
     let command = remote.command(args, false)?.command();
-    let (remote, input) = (remote.clone(), input.to_vec());
+    let remote = remote.clone();
     tokio::task::spawn_blocking(move || {
-        let out = crate::ssh_output::output_with_input(command, input)?;
+        let opened = |path: &Path, file: std::io::Result<File>| {
+            file.map_err(|e| HostError::Internal(format!("{}: {e}", path.display())))
+        };
+        let mut input: Box<dyn Read + Send> =
+            Box::new(std::io::Cursor::new(exchange.input.clone()));
+        if let Some(then) = &exchange.then {
+            input = Box::new(input.chain(opened(then, File::open(then))?));
+        }
+        let stdout_to = match &exchange.into {
+            Some(into) => Some(opened(into, File::create(into))?),
+            None => None,
+        };
+        let out = crate::ssh_output::output_streaming(command, input, stdout_to)?;
         let said = String::from_utf8_lossy(&out.stderr);
         if let Some(err) = ssh_failure(&remote, out.status.code(), &said) {
             return Err(err);
@@ -77,14 +129,14 @@ async fn call_once<T: Send + 'static>(
         if missing_forkhost(out.status.code(), &said) {
             return Ok(Ran::NoForkhost);
         }
-        read(&remote, out).map(Ran::Done)
+        read(&remote, &exchange, out).map(Ran::Done)
     })
     .await
     .map_err(|e| HostError::Internal(e.to_string()))?
 }
 
 /// The JSON document a command printed, or the error it reported in it.
-fn read_json(remote: &RemoteHostView, out: Output) -> Result<Value, HostError> {
+fn read_json(remote: &RemoteHostView, _: &Exchange, out: Output) -> Result<Value, HostError> {
     let value: Value = serde_json::from_slice(&out.stdout).map_err(|_| {
         let said = String::from_utf8_lossy(&out.stderr);
         HostError::HostUnreachable(format!(
@@ -99,12 +151,20 @@ fn read_json(remote: &RemoteHostView, out: Output) -> Result<Value, HostError> {
     }
 }
 
-/// The bytes a command wrote when it succeeded; its JSON error when it did not.
-fn read_bytes(remote: &RemoteHostView, out: Output) -> Result<Vec<u8>, HostError> {
+/// Success when the command wrote its bytes into the file; its JSON error, read back from
+/// there, when it did not.
+fn read_into_file(
+    remote: &RemoteHostView,
+    exchange: &Exchange,
+    mut out: Output,
+) -> Result<(), HostError> {
     if out.status.success() {
-        return Ok(out.stdout);
+        return Ok(());
     }
-    match read_json(remote, out) {
+    if let Some(into) = &exchange.into {
+        out.stdout = std::fs::read(into).unwrap_or_default();
+    }
+    match read_json(remote, exchange, out) {
         Ok(_) => Err(HostError::HostUnreachable(format!(
             "{} failed without saying why",
             remote.name
