@@ -7,8 +7,8 @@
 //! real signature.
 
 use crate::{
-    approvals, cli_tool, commands, files, first_run, fork_preview, race, rewind, search, settings,
-    trust, update,
+    approvals, cli_tool, commands, files, first_run, fork_preview, race, remote, rewind, search,
+    settings, trust, update,
 };
 use forkhost_core::DiscoveredSession;
 use forkhost_core::{
@@ -90,6 +90,9 @@ command_list! {
     files::setup_command(folder: String) -> Option<String>;
     files::set_setup_command(folder: String, command: Option<String>) -> Option<String>;
     search::search(query: SearchQuery) -> SearchResults;
+    remote::remote_hosts() -> Vec<forkhost_core::RemoteHostView>;
+    remote::host_threads(host: String) -> Vec<ThreadView>;
+    remote::continue_on_host(args: remote::ContinueOnHost) -> remote::ContinuedOnHost;
     commands::discover() -> Vec<DiscoveredSession>;
     commands::import(harness_name: String, session: String, trust: Option<bool>) -> ThreadDetail;
     commands::follow(thread_id: String) -> ();

@@ -30,6 +30,7 @@ pub mod origin;
 pub mod platform;
 pub mod race;
 pub mod relaunch;
+pub mod remote;
 pub mod rewind;
 pub mod search;
 pub mod settings;

@@ -2,6 +2,7 @@ import { useEffect } from "react";
 import { boot } from "./boot";
 import { NewThreadDialog } from "./dialogs/NewThreadDialog";
 import { RaceDialog } from "./race/RaceDialog";
+import { ContinueDialog } from "./remote/ContinueDialog";
 import { SettingsDialog } from "./dialogs/SettingsDialog";
 import { FirstRunDialog } from "./firstRun/FirstRunDialog";
 import { ArchiveDialog } from "./files/ArchiveDialog";
@@ -103,6 +104,7 @@ export function App() {
         <RewindDialog threadId={dialog.threadId} turn={dialog.turn} prefill={dialog.prefill} />
       )}
       <RaceDialog />
+      <ContinueDialog />
       {trustAsk && <TrustDialog ask={trustAsk} />}
       <ContextMenu />
       <Toasts />

@@ -24,6 +24,7 @@ import type { ApprovalView } from "./bindings/ApprovalView";
 import type { CliToolStatus } from "./bindings/CliToolStatus";
 import type { CommandError } from "./bindings/CommandError";
 import type { CommandErrorCode } from "./bindings/CommandErrorCode";
+import type { ContinueOnHost } from "./bindings/ContinueOnHost";
 import type { Commands } from "./bindings/commands";
 import type { AppEventName, Events, WindowEventName } from "./bindings/events";
 import type { DiscoveredSession } from "./bindings/DiscoveredSession";
@@ -184,6 +185,13 @@ export const fork = (
   files: ForkFiles | null = null,
   into: HarnessKind | null = null,
 ) => call("fork", { thread_id: threadId, at, files, for_window: forWindow, into });
+/** The remote hosts the user added (`forkhost hosts add`), by name. */
+export const remoteHosts = () => call("remote_hosts");
+/** The threads of a remote host, as its own forkhost lists them (over the user's ssh). */
+export const hostThreads = (host: string) => call("host_threads", { host });
+/** Continues a thread on another machine from one of its messages, with its files unless
+ * `files` is false; the new thread is the remote's. */
+export const continueOnHost = (args: ContinueOnHost) => call("continue_on_host", { args });
 /** Searches every thread and the sessions not adopted yet (a newer search stops this one). */
 export const search = (query: SearchQuery) => call("search", { query });
 export const discover = () => call("discover");

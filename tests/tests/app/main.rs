@@ -12,6 +12,9 @@ mod fork;
 mod names;
 mod navigation;
 mod race;
+// A real OpenSSH server on loopback: the Unix test machines'.
+#[cfg(unix)]
+mod remote;
 mod rewind;
 mod search;
 mod shell;

@@ -23,6 +23,7 @@ import {
 import { RemeasureContext } from "../messages/ToolBlock";
 import { markPainted, markRendered } from "../perf";
 import { openRaceDialog } from "../race/race";
+import { openContinueDialog } from "../remote/remote";
 import { threadById, useApp } from "../state";
 import { keepScroll, keptOffset, keptScroll } from "../tabs/scroll";
 import { openTab } from "../tabs/tabs";
@@ -240,6 +241,7 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
           copyMarkdown: (turn) => void copyBranchMarkdown(threadId, turn),
           rewind: (turn, prefill) =>
             openDialog({ kind: "rewind", threadId, turn, ...(prefill === undefined ? {} : { prefill }) }),
+          continueOnHost: () => openContinueDialog({ threadId, turn: row.turn, role: row.role }),
         },
       );
       showMenu({ x: e.clientX, y: e.clientY, items });

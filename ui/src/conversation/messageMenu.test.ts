@@ -38,6 +38,7 @@ function actions() {
     copyText: vi.fn<MessageMenuActions["copyText"]>(),
     copyMarkdown: vi.fn<MessageMenuActions["copyMarkdown"]>(),
     rewind: vi.fn<MessageMenuActions["rewind"]>(),
+    continueOnHost: vi.fn<MessageMenuActions["continueOnHost"]>(),
   };
 }
 
@@ -61,6 +62,7 @@ describe("a message's menu", () => {
       "Fork after this reply in a new tab",
       "Continue in Codex",
       "Continue in Pi",
+      "Continue on another machine…",
       "Fork ×N…",
       "—",
       "Copy text",
@@ -80,7 +82,14 @@ describe("a message's menu", () => {
   it("turns every fork item off with the reason when the message cannot fork, and keeps copying", () => {
     const why = "Can't fork: this thread's native session is gone";
     const list = items(message("assistant", 2, { fork: { ok: false, why } }), { inGit: true });
-    for (const label of ["Fork after this reply", "Fork after this reply in a new tab", "Same folder", "Continue in Pi", "Fork ×N…"]) {
+    for (const label of [
+      "Fork after this reply",
+      "Fork after this reply in a new tab",
+      "Same folder",
+      "Continue in Pi",
+      "Continue on another machine…",
+      "Fork ×N…",
+    ]) {
       expect(item(list, label)).toMatchObject({ disabled: true, title: why });
     }
     expect(item(list, "Copy text").disabled).toBeFalsy();
@@ -106,6 +115,8 @@ describe("a message's menu", () => {
     expect(act.copyMarkdown).toHaveBeenCalledWith(3);
     item(list, "Rewind to here…").action?.();
     expect(act.rewind).toHaveBeenLastCalledWith(3);
+    item(list, "Continue on another machine…").action?.();
+    expect(act.continueOnHost).toHaveBeenCalledTimes(1);
   });
 
   it("rewinds before a prompt to the turn before it, the prompt back in the composer", () => {

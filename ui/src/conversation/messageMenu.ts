@@ -35,6 +35,8 @@ export interface MessageMenuActions {
   copyMarkdown(turn: number): void;
   /** Rewind to after `turn`; `prefill` goes back into the composer (rewinding before a prompt). */
   rewind(turn: number, prefill?: string): void;
+  /** Continue on another machine…: the branch up to here, with its files, on a remote host. */
+  continueOnHost(): void;
 }
 
 export function messageMenuItems(
@@ -61,6 +63,12 @@ export function messageMenuItems(
       context.hasCheckpoints,
     ),
     ...continueItems(context.harness, row.role, ok, why, (into) => actions.fork(false, undefined, into), context.doctor),
+    {
+      label: "Continue on another machine…",
+      disabled: !ok,
+      title: why ?? "This branch as a new session on a remote host (forkhost hosts add), with its files as of this message",
+      action: () => actions.continueOnHost(),
+    },
     {
       label: "Fork ×N…",
       disabled: !ok,

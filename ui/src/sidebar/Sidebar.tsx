@@ -22,6 +22,7 @@ import { UpdateBadge } from "../update/Update";
 import { SearchBox } from "../search/SearchBox";
 import { isRewoundBranch, useRewinds } from "../rewind/rewind";
 import { SessionButton, relativeTime } from "./SessionButton";
+import { Hosts } from "../remote/Hosts";
 
 export function Sidebar() {
   const info = useApp((s) => s.info);
@@ -83,6 +84,7 @@ export function Sidebar() {
           </div>
         )}
         <Sessions />
+        <Hosts />
       </nav>
 
       <footer className="sidebar__footer">

@@ -1,0 +1,244 @@
+//! Remote hosts in the app (docs/architecture.md "Remote hosts"), end to end: the built app
+//! over WebDriver, the real Pi CLI against the fake model on both sides, and a real OpenSSH
+//! server on loopback whose sessions run as the second local user. The sidebar lists the host
+//! and, opened, its threads as that machine's forkhost lists them; "Continue on another
+//! machine…" on a reply moves the branch there with its files as of that reply (a new
+//! repository in a new folder), and the host's list shows it; a host that cannot be reached is
+//! "offline since …" with ssh's words and Reconnect. Run by `scripts/app-e2e.sh app_remote`.
+
+use crate::app_support;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use anyhow::{ensure, Context, Result};
+use app_support::*;
+use fantoccini::Client;
+use forkhost_tests::cli::forkhost_bin;
+use forkhost_tests::fake_model::{FakeModel, FakeModelOptions, Msg};
+use forkhost_tests::harness_env::{Harness, HarnessEnv};
+use forkhost_tests::sshd::{Sshd, HOST_ALIAS};
+use serde_json::Value;
+
+const WAIT: Duration = Duration::from_secs(60);
+
+/// `forkhost --json --data-dir DATA ARGS` with the server's ssh: its JSON document.
+fn cli(data: &Path, ssh: &str, args: &[&str]) -> Result<Value> {
+    let out = Command::new(forkhost_bin())
+        .env("FORKHOST_SSH_COMMAND", ssh)
+        .arg("--json")
+        .arg("--data-dir")
+        .arg(data)
+        .args(args)
+        .output()?;
+    let json: Value = serde_json::from_slice(&out.stdout).with_context(|| {
+        format!(
+            "forkhost {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })?;
+    ensure!(out.status.success(), "forkhost {args:?}: {json}");
+    Ok(json)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn app_pi_continue_on_another_machine_with_the_files_and_the_hosts_threads() -> Result<()> {
+    let Some(app) = app_binary()? else {
+        return Ok(());
+    };
+    let model = FakeModel::start(FakeModelOptions::default()).await?;
+    let Some(here) = HarnessEnv::for_fake(Harness::Pi, &model)? else {
+        return Ok(());
+    };
+    let Some(there) = HarnessEnv::for_fake(Harness::Pi, &model)? else {
+        return Ok(());
+    };
+    let Some(sshd) = Sshd::start(&there, &forkhost_bin()) else {
+        return Ok(());
+    };
+    sshd.trust_host_key();
+    let ssh = sshd.ssh_command();
+    // This side's repository, where the agent writes notes.txt.
+    let repo = here.work_dir().to_path_buf();
+    git(&repo, &["init", "-q", "-b", "main"])?;
+    std::fs::write(repo.join("README.md"), "a test repository\n")?;
+    git(&repo, &["add", "README.md"])?;
+    git(&repo, &["commit", "-q", "-m", "initial"])?;
+
+    let env = AppEnv::with_vars(
+        &app,
+        Some(&here),
+        &[("FORKHOST_SSH_COMMAND".into(), ssh.clone())],
+    )?;
+    cli(&env.data_dir, &ssh, &["hosts", "add", "box", HOST_ALIAS])?;
+    cli(
+        &env.data_dir,
+        &ssh,
+        &["hosts", "add", "gone", "nobody@127.0.0.1", "--", "-p", "1"],
+    )?;
+    let mut shots = Shots::new("app_remote")?;
+    let client = env.launch().await?;
+    let result = flow(&client, &env.data_dir, &ssh, &repo, &there, &model).await;
+    if result.is_err() {
+        shots.take(&client, "failure").await;
+    }
+    client.close().await.ok();
+    result
+}
+
+async fn flow(
+    client: &Client,
+    data: &Path,
+    ssh: &str,
+    repo: &Path,
+    there: &HarnessEnv,
+    model: &FakeModel,
+) -> Result<()> {
+    // The sidebar lists both hosts; opened, box has no threads yet and gone is offline.
+    open_host(client, "box").await?;
+    wait_css(
+        client,
+        r#"[data-host="box"][data-host-state="ready"]"#,
+        WAIT,
+    )
+    .await?;
+    open_host(client, "gone").await?;
+    let offline = wait_css(client, r#"[data-host="gone"] [data-part="offline"]"#, WAIT).await?;
+    let words = offline.text().await?;
+    ensure!(words.starts_with("offline since "), "{words}");
+    ensure!(words.contains("Reconnect"), "{words}");
+
+    // A thread here whose agent wrote notes.txt in turn 1 and changed it in turn 2.
+    new_thread(
+        client,
+        "pi",
+        repo,
+        "RUN_COMMAND `printf 'one\\n' > notes.txt`",
+    )
+    .await?;
+    send_prompt(client, "RUN_COMMAND `printf 'two\\n' > notes.txt`").await?;
+    wait_turn_done(client, 2).await?;
+
+    // Continue on another machine… after reply 1, into a new folder there.
+    let chevron =
+        r#"article[data-role="assistant"][data-turn="1"] button[data-action="fork-options"]"#;
+    let mut tries = 0;
+    loop {
+        click(client, chevron).await?;
+        match menu_item(client, "Continue on another machine…").await {
+            Ok(()) => break,
+            Err(e) if tries == 2 => return Err(e),
+            Err(_) => tries += 1,
+        }
+    }
+    wait_css(
+        client,
+        r#"[data-dialog="Continue on another machine"]"#,
+        WAIT,
+    )
+    .await?;
+    choose(client, r#"select[name="host"]"#, "box").await?;
+    let folder = there.root().join("moved");
+    type_into(
+        client,
+        r#"input[name="remote-cwd"]"#,
+        &folder.display().to_string(),
+    )
+    .await?;
+    click(client, r#"button[name="continue-on-host"]"#).await?;
+    wait_js(
+        client,
+        r#"!document.querySelector('[data-dialog="Continue on another machine"]')"#,
+        WAIT,
+        "the dialog closing once the branch is there",
+    )
+    .await?;
+
+    // The host's list shows the branch; the remote's forkhost has it, in its files as of turn 1.
+    let listed = wait_js(
+        client,
+        r#"(() => {
+            const t = document.querySelector('[data-host="box"] [data-remote-thread-id]');
+            return t ? t.dataset.remoteThreadId : null;
+        })()"#,
+        WAIT,
+        "the moved thread in box's list",
+    )
+    .await?;
+    let moved = listed.as_str().unwrap_or_default().to_owned();
+    let threads = cli(data, ssh, &["--host", "box", "threads"])?;
+    let ids: Vec<&str> = threads["threads"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|t| t["id"].as_str()).collect())
+        .unwrap_or_default();
+    ensure!(ids == [moved.as_str()], "{threads}");
+    let notes = std::fs::read_to_string(folder.join("notes.txt"))?;
+    ensure!(notes == "one\n", "the files as of reply 1: {notes:?}");
+    ensure!(
+        std::fs::read_to_string(repo.join("notes.txt"))? == "two\n",
+        "this side unchanged"
+    );
+
+    // The moved branch runs there: the remote model receives turn 1, then the new prompt.
+    cli(
+        data,
+        ssh,
+        &[
+            "--host",
+            "box",
+            "send",
+            &moved,
+            "on the remote",
+            "--approve",
+            "none",
+        ],
+    )?;
+    let conversation = model
+        .last_model_request()
+        .context("a request")?
+        .conversation();
+    ensure!(
+        conversation.last() == Some(&Msg::user("on the remote")),
+        "{conversation:?}"
+    );
+    ensure!(
+        !conversation
+            .iter()
+            .any(|m| format!("{m:?}").contains("printf 'two")),
+        "turn 2 stays behind: {conversation:?}"
+    );
+
+    // Reconnect reads again, and says the same while the host stays unreachable.
+    click(
+        client,
+        r#"[data-host="gone"] button[data-action="reconnect"]"#,
+    )
+    .await?;
+    wait_css(client, r#"[data-host="gone"] [data-part="offline"]"#, WAIT).await?;
+    Ok(())
+}
+
+/// Opens a host's row in the sidebar.
+async fn open_host(client: &Client, name: &str) -> Result<()> {
+    let css = format!(r#"[data-host="{name}"] button[data-action="toggle-host"]"#);
+    wait_css(client, &css, WAIT).await?;
+    click(client, &css).await
+}
+
+/// git in `dir`, without the user's configuration.
+fn git(dir: &Path, args: &[&str]) -> Result<()> {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .args(["-c", "user.name=Test", "-c", "user.email=test@localhost"])
+        .args(args)
+        .output()?;
+    ensure!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(())
+}

@@ -1,0 +1,104 @@
+// The sidebar's "Hosts": each remote host the user added, opened to its threads as that
+// machine's forkhost lists them ("connecting…" while ssh works; "offline since 14:02 ·
+// Reconnect" with ssh's words when it cannot). Shown only once a host exists.
+import { useEffect, useState } from "react";
+import { harnessName } from "../harnesses";
+import { relativeTime } from "../sidebar/SessionButton";
+import { ChevronIcon, RefreshIcon, Spinner } from "../ui/icons";
+import { clock, loadHostThreads, loadHosts, useRemote } from "./remote";
+
+export function Hosts() {
+  const hosts = useRemote((s) => s.hosts);
+  useEffect(() => {
+    if (hosts === null) void loadHosts();
+  }, [hosts]);
+  if (!hosts || hosts.length === 0) return null;
+  return (
+    <section className="hosts" aria-labelledby="hosts-heading">
+      <h2 id="hosts-heading" className="threads__heading">
+        Hosts
+      </h2>
+      <ul className="hosts__list" role="list">
+        {hosts.map((h) => (
+          <HostRow key={h.name} name={h.name} destination={h.destination} />
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function HostRow({ name, destination }: { name: string; destination: string }) {
+  const [open, setOpen] = useState(false);
+  const state = useRemote((s) => s.threads[name]);
+  const toggle = () => {
+    const next = !open;
+    setOpen(next);
+    if (next && (!state || state.status === "offline")) void loadHostThreads(name);
+  };
+  return (
+    <li className="host" data-host={name} data-host-state={state?.status}>
+      <div className="sessions__head">
+        <button
+          type="button"
+          className="project__head"
+          aria-expanded={open}
+          data-action="toggle-host"
+          title={destination}
+          onClick={toggle}
+        >
+          <ChevronIcon className="project__chevron" width={12} height={12} />
+          <span className="project__name">{name}</span>
+          {state?.status === "ready" && <span className="project__count">{state.threads.length}</span>}
+        </button>
+        {open && state?.status === "ready" && (
+          <button
+            type="button"
+            className="icon-button icon-button--small"
+            aria-label={`Refresh ${name}`}
+            title="Read its threads again"
+            onClick={() => void loadHostThreads(name)}
+          >
+            <RefreshIcon width={12} height={12} />
+          </button>
+        )}
+      </div>
+      {open && state?.status === "connecting" && (
+        <p className="host__note" data-part="connecting">
+          <Spinner size={11} /> connecting…
+        </p>
+      )}
+      {open && state?.status === "offline" && (
+        <p className="host__note host__note--offline" data-part="offline" title={state.message}>
+          offline since {clock(state.since)} ·{" "}
+          <button type="button" className="link-button" data-action="reconnect" onClick={() => void loadHostThreads(name)}>
+            Reconnect
+          </button>
+          <span className="host__why">{state.message}</span>
+        </p>
+      )}
+      {open && state?.status === "ready" && (
+        <ul className="sessions__list" role="list">
+          {state.threads.length === 0 && <li className="sessions__empty">No threads there yet.</li>}
+          {state.threads.map((t) => (
+            <li key={t.id}>
+              <div
+                className="thread thread--remote"
+                data-remote-thread-id={t.id}
+                data-state={t.state}
+                title={`${t.title}\n${harnessName(t.harness)} · ${name}:${t.cwd}`}
+              >
+                <span className={`harness-dot harness-dot--${t.harness}`} aria-hidden />
+                <span className="thread__text">
+                  <span className="thread__title">{t.title}</span>
+                  <span className="thread__sub">
+                    {harnessName(t.harness)} · {t.state} · {relativeTime(t.updated_at)}
+                  </span>
+                </span>
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+    </li>
+  );
+}

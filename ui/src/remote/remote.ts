@@ -1,0 +1,96 @@
+// Remote hosts in the window (docs/architecture.md "Remote hosts"): the hosts the user added,
+// each host's threads as its own forkhost lists them (read when its row is opened, again on
+// Reconnect), and the "Continue on another machine…" dialog's state. A store of its own:
+// nothing else reads it.
+import type { ContinuedOnHost } from "../bindings/ContinuedOnHost";
+import type { ContinueOnHost } from "../bindings/ContinueOnHost";
+import type { RemoteHostView } from "../bindings/RemoteHostView";
+import type { ThreadView } from "../bindings/ThreadView";
+import { describeError } from "../errors";
+import * as ipc from "../ipc";
+import { createStore, useSelector } from "../store";
+import { notify } from "../ui/toasts";
+
+/** One host's threads as last read: being read, read, or the host could not be reached. */
+export type HostThreads =
+  | { status: "connecting" }
+  | { status: "ready"; threads: ThreadView[] }
+  | { status: "offline"; since: number; message: string };
+
+/** "Continue on another machine…" asked on one message. */
+export interface ContinueAsk {
+  threadId: string;
+  turn: number;
+  /** A user message continues from before its turn, a reply after. */
+  role: "user" | "assistant" | "tool";
+}
+
+export interface RemoteState {
+  /** null until read. */
+  hosts: RemoteHostView[] | null;
+  threads: Record<string, HostThreads>;
+  ask: ContinueAsk | null;
+}
+
+export const remote = createStore<RemoteState>({ hosts: null, threads: {}, ask: null });
+
+export function useRemote<T>(selector: (state: RemoteState) => T): T {
+  return useSelector(remote, selector);
+}
+
+/** Reads the hosts the user added (an error leaves the list empty: no section to show). */
+export async function loadHosts(): Promise<void> {
+  try {
+    remote.set({ hosts: await ipc.remoteHosts() });
+  } catch {
+    remote.set({ hosts: [] });
+  }
+}
+
+function setThreads(host: string, value: HostThreads) {
+  remote.set((s) => ({ threads: { ...s.threads, [host]: value } }));
+}
+
+/** Reads `host`'s threads over ssh; a host that cannot be reached is offline from now. */
+export async function loadHostThreads(host: string): Promise<void> {
+  setThreads(host, { status: "connecting" });
+  try {
+    setThreads(host, { status: "ready", threads: await ipc.hostThreads(host) });
+  } catch (err) {
+    const words = describeError(err);
+    const message = words.message ? `${words.title}: ${words.message}` : words.title;
+    setThreads(host, { status: "offline", since: Date.now(), message });
+  }
+}
+
+export function openContinueDialog(ask: ContinueAsk) {
+  remote.set({ ask });
+  if (remote.get().hosts === null) void loadHosts();
+}
+
+export function closeContinueDialog() {
+  remote.set({ ask: null });
+}
+
+/** Continues the branch there; says where it went, and reads that host's threads again. */
+export async function continueOnHost(args: ContinueOnHost): Promise<ContinuedOnHost> {
+  const done = await ipc.continueOnHost(args);
+  notify({
+    kind: "success",
+    title: `Continued on ${done.host}: ${done.thread.title}`,
+    message: done.files_folder ? `Its files as of that message are in ${done.files_folder}` : (done.files_note ?? undefined),
+  });
+  void loadHostThreads(done.host);
+  return done;
+}
+
+/** The fork point of a message: a reply's turn is kept, a prompt's is redone. */
+export function continuePoint(ask: ContinueAsk): ContinueOnHost["at"] {
+  return ask.role === "user" ? { kind: "before", turn: ask.turn } : { kind: "after", turn: ask.turn };
+}
+
+/** "14:02", for "offline since". */
+export function clock(ms: number): string {
+  const d = new Date(ms);
+  return `${String(d.getHours()).padStart(2, "0")}:${String(d.getMinutes()).padStart(2, "0")}`;
+}
