@@ -79,7 +79,16 @@ async fn app_pi_continue_on_another_machine_with_the_files_and_the_hosts_threads
     )?;
     let mut shots = Shots::new("app_remote")?;
     let client = env.launch().await?;
-    let result = flow(&client, &env.data_dir, &ssh, &repo, &there, &model).await;
+    let result = flow(
+        &client,
+        &env.data_dir,
+        &ssh,
+        &repo,
+        &there,
+        &model,
+        &mut shots,
+    )
+    .await;
     if result.is_err() {
         shots.take(&client, "failure").await;
     }
@@ -94,6 +103,7 @@ async fn flow(
     repo: &Path,
     there: &HarnessEnv,
     model: &FakeModel,
+    shots: &mut Shots,
 ) -> Result<()> {
     // The sidebar lists both hosts; opened, box has no threads yet and gone is offline.
     open_host(client, "box").await?;
@@ -167,6 +177,7 @@ async fn flow(
     )
     .await?;
     let moved = listed.as_str().unwrap_or_default().to_owned();
+    shots.take(client, "hosts").await;
     let threads = cli(data, ssh, &["--host", "box", "threads"])?;
     let ids: Vec<&str> = threads["threads"]
         .as_array()
