@@ -149,9 +149,6 @@ impl Repo {
 
     /// The commits of `known` this repository holds.
     fn held(&self, known: &[Oid]) -> Result<Vec<Oid>> {
-        if known.is_empty() {
-            return Ok(Vec::new());
-        }
         let mut asked = String::new();
         for oid in known {
             asked.push_str(oid.as_str());

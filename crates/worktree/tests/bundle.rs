@@ -40,6 +40,16 @@ fn a_bundle_carries_only_what_the_other_clone_lacks_and_lands_on_an_incoming_ref
     let there = target.open();
     let tips = there.tips(256).expect("tips");
     assert_eq!(tips.len(), 1, "{tips:?}");
+    // Branches and tags at one commit are one tip; a limit keeps that many.
+    target.git(&["branch", "same-as-main"]);
+    target.git(&["tag", "v1"]);
+    target.write("later.txt", "later\n");
+    target.git(&["checkout", "-q", "-b", "topic"]);
+    target.commit_all("later");
+    let all = there.tips(256).unwrap();
+    assert_eq!(all.len(), 2, "{all:?}");
+    assert_eq!(there.tips(1).unwrap().len(), 1);
+    target.git(&["checkout", "-q", "main"]);
     let dir = tempfile::tempdir().unwrap();
     let (thin, full) = (
         dir.path().join("thin.bundle"),

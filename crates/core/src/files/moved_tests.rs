@@ -184,3 +184,34 @@ async fn a_folder_of_other_files_is_refused_and_a_thread_without_checkpoints_say
     let note = early.files_note.unwrap();
     assert!(note.contains("no checkpoint"), "{note}");
 }
+
+#[tokio::test]
+async fn a_new_folder_is_made_one_level_deep_and_paths_are_absolute() {
+    let t = thread_with_checkpoint().await;
+    let branch = t.host.branch_seed(&t.thread, after(2), None).await.unwrap();
+    let files = branch.files.unwrap();
+    let place = tempfile::tempdir().unwrap();
+    let new = t
+        .host
+        .files_target(&place.path().join("new"), &files)
+        .await
+        .unwrap();
+    assert!(new.new_repository);
+    assert!(new.have.is_empty());
+    let deep = t
+        .host
+        .files_target(&place.path().join("no/such/place"), &files)
+        .await
+        .unwrap_err();
+    assert_eq!(deep.code(), "invalid_input", "{deep}");
+    let relative = t
+        .host
+        .files_target(Path::new("relative/dir"), &files)
+        .await
+        .unwrap_err();
+    assert_eq!(relative.code(), "invalid_input", "{relative}");
+    // The source's own clone offers its branch tip.
+    let own = t.host.files_target(&t.work(), &files).await.unwrap();
+    assert!(!own.new_repository);
+    assert_eq!(own.have.len(), 1, "{own:?}");
+}
