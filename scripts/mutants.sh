@@ -43,11 +43,20 @@ moved_from=(
 )
 baseline_file=.cargo/mutants-baseline
 out=test-artifacts/mutants
-# The suite's own target folder: the mutated builds happen in a copy of the tree elsewhere, whose
-# workspace crates cargo keeps apart from the real tree's (their paths differ), while the
-# dependencies the Rust tests built are reused as they are. A folder of its own would build
-# every dependency once more, cold (12 minutes of a cold run's 2 cores, measured).
+# The suite's own target folder, so the dependencies the Rust tests built are reused as they
+# are (a folder of its own would build every one once more, cold: 12 minutes of a cold run's 2
+# cores, measured). The mutated builds happen in a copy of the tree elsewhere, but cargo names a
+# workspace crate's artifacts by its path relative to the workspace, the same in the copy: a
+# mutated `forkhost-core` would land where the real one is, and a build beside this check (the
+# app, the CLI) would link it — seen: a CLI refusing every folder, built while a mutant of
+# `files/moved.rs` was being tested. So the workspace crates build here under a profile
+# setting of their own (a codegen-units count no build of the real tree uses), which gives
+# them artifacts of their own; the dependencies stay shared.
 export CARGO_TARGET_DIR="${FORKHOST_MUTANTS_TARGET:-$CARGO_TARGET_DIR}"
+apart=()
+for member in store harness worktree core; do
+  apart+=(-C --config -C "profile.dev.package.\"forkhost-$member\".codegen-units=255")
+done
 
 command -v cargo-mutants >/dev/null || {
   echo "cargo-mutants is missing: run scripts/setup.sh --tests" >&2
@@ -61,7 +70,7 @@ run() {
   local status=0
   rm -rf "$out"
   mkdir -p "$out"
-  cargo mutants --no-shuffle -o "$out" "$@" || status=$?
+  cargo mutants --no-shuffle -o "$out" "${apart[@]}" "$@" || status=$?
   if [[ -s "$out/mutants.out/timeout.txt" ]]; then
     echo "mutants that made the tests hang (caught, at the cost of a timeout each):" >&2
     sed 's/^/  /' "$out/mutants.out/timeout.txt" >&2

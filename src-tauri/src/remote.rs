@@ -4,7 +4,7 @@
 //! it with `--json` and `--host`, over the user's own OpenSSH, so install on connect, host
 //! keys, the shared connection and the daemon behave the same; what comes back is the Host's
 //! own views (`ThreadView`, `ThreadDetail`), read back into those types, and a remote's error
-//! keeps its code and words.
+//! keeps its code and words (`version_mismatch` offers `install_on_host`, `hosts install`).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -64,6 +64,18 @@ pub async fn host_threads(state: State<'_, AppState>, host: String) -> CmdResult
     state.host.remote_host(&host).await?;
     let answer = run_cli(&state.data_dir, &["--host", &host, "threads"]).await?;
     Ok(read(&answer["threads"], &host)?)
+}
+
+/// Copies this app's forkhost to `host` (over what it had: a remote of another version), and
+/// remembers where it went; the host as it is now.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn install_on_host(
+    state: State<'_, AppState>,
+    host: String,
+) -> CmdResult<RemoteHostView> {
+    state.host.remote_host(&host).await?;
+    run_cli(&state.data_dir, &["hosts", "install", &host]).await?;
+    Ok(state.host.remote_host(&host).await?)
 }
 
 /// Continues a thread of this machine on another one, from one of its messages: a new

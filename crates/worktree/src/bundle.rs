@@ -173,11 +173,7 @@ impl Repo {
 /// A new repository in `folder` (absent or empty) from the complete bundle `file`, its
 /// commit checked out on a new branch `branch`.
 pub fn clone_bundle(git: &Git, file: &Path, folder: &Path, branch: &str) -> Result<Repo> {
-    let empty = match std::fs::read_dir(folder) {
-        Ok(mut entries) => entries.next().is_none(),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => true,
-        Err(err) => return Err(err.into()),
-    };
+    let empty = !folder.exists() || std::fs::read_dir(folder)?.next().is_none();
     if !empty {
         return Err(WorktreeError::PathTaken(folder.to_owned()));
     }

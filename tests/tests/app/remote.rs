@@ -54,6 +54,14 @@ async fn app_pi_continue_on_another_machine_with_the_files_and_the_hosts_threads
     let Some(there) = HarnessEnv::for_fake(Harness::Pi, &model)? else {
         return Ok(());
     };
+    // A forkhost of another version there, named by a host of its own: it refuses this
+    // client as a real one would (`remote-exec`'s version check).
+    let old = there.root().join("old-forkhost");
+    std::fs::write(
+        &old,
+        "#!/bin/sh\necho '{\"error\":{\"code\":\"version_mismatch\",\"message\":\"this host runs forkhost 0.0.1\"}}'\nexit 1\n",
+    )?;
+    std::fs::set_permissions(&old, std::os::unix::fs::PermissionsExt::from_mode(0o755))?;
     let Some(sshd) = Sshd::start(&there, &forkhost_bin()) else {
         return Ok(());
     };
@@ -76,6 +84,12 @@ async fn app_pi_continue_on_another_machine_with_the_files_and_the_hosts_threads
         &env.data_dir,
         &ssh,
         &["hosts", "add", "gone", "nobody@127.0.0.1", "--", "-p", "1"],
+    )?;
+    let old_arg = old.display().to_string();
+    cli(
+        &env.data_dir,
+        &ssh,
+        &["hosts", "add", "old", HOST_ALIAS, "--forkhost", &old_arg],
     )?;
     let mut shots = Shots::new("app_remote")?;
     let client = env.launch().await?;
@@ -227,6 +241,37 @@ async fn flow(
     )
     .await?;
     wait_css(client, r#"[data-host="gone"] [data-part="offline"]"#, WAIT).await?;
+
+    // A host of another version says so and offers the update; after it, its threads (the
+    // same remote user's: the moved branch) are listed, read by this version.
+    open_host(client, "old").await?;
+    wait_css(
+        client,
+        r#"[data-host="old"] button[data-action="update-host"]"#,
+        WAIT,
+    )
+    .await?;
+    click(
+        client,
+        r#"[data-host="old"] button[data-action="update-host"]"#,
+    )
+    .await?;
+    wait_css(
+        client,
+        &format!(r#"[data-host="old"] [data-remote-thread-id="{moved}"]"#),
+        WAIT,
+    )
+    .await?;
+    let hosts = cli(data, ssh, &["hosts"])?;
+    let installed = hosts["hosts"]
+        .as_array()
+        .and_then(|a| a.iter().find(|h| h["name"] == "old"))
+        .map(|h| h["remote_program"].as_str().unwrap_or_default().to_owned())
+        .unwrap_or_default();
+    ensure!(
+        installed.contains(".cache/forkhost/bin/forkhost-"),
+        "the host remembers the copy: {hosts}"
+    );
     Ok(())
 }
 

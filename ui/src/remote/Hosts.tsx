@@ -1,11 +1,12 @@
 // The sidebar's "Hosts": each remote host the user added, opened to its threads as that
 // machine's forkhost lists them ("connecting…" while ssh works; "offline since 14:02 ·
-// Reconnect" with ssh's words when it cannot). Shown only once a host exists.
+// Reconnect" with ssh's words when it cannot; "Update forkhost there" when it runs another
+// version). Shown only once a host exists.
 import { useEffect, useState } from "react";
 import { harnessName } from "../harnesses";
 import { relativeTime } from "../sidebar/SessionButton";
 import { ChevronIcon, RefreshIcon, Spinner } from "../ui/icons";
-import { clock, loadHostThreads, loadHosts, useRemote } from "./remote";
+import { clock, loadHostThreads, loadHosts, updateHost, useRemote } from "./remote";
 
 export function Hosts() {
   const hosts = useRemote((s) => s.hosts);
@@ -73,6 +74,14 @@ function HostRow({ name, destination }: { name: string; destination: string }) {
           <button type="button" className="link-button" data-action="reconnect" onClick={() => void loadHostThreads(name)}>
             Reconnect
           </button>
+          {state.code === "version_mismatch" && (
+            <>
+              {" · "}
+              <button type="button" className="link-button" data-action="update-host" onClick={() => void updateHost(name)}>
+                Update forkhost there
+              </button>
+            </>
+          )}
           <span className="host__why">{state.message}</span>
         </p>
       )}

@@ -40,8 +40,24 @@ describe("the sidebar's hosts", () => {
     const offline = view.container.querySelector('[data-host="gone"] [data-part="offline"]')!.textContent!;
     expect(offline).toMatch(/^offline since \d\d:\d\d · Reconnect/);
     expect(offline).toContain("Connection refused");
+    expect(view.container.querySelector('[data-action="update-host"]')).toBeNull();
     fireEvent.click(view.container.querySelector('[data-action="reconnect"]')!);
     expect(ipc.hostThreads).toHaveBeenLastCalledWith("gone");
+  });
+
+  it("offers to update a host that runs another forkhost, and reads it again after", async () => {
+    remote.set({ hosts: [box] });
+    vi.mocked(ipc.hostThreads).mockRejectedValueOnce(
+      new ipc.IpcError("version_mismatch", "box runs forkhost 0.0.1; this is 0.1.0"),
+    );
+    vi.mocked(ipc.hostThreads).mockResolvedValueOnce([]);
+    vi.mocked(ipc.installOnHost).mockResolvedValueOnce(box);
+    const view = render(<Hosts />);
+    fireEvent.click(view.container.querySelector('[data-action="toggle-host"]')!);
+    await waitFor(() => expect(view.container.querySelector('[data-action="update-host"]')).not.toBeNull());
+    fireEvent.click(view.container.querySelector('[data-action="update-host"]')!);
+    await waitFor(() => expect(remote.get().threads.box).toEqual({ status: "ready", threads: [] }));
+    expect(ipc.installOnHost).toHaveBeenCalledWith("box");
   });
 });
 

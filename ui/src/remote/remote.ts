@@ -9,13 +9,13 @@ import type { ThreadView } from "../bindings/ThreadView";
 import { describeError } from "../errors";
 import * as ipc from "../ipc";
 import { createStore, useSelector } from "../store";
-import { notify } from "../ui/toasts";
+import { dismissToast, notify, replaceToast } from "../ui/toasts";
 
 /** One host's threads as last read: being read, read, or the host could not be reached. */
 export type HostThreads =
   | { status: "connecting" }
   | { status: "ready"; threads: ThreadView[] }
-  | { status: "offline"; since: number; message: string };
+  | { status: "offline"; since: number; message: string; code: string };
 
 /** "Continue on another machine…" asked on one message. */
 export interface ContinueAsk {
@@ -59,8 +59,28 @@ export async function loadHostThreads(host: string): Promise<void> {
   } catch (err) {
     const words = describeError(err);
     const message = words.message ? `${words.title}: ${words.message}` : words.title;
-    setThreads(host, { status: "offline", since: Date.now(), message });
+    const code = err instanceof ipc.IpcError ? err.code : "internal";
+    setThreads(host, { status: "offline", since: Date.now(), message, code });
   }
+}
+
+/** A host whose forkhost is another version: this one copied there (over the same ssh), then
+ * its threads read again. */
+export async function updateHost(host: string): Promise<void> {
+  setThreads(host, { status: "connecting" });
+  const progress = notify({ kind: "progress", title: `Installing forkhost on ${host}…` });
+  try {
+    await ipc.installOnHost(host);
+    replaceToast(progress, { kind: "success", title: `Forkhost on ${host} is this version now` });
+  } catch (err) {
+    dismissToast(progress);
+    const words = describeError(err);
+    const message = words.message ? `${words.title}: ${words.message}` : words.title;
+    const code = err instanceof ipc.IpcError ? err.code : "internal";
+    setThreads(host, { status: "offline", since: Date.now(), message, code });
+    return;
+  }
+  await loadHostThreads(host);
 }
 
 export function openContinueDialog(ask: ContinueAsk) {

@@ -361,19 +361,21 @@ fn checked_files(files: &BranchFiles) -> HostResult<()> {
     Ok(())
 }
 
-/// Whether `folder` is absent or holds nothing.
+/// Whether `folder` is absent or holds nothing; a file there is `invalid_input`.
 fn folder_is_empty(folder: &Path) -> HostResult<bool> {
-    match std::fs::read_dir(folder) {
-        Ok(mut entries) => Ok(entries.next().is_none()),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(true),
-        Err(err) if err.kind() == std::io::ErrorKind::NotADirectory => Err(
-            HostError::InvalidInput(format!("{} is a file, not a folder", folder.display())),
-        ),
-        Err(err) => Err(HostError::InvalidInput(format!(
-            "{} cannot be read: {err}",
-            folder.display()
-        ))),
+    if !folder.exists() {
+        return Ok(true);
     }
+    if !folder.is_dir() {
+        return Err(HostError::InvalidInput(format!(
+            "{} is a file, not a folder",
+            folder.display()
+        )));
+    }
+    let mut entries = std::fs::read_dir(folder).map_err(|err| {
+        HostError::InvalidInput(format!("{} cannot be read: {err}", folder.display()))
+    })?;
+    Ok(entries.next().is_none())
 }
 
 #[cfg(test)]

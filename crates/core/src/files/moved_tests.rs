@@ -147,6 +147,13 @@ async fn an_empty_folder_gets_a_new_repository_and_a_failed_thread_leaves_it_emp
         .await
         .unwrap();
     assert_eq!(Path::new(&adopted.thread.cwd), empty.join("w"));
+    let kept = t.host.files(&adopted.thread.id).await.unwrap().checkpoints;
+    assert_eq!(
+        kept.len(),
+        1,
+        "the new repository's commit is its checkpoint: {kept:?}"
+    );
+    assert_eq!((kept[0].turn, kept[0].edge.as_str()), (2, "end"));
     assert_eq!(
         std::fs::read_to_string(empty.join("w/notes.txt")).unwrap(),
         "as of turn two\n"
@@ -204,6 +211,14 @@ async fn a_new_folder_is_made_one_level_deep_and_paths_are_absolute() {
         .await
         .unwrap_err();
     assert_eq!(deep.code(), "invalid_input", "{deep}");
+    std::fs::write(place.path().join("a-file"), "x").unwrap();
+    let file = t
+        .host
+        .files_target(&place.path().join("a-file"), &files)
+        .await
+        .unwrap_err();
+    assert_eq!(file.code(), "invalid_input", "{file}");
+    assert!(file.to_string().contains("is a file"), "{file}");
     let relative = t
         .host
         .files_target(Path::new("relative/dir"), &files)
