@@ -7,7 +7,6 @@
 //! session and branches, stay as they were; a folder of other files is refused.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use forkhost_tests::cli::forkhost_bin;
 use forkhost_tests::fake_model::{FakeModel, FakeModelOptions, Msg};
@@ -17,23 +16,9 @@ use serde_json::Value;
 
 use crate::remote::{id, Local};
 
-/// git as the test's user, in a folder the remote user may own (safe.directory for it only).
+/// git as the test's user (the kit's), its output trimmed.
 fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .args(["-c", "user.name=Test", "-c", "user.email=test@localhost"])
-        .args(["-c", "safe.directory=*"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    crate::host_kit::git(dir, args).trim().to_owned()
 }
 
 fn read(path: &Path) -> String {

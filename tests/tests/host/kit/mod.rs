@@ -144,13 +144,15 @@ pub async fn two_turn_source(s: &Setup, host: &Host) -> (String, PathBuf, Vec<u8
     (id, path.into(), bytes)
 }
 
-/// Runs git in `dir` without the user's or the system's config; its stdout.
+/// Runs git in `dir` without the user's or the system's config; its stdout. A repository of
+/// another local user (a remote host's, in the remote tests) is read too.
 pub fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .current_dir(dir)
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .args(["-c", "user.name=Test", "-c", "user.email=test@localhost"])
+        .args(["-c", "safe.directory=*"])
         .args(args)
         .output()
         .unwrap();
