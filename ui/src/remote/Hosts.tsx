@@ -13,6 +13,12 @@ export function Hosts() {
   useEffect(() => {
     if (hosts === null) void loadHosts();
   }, [hosts]);
+  useEffect(() => {
+    // A host added from a terminal (`forkhost hosts add`) shows when the window is back.
+    const again = () => void loadHosts();
+    window.addEventListener("focus", again);
+    return () => window.removeEventListener("focus", again);
+  }, []);
   if (!hosts || hosts.length === 0) return null;
   return (
     <section className="hosts" aria-labelledby="hosts-heading">

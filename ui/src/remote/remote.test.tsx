@@ -43,6 +43,10 @@ describe("the sidebar's hosts", () => {
     expect(view.container.querySelector('[data-action="update-host"]')).toBeNull();
     fireEvent.click(view.container.querySelector('[data-action="reconnect"]')!);
     expect(ipc.hostThreads).toHaveBeenLastCalledWith("gone");
+    // A host added from a terminal meanwhile shows when the window is back.
+    vi.mocked(ipc.remoteHosts).mockResolvedValueOnce([box, gone, { ...box, name: "new" }]);
+    fireEvent.focus(window);
+    await waitFor(() => expect(view.container.querySelector('[data-host="new"]')).not.toBeNull());
   });
 
   it("offers to update a host that runs another forkhost, and reads it again after", async () => {
@@ -68,6 +72,7 @@ describe("Continue on another machine…", () => {
   });
 
   it("sends the host, folder and choices, and keeps the dialog open with the words of a refusal", async () => {
+    vi.mocked(ipc.remoteHosts).mockResolvedValue([box, gone]);
     remote.set({ hosts: [box, gone] });
     vi.mocked(ipc.continueOnHost).mockRejectedValueOnce(
       new ipc.IpcError("conflict", "/src holds files and is not a clone of the branch's repository"),

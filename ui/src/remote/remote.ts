@@ -85,7 +85,8 @@ export async function updateHost(host: string): Promise<void> {
 
 export function openContinueDialog(ask: ContinueAsk) {
   remote.set({ ask });
-  if (remote.get().hosts === null) void loadHosts();
+  // Read again: a host may have been added from a terminal since.
+  void loadHosts();
 }
 
 export function closeContinueDialog() {
