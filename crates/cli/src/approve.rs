@@ -86,7 +86,7 @@ pub async fn decide(policy: Approve, request: &ApprovalView) -> Answer {
         let questions = questions.clone();
         return tokio::task::spawn_blocking(move || ask_questions(&questions))
             .await
-            .unwrap_or(Answer::Reply(None));
+            .unwrap_or(Answer::NoOneThere);
     }
     decide_approval(policy, request).await
 }
@@ -115,8 +115,9 @@ async fn decide_approval(policy: Approve, request: &ApprovalView) -> Answer {
             let always = request.can_approve_for_session;
             match tokio::task::spawn_blocking(move || prompt(&text, always)).await {
                 Ok(Some(decision)) => Answer::Decision(decision),
-                Ok(None) => Answer::NoOneThere,
-                Err(_) => Answer::Decision(ApprovalDecision::Decline),
+                // Nobody answered: the input ended, or the asking itself failed. Never a
+                // decline the user did not make (a daemon's request waits for the next client).
+                Ok(None) | Err(_) => Answer::NoOneThere,
             }
         }
     }
@@ -151,11 +152,13 @@ fn prompt(what: &str, always: bool) -> Option<ApprovalDecision> {
     };
     let stdin = std::io::stdin();
     loop {
-        eprint!(
+        let asked = format!(
             "\nforkhost: the agent wants to {}\n  allow? {choices} ",
             framed(what)
         );
-        let _ = std::io::stderr().flush();
+        // One write that cannot panic: a connection cut mid-question (its stderr gone) is
+        // nobody there, found by the read below, never a failed prompt.
+        say(&asked);
         let mut line = String::new();
         match stdin.lock().read_line(&mut line) {
             Ok(0) | Err(_) => return None,
@@ -165,6 +168,14 @@ fn prompt(what: &str, always: bool) -> Option<ApprovalDecision> {
             return Some(decision);
         }
     }
+}
+
+/// Writes `text` on stderr in one call, ignoring a stderr that is gone (`eprint!` would panic).
+fn say(text: &str) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr
+        .write_all(text.as_bytes())
+        .and_then(|()| stderr.flush());
 }
 
 /// Asks each question on stderr: an option by its number or its text, other text where the
@@ -183,8 +194,7 @@ fn ask_questions(questions: &[QuestionView]) -> Answer {
             (false, false) => "a number",
         };
         loop {
-            eprint!("{text}\n  ({hint}; empty to dismiss) ");
-            let _ = std::io::stderr().flush();
+            say(&format!("{text}\n  ({hint}; empty to dismiss) "));
             let mut line = String::new();
             match stdin.lock().read_line(&mut line) {
                 Ok(0) | Err(_) => return Answer::NoOneThere,
