@@ -23,6 +23,12 @@ use crate::host::{new_id, Host};
 /// for any clone that has fetched lately; past it a bundle only grows.
 const TIPS_OFFERED: usize = 256;
 
+/// Where a branch's files land: a new repository, or a worktree of this clone.
+enum Landing {
+    NewRepository,
+    Clone(Repo),
+}
+
 /// Files placed on the target for a branch before its thread exists: undone when the thread
 /// cannot be made, kept with it when it is.
 pub(crate) enum Placed {
@@ -110,6 +116,21 @@ impl Host {
     /// absent. A folder of another repository, or one holding files outside any, is
     /// `conflict`: nothing is placed over them.
     pub async fn files_target(&self, cwd: &Path, files: &BranchFiles) -> HostResult<FilesTarget> {
+        let Landing::Clone(repo) = self.landing(cwd, files).await? else {
+            return Ok(FilesTarget {
+                have: Vec::new(),
+                new_repository: true,
+            });
+        };
+        let have = blocking(move || repo.tips(TIPS_OFFERED)).await?;
+        Ok(FilesTarget {
+            have: have.iter().map(ToString::to_string).collect(),
+            new_repository: false,
+        })
+    }
+
+    /// The decision [`Host::files_target`] reports, with the clone it found.
+    async fn landing(&self, cwd: &Path, files: &BranchFiles) -> HostResult<Landing> {
         checked_files(files)?;
         if !cwd.is_absolute() {
             return Err(HostError::InvalidInput(format!(
@@ -125,10 +146,7 @@ impl Host {
             )));
         }
         if folder_is_empty(cwd)? {
-            return Ok(FilesTarget {
-                have: Vec::new(),
-                new_repository: true,
-            });
+            return Ok(Landing::NewRepository);
         }
         let Some(repo) = repo_of(cwd).await else {
             return Err(HostError::Conflict(format!(
@@ -155,11 +173,7 @@ impl Host {
                 repo.root().display()
             )));
         }
-        let have = blocking(move || repo.tips(TIPS_OFFERED)).await?;
-        Ok(FilesTarget {
-            have: have.iter().map(ToString::to_string).collect(),
-            new_repository: false,
-        })
+        Ok(Landing::Clone(repo))
     }
 
     /// Writes to `file` the bundle of `files` for a target that holds `have`: the commit and
@@ -200,7 +214,7 @@ impl Host {
         cwd: &Path,
         bundle: &Path,
     ) -> HostResult<Placed> {
-        let target = self.files_target(cwd, files).await?;
+        let landing = self.landing(cwd, files).await?;
         let commit: Oid = files
             .commit
             .parse()
@@ -212,7 +226,7 @@ impl Host {
             .take(8)
             .collect();
         let branch = format!("forkhost/moved-{short}");
-        if target.new_repository {
+        let Landing::Clone(repo) = landing else {
             let existed = cwd.exists();
             let (git, file, folder) = (git()?, bundle.to_owned(), cwd.to_owned());
             let repo = blocking(move || clone_bundle(&git, &file, &folder, &branch)).await?;
@@ -223,10 +237,7 @@ impl Host {
                 existed,
             };
             return self.with_folder(placed).await;
-        }
-        let repo = repo_of(cwd)
-            .await
-            .ok_or_else(|| HostError::Internal("the clone went away".into()))?;
+        };
         let (fetch_in, file, name) = (repo.clone(), bundle.to_owned(), id.clone());
         let fetched = blocking(move || fetch_in.fetch_bundle(&file, &name)).await?;
         let made = if fetched == commit {
