@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use forkhost_core::{ForkAt, HarnessKind, HostError, RemoteHostView, ThreadView, TurnRef};
+use forkhost_core::{ForkAt, HarnessKind, HostError, RemoteHostView, ThreadView};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tauri::State;
@@ -97,16 +97,8 @@ pub async fn continue_on_host(
 
 /// `fork THREAD <at> --to-host H --cwd DIR …`, as the CLI takes it.
 fn fork_args(args: &ContinueOnHost) -> Vec<String> {
-    let turn = |r: &TurnRef| match r {
-        TurnRef::Number(n) => n.to_string(),
-        TurnRef::Id(id) => id.clone(),
-    };
     let mut out = vec!["fork".to_owned(), args.thread_id.clone()];
-    match &args.at {
-        ForkAt::After(r) => out.extend(["--after".to_owned(), turn(r)]),
-        ForkAt::Before(r) => out.extend(["--before".to_owned(), turn(r)]),
-        ForkAt::Latest => out.push("--latest".to_owned()),
-    }
+    out.extend(args.at.cli_words());
     out.extend([
         "--to-host".to_owned(),
         args.host.clone(),
@@ -187,13 +179,8 @@ async fn run_cli(data_dir: &Path, args: &[impl AsRef<str>]) -> Result<Value, Hos
             said.lines().last().unwrap_or("")
         ))
     })?;
-    match value.get("error") {
-        Some(error) => Err(HostError::reported(
-            error["code"].as_str().unwrap_or("internal"),
-            error["message"]
-                .as_str()
-                .unwrap_or("the remote command failed"),
-        )),
+    match HostError::in_document(&value) {
+        Some(err) => Err(err),
         None => Ok(value),
     }
 }
@@ -201,6 +188,7 @@ async fn run_cli(data_dir: &Path, args: &[impl AsRef<str>]) -> Result<Value, Hos
 #[cfg(test)]
 mod tests {
     use super::*;
+    use forkhost_core::TurnRef;
 
     #[test]
     fn a_continue_is_the_clis_fork_to_host() {

@@ -15,7 +15,7 @@ use std::process::{ExitCode, Stdio};
 use clap::Parser;
 use forkhost_core::{
     BranchFiles, BranchSeed, FilesTarget, ForkAt, HarnessKind, Host, HostError, RemoteHostView,
-    TurnRef, LOCAL_HOST,
+    LOCAL_HOST,
 };
 use serde_json::Value;
 
@@ -254,7 +254,7 @@ pub async fn continue_branch(
                 "export-branch".to_owned(),
                 thread.to_owned(),
             ];
-            args.extend(at_args(&at));
+            args.extend(at.cli_words());
             if let Some(into) = into {
                 args.extend(["--into".to_owned(), into.to_string()]);
             }
@@ -435,18 +435,6 @@ pub async fn export(host: &Host, args: ExportArgs) -> Result<Printed, HostError>
     let text = format!("{} ({} turns)", branch.title, branch.seed.turns.len());
     let json = serde_json::to_value(&branch).map_err(|e| HostError::Internal(e.to_string()))?;
     Ok(Printed::new(json, text))
-}
-
-fn at_args(at: &ForkAt) -> Vec<String> {
-    let turn = |r: &TurnRef| match r {
-        TurnRef::Number(n) => n.to_string(),
-        TurnRef::Id(id) => id.clone(),
-    };
-    match at {
-        ForkAt::After(r) => vec!["--after".into(), turn(r)],
-        ForkAt::Before(r) => vec!["--before".into(), turn(r)],
-        ForkAt::Latest => vec!["--latest".into()],
-    }
 }
 
 fn answer_word(answer: TrustAnswer) -> &'static str {

@@ -145,8 +145,8 @@ fn read_json(remote: &RemoteHostView, _: &Exchange, out: Output) -> Result<Value
             said.lines().last().unwrap_or("")
         ))
     })?;
-    match value.get("error") {
-        Some(error) => Err(reported(error)),
+    match HostError::in_document(&value) {
+        Some(err) => Err(err),
         None => Ok(value),
     }
 }
@@ -171,13 +171,6 @@ fn read_into_file(
         ))),
         Err(err) => Err(err),
     }
-}
-
-fn reported(error: &Value) -> HostError {
-    HostError::reported(
-        error["code"].as_str().unwrap_or("internal"),
-        error["message"].as_str().unwrap_or("the remote failed"),
-    )
 }
 
 /// What a remote command's exit status says of the connection itself, both ways a command runs

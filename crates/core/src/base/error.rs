@@ -171,6 +171,18 @@ impl HostError {
         }
     }
 
+    /// The error a forkhost `--json` document reports (`{"error": {"code", "message"}}`),
+    /// if it reports one.
+    pub fn in_document(document: &serde_json::Value) -> Option<HostError> {
+        let error = document.get("error")?;
+        Some(HostError::reported(
+            error["code"].as_str().unwrap_or("internal"),
+            error["message"]
+                .as_str()
+                .unwrap_or("the remote command failed"),
+        ))
+    }
+
     /// The folder whose trust must be decided first, when that is what this error says.
     pub fn undecided_trust(&self) -> Option<&crate::base::view::TrustView> {
         match self {
@@ -214,6 +226,13 @@ mod tests {
             );
         }
         assert_eq!(HostError::reported("nonsense", "x").code(), "internal");
+        let document = serde_json::json!({"error": {"code": "busy", "message": "a turn runs"}});
+        let err = HostError::in_document(&document).unwrap();
+        assert_eq!(
+            (err.code(), err.to_string()),
+            ("busy", "a turn runs".into())
+        );
+        assert!(HostError::in_document(&serde_json::json!({"threads": []})).is_none());
     }
 
     #[test]

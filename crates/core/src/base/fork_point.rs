@@ -43,6 +43,22 @@ pub enum ForkAt {
     Latest,
 }
 
+impl ForkAt {
+    /// The fork point as the CLI's `fork` takes it (`--after N`, `--before ID`, `--latest`): how
+    /// a client on this machine asks another machine's forkhost for it.
+    pub fn cli_words(&self) -> Vec<String> {
+        let turn = |r: &TurnRef| match r {
+            TurnRef::Number(n) => n.to_string(),
+            TurnRef::Id(id) => id.clone(),
+        };
+        match self {
+            ForkAt::After(r) => vec!["--after".into(), turn(r)],
+            ForkAt::Before(r) => vec!["--before".into(), turn(r)],
+            ForkAt::Latest => vec!["--latest".into()],
+        }
+    }
+}
+
 /// A turn of a list a [`TurnRef`] resolves against: a stored row or a turn's view.
 pub(crate) trait HasTurnId {
     fn turn_id(&self) -> &str;
