@@ -21,6 +21,30 @@ fn git(dir: &Path, args: &[&str]) -> String {
     crate::host_kit::git(dir, args).trim().to_owned()
 }
 
+/// `fork THREAD --after N --to-host HOST --cwd DIR --trust yes`, then `extra`.
+fn move_words<'a>(
+    thread: &'a str,
+    after: &'a str,
+    host: &'a str,
+    cwd: &'a str,
+    extra: &[&'a str],
+) -> Vec<&'a str> {
+    let mut words = vec![
+        "fork",
+        thread,
+        "--after",
+        after,
+        "--to-host",
+        host,
+        "--cwd",
+        cwd,
+        "--trust",
+        "yes",
+    ];
+    words.extend_from_slice(extra);
+    words
+}
+
 fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
@@ -86,18 +110,7 @@ fn pi_a_branch_moves_between_machines_with_its_files_as_of_that_message() {
 
     // After turn 1, into the remote's clone: a new worktree there with notes.txt as of turn 1.
     let clone_arg = clone.display().to_string();
-    let moved = local.ok(&[
-        "fork",
-        &source,
-        "--after",
-        "1",
-        "--to-host",
-        "box",
-        "--cwd",
-        &clone_arg,
-        "--trust",
-        "yes",
-    ]);
+    let moved = local.ok(&move_words(&source, "1", "box", &clone_arg, &[]));
     let files = &moved["files"];
     assert_eq!(files["new_repository"], false, "{moved}");
     assert_eq!(
@@ -138,18 +151,7 @@ fn pi_a_branch_moves_between_machines_with_its_files_as_of_that_message() {
     // After turn 2, into a folder that is not there yet: a new repository from a complete
     // bundle, larger than the thin one (it carries the history the clone had).
     let fresh = remote.root().join("elsewhere").display().to_string();
-    let moved = local.ok(&[
-        "fork",
-        &source,
-        "--after",
-        "2",
-        "--to-host",
-        "box",
-        "--cwd",
-        &fresh,
-        "--trust",
-        "yes",
-    ]);
+    let moved = local.ok(&move_words(&source, "2", "box", &fresh, &[]));
     assert_eq!(moved["files"]["new_repository"], true, "{moved}");
     assert_eq!(moved["files"]["prerequisites"], 0);
     assert!(
@@ -164,20 +166,10 @@ fn pi_a_branch_moves_between_machines_with_its_files_as_of_that_message() {
     // And from there back here, into an empty folder: the files as of its turn 2 come along.
     let home = tempfile::tempdir().unwrap();
     let back_dir = home.path().join("back");
-    let back = local.ok(&[
-        "--host",
-        "box",
-        "fork",
-        &moved_id,
-        "--after",
-        "2",
-        "--to-host",
-        "local",
-        "--cwd",
-        back_dir.to_str().unwrap(),
-        "--trust",
-        "yes",
-    ]);
+    let back_arg = back_dir.display().to_string();
+    let mut from_box = vec!["--host", "box"];
+    from_box.extend(move_words(&moved_id, "2", "local", &back_arg, &[]));
+    let back = local.ok(&from_box);
     assert_eq!(back["host"], "local");
     assert_eq!(read(&folder_of(&back).join("notes.txt")), "two\n", "{back}");
 
@@ -191,33 +183,16 @@ fn pi_a_branch_moves_between_machines_with_its_files_as_of_that_message() {
             .len()
     };
     let before = threads(&local);
-    let (code, message) = local.error(&[
-        "fork",
-        &source,
-        "--after",
-        "1",
-        "--to-host",
-        "box",
-        "--cwd",
-        &other,
-        "--trust",
-        "yes",
-    ]);
+    let (code, message) = local.error(&move_words(&source, "1", "box", &other, &[]));
     assert_eq!(code, "conflict", "{message}");
     assert_eq!(threads(&local), before);
-    let plain = local.ok(&[
-        "fork",
+    let plain = local.ok(&move_words(
         &source,
-        "--after",
         "1",
-        "--to-host",
         "box",
-        "--cwd",
         &clone_arg,
-        "--trust",
-        "yes",
-        "--no-files",
-    ]);
+        &["--no-files"],
+    ));
     assert!(plain["files"].is_null(), "{plain}");
     assert_eq!(plain["thread"]["cwd"], clone_arg);
 
