@@ -281,20 +281,3 @@ async fn open_host(client: &Client, name: &str) -> Result<()> {
     wait_css(client, &css, WAIT).await?;
     click(client, &css).await
 }
-
-/// git in `dir`, without the user's configuration.
-fn git(dir: &Path, args: &[&str]) -> Result<()> {
-    let out = Command::new("git")
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .args(["-c", "user.name=Test", "-c", "user.email=test@localhost"])
-        .args(args)
-        .output()?;
-    ensure!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Ok(())
-}
