@@ -6,6 +6,7 @@ use forkhost_core::{ApprovalDecision, ApprovalView, GrantView, PermissionMode};
 use tauri::State;
 
 use crate::error::{CmdResult, CommandError, ErrorCode};
+use crate::remote::thread::{self, remote};
 use crate::state::AppState;
 
 /// An empty or blank word is no choice (the harness's default).
@@ -29,6 +30,10 @@ pub async fn set_mode(
     mode: Option<String>,
     sandbox: Option<String>,
 ) -> CmdResult<ThreadView> {
+    if let Some((host, thread)) = remote(&thread_id) {
+        let permissions = permissions(mode, sandbox);
+        return Ok(thread::set_mode(&state, host, thread, permissions).await?);
+    }
     Ok(state
         .host
         .set_mode(&thread_id, permissions(mode, sandbox))
@@ -51,6 +56,10 @@ pub async fn answer_approval(
             "an approval request id is needed",
         ));
     }
+    if let Some((host, thread)) = remote(&thread_id) {
+        let answered = thread::answer_approval(&state, host, thread, &request_id, decision);
+        return Ok(answered.await?);
+    }
     Ok(state
         .host
         .answer_approval(&thread_id, &request_id, decision)
@@ -72,6 +81,10 @@ pub async fn answer_question(
             "a question request id is needed",
         ));
     }
+    if let Some((host, thread)) = remote(&thread_id) {
+        let answered = thread::answer_question(&state, host, thread, &request_id, answers);
+        return Ok(answered.await?);
+    }
     Ok(state
         .host
         .answer_question(&thread_id, &request_id, answers)
@@ -84,6 +97,9 @@ pub async fn pending_approvals(
     state: State<'_, AppState>,
     thread_id: String,
 ) -> CmdResult<Vec<ApprovalView>> {
+    if let Some((host, thread)) = remote(&thread_id) {
+        return Ok(thread::pending_approvals(&state, host, thread).await?);
+    }
     Ok(state.host.pending_approvals(&thread_id).await?)
 }
 
@@ -93,6 +109,9 @@ pub async fn session_grants(
     state: State<'_, AppState>,
     thread_id: String,
 ) -> CmdResult<Vec<GrantView>> {
+    if let Some((host, thread)) = remote(&thread_id) {
+        return Ok(thread::session_grants(&state, host, thread).await?);
+    }
     Ok(state.host.session_grants(&thread_id).await?)
 }
 
@@ -109,6 +128,9 @@ pub async fn revoke_grant(
             ErrorCode::InvalidInput,
             "a grant id is needed",
         ));
+    }
+    if let Some((host, thread)) = remote(&thread_id) {
+        return Ok(thread::revoke_grant(&state, host, thread, grant_id).await?);
     }
     Ok(state.host.revoke_grant(&thread_id, grant_id).await?)
 }

@@ -15,7 +15,7 @@ fn source(module: &str) -> &'static str {
         "rewind" => include_str!("rewind.rs"),
         "race" => include_str!("race.rs"),
         "search" => include_str!("search.rs"),
-        "remote" => include_str!("remote.rs"),
+        "remote" => include_str!("remote/mod.rs"),
         "fork_preview" => include_str!("fork_preview.rs"),
         other => panic!("command_list names a module this test does not read: {other}"),
     }

@@ -14,6 +14,7 @@ use crate::error::{AppErrorCode, CmdResult, CommandError, ErrorCode};
 use crate::event_list::{channel, emit_all, emit_to};
 use crate::layout::{NewTab, Prefill, TabView, WindowInit};
 use crate::open_window::{self, WindowContents};
+use crate::remote::thread::{self, remote};
 use crate::settings::Settings;
 use crate::state::AppState;
 use crate::terminal::TerminalSpec;
@@ -70,6 +71,9 @@ const TRIM_AFTER_MESSAGES: usize = 1_000;
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn show(state: State<'_, AppState>, thread_id: String) -> CmdResult<ThreadDetail> {
+    if let Some((host, thread)) = remote(&thread_id) {
+        return Ok(thread::show(&state, host, thread).await?);
+    }
     let detail = state.host.show(&thread_id).await?;
     // Sent as JSON after this returns; what reading and sending a long thread took is freed
     // then (not after every small read: a trim walks the allocator's heaps).
@@ -87,6 +91,7 @@ pub async fn tree_cost(
     state: State<'_, AppState>,
     thread_id: String,
 ) -> CmdResult<forkhost_core::TreeCost> {
+    crate::remote::thread::here(&thread_id, "The cost of the tree")?;
     Ok(state.host.tree_cost(&thread_id).await?)
 }
 
@@ -111,6 +116,9 @@ pub async fn start_turn(
     thread_id: String,
     prompt: String,
 ) -> CmdResult<()> {
+    if let Some((host, thread)) = remote(&thread_id) {
+        return Ok(thread::start_turn(&state, host, thread, &prompt).await?);
+    }
     // The outcome also arrives as a `turn_ended` event; the receiver is not needed here.
     let _done = state.host.start_turn(&thread_id, &prompt).await?;
     Ok(())
@@ -118,16 +126,26 @@ pub async fn start_turn(
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn interrupt(state: State<'_, AppState>, thread_id: String) -> CmdResult<()> {
+    if let Some((host, thread)) = remote(&thread_id) {
+        return Ok(thread::interrupt(&state, host, thread).await?);
+    }
     Ok(state.host.interrupt(&thread_id).await?)
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn close(state: State<'_, AppState>, thread_id: String) -> CmdResult<()> {
+    if remote(&thread_id).is_some() {
+        // Its runtime is the remote daemon's, which stops it when idle.
+        return Ok(());
+    }
     Ok(state.host.close(&thread_id).await?)
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn is_streaming(state: State<'_, AppState>, thread_id: String) -> CmdResult<bool> {
+    if let Some((host, thread)) = remote(&thread_id) {
+        return Ok(state.remote.is_streaming(host, thread));
+    }
     Ok(state.host.is_streaming(&thread_id).await)
 }
 
@@ -137,6 +155,9 @@ pub async fn rename(
     thread_id: String,
     title: String,
 ) -> CmdResult<ThreadView> {
+    if let Some((host, thread)) = remote(&thread_id) {
+        return Ok(thread::rename(&state, host, thread, &title).await?);
+    }
     Ok(state.host.rename(&thread_id, &title).await?)
 }
 
@@ -146,6 +167,9 @@ pub async fn archive(
     thread_id: String,
     archived: bool,
 ) -> CmdResult<ThreadView> {
+    if let Some((host, thread)) = remote(&thread_id) {
+        return Ok(thread::archive(&state, host, thread, archived).await?);
+    }
     Ok(state.host.archive(&thread_id, archived).await?)
 }
 
@@ -158,6 +182,9 @@ pub async fn export(
     to: Option<TurnRef>,
     format: ExportFormat,
 ) -> CmdResult<String> {
+    if let Some((host, thread)) = remote(&thread_id) {
+        return Ok(thread::export(&state, host, thread, to, format).await?);
+    }
     Ok(state.host.export(&thread_id, to, format).await?)
 }
 
@@ -196,6 +223,14 @@ pub async fn fork(
         let settings = state.settings.lock().unwrap_or_else(|e| e.into_inner());
         settings.fork_files.fork_files()
     });
+    if let Some((host, thread)) = remote(&thread_id) {
+        // A remote fork opens in a tab here (the spare window is this machine's Host's).
+        let result = thread::fork(&state, host, thread, at, files, into).await?;
+        return Ok(ForkReply {
+            result,
+            window: None,
+        });
+    }
     // Showing the spare takes round trips to the main thread: beside the fork, not before it.
     // It shows the history the fork inherits meanwhile (crate::fork_preview).
     let showing = for_window
@@ -236,6 +271,9 @@ pub async fn import(
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn follow(state: State<'_, AppState>, thread_id: String) -> CmdResult<()> {
+    if let Some((host, thread)) = remote(&thread_id) {
+        return Ok(state.remote.follow(host, thread).await?);
+    }
     Ok(state.host.follow(&thread_id).await?)
 }
 
@@ -364,6 +402,7 @@ pub async fn terminal_open(
     cols: u16,
     rows: u16,
 ) -> CmdResult<String> {
+    crate::remote::thread::here(&thread_id, "The terminal tab")?;
     let command = state.host.terminal_command(&thread_id).await?;
     let spec = TerminalSpec {
         program: command.program,

@@ -31,6 +31,7 @@ fn folder(path: &str) -> CmdResult<PathBuf> {
 /// its checkpoints.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn files(state: State<'_, AppState>, thread_id: String) -> CmdResult<FilesView> {
+    crate::remote::thread::here(&thread_id, "The files view")?;
     Ok(state.host.files(&thread_id).await?)
 }
 
@@ -42,6 +43,7 @@ pub async fn changes(
     thread_id: String,
     other: Option<String>,
 ) -> CmdResult<ChangesView> {
+    crate::remote::thread::here(&thread_id, "Compare")?;
     let other = match other.as_deref() {
         None | Some("") => None,
         Some(o) if o == thread_id => {
@@ -63,6 +65,7 @@ pub async fn bring_back(
     fork_id: String,
     target_id: String,
 ) -> CmdResult<ChangesView> {
+    crate::remote::thread::here(&fork_id, "Bring back")?;
     if fork_id == target_id {
         return Err(CommandError::new(
             ErrorCode::InvalidInput,
@@ -78,6 +81,7 @@ pub async fn worktree_loss(
     state: State<'_, AppState>,
     thread_id: String,
 ) -> CmdResult<WorktreeLoss> {
+    crate::remote::thread::here(&thread_id, "Removing the worktree")?;
     Ok(state.host.worktree_loss(&thread_id).await?)
 }
 
@@ -89,6 +93,7 @@ pub async fn remove_worktree(
     thread_id: String,
     accepted: Option<WorktreeLoss>,
 ) -> CmdResult<()> {
+    crate::remote::thread::here(&thread_id, "Removing the worktree")?;
     Ok(state.host.remove_worktree(&thread_id, accepted).await?)
 }
 

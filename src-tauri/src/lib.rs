@@ -215,12 +215,14 @@ fn setup(
     let shown = WindowRegistry::new(layout.clone()).threads();
     app.manage(update::Updates::default());
     app.manage(attention::Attention::default());
+    let remote = remote::link::RemoteLinks::new(app.handle().clone(), dir.clone());
     app.manage(AppState::new(
         dir,
         host.clone(),
         layout,
         settings,
         building_spare,
+        remote,
     ));
     tauri::async_runtime::spawn(event_bridge::forward_events(
         app.handle().clone(),

@@ -39,6 +39,7 @@ async fn folder_of(state: &AppState, thread_id: &str) -> CmdResult<std::path::Pa
 /// The models the thread's harness offers (empty: it names none; any name is tried).
 #[tauri::command(rename_all = "snake_case")]
 pub async fn race_models(state: State<'_, AppState>, thread_id: String) -> CmdResult<Vec<String>> {
+    crate::remote::thread::here(&thread_id, "A race")?;
     Ok(state.host.models(&thread_id).await?)
 }
 
@@ -48,6 +49,7 @@ pub async fn race_check(
     state: State<'_, AppState>,
     thread_id: String,
 ) -> CmdResult<CheckCommandView> {
+    crate::remote::thread::here(&thread_id, "A race")?;
     let folder = folder_of(&state, &thread_id).await?;
     Ok(state.host.check_command(&folder).await?)
 }
@@ -59,6 +61,7 @@ pub async fn set_race_check(
     thread_id: String,
     command: Option<String>,
 ) -> CmdResult<CheckCommandView> {
+    crate::remote::thread::here(&thread_id, "A race")?;
     let folder = folder_of(&state, &thread_id).await?;
     Ok(state
         .host
@@ -83,6 +86,7 @@ pub async fn race_start(
     max_parallel: Option<usize>,
     budget_usd: Option<f64>,
 ) -> CmdResult<String> {
+    crate::remote::thread::here(&thread_id, "A race")?;
     // Unless the call says otherwise, Settings' "at most K agents at once".
     let max_parallel = max_parallel.or_else(|| {
         let settings = state.settings.lock().unwrap_or_else(|e| e.into_inner());

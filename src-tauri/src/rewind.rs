@@ -16,6 +16,7 @@ pub async fn rewind_plan(
     to: TurnRef,
     kind: RewindKind,
 ) -> CmdResult<RewindPlan> {
+    crate::remote::thread::here(&thread_id, "Rewind")?;
     Ok(state.host.rewind_plan(&thread_id, &to, kind).await?)
 }
 
@@ -29,6 +30,7 @@ pub async fn rewind(
     kind: RewindKind,
     accepted_loss: Option<Vec<String>>,
 ) -> CmdResult<RewoundView> {
+    crate::remote::thread::here(&thread_id, "Rewind")?;
     Ok(state
         .host
         .rewind(&thread_id, &to, kind, accepted_loss.as_deref())
@@ -38,12 +40,14 @@ pub async fn rewind(
 /// Undoes the thread's latest rewind: its old line back, and its files as before.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn undo_rewind(state: State<'_, AppState>, thread_id: String) -> CmdResult<RewoundView> {
+    crate::remote::thread::here(&thread_id, "Undoing a rewind")?;
     Ok(state.host.undo_rewind(&thread_id).await?)
 }
 
 /// The thread's rewinds and those whose branch it is, newest first.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn rewinds(state: State<'_, AppState>, thread_id: String) -> CmdResult<Vec<RewindView>> {
+    crate::remote::thread::here(&thread_id, "The rewinds")?;
     Ok(state.host.rewinds(&thread_id).await?)
 }
 

@@ -13,6 +13,7 @@ use forkhost_core::Host;
 use tokio::sync::mpsc;
 
 use crate::layout::{self, LayoutView, Seed, WindowRegistry};
+use crate::remote::link::RemoteLinks;
 use crate::settings::Settings;
 use crate::terminal::Terminals;
 
@@ -35,6 +36,9 @@ pub struct AppState {
     searches: Mutex<HashMap<String, Arc<AtomicBool>>>,
     /// The number of the next race this run of the app starts (`crate::race`).
     race_runs: AtomicU64,
+    /// The connections to remote hosts' daemons, for remote threads in tabs
+    /// (`crate::remote::link`).
+    pub remote: RemoteLinks,
 }
 
 /// The label of the spare window being built. The window-state plugin's filter reads it too;
@@ -64,6 +68,7 @@ impl AppState {
         layout: LayoutView,
         settings: Settings,
         building_spare: BuildingSpare,
+        remote: RemoteLinks,
     ) -> Self {
         let (save_tx, save_rx) = mpsc::unbounded_channel();
         tauri::async_runtime::spawn(save_layouts(host.clone(), save_rx));
@@ -79,6 +84,7 @@ impl AppState {
             fork_previews: Mutex::default(),
             searches: Mutex::default(),
             race_runs: AtomicU64::new(1),
+            remote,
         }
     }
 

@@ -297,8 +297,14 @@ fn main() -> ExitCode {
             Err(status) => return status,
         };
     }
-    if let Command::Serve(args) = cli.command {
-        return serve::main(cli.data_dir, cli.json, args);
+    // `--host NAME serve --attach` is the remote's daemon relayed over ssh (the app's link to a
+    // remote thread): it runs there, like any command with --host.
+    let here = cli
+        .host
+        .as_deref()
+        .is_none_or(|h| h == forkhost_core::LOCAL_HOST);
+    if let (true, Command::Serve(args)) = (here, &cli.command) {
+        return serve::main(cli.data_dir, cli.json, args.clone());
     }
     forkhost_core::logging::init_stderr("warn");
     let out = Output::new(cli.json);

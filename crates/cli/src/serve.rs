@@ -16,7 +16,7 @@ use crate::output::{self, Output, Printed};
 use crate::{Cli, Command as CliCommand};
 
 /// `serve`'s options.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct ServeArgs {
     /// Relay stdin and stdout to the daemon (started first when none runs).
     #[arg(long)]

@@ -45,8 +45,8 @@ pub use race::{
     LaneFile, LaneSpec, LaneState, OnLane, RaceLane, RaceSpec, RaceView, CHECK_TIMEOUT, MAX_LANES,
 };
 pub use remote::{
-    version_mismatch, RemoteCommand, RemoteHostSpec, RemoteHostView, RemoteSystem, LOCAL_HOST,
-    REMOTE_EXEC, SSH_FAILED, VERSION,
+    remote_thread_id, version_mismatch, RemoteCommand, RemoteHostSpec, RemoteHostView,
+    RemoteSystem, ThreadAddress, LOCAL_HOST, REMOTE_EXEC, SSH_FAILED, VERSION,
 };
 pub use rewind::files::RewindFileView;
 pub use rewind::{RewindKind, RewindPlan, RewindView, RewoundView};

@@ -3,7 +3,10 @@
 //! server on loopback whose sessions run as the second local user. The sidebar lists the host
 //! and, opened, its threads as that machine's forkhost lists them; "Continue on another
 //! machine…" on a reply moves the branch there with its files as of that reply (a new
-//! repository in a new folder), and the host's list shows it; a host that cannot be reached is
+//! repository in a new folder), and the host's list shows it; clicked there, the remote thread
+//! opens in a tab (read by that host's forkhost), a prompt sent from the app runs there and
+//! streams back, and Fork on one of its replies makes a fork there that opens in a tab here
+//! (what the model receives next is checked each time); a host that cannot be reached is
 //! "offline since …" with ssh's words and Reconnect. Run by `scripts/app-e2e.sh app_remote`.
 
 use crate::app_support;
@@ -232,6 +235,114 @@ async fn flow(
             .iter()
             .any(|m| format!("{m:?}").contains("printf 'two")),
         "turn 2 stays behind: {conversation:?}"
+    );
+
+    // The moved thread opens here in a tab, read by box's own forkhost; a prompt sent from the
+    // app runs there (the model there receives the branch and it) and streams back.
+    let remote_id = format!("box:{moved}");
+    click(
+        client,
+        &format!(r#"[data-host="box"] [data-remote-thread-id="{moved}"]"#),
+    )
+    .await?;
+    wait_js(
+        client,
+        r#"!!document.querySelector('article[data-role="user"][data-turn="2"]:not([data-live])')"#,
+        WAIT,
+        "the remote thread's turns",
+    )
+    .await?;
+    let (tab_list, active) = tabs(client).await?;
+    ensure!(
+        active.as_deref() == Some(remote_id.as_str()),
+        "{tab_list:?}"
+    );
+    let folder = wait_css(client, r#".conv-head__cwd[data-host="box"]"#, WAIT).await?;
+    ensure!(
+        folder.text().await?.starts_with("box:"),
+        "the header names the host"
+    );
+    let shown = rows(client).await?;
+    ensure!(
+        shown
+            .iter()
+            .any(|(turn, role, text)| *turn == 2 && role == "user" && text == "on the remote"),
+        "{shown:?}"
+    );
+    send_prompt(client, "from the app").await?;
+    wait_turn_done(client, 3).await?;
+    let conversation = model
+        .last_model_request()
+        .context("a request")?
+        .conversation();
+    ensure!(
+        conversation.last() == Some(&Msg::user("from the app"))
+            && conversation.contains(&Msg::user("on the remote")),
+        "{conversation:?}"
+    );
+    let shown = rows(client).await?;
+    ensure!(
+        shown
+            .iter()
+            .any(|(turn, role, text)| *turn == 3 && role == "assistant" && !text.is_empty()),
+        "the reply streamed back: {shown:?}"
+    );
+    shots.take(client, "remote-thread").await;
+
+    // Fork there after reply 1, into a tab here: a new thread of box whose next turn receives
+    // turn 1 and none of what followed it.
+    let chevron =
+        r#"article[data-role="assistant"][data-turn="1"] button[data-action="fork-options"]"#;
+    let mut tries = 0;
+    loop {
+        click(client, chevron).await?;
+        match menu_item(client, "Fork after this reply in a new tab").await {
+            Ok(()) => break,
+            Err(e) if tries == 2 => return Err(e),
+            Err(_) => tries += 1,
+        }
+    }
+    let fork_id = wait_js(
+        client,
+        &format!(
+            r#"(() => {{
+                const t = document.querySelector('[role="tab"][aria-selected="true"]');
+                const id = t ? t.dataset.threadId : '';
+                return id.startsWith('box:') && id !== '{remote_id}' ? id : null;
+            }})()"#
+        ),
+        WAIT,
+        "the remote fork's tab",
+    )
+    .await?;
+    let fork_id = fork_id.as_str().unwrap_or_default().to_owned();
+    send_prompt(client, "in the remote fork").await?;
+    wait_turn_done(client, 2).await?;
+    let conversation = model
+        .last_model_request()
+        .context("a request")?
+        .conversation();
+    let said = format!("{conversation:?}");
+    ensure!(
+        conversation.last() == Some(&Msg::user("in the remote fork"))
+            && said.contains("printf 'one")
+            && !said.contains("on the remote")
+            && !said.contains("from the app"),
+        "the fork's first turn receives turn 1 only: {conversation:?}"
+    );
+    let threads = cli(data, ssh, &["--host", "box", "threads"])?;
+    let forked = threads["threads"]
+        .as_array()
+        .and_then(|a| {
+            a.iter().find(|t| {
+                Some(t["id"].as_str().unwrap_or_default()) == fork_id.strip_prefix("box:")
+            })
+        })
+        .cloned()
+        .context(format!("{fork_id} among box's threads: {threads}"))?;
+    ensure!(
+        forked["fork"]["source_thread"] == moved.as_str(),
+        "the fork's lineage there: {forked}"
     );
 
     // Reconnect reads again, and says the same while the host stays unreachable.

@@ -8,6 +8,7 @@ import type { ThreadView } from "../bindings/ThreadView";
 import { CostChip, hasCost } from "../cost/CostChip";
 import { FolderBar, FolderChip } from "../files/FolderChip";
 import { harnessName } from "../harnesses";
+import { hostOf } from "../remote/remote";
 import { UndoRewind } from "../rewind/UndoRewind";
 import { openTab } from "../tabs/tabs";
 import { TerminalIcon } from "../ui/icons";
@@ -96,6 +97,8 @@ export function ConversationHeader({
 }) {
   const row = useRef<HTMLDivElement>(null);
   const folded = useFoldedChips(row);
+  // A remote thread's folder is named with its host ("box:~/src/app").
+  const host = hostOf(thread.id);
   // The folded chips' words as the row would show them, each with its tooltip.
   const showFolded = (e: MouseEvent) => {
     const chips = Array.from(row.current?.querySelectorAll<HTMLElement>("[data-header-chip]") ?? []);
@@ -121,8 +124,8 @@ export function ConversationHeader({
             {thread.state}
           </span>
         )}
-        <span className="conv-head__cwd" title={thread.cwd}>
-          {shortPath(thread.cwd)}
+        <span className="conv-head__cwd" title={host ? `${host}:${thread.cwd}` : thread.cwd} data-host={host ?? undefined}>
+          {host ? `${host}:${shortPath(thread.cwd)}` : shortPath(thread.cwd)}
         </span>
         <FolderChip thread={thread} folded={folded.includes("folder")} />
         {folded.length > 0 && (

@@ -113,7 +113,9 @@ export async function forkAt(req: ForkRequest) {
       opensIn: where,
     };
     store.set((s) => ({
-      threads: s.threads.some((t) => t.id === fork.id) ? s.threads : [...s.threads, stripTurns(fork)],
+      // A remote fork (`HOST:ID`) is listed under its host, not here.
+      threads:
+        fork.id.includes(":") || s.threads.some((t) => t.id === fork.id) ? s.threads : [...s.threads, stripTurns(fork)],
     }));
     if (where === "window") {
       measure.window =

@@ -12,6 +12,7 @@ import {
   closeContinueDialog,
   continueOnHost,
   continuePoint,
+  hostOf,
   loadHosts,
   useRemote,
 } from "./remote";
@@ -34,7 +35,13 @@ function ContinueForm({ ask }: { ask: ContinueAsk }) {
   useEffect(() => {
     if (hosts === null) void loadHosts();
   }, [hosts]);
-  const chosen = host || hosts?.[0]?.name || "";
+  // A remote thread may also come back to this machine.
+  const from = hostOf(ask.threadId);
+  const targets = [
+    ...(from ? [{ name: "local", destination: "this machine" }] : []),
+    ...(hosts ?? []).filter((h) => h.name !== from),
+  ];
+  const chosen = host || targets[0]?.name || "";
   const where = ask.role === "user" ? `before turn ${ask.turn}` : `after turn ${ask.turn}`;
   const canStart = !busy && chosen !== "" && cwd.trim() !== "";
 
@@ -73,15 +80,15 @@ function ContinueForm({ ask }: { ask: ContinueAsk }) {
           {source ? `“${source.title}”, ` : ""}
           {where}, as a new session on that machine. This thread stays as it is.
         </p>
-        {hosts !== null && hosts.length === 0 && (
+        {hosts !== null && targets.length === 0 && (
           <p className="continue-dialog__none" data-part="no-hosts">
             No remote hosts yet. Add one from a terminal: <code>forkhost hosts add NAME user@host</code>
           </p>
         )}
         <label className="continue-dialog__row">
           <span>Host</span>
-          <select name="host" value={chosen} onChange={(e) => setHost(e.target.value)} disabled={!hosts?.length}>
-            {(hosts ?? []).map((h) => (
+          <select name="host" value={chosen} onChange={(e) => setHost(e.target.value)} disabled={!targets.length}>
+            {targets.map((h) => (
               <option key={h.name} value={h.name} title={h.destination}>
                 {h.name} ({h.destination})
               </option>

@@ -6,7 +6,9 @@ import { useEffect, useState } from "react";
 import { harnessName } from "../harnesses";
 import { relativeTime } from "../sidebar/SessionButton";
 import { ChevronIcon, RefreshIcon, Spinner } from "../ui/icons";
-import { clock, loadHostThreads, loadHosts, updateHost, useRemote } from "./remote";
+import { useApp } from "../state";
+import { openTab } from "../tabs/tabs";
+import { clock, loadHostThreads, loadHosts, remoteThreadId, updateHost, useRemote } from "./remote";
 
 export function Hosts() {
   const hosts = useRemote((s) => s.hosts);
@@ -37,6 +39,7 @@ export function Hosts() {
 function HostRow({ name, destination }: { name: string; destination: string }) {
   const [open, setOpen] = useState(false);
   const state = useRemote((s) => s.threads[name]);
+  const active = useApp((s) => s.tabs.find((t) => t.id === s.activeTab)?.thread_id);
   const toggle = () => {
     const next = !open;
     setOpen(next);
@@ -96,11 +99,14 @@ function HostRow({ name, destination }: { name: string; destination: string }) {
           {state.threads.length === 0 && <li className="sessions__empty">No threads there yet.</li>}
           {state.threads.map((t) => (
             <li key={t.id}>
-              <div
+              <button
+                type="button"
                 className="thread thread--remote"
                 data-remote-thread-id={t.id}
                 data-state={t.state}
+                data-active={active === remoteThreadId(name, t.id)}
                 title={`${t.title}\n${harnessName(t.harness)} · ${name}:${t.cwd}`}
+                onClick={() => openTab(remoteThreadId(name, t.id))}
               >
                 <span className={`harness-dot harness-dot--${t.harness}`} aria-hidden />
                 <span className="thread__text">
@@ -109,7 +115,7 @@ function HostRow({ name, destination }: { name: string; destination: string }) {
                     {harnessName(t.harness)} · {t.state} · {relativeTime(t.updated_at)}
                   </span>
                 </span>
-              </div>
+              </button>
             </li>
           ))}
         </ul>

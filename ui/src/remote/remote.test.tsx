@@ -4,7 +4,9 @@ import * as ipc from "../ipc";
 import { threadDetail } from "../testing/threads";
 import { ContinueDialog } from "./ContinueDialog";
 import { Hosts } from "./Hosts";
-import { continuePoint, openContinueDialog, remote } from "./remote";
+import { store } from "../state";
+import { upsertThread } from "../threads/cache";
+import { continuePoint, hostOf, openContinueDialog, remote, remoteThreadId } from "./remote";
 
 vi.mock("../ipc", () => import("../testing/ipcMock"));
 afterEach(cleanup);
@@ -62,6 +64,42 @@ describe("the sidebar's hosts", () => {
     fireEvent.click(view.container.querySelector('[data-action="update-host"]')!);
     await waitFor(() => expect(remote.get().threads.box).toEqual({ status: "ready", threads: [] }));
     expect(ipc.installOnHost).toHaveBeenCalledWith("box");
+  });
+});
+
+describe("a remote thread in a tab", () => {
+  it("is named HOST:ID, and only a host with a thread after it names a host", () => {
+    expect(remoteThreadId("dev.box", "0199aaaa-bbbb")).toBe("dev.box:0199aaaa-bbbb");
+    expect(hostOf("dev.box:0199aaaa-bbbb")).toBe("dev.box");
+    for (const here of ["0199aaaa-bbbb", ":x", "box:", ""]) expect(hostOf(here)).toBeNull();
+  });
+
+  it("opens from its host's list in a tab of its own, read through the host, and stays out of this machine's list", async () => {
+    remote.set({ hosts: [box], threads: { box: { status: "ready", threads: [threadDetail("r1", 1, { title: "On the box" })] } } });
+    vi.mocked(ipc.show).mockResolvedValue(threadDetail("box:r1", 1, { title: "On the box" }));
+    store.set({ tabs: [], activeTab: null, slots: {}, threads: [] });
+    const view = render(<Hosts />);
+    fireEvent.click(view.container.querySelector('[data-host="box"] [data-action="toggle-host"]')!);
+    fireEvent.click(view.container.querySelector('[data-remote-thread-id="r1"]')!);
+    const tab = store.get().tabs.find((t) => t.id === store.get().activeTab);
+    expect(tab?.thread_id).toBe("box:r1");
+    await waitFor(() => expect(store.get().slots["box:r1"]?.detail?.title).toBe("On the box"));
+    expect(ipc.show).toHaveBeenCalledWith("box:r1");
+    expect(store.get().threads).toEqual([]);
+    await waitFor(() =>
+      expect(view.container.querySelector('[data-remote-thread-id="r1"]')!.getAttribute("data-active")).toBe("true"),
+    );
+    upsertThread(threadDetail("local1", 1));
+    expect(store.get().threads.map((t) => t.id)).toEqual(["local1"]);
+  });
+
+  it("continues on this machine or another host, not on its own", async () => {
+    vi.mocked(ipc.remoteHosts).mockResolvedValue([box, gone]);
+    remote.set({ hosts: [box, gone] });
+    openContinueDialog({ threadId: "box:r1", turn: 1, role: "assistant" });
+    const view = render(<ContinueDialog />);
+    const options = [...view.container.querySelectorAll('select[name="host"] option')].map((o) => o.getAttribute("value"));
+    expect(options).toEqual(["local", "gone"]);
   });
 });
 

@@ -9,6 +9,7 @@ import type { ThreadView } from "../bindings/ThreadView";
 import { describeError } from "../errors";
 import * as ipc from "../ipc";
 import { createStore, useSelector } from "../store";
+import { refreshThreads } from "../threads/cache";
 import { dismissToast, notify, replaceToast } from "../ui/toasts";
 
 /** One host's threads as last read: being read, read, or the host could not be reached. */
@@ -33,6 +34,18 @@ export interface RemoteState {
 }
 
 export const remote = createStore<RemoteState>({ hosts: null, threads: {}, ask: null });
+
+/** How this window names the thread `id` of the host `host` (`HOST:ID`, as the shell reads it:
+ * a host's name has no `:` and a thread id is a UUID). */
+export function remoteThreadId(host: string, id: string): string {
+  return `${host}:${id}`;
+}
+
+/** The host of a remote thread's id; null for a thread of this machine. */
+export function hostOf(threadId: string): string | null {
+  const at = threadId.indexOf(":");
+  return at > 0 && at < threadId.length - 1 ? threadId.slice(0, at) : null;
+}
 
 export function useRemote<T>(selector: (state: RemoteState) => T): T {
   return useSelector(remote, selector);
@@ -101,7 +114,8 @@ export async function continueOnHost(args: ContinueOnHost): Promise<ContinuedOnH
     title: `Continued on ${done.host}: ${done.thread.title}`,
     message: done.files_folder ? `Its files as of that message are in ${done.files_folder}` : (done.files_note ?? undefined),
   });
-  void loadHostThreads(done.host);
+  if (done.host === "local") void refreshThreads();
+  else void loadHostThreads(done.host);
   return done;
 }
 

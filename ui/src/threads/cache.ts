@@ -60,6 +60,8 @@ export async function loadThread(threadId: string): Promise<ThreadDetail | undef
  * revision only grows. Nothing changes (no re-render) when the entry would look the same.
  */
 export function upsertThread(view: ThreadView) {
+  // The list is this machine's; a remote thread is listed under its host (remote/Hosts.tsx).
+  if (view.id.includes(":")) return;
   const known = store.get().threads.find((t) => t.id === view.id);
   if (known && (known.revision > view.revision || sameThread(known, view))) return;
   store.set((s) => ({

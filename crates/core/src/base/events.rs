@@ -187,6 +187,29 @@ impl HostEvent {
             | HostEvent::Error { thread_id, .. } => thread_id,
         }
     }
+
+    /// The id of the thread it is about, to be renamed (a remote host's event, named as this
+    /// machine's clients name that thread).
+    pub(crate) fn thread_id_mut(&mut self) -> &mut String {
+        match self {
+            HostEvent::TurnStarted { thread_id }
+            | HostEvent::TextDelta { thread_id, .. }
+            | HostEvent::ToolCall { thread_id, .. }
+            | HostEvent::ToolResult { thread_id, .. }
+            | HostEvent::TurnEnded { thread_id, .. }
+            | HostEvent::ThreadChanged { thread_id, .. }
+            | HostEvent::RuntimeStarted { thread_id }
+            | HostEvent::WorktreeSetup { thread_id, .. }
+            | HostEvent::WorktreeSetupEnded { thread_id, .. }
+            | HostEvent::FilesProgress { thread_id, .. }
+            | HostEvent::FilesPrepared { thread_id, .. }
+            | HostEvent::RuntimeStopped { thread_id }
+            | HostEvent::ApprovalRequested { thread_id, .. }
+            | HostEvent::ApprovalResolved { thread_id, .. }
+            | HostEvent::GrantsChanged { thread_id }
+            | HostEvent::Error { thread_id, .. } => thread_id,
+        }
+    }
 }
 
 #[cfg(test)]

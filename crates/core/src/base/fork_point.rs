@@ -3,14 +3,14 @@
 //! against a thread's turns, with the same words when it names none ([`TurnRef::resolve`]).
 
 use forkhost_store::TurnRow;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::base::error::{HostError, HostResult};
 use crate::base::view::TurnView;
 
 /// A turn as the user names it: its host turn id or its 1-based number. The UI sends it as a
 /// JSON number or string.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(untagged)]
 #[ts(export)]
 pub enum TurnRef {

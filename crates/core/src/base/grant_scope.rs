@@ -207,7 +207,7 @@ fn path_text(path: &Path) -> String {
 }
 
 /// A grant as the app and the CLI list it.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct GrantView {
     /// Revoke it by this id.

@@ -7,6 +7,7 @@
 //!
 //! Calls: the base.
 
+mod address;
 pub(crate) mod host_key;
 mod install;
 pub(crate) mod ssh;
@@ -16,6 +17,7 @@ use serde::Serialize;
 
 use crate::base::error::{HostError, HostResult};
 use crate::host::Host;
+pub use address::{remote_thread_id, ThreadAddress};
 pub use install::RemoteSystem;
 pub use ssh::{RemoteCommand, SSH_FAILED};
 

@@ -15,7 +15,25 @@ use super::wire::{Call, Entry, Request, Returned, ServerMessage, WireError, PROT
 use crate::base::error::{HostError, HostResult};
 use crate::remote::VERSION;
 
-type Waiting = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Returned, WireError>>>>>;
+type Waiting = Arc<Mutex<Calls>>;
+
+/// The calls waiting for their answers; once the connection ended, why (a call made after
+/// that hears it at once instead of waiting for an answer that cannot come).
+#[derive(Default)]
+struct Calls {
+    open: HashMap<u64, oneshot::Sender<Result<Returned, WireError>>>,
+    ended: Option<WireError>,
+}
+
+impl Calls {
+    /// The connection is over: every open call, and every later one, hears `why`.
+    fn end(&mut self, why: WireError) {
+        for (_, caller) in self.open.drain() {
+            let _ = caller.send(Err(why.clone()));
+        }
+        self.ended.get_or_insert(why);
+    }
+}
 
 /// One connection to a daemon, greeted.
 pub struct Connection {
@@ -93,10 +111,13 @@ impl Connection {
     pub async fn call(&self, call: Call) -> HostResult<Returned> {
         let id = self.next_id.fetch_add(1, Ordering::SeqCst);
         let (tx, rx) = oneshot::channel();
-        self.waiting
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(id, tx);
+        {
+            let mut calls = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(why) = &calls.ended {
+                return Err(why.clone().into());
+            }
+            calls.open.insert(id, tx);
+        }
         let mut line = serde_json::to_vec(&Request { id, call })
             .map_err(|e| HostError::Internal(e.to_string()))?;
         line.push(b'\n');
@@ -151,30 +172,39 @@ async fn read_messages(
                 let caller = waiting
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
+                    .open
                     .remove(&id);
                 if let Some(caller) = caller {
                     let _ = caller.send(result);
                 } else if let Err(err) = result {
                     // An answer to no call: the daemon refused the connection itself.
                     tracing::warn!(code = ?err.code, "the daemon refused: {}", err.message);
-                    for (_, caller) in waiting.lock().unwrap_or_else(|e| e.into_inner()).drain() {
-                        let _ = caller.send(Err(err.clone()));
-                    }
+                    waiting.lock().unwrap_or_else(|e| e.into_inner()).end(err);
                 }
             }
             Ok(ServerMessage::Entry { entry }) => {
                 let _ = entries.send(entry);
             }
             Err(err) => {
+                let value = serde_json::from_str::<serde_json::Value>(&line).ok();
+                // `forkhost --json` refusing before any daemon answered (another version
+                // there, ssh failing, no such host): every caller hears its code and words.
+                if let Some(refused) = value.as_ref().and_then(HostError::in_document) {
+                    let refused = WireError::from(&refused);
+                    waiting
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .end(refused);
+                    break;
+                }
                 // A reply this build cannot read: its caller hears why instead of waiting.
                 tracing::warn!(error = %err, "the daemon sent a line that is no message");
-                let id = serde_json::from_str::<serde_json::Value>(&line)
-                    .ok()
-                    .and_then(|v| v.get("id").and_then(serde_json::Value::as_u64));
+                let id = value.and_then(|v| v.get("id").and_then(serde_json::Value::as_u64));
                 let caller = id.and_then(|id| {
                     waiting
                         .lock()
                         .unwrap_or_else(|e| e.into_inner())
+                        .open
                         .remove(&id)
                 });
                 if let Some(caller) = caller {
@@ -189,5 +219,85 @@ async fn read_messages(
             }
         }
     }
-    waiting.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    waiting
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .end(WireError {
+            code: crate::base::error::ErrorCode::HostUnreachable,
+            message: "the connection to the daemon was lost (it ended)".into(),
+        });
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    use super::*;
+
+    /// A client whose other end is `answer`ed by hand.
+    async fn over_hand(
+        answer: impl FnOnce(tokio::io::DuplexStream) -> tokio::task::JoinHandle<()>,
+    ) -> HostResult<Connection> {
+        let (ours, theirs) = tokio::io::duplex(4096);
+        let _other = answer(theirs);
+        let (read, write) = tokio::io::split(ours);
+        Connection::over(read, write).await
+    }
+
+    #[tokio::test]
+    async fn a_refusal_printed_before_any_daemon_answered_keeps_its_code_and_words() {
+        let refused = over_hand(|theirs| {
+            tokio::spawn(async move {
+                let (read, mut write) = tokio::io::split(theirs);
+                let mut lines = BufReader::new(read).lines();
+                let _hello = lines.next_line().await;
+                let doc =
+                    r#"{"error":{"code":"version_mismatch","message":"box runs forkhost 0.0.1"}}"#;
+                write
+                    .write_all(format!("{doc}\n").as_bytes())
+                    .await
+                    .unwrap();
+                // Held open: the refusal alone must end the wait.
+                tokio::time::sleep(std::time::Duration::from_secs(30)).await;
+            })
+        })
+        .await;
+        let err = refused.err().expect("refused");
+        assert_eq!(err.code(), "version_mismatch");
+        assert!(err.to_string().contains("box runs forkhost 0.0.1"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn a_call_after_the_connection_ended_hears_so_at_once() {
+        let connection = over_hand(|theirs| {
+            tokio::spawn(async move {
+                let (read, mut write) = tokio::io::split(theirs);
+                let mut lines = BufReader::new(read).lines();
+                let hello = lines.next_line().await.unwrap().unwrap();
+                let id = serde_json::from_str::<serde_json::Value>(&hello).unwrap()["id"].clone();
+                let reply = serde_json::json!({
+                    "kind": "reply", "id": id,
+                    "result": {"Ok": {"kind": "hello", "version": VERSION, "protocol": PROTOCOL,
+                                      "boot": "b1", "last_seq": 4}}
+                });
+                write
+                    .write_all(format!("{reply}\n").as_bytes())
+                    .await
+                    .unwrap();
+                // Then the daemon's side ends.
+            })
+        })
+        .await
+        .expect("greeted");
+        assert_eq!((connection.boot.as_str(), connection.last_seq), ("b1", 4));
+        assert!(connection.next_entry().await.is_none());
+        let err = tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            connection.call(Call::Show { thread: "t".into() }),
+        )
+        .await
+        .expect("answered at once, not waiting")
+        .unwrap_err();
+        assert_eq!(err.code(), "host_unreachable", "{err}");
+    }
 }

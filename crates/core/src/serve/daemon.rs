@@ -299,6 +299,28 @@ async fn answer(daemon: &Arc<Daemon>, call: Call) -> HostResult<Returned> {
         Call::Show { thread } => Ok(Returned::Thread {
             detail: Box::new(host.show(&thread).await?),
         }),
+        Call::SetMode {
+            thread,
+            permissions,
+        } => Ok(Returned::View {
+            thread: Box::new(host.set_mode(&thread, permissions).await?),
+        }),
+        Call::SessionGrants { thread } => Ok(Returned::Grants {
+            grants: host.session_grants(&thread).await?,
+        }),
+        Call::RevokeGrant { thread, grant } => host
+            .revoke_grant(&thread, &grant)
+            .await
+            .map(|()| Returned::Done),
+        Call::Rename { thread, title } => Ok(Returned::View {
+            thread: Box::new(host.rename(&thread, &title).await?),
+        }),
+        Call::Archive { thread, archived } => Ok(Returned::View {
+            thread: Box::new(host.archive(&thread, archived).await?),
+        }),
+        Call::Export { thread, to, format } => Ok(Returned::Text {
+            text: host.export(&thread, to, format).await?,
+        }),
     }
 }
 

@@ -59,6 +59,69 @@ async fn a_clients_calls_come_back_as_the_hosts_own_answers() {
     };
     assert!(requests.is_empty());
 
+    // The thread's row, grants and export, as the Host gives them.
+    let Returned::View { thread } = connection
+        .call(Call::Rename {
+            thread: t.thread.clone(),
+            title: "Renamed from afar".into(),
+        })
+        .await
+        .unwrap()
+    else {
+        panic!("not a thread's row");
+    };
+    assert_eq!(thread.title, "Renamed from afar");
+    assert_eq!(
+        t.host.show(&t.thread).await.unwrap().thread.title,
+        "Renamed from afar"
+    );
+    let Returned::Grants { grants } = connection
+        .call(Call::SessionGrants {
+            thread: t.thread.clone(),
+        })
+        .await
+        .unwrap()
+    else {
+        panic!("not the grants");
+    };
+    assert_eq!(grants, t.host.session_grants(&t.thread).await.unwrap());
+    let Returned::Text { text } = connection
+        .call(Call::Export {
+            thread: t.thread.clone(),
+            to: Some(crate::base::fork_point::TurnRef::Number(1)),
+            format: crate::thread::export::ExportFormat::Markdown,
+        })
+        .await
+        .unwrap()
+    else {
+        panic!("not the export");
+    };
+    let expected = t
+        .host
+        .export(
+            &t.thread,
+            Some(crate::base::fork_point::TurnRef::Number(1)),
+            crate::thread::export::ExportFormat::Markdown,
+        )
+        .await
+        .unwrap();
+    assert_eq!(text, expected);
+    let err = connection
+        .call(Call::RevokeGrant {
+            thread: t.thread.clone(),
+            grant: "no-such-grant".into(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.code(),
+        t.host
+            .revoke_grant(&t.thread, "no-such-grant")
+            .await
+            .unwrap_err()
+            .code()
+    );
+
     // A second daemon on the folder is refused while this one serves.
     assert_eq!(Served::claim(t.data_dir()).err().unwrap().code(), "busy");
     daemon.abort();

@@ -8,11 +8,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::base::error::{ErrorCode, HostError};
 use crate::base::events::{HostEvent, TurnEnd};
-use crate::base::view::{ApprovalView, ThreadDetail};
-use forkhost_harness::ApprovalDecision;
+use crate::base::fork_point::TurnRef;
+use crate::base::grant_scope::GrantView;
+use crate::base::view::{ApprovalView, ThreadDetail, ThreadView};
+use crate::thread::export::ExportFormat;
+use forkhost_harness::{ApprovalDecision, PermissionMode};
 
 /// The wire's version: a daemon refuses a client of another one.
-pub const PROTOCOL: u32 = 1;
+pub const PROTOCOL: u32 = 2;
 
 /// A client's request, numbered by the client (`id`); the daemon answers each with a
 /// [`ServerMessage::Reply`] of the same number.
@@ -66,6 +69,33 @@ pub enum Call {
     Show {
         thread: String,
     },
+    /// Changes the thread's permission mode (from its runtime's next start).
+    SetMode {
+        thread: String,
+        permissions: PermissionMode,
+    },
+    /// The thread's session grants ("Always this session"), oldest first.
+    SessionGrants {
+        thread: String,
+    },
+    RevokeGrant {
+        thread: String,
+        grant: String,
+    },
+    Rename {
+        thread: String,
+        title: String,
+    },
+    Archive {
+        thread: String,
+        archived: bool,
+    },
+    /// The thread's branch up to `to` (its end when `None`), as `format` writes it.
+    Export {
+        thread: String,
+        to: Option<TurnRef>,
+        format: ExportFormat,
+    },
 }
 
 /// What a call returned.
@@ -94,6 +124,16 @@ pub enum Returned {
     },
     Thread {
         detail: Box<ThreadDetail>,
+    },
+    /// A thread's row as it is now (after a change).
+    View {
+        thread: Box<ThreadView>,
+    },
+    Grants {
+        grants: Vec<GrantView>,
+    },
+    Text {
+        text: String,
     },
 }
 

@@ -11,7 +11,7 @@ use crate::base::view::{MessageView, ThreadView, TurnView};
 use crate::host::Host;
 
 /// What an export is written as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 #[ts(export)]
 pub enum ExportFormat {

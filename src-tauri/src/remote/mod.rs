@@ -17,6 +17,9 @@ use tauri::State;
 use crate::error::CmdResult;
 use crate::state::AppState;
 
+pub mod link;
+pub mod thread;
+
 /// How long one remote command may take: a branch with a large repository's files moves as
 /// a bundle of what the target lacks, which can be a first clone's worth.
 const CALL_LIMIT: Duration = Duration::from_secs(30 * 60);
@@ -85,7 +88,9 @@ pub async fn continue_on_host(
     state: State<'_, AppState>,
     args: ContinueOnHost,
 ) -> CmdResult<ContinuedOnHost> {
-    state.host.remote_host(&args.host).await?;
+    if args.host != forkhost_core::LOCAL_HOST {
+        state.host.remote_host(&args.host).await?;
+    }
     let answer = run_cli(&state.data_dir, &fork_args(&args)).await?;
     Ok(ContinuedOnHost {
         host: args.host.clone(),
@@ -96,8 +101,17 @@ pub async fn continue_on_host(
 }
 
 /// `fork THREAD <at> --to-host H --cwd DIR …`, as the CLI takes it.
+/// A remote thread (`HOST:ID`) moves from its host (`--host HOST fork ID …`).
 fn fork_args(args: &ContinueOnHost) -> Vec<String> {
-    let mut out = vec!["fork".to_owned(), args.thread_id.clone()];
+    let mut out = match thread::remote(&args.thread_id) {
+        Some((host, id)) => vec![
+            "--host".to_owned(),
+            host.to_owned(),
+            "fork".to_owned(),
+            id.to_owned(),
+        ],
+        None => vec!["fork".to_owned(), args.thread_id.clone()],
+    };
     out.extend(args.at.cli_words());
     out.extend([
         "--to-host".to_owned(),
@@ -121,7 +135,10 @@ fn fork_args(args: &ContinueOnHost) -> Vec<String> {
 }
 
 /// `value` read back into the Host's type it was written from.
-fn read<T: serde::de::DeserializeOwned>(value: &Value, host: &str) -> Result<T, HostError> {
+pub(crate) fn read<T: serde::de::DeserializeOwned>(
+    value: &Value,
+    host: &str,
+) -> Result<T, HostError> {
     serde_json::from_value(value.clone())
         .map_err(|e| HostError::Internal(format!("{host}'s answer could not be read: {e}")))
 }
@@ -146,16 +163,17 @@ fn bundled_cli() -> Result<PathBuf, HostError> {
     }
 }
 
-/// Runs the bundled CLI with `--json` against the app's data folder: its JSON document, or
-/// the error it reported (its code and words) or why it could not run.
-async fn run_cli(data_dir: &Path, args: &[impl AsRef<str>]) -> Result<Value, HostError> {
+/// The bundled CLI with `--json` against the app's data folder and `args`, ended with the app.
+fn cli_command(
+    data_dir: &Path,
+    args: &[impl AsRef<str>],
+) -> Result<tokio::process::Command, HostError> {
     let mut command = tokio::process::Command::new(bundled_cli()?);
     command
         .arg("--json")
         .arg("--data-dir")
         .arg(data_dir)
         .args(args.iter().map(AsRef::as_ref))
-        .stdin(std::process::Stdio::null())
         .kill_on_drop(true);
     #[cfg(windows)]
     {
@@ -163,6 +181,14 @@ async fn run_cli(data_dir: &Path, args: &[impl AsRef<str>]) -> Result<Value, Hos
         const CREATE_NO_WINDOW: u32 = 0x0800_0000;
         command.creation_flags(CREATE_NO_WINDOW);
     }
+    Ok(command)
+}
+
+/// Runs the bundled CLI with `--json` against the app's data folder: its JSON document, or
+/// the error it reported (its code and words) or why it could not run.
+pub(crate) async fn run_cli(data_dir: &Path, args: &[impl AsRef<str>]) -> Result<Value, HostError> {
+    let mut command = cli_command(data_dir, args)?;
+    command.stdin(std::process::Stdio::null());
     let out = tokio::time::timeout(CALL_LIMIT, command.output())
         .await
         .map_err(|_| {
@@ -215,6 +241,15 @@ mod tests {
         assert_eq!(
             fork_args(&latest).join(" "),
             "fork t1 --latest --to-host box --cwd /src/app"
+        );
+        let from_remote = ContinueOnHost {
+            thread_id: "gpu:t9".into(),
+            host: "local".into(),
+            ..latest
+        };
+        assert_eq!(
+            fork_args(&from_remote).join(" "),
+            "--host gpu fork t9 --latest --to-host local --cwd /src/app"
         );
     }
 }

@@ -1,0 +1,127 @@
+//! A thread of a remote host as a client of this machine names it: `HOST:ID`. A window holds
+//! one thread id per tab and every command takes one; prefixing the host lets a remote thread
+//! sit in a tab beside local ones and every command find its way there (docs/architecture.md
+//! "Remote hosts"). Neither half can hide the other: a host's name has no `:` (`hosts add`
+//! refuses it) and the Host's own ids are UUIDs.
+
+use crate::base::events::HostEvent;
+use crate::base::view::{ThreadDetail, ThreadView};
+
+/// Where the thread an id names lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThreadAddress<'a> {
+    /// A thread of this machine's Host.
+    Here(&'a str),
+    /// The thread `thread` of the remote host `host`.
+    There { host: &'a str, thread: &'a str },
+}
+
+impl<'a> ThreadAddress<'a> {
+    /// Reads an id as a client was given it.
+    pub fn of(id: &'a str) -> ThreadAddress<'a> {
+        match id.split_once(':') {
+            Some((host, thread)) if !host.is_empty() && !thread.is_empty() => {
+                ThreadAddress::There { host, thread }
+            }
+            _ => ThreadAddress::Here(id),
+        }
+    }
+}
+
+/// The id a client gives the thread `thread` of the host `host`.
+pub fn remote_thread_id(host: &str, thread: &str) -> String {
+    format!("{host}:{thread}")
+}
+
+impl ThreadView {
+    /// This view (a remote host's) with its ids as a client of this machine names them.
+    pub fn on_host(mut self, host: &str) -> ThreadView {
+        self.id = remote_thread_id(host, &self.id);
+        if let Some(fork) = &mut self.fork {
+            fork.source_thread = remote_thread_id(host, &fork.source_thread);
+        }
+        self
+    }
+}
+
+impl ThreadDetail {
+    /// As [`ThreadView::on_host`], with the forks cut at each turn.
+    pub fn on_host(mut self, host: &str) -> ThreadDetail {
+        self.thread = self.thread.on_host(host);
+        for turn in &mut self.turns {
+            for fork in &mut turn.forks {
+                *fork = remote_thread_id(host, fork);
+            }
+        }
+        self
+    }
+}
+
+impl HostEvent {
+    /// This event (a remote host's) about its thread as a client of this machine names it.
+    pub fn on_host(mut self, host: &str) -> HostEvent {
+        let id = self.thread_id_mut();
+        *id = remote_thread_id(host, id);
+        if let HostEvent::ThreadChanged {
+            thread: Some(view), ..
+        } = &mut self
+        {
+            **view = (**view).clone().on_host(host);
+        }
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_id_with_a_host_is_there_and_a_plain_one_here() {
+        let id = remote_thread_id("dev.box", "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000");
+        assert_eq!(id, "dev.box:0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000");
+        assert_eq!(
+            ThreadAddress::of(&id),
+            ThreadAddress::There {
+                host: "dev.box",
+                thread: "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000"
+            }
+        );
+        for here in ["0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000", ":x", "box:", ""] {
+            assert_eq!(ThreadAddress::of(here), ThreadAddress::Here(here));
+        }
+    }
+
+    #[test]
+    fn an_event_names_the_remote_thread_and_its_row() {
+        let event = HostEvent::TextDelta {
+            thread_id: "t1".into(),
+            text: "hi".into(),
+        };
+        assert_eq!(event.on_host("box").thread_id(), "box:t1");
+        let view: ThreadView = serde_json::from_value(serde_json::json!({
+            "id": "t2", "harness": "pi", "cwd": "/w", "title": "x", "state": "ready",
+            "native": {"session_id": null, "path": null},
+            "fork": {"source_thread": "t1", "source_turn": null, "boundary": "after",
+                     "source_harness": null, "source_turn_number": null},
+            "permissions": {"mode": null, "sandbox": null, "sandbox_default": false},
+            "revision": 1, "created_at": 0, "updated_at": 0
+        }))
+        .unwrap();
+        let changed = HostEvent::ThreadChanged {
+            thread_id: "t2".into(),
+            thread: Some(Box::new(view)),
+        }
+        .on_host("box");
+        let HostEvent::ThreadChanged {
+            thread_id,
+            thread: Some(view),
+        } = changed
+        else {
+            panic!("still a thread change");
+        };
+        assert_eq!(thread_id, "box:t2");
+        assert_eq!(view.id, "box:t2");
+        assert_eq!(view.fork.unwrap().source_thread, "box:t1");
+    }
+}
