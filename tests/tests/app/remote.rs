@@ -257,10 +257,14 @@ async fn flow(
         active.as_deref() == Some(remote_id.as_str()),
         "{tab_list:?}"
     );
-    let folder = wait_css(client, r#".conv-head__cwd[data-host="box"]"#, WAIT).await?;
+    let folder = js(
+        client,
+        r#"return document.querySelector('.conv-head__cwd[data-host="box"]')?.textContent ?? '';"#,
+    )
+    .await?;
     ensure!(
-        folder.text().await?.starts_with("box:"),
-        "the header names the host"
+        folder.as_str().unwrap_or_default().starts_with("box:"),
+        "the header names the host: {folder}"
     );
     let shown = rows(client).await?;
     ensure!(
