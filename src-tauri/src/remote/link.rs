@@ -21,7 +21,6 @@ use forkhost_core::{
 use tauri::AppHandle;
 
 use crate::event_list::{channel, emit_all};
-use crate::state::AppState;
 
 type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -31,8 +30,12 @@ const CONNECT_LIMIT: Duration = Duration::from_secs(5 * 60);
 const RETRY_FIRST: Duration = Duration::from_secs(1);
 const RETRY_MAX: Duration = Duration::from_secs(30);
 
-/// The app's connections to remote daemons, by host name.
-pub struct RemoteLinks {
+/// The app's connections to remote daemons, by host name (shared: each connection's pump
+/// holds it too).
+#[derive(Clone)]
+pub struct RemoteLinks(Arc<Links>);
+
+struct Links {
     app: AppHandle,
     data_dir: PathBuf,
     links: tokio::sync::Mutex<HashMap<String, Arc<Link>>>,
@@ -62,12 +65,12 @@ pub struct Link {
 
 impl RemoteLinks {
     pub fn new(app: AppHandle, data_dir: PathBuf) -> RemoteLinks {
-        RemoteLinks {
+        RemoteLinks(Arc::new(Links {
             app,
             data_dir,
             links: tokio::sync::Mutex::default(),
             seen: Mutex::default(),
-        }
+        }))
     }
 
     /// Calls `call` on the daemon of `host`, connecting first when no connection is up.
@@ -106,14 +109,14 @@ impl RemoteLinks {
     }
 
     fn seen(&self) -> std::sync::MutexGuard<'_, HashMap<String, Seen>> {
-        self.seen.lock().unwrap_or_else(|e| e.into_inner())
+        self.0.seen.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The connection to `host`, made when there is none (or it ended). Boxed: its pump
     /// makes it again, and a future that holds itself has no size.
     fn link<'a>(&'a self, host: &'a str) -> BoxFuture<'a, HostResult<Arc<Link>>> {
         Box::pin(async move {
-            let mut links = self.links.lock().await;
+            let mut links = self.0.links.lock().await;
             if let Some(link) = links.get(host) {
                 if !link.ended.load(Ordering::SeqCst) {
                     return Ok(link.clone());
@@ -121,7 +124,7 @@ impl RemoteLinks {
             }
             let link = Arc::new(self.connect(host).await?);
             links.insert(host.to_owned(), link.clone());
-            tauri::async_runtime::spawn(pump(self.app.clone(), link.clone()));
+            tauri::async_runtime::spawn(pump(self.clone(), link.clone()));
             Ok(link)
         })
     }
@@ -130,7 +133,7 @@ impl RemoteLinks {
     /// seen has none of the old numbers, so the threads followed are re-read from the start.
     async fn connect(&self, host: &str) -> HostResult<Link> {
         let args = ["--host", host, "serve", "--attach"];
-        let mut command = super::cli_command(&self.data_dir, &args)?;
+        let mut command = super::cli::cli_command(&self.0.data_dir, &args)?;
         command
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
@@ -207,19 +210,18 @@ impl RemoteLinks {
 
 /// Hands the link's entries to the windows; when it ends, tells the threads followed there
 /// and makes it again until it is back (then they re-read what they show).
-async fn pump(app: AppHandle, link: Arc<Link>) {
-    use tauri::Manager;
-    let state = || app.state::<AppState>();
+async fn pump(links: RemoteLinks, link: Arc<Link>) {
+    let app = links.0.app.clone();
     let host = link.host.clone();
     while let Some(entry) = link.connection.next_entry().await {
         link.last_seq.fetch_max(entry.seq, Ordering::SeqCst);
-        state().remote.saw(&host, entry.seq, &entry.item);
+        links.saw(&host, entry.seq, &entry.item);
         if let Item::Event { event } = entry.item {
             emit_all::<channel::HostEvent>(&app, &event.on_host(&host));
         }
     }
     link.ended.store(true, Ordering::SeqCst);
-    let followed = state().remote.followed(&host);
+    let followed = links.followed(&host);
     if followed.is_empty() {
         return;
     }
@@ -234,10 +236,10 @@ async fn pump(app: AppHandle, link: Arc<Link>) {
     let mut pause = RETRY_FIRST;
     loop {
         tokio::time::sleep(pause).await;
-        if state().remote.followed(&host).is_empty() {
+        if links.followed(&host).is_empty() {
             return;
         }
-        match state().remote.link(&host).await {
+        match links.link(&host).await {
             Ok(_) => break,
             Err(err) => {
                 tracing::debug!(host = %host, code = err.code(), "reconnecting failed");
@@ -246,7 +248,7 @@ async fn pump(app: AppHandle, link: Arc<Link>) {
         }
     }
     // Back: what the windows show may have moved on meanwhile.
-    for thread in state().remote.followed(&host) {
+    for thread in links.followed(&host) {
         let changed = HostEvent::ThreadChanged {
             thread_id: thread,
             thread: None,

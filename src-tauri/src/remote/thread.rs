@@ -217,8 +217,8 @@ pub async fn fork(
     if let Some(into) = into {
         args.extend(["--into".to_owned(), into.to_string()]);
     }
-    let answer = super::run_cli(&state.data_dir, &args).await?;
-    let detail: ThreadDetail = super::read(&answer["thread"], host)?;
+    let answer = super::cli::run_cli(&state.data_dir, &args).await?;
+    let detail: ThreadDetail = super::cli::read(&answer["thread"], host)?;
     let text = |key: &str| answer[key].as_str().map(str::to_owned);
     let total_ms = started.elapsed().as_secs_f64() * 1000.0;
     Ok(ForkResult {
