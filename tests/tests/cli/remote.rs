@@ -810,3 +810,50 @@ fn host_keys_are_never_accepted_silently_and_bad_hosts_are_named() {
     assert_eq!(code, "version_mismatch", "{message}");
     assert!(message.contains("0.0.1"), "{message}");
 }
+
+/// `--host box serve --attach` is the remote daemon relayed over ssh (the app's link to a
+/// remote thread): it greets with the remote's daemon and answers for a thread that exists only
+/// there — not a daemon of this machine's data folder, which knows no such thread.
+#[test]
+fn pi_serve_attach_with_a_host_speaks_to_the_remotes_daemon() {
+    use std::io::{BufRead, Write};
+    let Some(sides) = Sides::start(Harness::Pi, FakeModelOptions::default()) else {
+        return;
+    };
+    let Sides { local, .. } = &sides;
+    let thread = sides.new_thread("pi");
+    let mut relay = local.spawn(&["--json", "--host", "box", "serve", "--attach"]);
+    let mut stdin = relay.stdin.take().unwrap();
+    let mut lines = std::io::BufReader::new(relay.stdout.take().unwrap()).lines();
+    let mut call = |line: Value| -> Value {
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+        let answer = lines.next().expect("an answer").unwrap();
+        serde_json::from_str(&answer).unwrap()
+    };
+    let hello = call(serde_json::json!({
+        "id": 1, "call": "hello",
+        "version": env!("CARGO_PKG_VERSION"), "protocol": forkhost_core::PROTOCOL,
+    }));
+    assert_eq!(hello["result"]["Ok"]["kind"], "hello", "{hello}");
+    let shown = call(serde_json::json!({"id": 2, "call": "show", "thread": thread}));
+    assert_eq!(
+        shown["result"]["Ok"]["detail"]["id"],
+        thread.as_str(),
+        "the remote's thread, read there: {shown}"
+    );
+    let renamed = call(serde_json::json!({
+        "id": 3, "call": "rename", "thread": thread, "title": "named from this side",
+    }));
+    assert_eq!(
+        renamed["result"]["Ok"]["thread"]["title"], "named from this side",
+        "{renamed}"
+    );
+    drop(stdin);
+    cut(&mut relay);
+    let listed = local.ok(&["--host", "box", "threads"]);
+    assert_eq!(
+        listed["threads"][0]["title"], "named from this side",
+        "{listed}"
+    );
+}
