@@ -1,5 +1,7 @@
 //! Shared pieces of the end-to-end tests: the fake model server and temporary harness homes.
 
+#[cfg(unix)]
+pub mod acp;
 pub mod cli;
 pub mod fake_model;
 pub mod harness_env;

@@ -1,5 +1,6 @@
 //! `forkhost`: the Host from a terminal. A thin shell: parse, call one Host method, print.
 
+mod agents;
 mod approve;
 mod check;
 mod cost;
@@ -159,6 +160,8 @@ enum Command {
     /// Race N lanes: N forks of one turn, each in its own worktree, one prompt sent to all at
     /// once; a status line per lane as it changes, then a table.
     Race(race::RaceArgs),
+    /// The Agent Client Protocol agents (Gemini CLI, OpenCode, …) and what each can do.
+    Agents(agents::AgentsArgs),
     /// Keep one lane of a race: its changes into the source's folder (uncommitted); the other
     /// lanes archived, their worktrees removed (asked first unless --yes).
     Keep {
@@ -297,8 +300,7 @@ fn main() -> ExitCode {
             Err(status) => return status,
         };
     }
-    // `--host NAME serve --attach` is the remote's daemon relayed over ssh (the app's link to a
-    // remote thread): it runs there, like any command with --host.
+    // `--host NAME serve --attach` runs there (the app's link to a remote thread).
     let here = cli
         .host
         .as_deref()
@@ -468,6 +470,7 @@ async fn execute(
             }
         }
         Command::Race(args) => race::race(host, args, json).await?,
+        Command::Agents(args) => agents::agents(host, args).await?,
         Command::Hosts(args) => hosts::hosts(host, args).await?,
         Command::Cost(args) => cost::cost(host, args).await?,
         Command::AdoptBranch(args) => remote::adopt(host, args).await?,

@@ -27,6 +27,7 @@ mod test_host;
 mod thread;
 mod trust;
 
+pub use base::acp_agents::{AgentError, AgentReport};
 pub use base::branch::{BranchFiles, BranchSeed, FilesTarget};
 pub use base::error::{ErrorCode, HostError, HostResult};
 pub use base::events::{ApprovalResolution, HostEvent, TurnEnd};
@@ -68,8 +69,8 @@ pub use base::view::{
 };
 pub use base::worktree_claims::SpareJob;
 pub use forkhost_harness::{
-    binary::FoundBy, setup::SignIn, ApprovalDecision, HarnessKind, PermissionMode, TurnOutcome,
-    TurnUsage, VersionSupport,
+    acp::AgentCommand, binary::FoundBy, setup::SignIn, ApprovalDecision, HarnessKind,
+    PermissionMode, TurnOutcome, TurnUsage, VersionSupport,
 };
 pub use forkhost_store::{Boundary, TabKind, ThreadState};
 pub use forkhost_worktree::{bundle_prerequisites, BundleMade, FileStatus};

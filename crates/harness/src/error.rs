@@ -40,6 +40,19 @@ pub enum HarnessError {
         stderr_tail: String,
     },
 
+    /// An ACP agent's program is not installed or cannot run.
+    #[error("{agent} not found: {detail}")]
+    AgentNotFound { agent: String, detail: String },
+
+    /// An ACP agent failed, crashed, hung or broke the protocol; `stderr_tail` as for
+    /// [`HarnessError::HarnessFailed`].
+    #[error("{agent} failed: {message}")]
+    AgentFailed {
+        agent: String,
+        message: String,
+        stderr_tail: String,
+    },
+
     #[error(transparent)]
     History(#[from] HistoryError),
 }

@@ -7,6 +7,7 @@
 //! over them; `registry` (kind → harness, the only place naming every harness); and
 //! [`runtime`], [`binary`] and [`verified`], which the Host calls and which ask the trait.
 
+pub mod acp;
 pub mod binary;
 pub mod carry;
 pub mod claude;

@@ -1,3 +1,5 @@
+#[cfg(unix)]
+mod agents;
 mod approvals;
 #[cfg(unix)]
 mod bench_remote;

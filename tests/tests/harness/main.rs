@@ -1,3 +1,5 @@
+#[cfg(unix)]
+mod acp;
 mod claude;
 mod codex;
 #[path = "common/mod.rs"]

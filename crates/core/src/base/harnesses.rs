@@ -290,7 +290,17 @@ impl From<HarnessError> for crate::base::error::HostError {
     fn from(err: HarnessError) -> Self {
         use crate::base::error::HostError as H;
         match err {
-            HarnessError::HarnessNotFound { .. } => H::HarnessNotFound(err.to_string()),
+            HarnessError::HarnessNotFound { .. } | HarnessError::AgentNotFound { .. } => {
+                H::HarnessNotFound(err.to_string())
+            }
+            HarnessError::AgentFailed {
+                agent,
+                message,
+                stderr_tail,
+            } => H::HarnessFailed(match stderr_tail.trim() {
+                "" => format!("{agent}: {message}"),
+                tail => format!("{agent}: {message}\n{tail}"),
+            }),
             HarnessError::SessionNotFound(s) => H::SessionNotFound(s),
             HarnessError::CheckpointNotFound(s) => H::CheckpointNotFound(s),
             HarnessError::TurnNotFound(s) => H::TurnNotFound(s),

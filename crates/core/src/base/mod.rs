@@ -3,6 +3,7 @@
 //! leaves (text, watch, prices, pending requests, modes, grant scopes, runtimes and pools). No file here
 //! calls a Host method defined in a wing (`tests/tests/support/no_circles.rs` checks it).
 
+pub(crate) mod acp_agents;
 pub(crate) mod branch;
 pub(crate) mod error;
 pub(crate) mod events;

@@ -1,0 +1,88 @@
+//! The ACP agents and what each says it can do (`forkhost agents`): the shipped ones
+//! (Gemini CLI, OpenCode) and one a user names by its command, each started once and asked
+//! (`initialize`), side by side. An agent that is not installed, fails or speaks another
+//! protocol is listed with its error's code and words, never left out.
+
+use std::path::PathBuf;
+
+use forkhost_harness::acp::{self, AgentCommand, AgentProbe, PROBE_LIMIT};
+use serde::Serialize;
+
+use crate::base::error::{ErrorCode, HostError};
+use crate::host::Host;
+
+/// One agent's row of the matrix.
+#[derive(Debug, Clone, Serialize)]
+pub struct AgentReport {
+    pub agent: AgentCommand,
+    /// The program run (its variable's, else the command's).
+    pub program: String,
+    /// What it answered; `None` when it could not be asked (`error` says why).
+    pub probe: Option<AgentProbe>,
+    pub error: Option<AgentError>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AgentError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl Host {
+    /// Every shipped ACP agent, and `extra` (a user's command) when given, asked what it can
+    /// do — in an empty folder of the data folder's, so that no project's agent config is
+    /// read by a probe.
+    pub async fn acp_agents(&self, extra: Option<AgentCommand>) -> Vec<AgentReport> {
+        let mut agents = acp::shipped();
+        agents.extend(extra);
+        let env = self.inner.harness_env.clone();
+        let cwd = self.data_dir().join("agent-probe");
+        if std::fs::create_dir_all(&cwd).is_err() {
+            tracing::warn!("the agents' probe folder could not be made; asking in the data folder");
+        }
+        // Side by side: a slow agent's start does not hold the others'.
+        let asked: Vec<_> = agents
+            .into_iter()
+            .map(|agent| {
+                let (env, cwd) = (env.clone(), cwd.clone());
+                tokio::spawn(async move { report(agent, &env, cwd).await })
+            })
+            .collect();
+        let mut reports = Vec::new();
+        for one in asked {
+            if let Ok(report) = one.await {
+                reports.push(report);
+            }
+        }
+        reports
+    }
+}
+
+async fn report(agent: AgentCommand, env: &[(String, String)], cwd: PathBuf) -> AgentReport {
+    let lookup = |name: &str| {
+        env.iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .or_else(|| std::env::var(name).ok())
+    };
+    let program = agent.program_from(lookup);
+    let asked = acp::probe(&agent, program.as_ref(), &cwd, env, PROBE_LIMIT).await;
+    let (probe, error) = match asked {
+        Ok(probe) => (Some(probe), None),
+        Err(err) => {
+            let err = HostError::from(err);
+            let error = AgentError {
+                code: err.error_code(),
+                message: err.to_string(),
+            };
+            (None, Some(error))
+        }
+    };
+    AgentReport {
+        agent,
+        program,
+        probe,
+        error,
+    }
+}

@@ -1,0 +1,15 @@
+//! A stand-in ACP agent for the tests ([`stand_in`]): a small script speaking the protocol,
+//! for the faults real agents cannot be made to show.
+
+use std::path::PathBuf;
+
+/// Writes the stand-in agent into `dir`; its path (run it with `STAND_IN_MODE` = `fork`,
+/// `plain`, `crash`, `hang`, `garbage` or `v2`).
+pub fn stand_in(dir: &std::path::Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join("acp-stand-in");
+    std::fs::write(&path, include_str!("stand_in.py")).expect("the stand-in is written");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+        .expect("the stand-in runs");
+    path
+}
