@@ -24,6 +24,9 @@ use crate::event_list::{channel, emit_all};
 
 type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// One host's connection, when there is one, behind its own lock.
+type Slot = Arc<tokio::sync::Mutex<Option<Arc<Link>>>>;
+
 /// How long making a connection may take: the first one to a host may install forkhost there.
 const CONNECT_LIMIT: Duration = Duration::from_secs(5 * 60);
 /// The pause before making a dropped connection again (doubling up to [`RETRY_MAX`]).
@@ -38,7 +41,9 @@ pub struct RemoteLinks(Arc<Links>);
 struct Links {
     app: AppHandle,
     data_dir: PathBuf,
-    links: tokio::sync::Mutex<HashMap<String, Arc<Link>>>,
+    /// Per host, its connection, behind a lock of its own: a host slow to answer (ssh's
+    /// timeout, an install on connect) holds up no other host's calls.
+    links: Mutex<HashMap<String, Slot>>,
     /// Per host: what the windows follow there, and the daemon's boot and newest entry seen,
     /// kept across connections so a new one replays what the old one missed.
     seen: Mutex<HashMap<String, Seen>>,
@@ -68,7 +73,7 @@ impl RemoteLinks {
         RemoteLinks(Arc::new(Links {
             app,
             data_dir,
-            links: tokio::sync::Mutex::default(),
+            links: Mutex::default(),
             seen: Mutex::default(),
         }))
     }
@@ -116,14 +121,18 @@ impl RemoteLinks {
     /// makes it again, and a future that holds itself has no size.
     fn link<'a>(&'a self, host: &'a str) -> BoxFuture<'a, HostResult<Arc<Link>>> {
         Box::pin(async move {
-            let mut links = self.0.links.lock().await;
-            if let Some(link) = links.get(host) {
+            let slot = {
+                let mut links = self.0.links.lock().unwrap_or_else(|e| e.into_inner());
+                links.entry(host.to_owned()).or_default().clone()
+            };
+            let mut slot = slot.lock().await;
+            if let Some(link) = slot.as_ref() {
                 if !link.ended.load(Ordering::SeqCst) {
                     return Ok(link.clone());
                 }
             }
             let link = Arc::new(self.connect(host).await?);
-            links.insert(host.to_owned(), link.clone());
+            *slot = Some(link.clone());
             tauri::async_runtime::spawn(pump(self.clone(), link.clone()));
             Ok(link)
         })
