@@ -166,9 +166,10 @@ impl std::fmt::Display for ApprovalResolution {
     }
 }
 
-impl HostEvent {
-    pub fn thread_id(&self) -> &str {
-        match self {
+/// Every variant names its thread `thread_id`: one list of them for both accessors.
+macro_rules! thread_id_of {
+    ($event:expr) => {
+        match $event {
             HostEvent::TurnStarted { thread_id }
             | HostEvent::TextDelta { thread_id, .. }
             | HostEvent::ToolCall { thread_id, .. }
@@ -186,29 +187,18 @@ impl HostEvent {
             | HostEvent::GrantsChanged { thread_id }
             | HostEvent::Error { thread_id, .. } => thread_id,
         }
+    };
+}
+
+impl HostEvent {
+    pub fn thread_id(&self) -> &str {
+        thread_id_of!(self)
     }
 
     /// The id of the thread it is about, to be renamed (a remote host's event, named as this
     /// machine's clients name that thread).
     pub(crate) fn thread_id_mut(&mut self) -> &mut String {
-        match self {
-            HostEvent::TurnStarted { thread_id }
-            | HostEvent::TextDelta { thread_id, .. }
-            | HostEvent::ToolCall { thread_id, .. }
-            | HostEvent::ToolResult { thread_id, .. }
-            | HostEvent::TurnEnded { thread_id, .. }
-            | HostEvent::ThreadChanged { thread_id, .. }
-            | HostEvent::RuntimeStarted { thread_id }
-            | HostEvent::WorktreeSetup { thread_id, .. }
-            | HostEvent::WorktreeSetupEnded { thread_id, .. }
-            | HostEvent::FilesProgress { thread_id, .. }
-            | HostEvent::FilesPrepared { thread_id, .. }
-            | HostEvent::RuntimeStopped { thread_id }
-            | HostEvent::ApprovalRequested { thread_id, .. }
-            | HostEvent::ApprovalResolved { thread_id, .. }
-            | HostEvent::GrantsChanged { thread_id }
-            | HostEvent::Error { thread_id, .. } => thread_id,
-        }
+        thread_id_of!(self)
     }
 }
 
