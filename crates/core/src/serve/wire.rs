@@ -170,9 +170,6 @@ pub struct Entry {
     pub item: Item,
 }
 
-// Nearly every item is an event: boxing it would cost each one an allocation to save the
-// few turn ends some bytes.
-#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "item", rename_all = "snake_case")]
 pub enum Item {

@@ -1,7 +1,6 @@
-//! Agents that speak the Agent Client Protocol (docs/architecture.md "ACP agents"), through its
-//! reference SDK (`agent-client-protocol`). An agent is a command line, as in Zed's
-//! `agent_servers`: Forkhost ships two ([`shipped`]: Gemini CLI, OpenCode) and takes any other
-//! as a command. What each can do is asked, never assumed: [`probe`] starts it, says
+//! Agents that speak the Agent Client Protocol (docs/architecture.md "ACP agents"). An agent
+//! is a command line, as in Zed's `agent_servers`: Forkhost ships two ([`shipped`]: Gemini
+//! CLI, OpenCode) and takes any other as a command. What each can do is asked, never assumed: [`probe`] starts it, says
 //! `initialize`, and reads its capabilities (load, fork, list, delete, auth) from its answer.
 //!
 //! The first layer of issue 42: the agents, their capability matrix (`forkhost agents`) and

@@ -2,15 +2,19 @@
 //! `initialize` (protocol v1, Forkhost's name and version, no client file system or terminal
 //! offered), its answer read into [`AgentProbe`], then stopped with its group. Bounded by a
 //! limit: an agent that hangs is killed and said to hang, never waited on.
+//!
+//! The exchange is one JSON-RPC request written here, not through the protocol's reference SDK
+//! (`agent-client-protocol`): the SDK and its schema crate turn on serde_json's
+//! `preserve_order`, which Cargo then turns on for the whole workspace, changing the key order
+//! of every JSON document Forkhost writes (a carried Claude Code session's tool inputs among
+//! them). Adopting the SDK for sessions is that decision, taken with the whole suite re-run.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use agent_client_protocol::schema::ProtocolVersion;
-use agent_client_protocol::v1::schema::{AuthMethod, Implementation, InitializeRequest};
-use agent_client_protocol::{ByteStreams, Client};
-use serde::Serialize;
-use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use super::AgentCommand;
 use crate::error::{HarnessError, HarnessResult};
@@ -20,6 +24,9 @@ use crate::process::HarnessCommand;
 /// near 12 s cold).
 pub const PROBE_LIMIT: Duration = Duration::from_secs(60);
 
+/// The ACP protocol version Forkhost speaks.
+const PROTOCOL_VERSION: u64 = 1;
+
 /// An agent's answer to `initialize`, as Forkhost reads it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct AgentProbe {
@@ -28,7 +35,7 @@ pub struct AgentProbe {
     pub agent_name: Option<String>,
     pub agent_version: Option<String>,
     /// The protocol version it answered with.
-    pub protocol_version: String,
+    pub protocol_version: u64,
     /// `session/load`: its sessions can be opened again (their history replayed).
     pub load: bool,
     /// `session/fork` (unstable): a session can be copied at its head.
@@ -43,6 +50,38 @@ pub struct AgentProbe {
     pub auth_methods: Vec<String>,
     /// From start to its answer.
     pub ms: u64,
+}
+
+/// `initialize`'s answer: only what is read; anything else, or a field of another shape, is
+/// left out rather than refused (agents add fields between versions).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct Initialized {
+    protocol_version: u64,
+    agent_capabilities: Capabilities,
+    auth_methods: Vec<Value>,
+    agent_info: Option<AgentInfo>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct Capabilities {
+    load_session: bool,
+    prompt_capabilities: PromptCapabilities,
+    session_capabilities: serde_json::Map<String, Value>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct PromptCapabilities {
+    image: bool,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct AgentInfo {
+    name: String,
+    version: String,
 }
 
 /// Starts `agent` (as `program`, in `cwd`, with `env` added) and asks what it can do.
@@ -86,16 +125,7 @@ pub async fn probe(
         tree.kill();
         return Err(failed(agent, "started without pipes".into(), String::new()));
     };
-    let transport = ByteStreams::new(stdin.compat_write(), stdout.compat());
-    let hello = InitializeRequest::new(ProtocolVersion::V1)
-        .client_info(Implementation::new("forkhost", env!("CARGO_PKG_VERSION")));
-    let asked = Client
-        .v1()
-        .name("forkhost")
-        .connect_with(transport, async |cx| {
-            cx.send_request(hello).block_task().await
-        });
-    let answered = tokio::time::timeout(limit, asked).await;
+    let answered = tokio::time::timeout(limit, initialize(stdin, stdout)).await;
     tree.kill();
     let _ = child.wait().await;
     let said = stderr.text();
@@ -107,51 +137,93 @@ pub async fn probe(
                 said,
             ))
         }
-        // The SDK's v1 connection refuses a peer of another version itself.
-        Ok(Err(err)) if err.to_string().contains("protocol version") => {
-            return Err(HarnessError::Unsupported(format!(
-                "{} speaks another ACP protocol version ({err}); Forkhost speaks version 1",
-                agent.product_name
-            )))
-        }
-        Ok(Err(err)) => {
+        Ok(Err(why)) => {
             return Err(failed(
                 agent,
-                format!("did not speak the Agent Client Protocol: {err}"),
+                format!("did not speak the Agent Client Protocol: {why}"),
                 said,
             ))
         }
         Ok(Ok(answer)) => answer,
     };
-    if answer.protocol_version != ProtocolVersion::V1 {
+    if answer.protocol_version != PROTOCOL_VERSION {
         return Err(HarnessError::Unsupported(format!(
-            "{} speaks ACP protocol version {}; Forkhost speaks version 1",
+            "{} speaks another ACP protocol version ({}); Forkhost speaks version \
+             {PROTOCOL_VERSION}",
             agent.product_name, answer.protocol_version
         )));
     }
     let caps = &answer.agent_capabilities;
-    let sessions = &caps.session_capabilities;
+    let session = |name: &str| {
+        caps.session_capabilities
+            .get(name)
+            .is_some_and(|v| !v.is_null())
+    };
     Ok(AgentProbe {
         name: agent.name.clone(),
         agent_name: answer.agent_info.as_ref().map(|i| i.name.clone()),
         agent_version: answer.agent_info.as_ref().map(|i| i.version.clone()),
-        protocol_version: answer.protocol_version.to_string(),
+        protocol_version: answer.protocol_version,
         load: caps.load_session,
-        fork: sessions.fork.is_some(),
-        list: sessions.list.is_some(),
-        delete: sessions.delete.is_some(),
+        fork: session("fork"),
+        list: session("list"),
+        delete: session("delete"),
         images: caps.prompt_capabilities.image,
-        auth_methods: answer.auth_methods.iter().map(method_id).collect(),
+        auth_methods: answer
+            .auth_methods
+            .iter()
+            .filter_map(|m| m["id"].as_str().map(str::to_owned))
+            .collect(),
         ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     })
 }
 
-fn method_id(method: &AuthMethod) -> String {
-    match method {
-        AuthMethod::Terminal(m) => m.id.to_string(),
-        AuthMethod::Agent(m) => m.id.to_string(),
-        #[allow(unreachable_patterns)]
-        _ => "other".to_owned(),
+/// Writes `initialize` and reads lines until its answer: a notification meanwhile is passed
+/// over; a line that is no JSON, an error answer or the end of the output is why it failed.
+async fn initialize(
+    mut stdin: tokio::process::ChildStdin,
+    stdout: tokio::process::ChildStdout,
+) -> Result<Initialized, String> {
+    let request = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": PROTOCOL_VERSION,
+            "clientCapabilities": {
+                "fs": {"readTextFile": false, "writeTextFile": false},
+                "terminal": false,
+            },
+            "clientInfo": {"name": "forkhost", "version": env!("CARGO_PKG_VERSION")},
+        },
+    });
+    let line = format!("{request}\n");
+    stdin
+        .write_all(line.as_bytes())
+        .await
+        .map_err(|e| format!("its stdin closed ({e})"))?;
+    stdin
+        .flush()
+        .await
+        .map_err(|e| format!("its stdin closed ({e})"))?;
+    let mut lines = BufReader::new(stdout).lines();
+    loop {
+        let Some(line) = lines.next_line().await.map_err(|e| e.to_string())? else {
+            return Err("it ended without answering".into());
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let message: Value = serde_json::from_str(&line)
+            .map_err(|_| format!("it wrote a line that is no JSON-RPC: {:.120}", line))?;
+        if message["id"] != 1 {
+            continue;
+        }
+        if let Some(error) = message.get("error") {
+            return Err(format!("it refused `initialize`: {error}"));
+        }
+        return serde_json::from_value(message["result"].clone())
+            .map_err(|e| format!("its answer could not be read: {e}"));
     }
 }
 
