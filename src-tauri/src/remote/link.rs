@@ -177,12 +177,7 @@ impl RemoteLinks {
             ended: AtomicBool::new(false),
             last_seq: AtomicU64::new(since),
         };
-        let followed: Vec<String> = self
-            .seen()
-            .get(host)
-            .map(|s| s.followed.iter().cloned().collect())
-            .unwrap_or_default();
-        for thread in followed {
+        for thread in self.followed(host) {
             link.connection.subscribe(&thread, Some(since)).await?;
         }
         Ok(link)
