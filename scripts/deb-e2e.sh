@@ -13,11 +13,13 @@
 # (`bundle.createUpdaterArtifacts`, as the release workflow signs). The installed app finds the
 # update at start, downloads it (progress bar), installs it through `sudo dpkg -i` (pkexec when
 # there is one) and restarts into it. The key, the port and both packages are kept in
-# $CARGO_TARGET_DIR/deb-e2e/ so re-runs reuse the release builds.
+# $CARGO_TARGET_DIR/deb-e2e/ so re-runs reuse the builds. The packages are release builds, or
+# debug ones with FORKHOST_PACKAGE_PROFILE=debug (scripts/package.sh; scripts/test.sh does so:
+# they then share every compiled dependency with the tests' own debug build).
 #
 # Needs what scripts/app-e2e.sh needs (the Debian packages libwebkit2gtk-4.1-dev,
 # webkit2gtk-driver, xvfb, xauth; tauri-driver on PATH), plus apt-get and dpkg. Honours
-# CARGO_TARGET_DIR: the release build is reused between runs (cold ~6 min on 2 cores).
+# CARGO_TARGET_DIR: the build is reused between runs.
 # Screenshots and logs land in test-artifacts/. Exit code = the test's.
 #
 #   scripts/deb-e2e.sh              build as needed, then test
@@ -81,9 +83,9 @@ PY
 
 # What the two packages are built from: every tracked or new file the app, the CLI and the UI
 # are made of, the test's updater config and key, and the toolchain. When it matches the last
-# build's, both packages are current and are not built again (each is a release build of the
-# app: the two versions differ, so one always rebuilds the other's). Of `.cargo/` only its
-# config builds anything (the mutation baseline moving must not rebuild two release apps).
+# build's, both packages are current and are not built again (each is a build of the app: the
+# two versions differ, so one always rebuilds the other's app crate). Of `.cargo/` only its
+# config builds anything (the mutation baseline moving must not rebuild two apps).
 # Without git: always build.
 package_inputs() {
   git rev-parse --git-dir >/dev/null 2>&1 || return 1
@@ -93,6 +95,7 @@ package_inputs() {
       xargs -0 sha256sum 2>/dev/null
     cat "$update_dir/old.json" "$update_dir/new.json" "$key.pub"
     rustc -V
+    echo "${FORKHOST_PACKAGE_PROFILE:-release}"
   } | sha256sum | cut -d' ' -f1
 }
 inputs="$(package_inputs || true)"
@@ -104,7 +107,7 @@ fi
 
 if [[ -z "${SKIP_BUILD:-}" ]]; then
   rm -f "$update_dir/inputs"
-  log "building the installed package ($version, updater on 127.0.0.1:$update_port)"
+  log "building the installed package ($version, ${FORKHOST_PACKAGE_PROFILE:-release}, updater on 127.0.0.1:$update_port)"
   built="$(FORKHOST_PACKAGE_CONFIG="$update_dir/old.json" bash scripts/package.sh deb,rpm)"
   # By version, not by order: a bundle folder can hold the other version's package too (from
   # the update's build, or a build that was stopped half-way after it).
@@ -127,7 +130,7 @@ if [[ -z "${SKIP_BUILD:-}" ]]; then
 fi
 deb="$update_dir/installed.deb"
 rpm="$update_dir/installed.rpm"
-[[ -n "$deb" && -f "$deb" ]] || { log "no .deb found under $target_dir/release/bundle/deb"; exit 2; }
+[[ -n "$deb" && -f "$deb" ]] || { log "no .deb at $deb (the build's copy)"; exit 2; }
 log "deb: $deb ($(du -h "$deb" | cut -f1))"
 dpkg-deb -c "$deb" >"$artifacts/deb-contents.txt"
 dpkg-deb -I "$deb" >"$artifacts/deb-info.txt"

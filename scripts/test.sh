@@ -137,11 +137,16 @@ done
 step_wait "install the newest harness CLIs, the Windows/macOS lab and Wine"
 
 # Beside the end-to-end tests, at the lowest priority: what only computes.
+# One profile for the app, its packages and the app benchmarks: debug, whose dependencies the
+# tests above have compiled already (a release build compiles the whole graph again, optimized:
+# on a cold machine that was 40 of its minutes). The packages first: `tauri build` leaves its
+# own app binary (with the test updater's config) where the app tests look, and the app's
+# build then puts the plain one back (only the app crate compiles again).
 build_app_and_packages() {
+  FORKHOST_PACKAGE_PROFILE=debug nice -n 19 bash scripts/deb-e2e.sh --build-only
   nice -n 19 bash scripts/app-e2e.sh --build-only
-  nice -n 19 bash scripts/deb-e2e.sh --build-only
 }
-step_background "build the app (debug) and its .deb/.rpm (release)" build_app_and_packages
+step_background "build the app and its .deb/.rpm (debug)" build_app_and_packages
 windows_and_macos() {
   nice -n 19 bash scripts/cross-check.sh
   nice -n 19 bash scripts/wine-smoke.sh
@@ -205,7 +210,7 @@ npm test --silent
 
 step "waiting for the steps beside"
 beside_failed=0
-for name in "build the app (debug) and its .deb/.rpm (release)" \
+for name in "build the app and its .deb/.rpm (debug)" \
   "Windows and macOS: the workspace type-checks (scripts/cross-check.sh), forkhost.exe under Wine (scripts/wine-smoke.sh)" \
   "mutation check: the store, worktree and core decision code changed since the last green run (scripts/mutants.sh)"; do
   step_wait "$name" || beside_failed=1
@@ -217,12 +222,11 @@ SKIP_BUILD=1 bash scripts/app-e2e.sh --no-bench
 
 step "packaging: workflow lint, then the .deb installed and run end to end"
 bash scripts/lint-workflows.sh
-SKIP_BUILD=1 bash scripts/deb-e2e.sh
+FORKHOST_PACKAGE_PROFILE=debug SKIP_BUILD=1 bash scripts/deb-e2e.sh
 
-step "app benchmarks on the release build, quick form (they run so they cannot rot; figures: scripts/bench.sh)"
+step "app benchmarks, quick form, on the tests' build (they run so they cannot rot; figures: scripts/bench.sh, release)"
 app_benchmarks() {
-  SKIP_BUILD=1 FORKHOST_BENCH_QUICK=1 FORKHOST_APP_BINARY="$CARGO_TARGET_DIR/release/forkhost-app" \
-    bash scripts/app-e2e.sh bench bench_forks bench_repo
+  SKIP_BUILD=1 FORKHOST_BENCH_QUICK=1 bash scripts/app-e2e.sh bench bench_forks bench_repo
 }
 unless_passed_on app-benchmarks \
   "$(inputs_hash Cargo.toml Cargo.lock crates src-tauri ui icons package.json package-lock.json tests/Cargo.toml tests/src tests/tests/app scripts/app-e2e.sh scripts/harness-versions.env)" \

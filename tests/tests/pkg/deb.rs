@@ -273,7 +273,7 @@ fn hicolor_icons(name: &str) -> Vec<PathBuf> {
 
 async fn check_shell(client: &Client, version: &str) -> Result<()> {
     check_shell_frame(client).await?;
-    // The release build reports the same version as the package.
+    // The installed build reports the same version as the package.
     let shown = client
         .find(Locator::Css("[data-app-version]"))
         .await
