@@ -3,15 +3,26 @@
 //! CLI, OpenCode) and takes any other as a command. What each can do is asked, never assumed: [`probe`] starts it, says
 //! `initialize`, and reads its capabilities (load, fork, list, delete, auth) from its answer.
 //!
-//! The first layer of issue 42: the agents, their capability matrix (`forkhost agents`) and
-//! the faults of starting one (not installed, crashing, hanging, another protocol, no
-//! JSON-RPC), each in words. Sessions, streaming and the fork chain build on it.
+//! Layers: the agents and what they say they can do ([`probe`], `forkhost agents`); one
+//! running agent (`agent`: start, `initialize`, sessions; `wire`: the JSON-RPC framing;
+//! `updates`: what `session/update` means, live and replayed; `permission`: its requests on
+//! the approval card); a session as a live runtime with a snapshot after each turn
+//! ([`AcpRuntime`]); and forks at a turn and histories read back, each in a process of its own
+//! ([`AgentSessions`]). Still to come: an agent as a harness kind of the Host (store, app).
 
+mod agent;
+mod fork;
+mod permission;
 mod probe;
+mod runtime;
+mod updates;
+mod wire;
 
 use serde::Serialize;
 
+pub use fork::AgentSessions;
 pub use probe::{probe, AgentProbe, PROBE_LIMIT};
+pub use runtime::{AcpRuntime, AcpTarget};
 
 /// An ACP agent as a command line: the program (a name found on PATH, or a path), its
 /// arguments and extra environment.

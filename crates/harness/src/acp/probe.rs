@@ -25,7 +25,7 @@ use crate::process::HarnessCommand;
 pub const PROBE_LIMIT: Duration = Duration::from_secs(60);
 
 /// The ACP protocol version Forkhost speaks.
-const PROTOCOL_VERSION: u64 = 1;
+pub(super) const PROTOCOL_VERSION: u64 = 1;
 
 /// An agent's answer to `initialize`, as Forkhost reads it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -56,19 +56,19 @@ pub struct AgentProbe {
 /// left out rather than refused (agents add fields between versions).
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-struct Initialized {
-    protocol_version: u64,
-    agent_capabilities: Capabilities,
+pub(super) struct Initialized {
+    pub protocol_version: u64,
+    pub agent_capabilities: Capabilities,
     auth_methods: Vec<Value>,
     agent_info: Option<AgentInfo>,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-struct Capabilities {
-    load_session: bool,
+pub(super) struct Capabilities {
+    pub load_session: bool,
     prompt_capabilities: PromptCapabilities,
-    session_capabilities: serde_json::Map<String, Value>,
+    pub session_capabilities: serde_json::Map<String, Value>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -99,23 +99,9 @@ pub async fn probe(
         .cwd(cwd)
         .envs(&agent.env)
         .envs(env);
-    let spawned = command.spawn().map_err(|err| match err.kind() {
-        std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
-            HarnessError::AgentNotFound {
-                agent: agent.product_name.clone(),
-                detail: format!(
-                    "{} could not run ({err}){}",
-                    program.display(),
-                    agent
-                        .install
-                        .as_ref()
-                        .map(|i| format!("; install it with `{i}`"))
-                        .unwrap_or_default()
-                ),
-            }
-        }
-        _ => failed(agent, format!("could not start: {err}"), String::new()),
-    })?;
+    let spawned = command
+        .spawn()
+        .map_err(|err| super::agent::spawn_error(agent, program, err))?;
     let crate::process::Spawned {
         mut child,
         tree,

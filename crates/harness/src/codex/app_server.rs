@@ -102,12 +102,17 @@ impl AppServer {
         let spawned = cmd
             .spawn()
             .map_err(|err| start_error(HarnessKind::Codex, program, err))?;
-        let rpc = RpcChild::start(HarnessKind::Codex, spawned, AppServerRpc, move |event| {
-            handler(match event {
-                Event::Message(incoming) => incoming,
-                Event::Exited(report) => Incoming::Exited(report),
-            })
-        })?;
+        let rpc = RpcChild::start(
+            |m| HarnessError::failed(HarnessKind::Codex, m, ""),
+            spawned,
+            AppServerRpc,
+            move |event| {
+                handler(match event {
+                    Event::Message(incoming) => incoming,
+                    Event::Exited(report) => Incoming::Exited(report),
+                })
+            },
+        )?;
         Ok(AppServer { rpc })
     }
 

@@ -74,7 +74,7 @@ impl RpcProcess {
             ask_user: ask_user.clone(),
         };
         let child = RpcChild::start(
-            HarnessKind::Pi,
+            |m| HarnessError::failed(HarnessKind::Pi, m, ""),
             spawned,
             protocol,
             move |event| match event {

@@ -13,7 +13,7 @@ use super::client::{RpcClient, Shared};
 use super::reader::Reader;
 use super::{lock, Event, Protocol};
 use crate::process::{Spawned, Tree};
-use crate::{HarnessError, HarnessKind};
+use crate::HarnessError;
 
 /// A running child that speaks protocol `P`. Dropping it kills the process tree.
 pub(crate) struct RpcChild<P: Protocol> {
@@ -26,9 +26,9 @@ pub(crate) struct RpcChild<P: Protocol> {
 impl<P: Protocol> RpcChild<P> {
     /// Takes a just spawned child (stdin and stdout piped) and starts its reader. `handler`
     /// hears every message and, last, the exit; it runs on the reader task, so it must not
-    /// block.
+    /// block. `failed` words an error of the harness (or agent) it runs.
     pub fn start(
-        kind: HarnessKind,
+        failed: impl FnOnce(String) -> HarnessError,
         spawned: Spawned,
         protocol: P,
         handler: impl FnMut(Event<P::Message>) + Send + 'static,
@@ -40,11 +40,10 @@ impl<P: Protocol> RpcChild<P> {
         } = spawned;
         let pid = child.id();
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            return Err(HarnessError::failed(
-                kind,
-                format!("{} started without its stdio pipes", P::NAME),
-                "",
-            ));
+            return Err(failed(format!(
+                "{} started without its stdio pipes",
+                P::NAME
+            )));
         };
         let (exited_tx, exited) = watch::channel(None);
         let shared = Arc::new(Shared {

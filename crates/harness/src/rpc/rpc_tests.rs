@@ -63,9 +63,12 @@ fn start(dir: &Path, events: Arc<Mutex<Vec<Event<Value>>>>) -> RpcChild<Test> {
     std::fs::write(&path, SCRIPT).unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     let spawned = HarnessCommand::new(&path).spawn().unwrap();
-    RpcChild::start(HarnessKind::Pi, spawned, Test, move |e| {
-        lock(&events).push(e)
-    })
+    RpcChild::start(
+        |m| crate::HarnessError::failed(HarnessKind::Pi, m, ""),
+        spawned,
+        Test,
+        move |e| lock(&events).push(e),
+    )
     .unwrap()
 }
 
