@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Installs one set of pinned harness CLIs (Claude Code, Codex, Pi + a Node 22 for Pi) from npm
-# into a cache outside the clone, and prints the env lines that point the tests at them:
+# Installs one set of pinned harness CLIs (Claude Code, Codex, Pi + a Node 22 for Pi) and ACP
+# agents (OpenCode) from npm into a cache outside the clone, and prints the env lines that point
+# the tests at them:
 #
 #   FORKHOST_CLAUDE_BIN=/abs/path   FORKHOST_CODEX_BIN=/abs/path   FORKHOST_PI_BIN=/abs/path
+#   FORKHOST_OPENCODE_BIN=/abs/path
 #
 # Usage:
 #   bash scripts/install-harnesses.sh [--set oldest|newest]   # install if needed, print env lines
@@ -58,13 +60,15 @@ source "$versions_file"
 case "$set_name" in
   oldest)
     claude_version="$CLAUDE_CODE_VERSION" codex_version="$CODEX_VERSION"
-    pi_version="$PI_CODING_AGENT_VERSION"
+    pi_version="$PI_CODING_AGENT_VERSION" opencode_version="$OPENCODE_VERSION"
     ;;
   newest)
     claude_version="$CLAUDE_CODE_NEWEST_VERSION" codex_version="$CODEX_NEWEST_VERSION"
-    pi_version="$PI_CODING_AGENT_NEWEST_VERSION"
+    pi_version="$PI_CODING_AGENT_NEWEST_VERSION" opencode_version="$OPENCODE_NEWEST_VERSION"
     ;;
-  scratch) claude_version="" codex_version="" pi_version="" ;;
+  # The ACP agents keep their pin in a scratch set (scripts/newest-harnesses.sh tries the
+  # native three).
+  scratch) claude_version="" codex_version="" pi_version="" opencode_version="$OPENCODE_VERSION" ;;
   *)
     echo "install-harnesses.sh: unknown set $set_name (oldest, newest or scratch)" >&2
     exit 2
@@ -87,7 +91,7 @@ platform="$(uname -s)-$(uname -m)"
 # The install layout depends on this script too: hash it, so a changed layout reinstalls.
 layout_hash="$(cat "$0" <(echo "$platform") | sha256sum | cut -c1-12)"
 set_hash="$(printf '%s\n' "$layout_hash" "$claude_version" "$codex_version" "$pi_version" \
-  "$PI_NODE_VERSION" | sha256sum | cut -c1-16)"
+  "$PI_NODE_VERSION" "$opencode_version" | sha256sum | cut -c1-16)"
 cache_root="${FORKHOST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/forkhost}/harnesses"
 dest="$cache_root/$set_name-$set_hash"
 mkdir -p "$cache_root/pkgs"
@@ -136,10 +140,11 @@ claude_pkg="$(pkg_dir claude-code "$claude_version")"
 codex_pkg="$(pkg_dir codex "$codex_version")"
 pi_pkg_dir="$(pkg_dir pi-coding-agent "$pi_version")"
 node_pkg="$(pkg_dir node "$PI_NODE_VERSION")"
+opencode_pkg="$(pkg_dir opencode "$opencode_version")"
 
 if [ ! -f "$dest/.complete" ]; then
   start=$(date +%s)
-  log "set $set_name: claude-code $claude_version, codex $codex_version, pi $pi_version, node $PI_NODE_VERSION"
+  log "set $set_name: claude-code $claude_version, codex $codex_version, pi $pi_version, node $PI_NODE_VERSION, opencode $opencode_version"
 
   # The installs are independent and mostly network-bound: run them side by side.
   npm_install claude-code "@anthropic-ai/claude-code@$claude_version" &
@@ -150,8 +155,10 @@ if [ ! -f "$dest/.complete" ]; then
   p3=$!
   npm_install node "node@$PI_NODE_VERSION" &
   p4=$!
+  npm_install opencode "opencode-ai@$opencode_version" &
+  p5=$!
   fail=0
-  for p in $p1 $p2 $p3 $p4; do wait "$p" || fail=1; done
+  for p in $p1 $p2 $p3 $p4 $p5; do wait "$p" || fail=1; done
   if [ "$fail" != 0 ]; then
     echo "install-harnesses.sh: an npm install failed (see above)" >&2
     exit 1
@@ -185,6 +192,14 @@ if [ ! -f "$dest/.complete" ]; then
     exit 1
   }
   ln -s "$node_bin" "$tmp/bin/node"
+
+  # OpenCode: a Bun-compiled native binary in a per-platform optional dependency
+  # (opencode-<os>-<arch>[-baseline]); the npm launcher only execs it.
+  opencode_native="$(first_file "$opencode_pkg"/node_modules/opencode-*/bin/opencode)" || {
+    echo "install-harnesses.sh: no opencode binary found in $opencode_pkg" >&2
+    exit 1
+  }
+  ln -s "$opencode_native" "$tmp/bin/opencode"
   [ -f "$pi_pkg_dir/node_modules/@earendil-works/pi-coding-agent/package.json" ] || {
     echo "install-harnesses.sh: pi package missing in $pi_pkg_dir" >&2
     exit 1
@@ -199,6 +214,7 @@ fi
 # Pi's launcher is (re)written on every run: it is tiny and holds absolute paths.
 claude_bin="$(readlink -f "$dest/bin/claude")"
 codex_bin="$(readlink -f "$dest/bin/codex")"
+opencode_bin="$(readlink -f "$dest/bin/opencode")"
 node_bin="$(readlink -f "$dest/bin/node")"
 pi_pkg="$pi_pkg_dir/node_modules/@earendil-works/pi-coding-agent"
 pi_main="$(cd "$pi_pkg" && "$node_bin" -e '
@@ -216,15 +232,16 @@ touch "$dest/.complete"
 
 env_lines="FORKHOST_CLAUDE_BIN=$claude_bin
 FORKHOST_CODEX_BIN=$codex_bin
-FORKHOST_PI_BIN=$dest/bin/pi"
+FORKHOST_PI_BIN=$dest/bin/pi
+FORKHOST_OPENCODE_BIN=$opencode_bin"
 printf '%s\n' "$env_lines" >"$dest/env"
 
 if [ "$print_env_only" = 1 ]; then
   # `export` so that `eval` hands them on to child processes (cargo test).
-  printf 'export FORKHOST_CLAUDE_BIN=%q\nexport FORKHOST_CODEX_BIN=%q\nexport FORKHOST_PI_BIN=%q\n' \
-    "$claude_bin" "$codex_bin" "$dest/bin/pi"
+  printf 'export FORKHOST_CLAUDE_BIN=%q\nexport FORKHOST_CODEX_BIN=%q\nexport FORKHOST_PI_BIN=%q\nexport FORKHOST_OPENCODE_BIN=%q\n' \
+    "$claude_bin" "$codex_bin" "$dest/bin/pi" "$opencode_bin"
 else
-  log "versions: $("$claude_bin" --version 2>/dev/null | head -1) | $("$codex_bin" --version 2>/dev/null | head -1) | pi $("$dest/bin/pi" --version 2>/dev/null | head -1)"
+  log "versions: $("$claude_bin" --version 2>/dev/null | head -1) | $("$codex_bin" --version 2>/dev/null | head -1) | pi $("$dest/bin/pi" --version 2>/dev/null | head -1) | opencode $("$opencode_bin" --version 2>/dev/null | head -1)"
   log "env lines (also in $dest/env; source them with: eval \"\$(bash $0 --set $set_name --print-env)\"):"
   printf '%s\n' "$env_lines"
 fi

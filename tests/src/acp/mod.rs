@@ -1,5 +1,8 @@
-//! A stand-in ACP agent for the tests ([`stand_in`]): a small script speaking the protocol,
-//! for the faults real agents cannot be made to show.
+//! ACP agents for the tests: the real ones set up against the fake model ([`opencode`]), and a
+//! stand-in ([`stand_in`]): a small script speaking the protocol, for the faults real agents
+//! cannot be made to show.
+
+pub mod opencode;
 
 use std::path::PathBuf;
 

@@ -1,5 +1,7 @@
 #[cfg(unix)]
 mod acp;
+#[cfg(unix)]
+mod acp_opencode;
 mod claude;
 mod codex;
 #[path = "common/mod.rs"]

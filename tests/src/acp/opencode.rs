@@ -1,0 +1,94 @@
+//! OpenCode (`opencode acp`) set up against the fake model: a temporary HOME whose
+//! `opencode.json` names the fake model as an OpenAI-compatible provider (bundled in OpenCode:
+//! nothing is downloaded for it), and a work folder. OpenCode installs a plugin package from
+//! npm in the background at every start in a new HOME; the npm registry is pointed at a closed
+//! loopback port so that it fails at once, offline, which OpenCode only logs.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use crate::fake_model::FakeModel;
+use crate::harness_env::{FAKE_API_KEY, FAKE_MODEL_ID, FAKE_PROVIDER};
+use crate::need::{need, Group};
+
+/// The variable naming OpenCode's binary (`scripts/install-harnesses.sh`).
+pub const BIN_VAR: &str = "FORKHOST_OPENCODE_BIN";
+
+/// A temporary HOME and work folder for OpenCode; deleted on drop.
+pub struct OpencodeEnv {
+    _root: tempfile::TempDir,
+    pub bin: PathBuf,
+    pub home: PathBuf,
+    pub work_dir: PathBuf,
+    pub vars: Vec<(String, String)>,
+}
+
+/// How much OpenCode may do unasked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bash {
+    /// Its default: shell commands run without asking.
+    Runs,
+    /// `"permission": {"bash": "ask"}`: each command waits for the client's answer.
+    Asks,
+}
+
+impl OpencodeEnv {
+    /// OpenCode against `fake`, or `None` (the test skips, and says so) when
+    /// `FORKHOST_OPENCODE_BIN` is unset; a failure instead under `FORKHOST_REQUIRE_HARNESSES=1`.
+    pub fn for_fake(fake: &FakeModel, bash: Bash) -> anyhow::Result<Option<OpencodeEnv>> {
+        let Some(bin) = need(Group::Harness, BIN_VAR) else {
+            return Ok(None);
+        };
+        let root = tempfile::Builder::new()
+            .prefix("forkhost-opencode-")
+            .tempdir()?;
+        let root_path = root.path().canonicalize()?;
+        let home = root_path.join("home");
+        let work_dir = root_path.join("work");
+        std::fs::create_dir_all(&work_dir)?;
+        let config_dir = home.join(".config/opencode");
+        std::fs::create_dir_all(&config_dir)?;
+        let mut config = json!({
+            "$schema": "https://opencode.ai/config.json",
+            "autoupdate": false,
+            "share": "disabled",
+            "model": format!("{FAKE_PROVIDER}/{FAKE_MODEL_ID}"),
+            "provider": { FAKE_PROVIDER: {
+                "npm": "@ai-sdk/openai-compatible",
+                "name": "Forkhost fake model",
+                "options": { "baseURL": format!("{}/v1", fake.base_url()), "apiKey": FAKE_API_KEY },
+                "models": { FAKE_MODEL_ID: { "name": "Forkhost fake model",
+                    "limit": { "context": 128000, "output": 8192 } } }
+            }}
+        });
+        if bash == Bash::Asks {
+            config["permission"] = json!({ "bash": "ask" });
+        }
+        std::fs::write(
+            config_dir.join("opencode.json"),
+            serde_json::to_string_pretty(&config)?,
+        )?;
+        let s = |p: &Path| p.to_string_lossy().into_owned();
+        let vars = vec![
+            ("HOME".into(), s(&home)),
+            ("XDG_CONFIG_HOME".into(), s(&home.join(".config"))),
+            ("XDG_CACHE_HOME".into(), s(&home.join(".cache"))),
+            ("XDG_DATA_HOME".into(), s(&home.join(".local/share"))),
+            ("XDG_STATE_HOME".into(), s(&home.join(".local/state"))),
+            ("NO_COLOR".into(), "1".into()),
+            ("OPENCODE_DISABLE_AUTOUPDATE".into(), "1".into()),
+            ("OPENCODE_DISABLE_SHARE".into(), "1".into()),
+            ("OPENCODE_DISABLE_MODELS_FETCH".into(), "1".into()),
+            // Its background plugin install fails at once, offline (see the module docs).
+            ("npm_config_registry".into(), "http://127.0.0.1:9/".into()),
+        ];
+        Ok(Some(OpencodeEnv {
+            _root: root,
+            bin,
+            home,
+            work_dir,
+            vars,
+        }))
+    }
+}
