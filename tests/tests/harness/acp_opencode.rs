@@ -192,6 +192,17 @@ async fn opencode_forks_at_every_turn_from_its_snapshots() {
     assert_eq!(distinct.len(), 3, "one snapshot a turn: {snapshots:?}");
     assert!(!snapshots.contains(&source_id));
     source.runtime.close().await.unwrap();
+    // The snapshots' disk: OpenCode keeps every session in one SQLite database (with its WAL).
+    let db = env.home.join(".local/share/opencode");
+    let bytes: u64 = ["opencode.db", "opencode.db-wal"]
+        .iter()
+        .filter_map(|f| std::fs::metadata(db.join(f)).ok())
+        .map(|m| m.len())
+        .sum();
+    eprintln!(
+        "opencode store after 3 turns and 3 snapshots: {} KB",
+        bytes / 1024
+    );
 
     let sessions = AgentSessions {
         agent: &opencode(),
@@ -215,10 +226,22 @@ async fn opencode_forks_at_every_turn_from_its_snapshots() {
         (None, "foxtrot", vec!["foxtrot"]),
         (Some(&snapshots[0]), "golf", vec!["alpha", "golf"]),
     ] {
+        let started = std::time::Instant::now();
         let fork = sessions
             .fork_at(snapshot.map(String::as_str), &dir)
             .await
             .expect("the fork is made");
+        // Figures, not assertions: a cold fork starts OpenCode (~2–4 s here) for one
+        // `session/fork` (~0.2 s); a Pi fork through the Host is ~0.1 s warm, ~1 s cold.
+        eprintln!(
+            "opencode fork {}: {} ms (own process: start, initialize, session/fork)",
+            if snapshot.is_some() {
+                "at a snapshot"
+            } else {
+                "before turn 1"
+            },
+            started.elapsed().as_millis()
+        );
         assert!(fork != source_id && !snapshots.contains(&fork), "{fork}");
         let mut opened = open(&env, resume(&fork, &dir)).await;
         let turned = turn(&mut opened, prompt, &[]).await;

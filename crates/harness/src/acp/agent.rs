@@ -8,8 +8,9 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+pub(crate) use super::handshake::failed;
+use super::handshake::{spawn_error, Initialized, PROTOCOL_VERSION};
 use super::permission::{self, Asked};
-use super::probe::{Initialized, PROTOCOL_VERSION};
 use super::updates::{self, Replay};
 use super::wire::{self, AcpWire, Inbound, RpcError};
 use super::AgentCommand;
@@ -328,44 +329,6 @@ fn session_id_in(answer: &Value, product: &str, method: &str) -> HarnessResult<S
                 String::new(),
             )
         })
-}
-
-pub(crate) fn failed(product: &str, message: String, stderr_tail: String) -> HarnessError {
-    HarnessError::AgentFailed {
-        agent: product.to_owned(),
-        message,
-        stderr_tail,
-    }
-}
-
-/// Why an agent could not be started, in words: not installed (with how to install it), or
-/// another reason.
-pub(crate) fn spawn_error(
-    agent: &AgentCommand,
-    program: &Path,
-    err: std::io::Error,
-) -> HarnessError {
-    match err.kind() {
-        std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
-            HarnessError::AgentNotFound {
-                agent: agent.product_name.clone(),
-                detail: format!(
-                    "{} could not run ({err}){}",
-                    program.display(),
-                    agent
-                        .install
-                        .as_ref()
-                        .map(|i| format!("; install it with `{i}`"))
-                        .unwrap_or_default()
-                ),
-            }
-        }
-        _ => failed(
-            &agent.product_name,
-            format!("could not start: {err}"),
-            String::new(),
-        ),
-    }
 }
 
 /// On the reader task, in arrival order: updates to their sink, permission requests to the

@@ -12,6 +12,7 @@
 
 mod agent;
 mod fork;
+mod handshake;
 mod permission;
 mod probe;
 mod runtime;

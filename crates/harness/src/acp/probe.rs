@@ -12,10 +12,11 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
+use super::handshake::{failed, spawn_error, Initialized, PROTOCOL_VERSION};
 use super::AgentCommand;
 use crate::error::{HarnessError, HarnessResult};
 use crate::process::HarnessCommand;
@@ -23,9 +24,6 @@ use crate::process::HarnessCommand;
 /// How long an agent may take to answer `initialize` (Gemini CLI's first start is reported
 /// near 12 s cold).
 pub const PROBE_LIMIT: Duration = Duration::from_secs(60);
-
-/// The ACP protocol version Forkhost speaks.
-pub(super) const PROTOCOL_VERSION: u64 = 1;
 
 /// An agent's answer to `initialize`, as Forkhost reads it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -52,38 +50,6 @@ pub struct AgentProbe {
     pub ms: u64,
 }
 
-/// `initialize`'s answer: only what is read; anything else, or a field of another shape, is
-/// left out rather than refused (agents add fields between versions).
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub(super) struct Initialized {
-    pub protocol_version: u64,
-    pub agent_capabilities: Capabilities,
-    auth_methods: Vec<Value>,
-    agent_info: Option<AgentInfo>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub(super) struct Capabilities {
-    pub load_session: bool,
-    prompt_capabilities: PromptCapabilities,
-    pub session_capabilities: serde_json::Map<String, Value>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct PromptCapabilities {
-    image: bool,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct AgentInfo {
-    name: String,
-    version: String,
-}
-
 /// Starts `agent` (as `program`, in `cwd`, with `env` added) and asks what it can do.
 pub async fn probe(
     agent: &AgentCommand,
@@ -101,7 +67,7 @@ pub async fn probe(
         .envs(env);
     let spawned = command
         .spawn()
-        .map_err(|err| super::agent::spawn_error(agent, program, err))?;
+        .map_err(|err| spawn_error(agent, program, err))?;
     let crate::process::Spawned {
         mut child,
         tree,
@@ -109,7 +75,11 @@ pub async fn probe(
     } = spawned;
     let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
         tree.kill();
-        return Err(failed(agent, "started without pipes".into(), String::new()));
+        return Err(failed(
+            &agent.product_name,
+            "started without pipes".into(),
+            String::new(),
+        ));
     };
     let answered = tokio::time::timeout(limit, initialize(stdin, stdout)).await;
     tree.kill();
@@ -118,14 +88,14 @@ pub async fn probe(
     let answer = match answered {
         Err(_) => {
             return Err(failed(
-                agent,
+                &agent.product_name,
                 format!("did not answer `initialize` within {} s", limit.as_secs()),
                 said,
             ))
         }
         Ok(Err(why)) => {
             return Err(failed(
-                agent,
+                &agent.product_name,
                 format!("did not speak the Agent Client Protocol: {why}"),
                 said,
             ))
@@ -210,13 +180,5 @@ async fn initialize(
         }
         return serde_json::from_value(message["result"].clone())
             .map_err(|e| format!("its answer could not be read: {e}"));
-    }
-}
-
-fn failed(agent: &AgentCommand, message: String, stderr_tail: String) -> HarnessError {
-    HarnessError::AgentFailed {
-        agent: agent.product_name.clone(),
-        message,
-        stderr_tail,
     }
 }
