@@ -229,9 +229,38 @@ impl WindowRegistry {
     }
 }
 
+/// The threads a tab may show: this machine's, and any thread of a remote host still added
+/// (whether it is there is the host's to say when the tab opens).
+pub struct KnownThreads {
+    pub here: BTreeSet<String>,
+    pub hosts: BTreeSet<String>,
+}
+
+impl KnownThreads {
+    pub fn contains(&self, thread_id: &str) -> bool {
+        match forkhost_core::ThreadAddress::of(thread_id) {
+            forkhost_core::ThreadAddress::There { host, .. } => self.hosts.contains(host),
+            forkhost_core::ThreadAddress::Here(id) => self.here.contains(id),
+        }
+    }
+}
+
+/// What [`sanitized`] keeps, from the Host.
+pub async fn known_threads(host: &forkhost_core::Host) -> forkhost_core::HostResult<KnownThreads> {
+    Ok(KnownThreads {
+        here: host.threads().await?.into_iter().map(|t| t.id).collect(),
+        hosts: host
+            .remote_hosts()
+            .await?
+            .into_iter()
+            .map(|h| h.name)
+            .collect(),
+    })
+}
+
 /// Keeps only tabs of known threads and windows that still hold tabs (the main window
 /// always stays, first).
-pub fn sanitized(mut layout: LayoutView, known: &BTreeSet<String>) -> LayoutView {
+pub fn sanitized(mut layout: LayoutView, known: &KnownThreads) -> LayoutView {
     for window in &mut layout.windows {
         window.tabs.retain(|t| known.contains(&t.thread_id));
         let active_ok = window
@@ -299,17 +328,27 @@ mod tests {
                 WindowView {
                     id: "w-2".into(),
                     active_tab: Some("x".into()),
-                    tabs: vec![tab("b", "t1"), tab("c", "t2")],
+                    tabs: vec![
+                        tab("b", "t1"),
+                        tab("c", "t2"),
+                        tab("r", "box:t9"),
+                        tab("s", "gone-box:t1"),
+                    ],
                 },
             ],
         };
-        let known: BTreeSet<String> = ["t1".to_owned(), "t2".to_owned()].into();
+        let known = KnownThreads {
+            here: ["t1".to_owned(), "t2".to_owned()].into(),
+            hosts: ["box".to_owned()].into(),
+        };
         let out = sanitized(layout, &known);
         assert_eq!(out.windows.len(), 2);
         assert_eq!(out.windows[0].id, "main");
         assert!(out.windows[0].tabs.is_empty());
         assert_eq!(out.windows[1].id, "w-2");
         assert_eq!(out.windows[1].active_tab.as_deref(), Some("b"));
+        let kept: Vec<_> = out.windows[1].tabs.iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(kept, ["b", "c", "r"], "a tab of a host still added stays");
     }
 
     #[test]

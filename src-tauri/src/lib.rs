@@ -41,7 +41,6 @@ pub mod trust;
 pub mod update;
 pub mod windows;
 
-use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -198,7 +197,7 @@ fn setup(
         if let Some(recovered) = &report.recovered {
             tracing::warn!(?recovered, rebuilt = report.rebuilt, "store was rebuilt");
         }
-        let known: BTreeSet<String> = host.threads().await?.into_iter().map(|t| t.id).collect();
+        let known = layout::known_threads(&host).await?;
         let layout = match host.layout().await {
             Ok(layout) => layout,
             Err(err) => {
@@ -228,8 +227,15 @@ fn setup(
         app.handle().clone(),
         host.clone(),
     ));
+    // This machine's threads; a remote host's are followed through its link when their tab
+    // opens.
     for thread in shown {
-        follow(&host, thread);
+        if matches!(
+            forkhost_core::ThreadAddress::of(&thread),
+            forkhost_core::ThreadAddress::Here(_)
+        ) {
+            follow(&host, thread);
+        }
     }
 
     let handle = app.handle().clone();

@@ -161,8 +161,7 @@ async fn save_layouts(host: Host, mut rx: mpsc::UnboundedReceiver<LayoutView>) {
         if let Err(err) = host.save_layout(&layout).await {
             if matches!(err, forkhost_core::HostError::ThreadNotFound(_)) {
                 // A thread vanished under a tab: save what still exists.
-                if let Ok(threads) = host.threads().await {
-                    let known = threads.into_iter().map(|t| t.id).collect();
+                if let Ok(known) = layout::known_threads(&host).await {
                     let _ = host.save_layout(&layout::sanitized(layout, &known)).await;
                 }
             } else {

@@ -14,12 +14,14 @@ import { RaceView } from "./race/RaceView";
 import { useRaces } from "./race/race";
 import { ChevronDownIcon, ChevronIcon, ChevronLeftIcon, CloseIcon, PlusIcon, SidebarIcon, Spinner, TerminalIcon } from "./ui/icons";
 import { store, threadById, useApp } from "./state";
+import { readHostsOfTabs, remoteTitle, useRemote } from "./remote/remote";
 // xterm.js is loaded with the first terminal tab, not with every window.
 const TerminalView = lazy(() => import("./TerminalView").then((m) => ({ default: m.TerminalView })));
 
 /** The right-hand side: the tab bar of open threads and the active tab. */
 export function Workspace() {
   const tabs = useApp((s) => s.tabs);
+  useEffect(() => readHostsOfTabs(tabs.map((t) => t.thread_id)), [tabs]);
   const activeTab = useApp((s) => s.activeTab);
   // A race started from a tab's thread shows in that tab until "Back to the conversation".
   const racing = useRaces((s) => s.shown);
@@ -250,7 +252,9 @@ function Tab(props: {
   });
   const awaiting = useApp((s) => (s.approvals[tab.thread_id]?.length ?? 0) > 0);
   const sourceTitle = useApp((s) => (thread?.fork ? threadById(s, thread.fork.source_thread)?.title : undefined));
-  const title = thread?.title ?? "Loading…";
+  // A remote thread's tab not shown yet is named from its host's list.
+  const listed = useRemote((s) => remoteTitle(s, tab.thread_id));
+  const title = thread?.title ?? listed ?? "Loading…";
   const terminal = tab.kind === "terminal";
   const [renaming, setRenaming] = useState<string | null>(null);
   const startRename = () => thread && setRenaming(thread.title);

@@ -188,8 +188,12 @@ pub struct WindowRow {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TabRow {
     pub id: String,
+    /// The thread's id in the store of the machine it is on.
     pub thread_id: String,
     pub kind: TabKind,
+    /// The remote host the thread is on; `None`: this machine's.
+    #[serde(default)]
+    pub host: Option<String>,
 }
 
 /// Which windows are open, in order, and the tabs each holds, in order.

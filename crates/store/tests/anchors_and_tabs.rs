@@ -109,6 +109,7 @@ async fn a_tab_write_that_fails_otherwise_is_not_a_missing_thread() {
                 id: "tab-1".into(),
                 thread_id: "a".into(),
                 kind: TabKind::Conversation,
+                host: None,
             }],
         }],
     };

@@ -508,11 +508,13 @@ async fn layout_round_trips_and_refuses_unknown_threads() {
                         id: "tab-1".into(),
                         thread_id: "a".into(),
                         kind: TabKind::Conversation,
+                        host: None,
                     },
                     TabRow {
                         id: "tab-2".into(),
                         thread_id: "b".into(),
                         kind: TabKind::Terminal,
+                        host: None,
                     },
                 ],
             },
@@ -523,6 +525,7 @@ async fn layout_round_trips_and_refuses_unknown_threads() {
                     id: "tab-3".into(),
                     thread_id: "b".into(),
                     kind: TabKind::Conversation,
+                    host: None,
                 }],
             },
         ],
@@ -547,6 +550,58 @@ async fn layout_round_trips_and_refuses_unknown_threads() {
     let left = store.layout().await.unwrap();
     assert_eq!(left.windows[0].tabs.len(), 1);
     assert!(left.windows[1].tabs.is_empty());
+}
+
+#[tokio::test]
+async fn a_remote_hosts_tabs_keep_their_place_and_go_with_the_host() {
+    use forkhost_store::queries::remote_hosts::RemoteHostRow;
+    let (_dir, store) = fresh().await;
+    store.insert_thread(&thread("a")).await.unwrap();
+    store
+        .put_remote_host(&RemoteHostRow {
+            name: "box".into(),
+            destination: "me@box".into(),
+            ssh_options: "[]".into(),
+            remote_program: None,
+            added_at: 1,
+        })
+        .await
+        .unwrap();
+    let tab = |id: &str, thread: &str, host: Option<&str>| TabRow {
+        id: id.into(),
+        thread_id: thread.into(),
+        kind: TabKind::Conversation,
+        host: host.map(Into::into),
+    };
+    let layout = Layout {
+        windows: vec![WindowRow {
+            id: "main".into(),
+            active_tab: Some("r".into()),
+            tabs: vec![
+                tab("l1", "a", None),
+                tab("r", "a", Some("box")),
+                tab("l2", "a", None),
+            ],
+        }],
+    };
+    store.save_layout(&layout).await.unwrap();
+    assert_eq!(
+        store.layout().await.unwrap(),
+        layout,
+        "a remote tab keeps its place among the local ones"
+    );
+
+    let mut unknown = layout.clone();
+    unknown.windows[0].tabs[1].host = Some("nowhere".into());
+    assert!(matches!(
+        store.save_layout(&unknown).await,
+        Err(StoreError::ThreadNotFound(id)) if id == "nowhere:a"
+    ));
+
+    assert!(store.remove_remote_host("box").await.unwrap());
+    let left = store.layout().await.unwrap();
+    let ids: Vec<_> = left.windows[0].tabs.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, ["l1", "l2"], "removing the host removed its tabs");
 }
 
 #[tokio::test]

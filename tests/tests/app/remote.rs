@@ -109,10 +109,79 @@ async fn app_pi_continue_on_another_machine_with_the_files_and_the_hosts_threads
     if result.is_err() {
         shots.take(&client, "failure").await;
     }
+    // Give the debounced layout save a moment before the app goes.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    client.close().await.ok();
+    let remote_tabs = result?;
+
+    // A restart reopens the remote threads' tabs, each read again from its host.
+    let client = env.launch().await?;
+    let result = reopened(&client, &remote_tabs).await;
+    if result.is_err() {
+        shots.take(&client, "failure-after-restart").await;
+    } else {
+        shots.take(&client, "remote-tabs-restored").await;
+    }
     client.close().await.ok();
     result
 }
 
+/// After a restart: both remote tabs are back, and the active one (the remote fork) shows its
+/// turns as its host has them.
+async fn reopened(client: &Client, remote_tabs: &[String]) -> Result<()> {
+    let want = serde_json::to_string(remote_tabs)?;
+    wait_js(
+        client,
+        &format!(
+            r#"(() => {{
+                const open = Array.from(document.querySelectorAll('[role="tab"][data-thread-id]'))
+                    .map(t => t.dataset.threadId);
+                return {want}.every(id => open.includes(id)) ? open : null;
+            }})()"#
+        ),
+        WAIT,
+        "the remote tabs after a restart",
+    )
+    .await?;
+    let (tab_list, active) = tabs(client).await?;
+    ensure!(
+        active.as_deref() == remote_tabs.last().map(String::as_str),
+        "the remote fork's tab is the active one again: {tab_list:?} {active:?}"
+    );
+    wait_js(
+        client,
+        r#"!!document.querySelector('article[data-role="user"][data-turn="2"]:not([data-live])')"#,
+        WAIT,
+        "the remote fork's turns, read from its host",
+    )
+    .await?;
+    let shown = rows(client).await?;
+    ensure!(
+        shown
+            .iter()
+            .any(|(turn, role, text)| *turn == 2 && role == "user" && text == "in the remote fork"),
+        "{shown:?}"
+    );
+    // The other remote tab, not shown yet, is named from its host's list.
+    wait_js(
+        client,
+        &format!(
+            r#"(() => {{
+                const t = document.querySelector('[role="tab"][data-thread-id="{}"]');
+                const words = t ? t.textContent.trim() : '';
+                return words && !words.includes('Loading') ? words : null;
+            }})()"#,
+            remote_tabs[0]
+        ),
+        WAIT,
+        "the title of a remote tab not shown yet",
+    )
+    .await?;
+    Ok(())
+}
+
+/// The flow in one app session; the remote tabs it leaves open (the remote thread's, then its
+/// fork's, the active one).
 async fn flow(
     client: &Client,
     data: &Path,
@@ -121,7 +190,7 @@ async fn flow(
     there: &HarnessEnv,
     model: &FakeModel,
     shots: &mut Shots,
-) -> Result<()> {
+) -> Result<Vec<String>> {
     // The sidebar lists both hosts; opened, box has no threads yet and gone is offline.
     open_host(client, "box").await?;
     wait_css(
@@ -387,7 +456,7 @@ async fn flow(
         installed.contains(".cache/forkhost/bin/forkhost-"),
         "the host remembers the copy: {hosts}"
     );
-    Ok(())
+    Ok(vec![remote_id, fork_id])
 }
 
 /// Opens a host's row in the sidebar.

@@ -6,7 +6,7 @@ import { ContinueDialog } from "./ContinueDialog";
 import { Hosts } from "./Hosts";
 import { store } from "../state";
 import { upsertThread } from "../threads/cache";
-import { continuePoint, hostOf, openContinueDialog, remote, remoteThreadId } from "./remote";
+import { continuePoint, hostOf, openContinueDialog, readHostsOfTabs, remote, remoteThreadId, remoteTitle } from "./remote";
 
 vi.mock("../ipc", () => import("../testing/ipcMock"));
 afterEach(cleanup);
@@ -19,6 +19,24 @@ beforeEach(() => {
 
 const box = { name: "box", destination: "me@box", ssh_options: [], remote_program: null };
 const gone = { name: "gone", destination: "me@gone", ssh_options: [], remote_program: null };
+
+describe("remote tabs after a restart", () => {
+  it("reads each host of an open remote tab once, and names the tab from its list", async () => {
+    vi.mocked(ipc.hostThreads).mockResolvedValue([
+      threadDetail("r1", 1, { title: "Fix the parser", harness: "pi", updated_at: Date.now() }),
+    ]);
+    readHostsOfTabs(["local-1", remoteThreadId("box", "r1"), remoteThreadId("box", "r2")]);
+    expect(ipc.hostThreads).toHaveBeenCalledTimes(1);
+    expect(ipc.hostThreads).toHaveBeenCalledWith("box");
+    await waitFor(() => expect(remote.get().threads.box?.status).toBe("ready"));
+    expect(remoteTitle(remote.get(), "box:r1")).toBe("Fix the parser");
+    expect(remoteTitle(remote.get(), "box:r2")).toBeUndefined();
+    expect(remoteTitle(remote.get(), "r1")).toBeUndefined();
+    // Read already: not again.
+    readHostsOfTabs(["box:r1"]);
+    expect(ipc.hostThreads).toHaveBeenCalledTimes(1);
+  });
+});
 
 describe("the sidebar's hosts", () => {
   it("shows nothing without hosts, and each host's threads or why it is offline", async () => {

@@ -1,7 +1,7 @@
 // Remote hosts in the window (docs/architecture.md "Remote hosts"): the hosts the user added,
 // each host's threads as its own forkhost lists them (read when its row is opened, again on
-// Reconnect), and the "Continue on another machine…" dialog's state. A store of its own:
-// nothing else reads it.
+// Reconnect, and for the tabs a restart reopened), and the "Continue on another machine…"
+// dialog's state. A store of its own: the tab bar reads a remote thread's title from it.
 import type { ContinuedOnHost } from "../bindings/ContinuedOnHost";
 import type { ContinueOnHost } from "../bindings/ContinueOnHost";
 import type { RemoteHostView } from "../bindings/RemoteHostView";
@@ -62,6 +62,25 @@ export async function loadHosts(): Promise<void> {
 
 function setThreads(host: string, value: HostThreads) {
   remote.set((s) => ({ threads: { ...s.threads, [host]: value } }));
+}
+
+/** A remote thread's title as its host's list has it; undefined for a thread of this machine
+ * or a host not read yet. */
+export function remoteTitle(state: RemoteState, threadId: string): string | undefined {
+  const host = hostOf(threadId);
+  const list = host ? state.threads[host] : undefined;
+  if (!host || list?.status !== "ready") return undefined;
+  const id = threadId.slice(host.length + 1);
+  return list.threads.find((t) => t.id === id)?.title;
+}
+
+/** Reads the lists of the hosts whose threads are open in tabs and not read yet (a restart
+ * reopens remote tabs; a tab not shown yet is named from its host's list). */
+export function readHostsOfTabs(threadIds: string[]): void {
+  const hosts = new Set(threadIds.map(hostOf).filter((h): h is string => h !== null));
+  for (const host of hosts) {
+    if (!remote.get().threads[host]) void loadHostThreads(host);
+  }
 }
 
 /** Reads `host`'s threads over ssh; a host that cannot be reached is offline from now. */

@@ -1,10 +1,12 @@
-//! Which windows hold which tabs, so a restart reopens what was open.
+//! Which windows hold which tabs, so a restart reopens what was open: this machine's threads
+//! and remote hosts' (`HOST:ID`, kept with their host: removing it removes its tabs).
 
 use forkhost_store::{Layout, TabKind, TabRow, WindowRow};
 use serde::{Deserialize, Serialize};
 
 use crate::base::error::{HostError, HostResult};
 use crate::host::Host;
+use crate::remote::{remote_thread_id, ThreadAddress};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
@@ -44,7 +46,10 @@ impl Host {
                         .into_iter()
                         .map(|t| TabView {
                             id: t.id,
-                            thread_id: t.thread_id,
+                            thread_id: match &t.host {
+                                Some(host) => remote_thread_id(host, &t.thread_id),
+                                None => t.thread_id,
+                            },
                             kind: t.kind,
                         })
                         .collect(),
@@ -53,8 +58,9 @@ impl Host {
         })
     }
 
-    /// Replaces the saved layout. Tabs of threads that no longer exist are refused with
-    /// `thread_not_found`; the old layout then stays.
+    /// Replaces the saved layout. Tabs of threads that no longer exist (or of hosts no longer
+    /// added) are refused with `thread_not_found`; the old layout then stays. A remote thread's
+    /// existence is its host's business: its tab is kept while the host is.
     pub async fn save_layout(&self, layout: &LayoutView) -> HostResult<()> {
         let mut seen = std::collections::HashSet::new();
         let mut windows = Vec::with_capacity(layout.windows.len());
@@ -73,10 +79,16 @@ impl Host {
                         t.id
                     )));
                 }
+                // A remote thread's tab (`HOST:ID`) is kept with its host and its id there.
+                let (host, thread_id) = match ThreadAddress::of(&t.thread_id) {
+                    ThreadAddress::There { host, thread } => (Some(host.to_owned()), thread),
+                    ThreadAddress::Here(thread) => (None, thread),
+                };
                 tabs.push(TabRow {
                     id: t.id.clone(),
-                    thread_id: t.thread_id.clone(),
+                    thread_id: thread_id.to_owned(),
                     kind: t.kind,
+                    host,
                 });
             }
             windows.push(WindowRow {
