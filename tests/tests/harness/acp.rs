@@ -104,3 +104,127 @@ async fn each_fault_of_starting_an_agent_ends_in_words() {
         "{err}"
     );
 }
+
+/// The faults of a running session, against the stand-in: each ends in words, and a turn
+/// never waits forever.
+mod sessions {
+    use super::*;
+    use forkhost_harness::acp::{AcpRuntime, AcpTarget};
+    use forkhost_harness::contract::{
+        Answer, ApprovalDecision, ApprovalSubject, RuntimeEvent, TurnOutcome,
+    };
+    use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver};
+
+    const WAIT: Duration = Duration::from_secs(30);
+
+    async fn open(
+        dir: &std::path::Path,
+        how: &str,
+    ) -> Result<(AcpRuntime, UnboundedReceiver<RuntimeEvent>), HarnessError> {
+        let program = forkhost_tests::acp::stand_in(dir);
+        let (tx, rx) = unbounded_channel();
+        let target = AcpTarget::New {
+            cwd: dir.to_path_buf(),
+        };
+        let runtime = AcpRuntime::open(&agent(&program), &program, target, &mode(how), tx).await?;
+        Ok((runtime, rx))
+    }
+
+    /// The turn's text, its end, and whether the process was said to exit, in order.
+    async fn to_the_end(
+        rx: &mut UnboundedReceiver<RuntimeEvent>,
+    ) -> (String, TurnOutcome, Option<String>) {
+        let mut text = String::new();
+        let mut exited = None;
+        loop {
+            let event = tokio::time::timeout(WAIT, rx.recv())
+                .await
+                .expect("the turn ends in time")
+                .expect("events go on");
+            match event {
+                RuntimeEvent::TextDelta { text: t } => text.push_str(&t),
+                RuntimeEvent::Exited { error } => exited = error,
+                RuntimeEvent::TurnEnded { outcome, .. } => return (text, outcome, exited),
+                RuntimeEvent::ApprovalRequested { request, reply } => {
+                    assert_eq!(
+                        request.subject,
+                        ApprovalSubject::Command {
+                            command: "rm -rf build".into(),
+                            cwd: None
+                        }
+                    );
+                    assert!(
+                        !request.can_approve_for_session(),
+                        "the stand-in offers no always"
+                    );
+                    reply
+                        .send(Answer::Decision(ApprovalDecision::Approve))
+                        .await
+                        .unwrap();
+                }
+                _ => {}
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_turn_streams_and_a_broken_line_among_its_updates_is_passed_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut runtime, mut rx) = open(dir.path(), "garbage-turn").await.unwrap();
+        assert_eq!(runtime.session_id(), "s1");
+        runtime.send("hello").await.unwrap();
+        let (text, outcome, exited) = to_the_end(&mut rx).await;
+        assert_eq!(
+            (text.as_str(), &outcome, exited),
+            ("stand-in: stand-in: hello", &TurnOutcome::Completed, None)
+        );
+        runtime.close().await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn an_agent_that_dies_mid_turn_ends_it_failed_in_words() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut runtime, mut rx) = open(dir.path(), "crash-turn").await.unwrap();
+        runtime.send("hello").await.unwrap();
+        let (text, outcome, exited) = to_the_end(&mut rx).await;
+        assert_eq!(text, "half a repl");
+        assert!(
+            matches!(&outcome, TurnOutcome::Failed { message } if message.contains("exited before it answered")),
+            "{outcome:?}"
+        );
+        assert!(
+            exited
+                .as_deref()
+                .is_some_and(|e| e.contains("exited unexpectedly")),
+            "{exited:?}"
+        );
+        let again = runtime.send("again").await.unwrap_err();
+        assert!(
+            matches!(&again, HarnessError::AgentFailed { message, .. } if message.contains("no longer running")),
+            "{again}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_refused_session_is_said_and_a_permission_request_takes_the_cards_answer() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = open(dir.path(), "refuse-new")
+            .await
+            .map(|_| ())
+            .unwrap_err();
+        assert!(
+            matches!(&err, HarnessError::AgentFailed { message, .. } if message.contains("no sessions today")),
+            "{err}"
+        );
+
+        let (mut runtime, mut rx) = open(dir.path(), "ask").await.unwrap();
+        runtime.send("clean up").await.unwrap();
+        let (text, outcome, _) = to_the_end(&mut rx).await;
+        assert_eq!(outcome, TurnOutcome::Completed);
+        assert_eq!(
+            text, r#"answer: {"optionId": "allow-1", "outcome": "selected"}"#,
+            "the agent received the option it named for allow once"
+        );
+        runtime.close().await.unwrap();
+    }
+}
