@@ -6,8 +6,8 @@ use sqlx::{Sqlite, SqlitePool, Transaction};
 
 use crate::open::Recovery;
 use crate::queries::{
-    checkpoints, checks, grants, layout, lineage, races, remote_hosts, setup, threads, trust,
-    turns, worktrees,
+    acp_agents, checkpoints, checks, grants, layout, lineage, races, remote_hosts, setup, threads,
+    trust, turns, worktrees,
 };
 use crate::{
     CheckpointRow, GrantRow, Layout, NewThread, NewTurn, Result, ThreadRow, TurnRow, WorktreeRow,
@@ -384,6 +384,29 @@ impl Store {
     pub async fn revoke_folder_trust(&self, folder: &str) -> Result<bool> {
         let mut tx = self.write().await?;
         let gone = trust::delete(&mut tx, folder).await?;
+        tx.commit().await?;
+        Ok(gone)
+    }
+
+    // ACP agents a user added.
+
+    pub async fn acp_agents(&self) -> Result<Vec<acp_agents::AcpAgentRow>> {
+        let mut conn = self.pool.acquire().await?;
+        acp_agents::all(&mut conn).await
+    }
+
+    /// Adds the agent `name` with `command` (a JSON array), or replaces its command.
+    pub async fn put_acp_agent(&self, name: &str, command: &str) -> Result<()> {
+        let mut tx = self.write().await?;
+        acp_agents::put(&mut tx, name, command).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Forgets the agent `name`; whether there was one.
+    pub async fn remove_acp_agent(&self, name: &str) -> Result<bool> {
+        let mut tx = self.write().await?;
+        let gone = acp_agents::delete(&mut tx, name).await?;
         tx.commit().await?;
         Ok(gone)
     }

@@ -76,3 +76,69 @@ fn agents_lists_the_shipped_ones_and_asks_a_named_command() {
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["error"]["code"], "invalid_input", "{json}");
 }
+
+/// `agents add` keeps an agent: every later `forkhost agents` asks it beside the shipped ones;
+/// a shipped name or an option for a command is refused; `agents remove` forgets it.
+#[test]
+fn an_added_agent_is_kept_asked_and_forgotten() {
+    let dir = tempfile::tempdir().unwrap();
+    let stand_in = forkhost_tests::acp::stand_in(dir.path());
+    let forkhost = |args: &[&str]| {
+        let mut cmd = Command::new(forkhost_bin());
+        cmd.env("HOME", dir.path())
+            .env("STAND_IN_MODE", "plain")
+            .env("FORKHOST_GEMINI_BIN", dir.path().join("no-gemini-here"))
+            .env("FORKHOST_OPENCODE_BIN", dir.path().join("no-opencode-here"))
+            .arg("--json")
+            .arg("--data-dir")
+            .arg(dir.path().join("data"))
+            .args(args);
+        let out = run_with_timeout(cmd, Duration::from_secs(120));
+        let json: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+        (out.status.success(), json)
+    };
+    let program = stand_in.display().to_string();
+    let (ok, json) = forkhost(&["agents", "add", "qwen", "--", &program, "--acp"]);
+    assert!(ok, "{json}");
+    assert_eq!(
+        json["added"]["args"],
+        serde_json::json!(["--acp"]),
+        "{json}"
+    );
+
+    let (ok, json) = forkhost(&["agents"]);
+    assert!(ok, "{json}");
+    let rows = json["agents"].as_array().unwrap();
+    let qwen = rows
+        .iter()
+        .find(|r| r["agent"]["name"] == "qwen")
+        .unwrap_or_else(|| panic!("the added agent is asked: {json}"));
+    assert_eq!(qwen["probe"]["agent_name"], "stand-in", "{json}");
+    assert_eq!(
+        qwen["probe"]["fork"], false,
+        "as it answered (plain): {json}"
+    );
+
+    let (ok, json) = forkhost(&["agents", "add", "opencode", "--", &program]);
+    assert!(!ok);
+    assert_eq!(json["error"]["code"], "conflict", "{json}");
+    let (ok, json) = forkhost(&["agents", "add", "evil", "--", "-oProxyCommand=touch"]);
+    assert!(!ok);
+    assert_eq!(json["error"]["code"], "invalid_input", "{json}");
+
+    let (ok, json) = forkhost(&["agents", "remove", "qwen"]);
+    assert!(ok, "{json}");
+    let (_, json) = forkhost(&["agents"]);
+    assert!(
+        !json["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["agent"]["name"] == "qwen"),
+        "{json}"
+    );
+    let (ok, json) = forkhost(&["agents", "remove", "qwen"]);
+    assert!(!ok);
+    assert_eq!(json["error"]["code"], "invalid_input", "{json}");
+}

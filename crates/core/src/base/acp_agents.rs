@@ -1,14 +1,15 @@
 //! The ACP agents and what each says it can do (`forkhost agents`): the shipped ones
-//! (Gemini CLI, OpenCode) and one a user names by its command, each started once and asked
-//! (`initialize`), side by side. An agent that is not installed, fails or speaks another
-//! protocol is listed with its error's code and words, never left out.
+//! (Gemini CLI, OpenCode), the ones a user added (`agents add`, kept in the store), and one a
+//! user names by its command for a single look, each started once and asked (`initialize`),
+//! side by side. An agent that is not installed, fails or speaks another protocol is listed
+//! with its error's code and words, never left out.
 
 use std::path::PathBuf;
 
 use forkhost_harness::acp::{self, AgentCommand, AgentProbe, PROBE_LIMIT};
 use serde::Serialize;
 
-use crate::base::error::{ErrorCode, HostError};
+use crate::base::error::{ErrorCode, HostError, HostResult};
 use crate::host::Host;
 
 /// One agent's row of the matrix.
@@ -34,6 +35,10 @@ impl Host {
     /// read by a probe.
     pub async fn acp_agents(&self, extra: Option<AgentCommand>) -> Vec<AgentReport> {
         let mut agents = acp::shipped();
+        match self.added_acp_agents().await {
+            Ok(added) => agents.extend(added),
+            Err(err) => tracing::warn!(code = err.code(), "the added agents could not be read"),
+        }
         agents.extend(extra);
         let env = self.inner.harness_env.clone();
         let cwd = self.data_dir().join("agent-probe");
@@ -55,6 +60,46 @@ impl Host {
             }
         }
         reports
+    }
+
+    /// The agents a user added, by name.
+    pub async fn added_acp_agents(&self) -> HostResult<Vec<AgentCommand>> {
+        let rows = self.store().acp_agents().await?;
+        let mut agents = Vec::with_capacity(rows.len());
+        for row in rows {
+            let command: Vec<String> = serde_json::from_str(&row.command)
+                .map_err(|e| HostError::Internal(format!("agent {}: {e}", row.name)))?;
+            agents.push(AgentCommand::custom(&row.name, &command)?);
+        }
+        Ok(agents)
+    }
+
+    /// Adds the ACP agent `name`, started by `command` (a program and its arguments), or
+    /// changes its command. A shipped agent's name is taken (`conflict`); a name or command
+    /// Forkhost would not run is `invalid_input`. Nothing is started here: `forkhost agents`
+    /// asks it what it can do.
+    pub async fn add_acp_agent(&self, name: &str, command: &[String]) -> HostResult<AgentCommand> {
+        if acp::shipped().iter().any(|a| a.name == name) {
+            return Err(HostError::Conflict(format!(
+                "{name} is one of the agents Forkhost ships; add yours under another name"
+            )));
+        }
+        let agent = AgentCommand::custom(name, command)?;
+        let stored =
+            serde_json::to_string(command).map_err(|e| HostError::Internal(e.to_string()))?;
+        self.store().put_acp_agent(name, &stored).await?;
+        tracing::info!(agent = %name, "acp agent added");
+        Ok(agent)
+    }
+
+    /// Forgets the added agent `name` (its sessions are the agent's and stay where they are).
+    pub async fn remove_acp_agent(&self, name: &str) -> HostResult<()> {
+        match self.store().remove_acp_agent(name).await? {
+            true => Ok(()),
+            false => Err(HostError::InvalidInput(format!(
+                "no added agent is called {name:?}"
+            ))),
+        }
     }
 }
 

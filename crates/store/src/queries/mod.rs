@@ -1,6 +1,7 @@
 //! One module per table. Each function takes a connection (or a transaction deref'd to one) so
 //! that [`crate::Store`] can compose several into one transaction.
 
+pub mod acp_agents;
 pub mod checkpoints;
 pub mod checks;
 pub mod grants;
