@@ -91,7 +91,9 @@ pub async fn tree_cost(
     state: State<'_, AppState>,
     thread_id: String,
 ) -> CmdResult<forkhost_core::TreeCost> {
-    crate::remote::thread::here(&thread_id, "The cost of the tree")?;
+    if let Some((host, thread)) = crate::remote::thread::remote(&thread_id) {
+        return Ok(crate::remote::thread::tree_cost(&state, host, thread).await?);
+    }
     Ok(state.host.tree_cost(&thread_id).await?)
 }
 

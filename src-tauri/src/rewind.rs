@@ -16,7 +16,9 @@ pub async fn rewind_plan(
     to: TurnRef,
     kind: RewindKind,
 ) -> CmdResult<RewindPlan> {
-    crate::remote::thread::here(&thread_id, "Rewind")?;
+    if let Some((host, thread)) = crate::remote::thread::remote(&thread_id) {
+        return Ok(crate::remote::thread::rewind_plan(&state, host, thread, to, kind).await?);
+    }
     Ok(state.host.rewind_plan(&thread_id, &to, kind).await?)
 }
 
@@ -30,7 +32,10 @@ pub async fn rewind(
     kind: RewindKind,
     accepted_loss: Option<Vec<String>>,
 ) -> CmdResult<RewoundView> {
-    crate::remote::thread::here(&thread_id, "Rewind")?;
+    if let Some((host, thread)) = crate::remote::thread::remote(&thread_id) {
+        let done = crate::remote::thread::rewind(&state, host, thread, to, kind, accepted_loss);
+        return Ok(done.await?);
+    }
     Ok(state
         .host
         .rewind(&thread_id, &to, kind, accepted_loss.as_deref())
@@ -40,14 +45,18 @@ pub async fn rewind(
 /// Undoes the thread's latest rewind: its old line back, and its files as before.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn undo_rewind(state: State<'_, AppState>, thread_id: String) -> CmdResult<RewoundView> {
-    crate::remote::thread::here(&thread_id, "Undoing a rewind")?;
+    if let Some((host, thread)) = crate::remote::thread::remote(&thread_id) {
+        return Ok(crate::remote::thread::undo_rewind(&state, host, thread).await?);
+    }
     Ok(state.host.undo_rewind(&thread_id).await?)
 }
 
 /// The thread's rewinds and those whose branch it is, newest first.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn rewinds(state: State<'_, AppState>, thread_id: String) -> CmdResult<Vec<RewindView>> {
-    crate::remote::thread::here(&thread_id, "The rewinds")?;
+    if let Some((host, thread)) = crate::remote::thread::remote(&thread_id) {
+        return Ok(crate::remote::thread::rewinds(&state, host, thread).await?);
+    }
     Ok(state.host.rewinds(&thread_id).await?)
 }
 

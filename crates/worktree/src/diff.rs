@@ -9,7 +9,7 @@ use crate::repo::Repo;
 use crate::snapshot::DEFAULT_SIZE_LIMIT;
 
 /// What happened to one file, in the words the Host's views carry (`added`, …).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum FileStatus {

@@ -1,7 +1,8 @@
 //! A remote thread in a tab (docs/architecture.md "Remote hosts"): the commands a conversation
 //! calls, for a thread id of the form `HOST:ID`, answered by that host's daemon over the
 //! host's link ([`super::link`]) — read it, send and stream, stop, answer its requests, its
-//! mode and session grants, rename, archive, export — or by the host's own forkhost run once
+//! mode and session grants, rename, archive, export, rewind and its undo, the tree's cost —
+//! or by the host's own forkhost run once
 //! (Fork). What a remote thread cannot do from the app yet is refused in words naming the
 //! terminal command that does it.
 
@@ -9,8 +10,9 @@ use std::time::Instant;
 
 use forkhost_core::{
     ApprovalDecision, ApprovalView, Call, ExportFormat, ForkAt, ForkFiles, ForkResult, ForkTiming,
-    GrantView, HarnessKind, HostError, HostResult, PermissionMode, Returned, ThreadAddress,
-    ThreadDetail, ThreadView, TurnRef,
+    GrantView, HarnessKind, HostError, HostResult, PermissionMode, Returned, RewindKind,
+    RewindPlan, RewindView, RewoundView, ThreadAddress, ThreadDetail, ThreadView, TreeCost,
+    TurnRef,
 };
 
 use crate::state::AppState;
@@ -186,6 +188,78 @@ pub async fn export(
     };
     match state.remote.call(host, call).await? {
         Returned::Text { text } => Ok(text),
+        other => Err(out_of_turn(&other)),
+    }
+}
+
+/// What rewinding the thread there to `to` would do, as that host plans it.
+pub async fn rewind_plan(
+    state: &AppState,
+    host: &str,
+    thread: &str,
+    to: TurnRef,
+    kind: RewindKind,
+) -> HostResult<RewindPlan> {
+    let call = Call::RewindPlan {
+        thread: thread.to_owned(),
+        to,
+        kind,
+    };
+    match state.remote.call(host, call).await? {
+        Returned::RewindPlan { plan } => Ok(plan.on_host(host)),
+        other => Err(out_of_turn(&other)),
+    }
+}
+
+/// Rewinds the thread there, with the loss the plan showed.
+pub async fn rewind(
+    state: &AppState,
+    host: &str,
+    thread: &str,
+    to: TurnRef,
+    kind: RewindKind,
+    accepted_loss: Option<Vec<String>>,
+) -> HostResult<RewoundView> {
+    let call = Call::Rewind {
+        thread: thread.to_owned(),
+        to,
+        kind,
+        accepted_loss,
+    };
+    rewound(host, state.remote.call(host, call).await?)
+}
+
+pub async fn undo_rewind(state: &AppState, host: &str, thread: &str) -> HostResult<RewoundView> {
+    let call = Call::UndoRewind {
+        thread: thread.to_owned(),
+    };
+    rewound(host, state.remote.call(host, call).await?)
+}
+
+pub async fn rewinds(state: &AppState, host: &str, thread: &str) -> HostResult<Vec<RewindView>> {
+    let call = Call::Rewinds {
+        thread: thread.to_owned(),
+    };
+    match state.remote.call(host, call).await? {
+        Returned::Rewinds { rewinds } => Ok(rewinds.into_iter().map(|r| r.on_host(host)).collect()),
+        other => Err(out_of_turn(&other)),
+    }
+}
+
+/// What every branch of the thread's tree there cost.
+pub async fn tree_cost(state: &AppState, host: &str, thread: &str) -> HostResult<TreeCost> {
+    let call = Call::TreeCost {
+        thread: thread.to_owned(),
+    };
+    match state.remote.call(host, call).await? {
+        Returned::TreeCost { cost } => Ok(cost.on_host(host)),
+        other => Err(out_of_turn(&other)),
+    }
+}
+
+fn rewound(host: &str, answer: Returned) -> HostResult<RewoundView> {
+    match answer {
+        Returned::Rewound { rewound } => Ok(rewound.on_host(host)),
         other => Err(out_of_turn(&other)),
     }
 }

@@ -418,6 +418,57 @@ async fn flow(
         "the fork's lineage there: {forked}"
     );
 
+    // Rewind the remote fork to reply 1 from its menu, planned and done by its host; then
+    // Undo rewind brings turn 2 back.
+    let reply = r#"article[data-role="assistant"][data-turn="1"]"#;
+    js_args(
+        client,
+        r#"const el = document.querySelector(arguments[0]);
+           const r = el.getBoundingClientRect();
+           el.dispatchEvent(new MouseEvent('contextmenu', { bubbles: true, cancelable: true, clientX: r.left + 10, clientY: r.top + 5 }));
+           return true;"#,
+        vec![serde_json::json!(reply)],
+    )
+    .await?;
+    menu_item(client, "Rewind to here").await?;
+    wait_css(client, r#"[data-dialog="rewind"] [data-rewind-plan]"#, WAIT).await?;
+    click(client, r#"[data-action="rewind-confirm"]"#).await?;
+    wait_js(
+        client,
+        r#"!document.querySelector('[data-dialog="rewind"]') && !document.querySelector('article[data-turn="2"]')"#,
+        WAIT,
+        "the remote fork to end at turn 1",
+    )
+    .await?;
+    let rewound = cli(
+        data,
+        ssh,
+        &[
+            "--host",
+            "box",
+            "show",
+            fork_id.strip_prefix("box:").unwrap_or_default(),
+        ],
+    )?;
+    ensure!(
+        rewound["thread"]["turns"].as_array().map(Vec::len) == Some(1),
+        "the host has the fork at turn 1: {rewound}"
+    );
+    // The fork's toast sits over the header's buttons: dismissed, as a user would.
+    js(
+        client,
+        r#"document.querySelectorAll('.toast [aria-label="Dismiss"]').forEach(b => b.click()); return true;"#,
+    )
+    .await?;
+    click(client, r#"[data-action="undo-rewind"]"#).await?;
+    wait_js(
+        client,
+        r#"!!document.querySelector('article[data-role="assistant"][data-turn="2"]')"#,
+        WAIT,
+        "turn 2 of the remote fork to be back",
+    )
+    .await?;
+
     // Reconnect reads again, and says the same while the host stays unreachable.
     click(
         client,

@@ -9,7 +9,7 @@
 //! Calls: `thread` (a thread's detail carries its figures) and the base.
 
 use forkhost_harness::{HarnessKind, TurnUsage};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::base::error::HostResult;
 use crate::base::price::{PricedBy, PRICE_TABLE};
@@ -17,7 +17,7 @@ use crate::base::view::{CostFigure, ThreadDetail};
 use crate::host::Host;
 
 /// One turn's figure.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct TurnCost {
     /// 1-based, as the thread shows it.
@@ -31,7 +31,7 @@ pub struct TurnCost {
 }
 
 /// A thread's cost: its own turns, what it inherited, each turn.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct ThreadCost {
     pub thread_id: String,
@@ -72,7 +72,7 @@ impl ThreadCost {
 }
 
 /// A tree of forks: each thread's own cost, and their sum — what the provider billed.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct TreeCost {
     pub root: String,

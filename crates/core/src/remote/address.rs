@@ -6,6 +6,8 @@
 
 use crate::base::events::HostEvent;
 use crate::base::view::{ThreadDetail, ThreadView};
+use crate::cost::TreeCost;
+use crate::rewind::{RewindPlan, RewindView, RewoundView};
 
 /// Where the thread an id names lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +54,45 @@ impl ThreadDetail {
             for fork in &mut turn.forks {
                 *fork = remote_thread_id(host, fork);
             }
+        }
+        self
+    }
+}
+
+impl RewindPlan {
+    /// As [`ThreadView::on_host`].
+    pub fn on_host(mut self, host: &str) -> RewindPlan {
+        self.thread_id = remote_thread_id(host, &self.thread_id);
+        self
+    }
+}
+
+impl RewindView {
+    /// As [`ThreadView::on_host`]: the thread and the line set aside.
+    pub fn on_host(mut self, host: &str) -> RewindView {
+        self.thread_id = remote_thread_id(host, &self.thread_id);
+        if let Some(branch) = &mut self.branch_id {
+            *branch = remote_thread_id(host, branch);
+        }
+        self
+    }
+}
+
+impl RewoundView {
+    /// As [`ThreadView::on_host`].
+    pub fn on_host(mut self, host: &str) -> RewoundView {
+        self.rewind = self.rewind.on_host(host);
+        self.thread = self.thread.on_host(host);
+        self
+    }
+}
+
+impl TreeCost {
+    /// As [`ThreadView::on_host`]: the root and each branch.
+    pub fn on_host(mut self, host: &str) -> TreeCost {
+        self.root = remote_thread_id(host, &self.root);
+        for thread in &mut self.threads {
+            thread.thread_id = remote_thread_id(host, &thread.thread_id);
         }
         self
     }

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use forkhost_worktree::{CheckpointSpec, FileDiff, FileStatus, Oid, Repo};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::base::error::{HostError, HostResult};
 use crate::base::thread::Thread;
@@ -14,7 +14,7 @@ use crate::files::{NoCheckpoints, TurnEdge};
 use crate::host::Host;
 
 /// One file a rewind writes back or deletes (`deleted`: the rewind removes it).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct RewindFileView {
     pub path: String,

@@ -63,7 +63,7 @@ impl RewindKind {
 }
 
 /// What a rewind would do, shown (and confirmed) before anything is written.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct RewindPlan {
     pub thread_id: String,
@@ -84,7 +84,7 @@ pub struct RewindPlan {
 }
 
 /// One rewind of a thread, as done (or undone).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct RewindView {
     pub id: String,
@@ -116,7 +116,7 @@ impl TryFrom<&RewindRow> for RewindView {
 }
 
 /// What a rewind or its undo did.
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct RewoundView {
     pub rewind: RewindView,

@@ -321,6 +321,29 @@ async fn answer(daemon: &Arc<Daemon>, call: Call) -> HostResult<Returned> {
         Call::Export { thread, to, format } => Ok(Returned::Text {
             text: host.export(&thread, to, format).await?,
         }),
+        Call::RewindPlan { thread, to, kind } => Ok(Returned::RewindPlan {
+            plan: Box::new(host.rewind_plan(&thread, &to, kind).await?),
+        }),
+        Call::Rewind {
+            thread,
+            to,
+            kind,
+            accepted_loss,
+        } => Ok(Returned::Rewound {
+            rewound: Box::new(
+                host.rewind(&thread, &to, kind, accepted_loss.as_deref())
+                    .await?,
+            ),
+        }),
+        Call::UndoRewind { thread } => Ok(Returned::Rewound {
+            rewound: Box::new(host.undo_rewind(&thread).await?),
+        }),
+        Call::Rewinds { thread } => Ok(Returned::Rewinds {
+            rewinds: host.rewinds(&thread).await?,
+        }),
+        Call::TreeCost { thread } => Ok(Returned::TreeCost {
+            cost: Box::new(host.tree_cost(&thread).await?),
+        }),
     }
 }
 

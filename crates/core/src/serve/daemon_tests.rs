@@ -19,7 +19,9 @@ async fn connected(data_dir: &std::path::Path) -> Connection {
 
 #[tokio::test]
 async fn a_clients_calls_come_back_as_the_hosts_own_answers() {
-    let t = test_host::claude_thread(2, test_host::ClaudeProgram::None).await;
+    // A `claude` that answers `--version`: a rewind's set-aside line is a Claude fork (lazy: it
+    // runs nothing).
+    let t = test_host::claude_thread(2, test_host::ClaudeProgram::VersionOnly).await;
     let served = Served::claim(t.data_dir()).unwrap();
     let daemon = tokio::spawn(serve(
         t.host.clone(),
@@ -121,6 +123,72 @@ async fn a_clients_calls_come_back_as_the_hosts_own_answers() {
             .unwrap_err()
             .code()
     );
+
+    // Rewind and its undo, their plan and list, and the tree's cost: the Host's own answers.
+    let one = crate::base::fork_point::TurnRef::Number(1);
+    let kind = crate::rewind::RewindKind::Conversation;
+    let Returned::RewindPlan { plan } = connection
+        .call(Call::RewindPlan {
+            thread: t.thread.clone(),
+            to: one.clone(),
+            kind,
+        })
+        .await
+        .unwrap()
+    else {
+        panic!("not a rewind plan");
+    };
+    assert_eq!(
+        *plan,
+        t.host.rewind_plan(&t.thread, &one, kind).await.unwrap()
+    );
+    assert_eq!((plan.turn, plan.turns), (1, 2));
+    let Returned::Rewound { rewound } = connection
+        .call(Call::Rewind {
+            thread: t.thread.clone(),
+            to: one.clone(),
+            kind,
+            accepted_loss: Some(plan.loss.clone()),
+        })
+        .await
+        .unwrap()
+    else {
+        panic!("not a rewind");
+    };
+    assert_eq!(rewound.thread.turns.len(), 1);
+    assert_eq!(t.host.show(&t.thread).await.unwrap().turns.len(), 1);
+    let Returned::Rewinds { rewinds } = connection
+        .call(Call::Rewinds {
+            thread: t.thread.clone(),
+        })
+        .await
+        .unwrap()
+    else {
+        panic!("not the rewinds");
+    };
+    assert_eq!(rewinds, t.host.rewinds(&t.thread).await.unwrap());
+    assert_eq!(rewinds.len(), 1);
+    let Returned::Rewound { rewound } = connection
+        .call(Call::UndoRewind {
+            thread: t.thread.clone(),
+        })
+        .await
+        .unwrap()
+    else {
+        panic!("not an undo");
+    };
+    assert_eq!(rewound.thread.turns.len(), 2);
+    assert!(rewound.rewind.undone);
+    let Returned::TreeCost { cost } = connection
+        .call(Call::TreeCost {
+            thread: t.thread.clone(),
+        })
+        .await
+        .unwrap()
+    else {
+        panic!("not the tree's cost");
+    };
+    assert_eq!(*cost, t.host.tree_cost(&t.thread).await.unwrap());
 
     // A second daemon on the folder is refused while this one serves.
     assert_eq!(Served::claim(t.data_dir()).err().unwrap().code(), "busy");

@@ -11,11 +11,13 @@ use crate::base::events::{HostEvent, TurnEnd};
 use crate::base::fork_point::TurnRef;
 use crate::base::grant_scope::GrantView;
 use crate::base::view::{ApprovalView, ThreadDetail, ThreadView};
+use crate::cost::TreeCost;
+use crate::rewind::{RewindKind, RewindPlan, RewindView, RewoundView};
 use crate::thread::export::ExportFormat;
 use forkhost_harness::{ApprovalDecision, PermissionMode};
 
 /// The wire's version: a daemon refuses a client of another one.
-pub const PROTOCOL: u32 = 2;
+pub const PROTOCOL: u32 = 3;
 
 /// A client's request, numbered by the client (`id`); the daemon answers each with a
 /// [`ServerMessage::Reply`] of the same number.
@@ -96,6 +98,30 @@ pub enum Call {
         to: Option<TurnRef>,
         format: ExportFormat,
     },
+    /// What rewinding the thread to `to` would write back, delete and lose.
+    RewindPlan {
+        thread: String,
+        to: TurnRef,
+        kind: RewindKind,
+    },
+    /// Rewinds the thread to `to`, the loss the user accepted as the plan showed it.
+    Rewind {
+        thread: String,
+        to: TurnRef,
+        kind: RewindKind,
+        accepted_loss: Option<Vec<String>>,
+    },
+    UndoRewind {
+        thread: String,
+    },
+    /// The thread's rewinds, newest first.
+    Rewinds {
+        thread: String,
+    },
+    /// What every branch of the thread's tree cost.
+    TreeCost {
+        thread: String,
+    },
 }
 
 /// What a call returned.
@@ -134,6 +160,18 @@ pub enum Returned {
     },
     Text {
         text: String,
+    },
+    RewindPlan {
+        plan: Box<RewindPlan>,
+    },
+    Rewound {
+        rewound: Box<RewoundView>,
+    },
+    Rewinds {
+        rewinds: Vec<RewindView>,
+    },
+    TreeCost {
+        cost: Box<TreeCost>,
     },
 }
 
