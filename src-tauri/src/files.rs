@@ -31,7 +31,9 @@ fn folder(path: &str) -> CmdResult<PathBuf> {
 /// its checkpoints.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn files(state: State<'_, AppState>, thread_id: String) -> CmdResult<FilesView> {
-    crate::remote::thread::here(&thread_id, "The files view")?;
+    if let Some((host, thread)) = crate::remote::thread::remote(&thread_id) {
+        return Ok(crate::remote::thread::files(&state, host, thread).await?);
+    }
     Ok(state.host.files(&thread_id).await?)
 }
 
@@ -43,7 +45,6 @@ pub async fn changes(
     thread_id: String,
     other: Option<String>,
 ) -> CmdResult<ChangesView> {
-    crate::remote::thread::here(&thread_id, "Compare")?;
     let other = match other.as_deref() {
         None | Some("") => None,
         Some(o) if o == thread_id => {
@@ -54,6 +55,20 @@ pub async fn changes(
         }
         Some(o) => Some(o.to_owned()),
     };
+    if let Some((host, thread)) = crate::remote::thread::remote(&thread_id) {
+        let changes = crate::remote::thread::changes(&state, host, thread, other.as_deref());
+        return Ok(changes.await?);
+    }
+    if other
+        .as_deref()
+        .and_then(crate::remote::thread::remote)
+        .is_some()
+    {
+        return Err(CommandError::new(
+            ErrorCode::InvalidInput,
+            "Compare takes two threads of one machine",
+        ));
+    }
     Ok(state.host.changes(&thread_id, other.as_deref()).await?)
 }
 

@@ -1,7 +1,8 @@
 //! A remote thread in a tab (docs/architecture.md "Remote hosts"): the commands a conversation
 //! calls, for a thread id of the form `HOST:ID`, answered by that host's daemon over the
 //! host's link ([`super::link`]) — read it, send and stream, stop, answer its requests, its
-//! mode and session grants, rename, archive, export, rewind and its undo, the tree's cost —
+//! mode and session grants, rename, archive, export, rewind and its undo, the tree's cost,
+//! its folder and its changes —
 //! or by the host's own forkhost run once
 //! (Fork). What a remote thread cannot do from the app yet is refused in words naming the
 //! terminal command that does it.
@@ -9,10 +10,10 @@
 use std::time::Instant;
 
 use forkhost_core::{
-    ApprovalDecision, ApprovalView, Call, ExportFormat, ForkAt, ForkFiles, ForkResult, ForkTiming,
-    GrantView, HarnessKind, HostError, HostResult, PermissionMode, Returned, RewindKind,
-    RewindPlan, RewindView, RewoundView, ThreadAddress, ThreadDetail, ThreadView, TreeCost,
-    TurnRef,
+    ApprovalDecision, ApprovalView, Call, ChangesView, ExportFormat, FilesView, ForkAt, ForkFiles,
+    ForkResult, ForkTiming, GrantView, HarnessKind, HostError, HostResult, PermissionMode,
+    Returned, RewindKind, RewindPlan, RewindView, RewoundView, ThreadAddress, ThreadDetail,
+    ThreadView, TreeCost, TurnRef,
 };
 
 use crate::state::AppState;
@@ -253,6 +254,44 @@ pub async fn tree_cost(state: &AppState, host: &str, thread: &str) -> HostResult
     };
     match state.remote.call(host, call).await? {
         Returned::TreeCost { cost } => Ok(cost.on_host(host)),
+        other => Err(out_of_turn(&other)),
+    }
+}
+
+/// The thread's folder there and its checkpoints.
+pub async fn files(state: &AppState, host: &str, thread: &str) -> HostResult<FilesView> {
+    let call = Call::Files {
+        thread: thread.to_owned(),
+    };
+    match state.remote.call(host, call).await? {
+        Returned::Files { files } => Ok(*files),
+        other => Err(out_of_turn(&other)),
+    }
+}
+
+/// A fork's changes there since its fork point, or (`other`, a thread of the same host) the
+/// two threads' current files.
+pub async fn changes(
+    state: &AppState,
+    host: &str,
+    thread: &str,
+    other: Option<&str>,
+) -> HostResult<ChangesView> {
+    let other = match other.map(ThreadAddress::of) {
+        None => None,
+        Some(ThreadAddress::There { host: h, thread }) if h == host => Some(thread.to_owned()),
+        Some(_) => {
+            return Err(HostError::InvalidInput(format!(
+                "Compare takes two threads of one machine; this one is on {host}"
+            )))
+        }
+    };
+    let call = Call::Changes {
+        thread: thread.to_owned(),
+        other,
+    };
+    match state.remote.call(host, call).await? {
+        Returned::Changes { changes } => Ok(*changes),
         other => Err(out_of_turn(&other)),
     }
 }

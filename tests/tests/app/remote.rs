@@ -468,6 +468,18 @@ async fn flow(
         "turn 2 of the remote fork to be back",
     )
     .await?;
+    // Its folder as its host has it: the header's chip (a worktree there, in git).
+    let chip = wait_js(
+        client,
+        r#"(() => { const c = document.querySelector('[data-folder-kind]'); return c ? c.dataset.folderKind + ' ' + c.textContent : null; })()"#,
+        WAIT,
+        "the remote fork's folder in the header",
+    )
+    .await?;
+    ensure!(
+        chip.as_str().unwrap_or_default().starts_with("worktree"),
+        "the remote fork's folder is a worktree there: {chip}"
+    );
 
     // Reconnect reads again, and says the same while the host stays unreachable.
     click(

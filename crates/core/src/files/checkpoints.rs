@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use forkhost_store::{CheckpointRow, Edge};
 use forkhost_worktree::{CheckpointSpec, Oid, TreeWatch};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::error::blocking;
 use super::scope::NoCheckpoints;
@@ -35,7 +35,7 @@ impl TurnEdge {
 }
 
 /// One recorded checkpoint.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct CheckpointView {
     /// The turn's 1-based position.
@@ -48,7 +48,7 @@ pub struct CheckpointView {
 }
 
 /// What the app and the CLI show about a thread's files.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct FilesView {
     /// `worktree` (a git worktree Forkhost made for this fork) or `folder`.

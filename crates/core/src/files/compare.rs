@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use forkhost_worktree::{CheckpointSpec, FilePatch, FileStatus, Oid, Repo};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::error::blocking;
 use super::scope::NoCheckpoints;
@@ -13,7 +13,7 @@ use crate::base::error::{HostError, HostResult};
 use crate::host::Host;
 
 /// How a file changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "lowercase")]
 #[ts(export)]
 pub enum FileChangeStatus {
@@ -36,7 +36,7 @@ impl FileChangeStatus {
 }
 
 /// One changed file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct FileChangeView {
     pub path: String,
@@ -53,7 +53,7 @@ pub struct FileChangeView {
 }
 
 /// Changes between two sets of files.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct ChangesView {
     /// The commits compared.

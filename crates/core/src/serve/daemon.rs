@@ -344,6 +344,12 @@ async fn answer(daemon: &Arc<Daemon>, call: Call) -> HostResult<Returned> {
         Call::TreeCost { thread } => Ok(Returned::TreeCost {
             cost: Box::new(host.tree_cost(&thread).await?),
         }),
+        Call::Files { thread } => Ok(Returned::Files {
+            files: Box::new(host.files(&thread).await?),
+        }),
+        Call::Changes { thread, other } => Ok(Returned::Changes {
+            changes: Box::new(host.changes(&thread, other.as_deref()).await?),
+        }),
     }
 }
 

@@ -189,6 +189,29 @@ async fn a_clients_calls_come_back_as_the_hosts_own_answers() {
         panic!("not the tree's cost");
     };
     assert_eq!(*cost, t.host.tree_cost(&t.thread).await.unwrap());
+    let Returned::Files { files } = connection
+        .call(Call::Files {
+            thread: t.thread.clone(),
+        })
+        .await
+        .unwrap()
+    else {
+        panic!("not the files");
+    };
+    assert_eq!(*files, t.host.files(&t.thread).await.unwrap());
+    // A folder outside git has nothing to compare: the Host's refusal, in its words.
+    let err = connection
+        .call(Call::Changes {
+            thread: t.thread.clone(),
+            other: None,
+        })
+        .await
+        .unwrap_err();
+    let expected = t.host.changes(&t.thread, None).await.unwrap_err();
+    assert_eq!(
+        (err.code(), err.to_string()),
+        (expected.code(), expected.to_string())
+    );
 
     // A second daemon on the folder is refused while this one serves.
     assert_eq!(Served::claim(t.data_dir()).err().unwrap().code(), "busy");

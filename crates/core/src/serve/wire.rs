@@ -12,6 +12,7 @@ use crate::base::fork_point::TurnRef;
 use crate::base::grant_scope::GrantView;
 use crate::base::view::{ApprovalView, ThreadDetail, ThreadView};
 use crate::cost::TreeCost;
+use crate::files::{ChangesView, FilesView};
 use crate::rewind::{RewindKind, RewindPlan, RewindView, RewoundView};
 use crate::thread::export::ExportFormat;
 use forkhost_harness::{ApprovalDecision, PermissionMode};
@@ -122,6 +123,16 @@ pub enum Call {
     TreeCost {
         thread: String,
     },
+    /// The thread's folder (worktree or folder, in git) and its checkpoints.
+    Files {
+        thread: String,
+    },
+    /// `other` `None`: a worktree fork's changes since its fork point; else the two threads'
+    /// current files (both of this host).
+    Changes {
+        thread: String,
+        other: Option<String>,
+    },
 }
 
 /// What a call returned.
@@ -172,6 +183,12 @@ pub enum Returned {
     },
     TreeCost {
         cost: Box<TreeCost>,
+    },
+    Files {
+        files: Box<FilesView>,
+    },
+    Changes {
+        changes: Box<ChangesView>,
     },
 }
 
