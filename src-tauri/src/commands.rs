@@ -43,6 +43,9 @@ pub struct NewThreadArgs {
     /// Codex's sandbox; null: its default.
     #[serde(default)]
     pub sandbox: Option<String>,
+    /// The remote host to start it on (its `cwd` a folder there); null: this machine.
+    #[serde(default)]
+    pub host: Option<String>,
 }
 
 fn harness(name: &str) -> CmdResult<HarnessKind> {
@@ -99,6 +102,18 @@ pub async fn tree_cost(
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn create(state: State<'_, AppState>, spec: NewThreadArgs) -> CmdResult<ThreadDetail> {
+    if let Some(host) = spec.host.as_deref().filter(|h| !h.is_empty()) {
+        let permissions = crate::approvals::permissions(spec.mode, spec.sandbox);
+        let created = thread::create(
+            &state,
+            host,
+            spec.harness,
+            &spec.cwd,
+            spec.title,
+            permissions,
+        );
+        return Ok(created.await?);
+    }
     let cwd = expand_home(spec.cwd.trim());
     Ok(state
         .host

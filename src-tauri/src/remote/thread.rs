@@ -40,6 +40,34 @@ pub async fn show(state: &AppState, host: &str, thread: &str) -> HostResult<Thre
     Ok(detail.on_host(host))
 }
 
+/// A new thread of `harness` there, in `cwd` (a folder of that machine; `~/…` its user's
+/// home), named as this machine's windows name it.
+pub async fn create(
+    state: &AppState,
+    host: &str,
+    harness: HarnessKind,
+    cwd: &str,
+    title: Option<String>,
+    permissions: PermissionMode,
+) -> HostResult<ThreadDetail> {
+    state.host.remote_host(host).await?;
+    if cwd.trim().is_empty() {
+        return Err(HostError::InvalidInput(format!(
+            "a new thread on {host} needs a folder there"
+        )));
+    }
+    let call = Call::Create {
+        harness,
+        cwd: cwd.trim().to_owned(),
+        title,
+        permissions,
+    };
+    match state.remote.call(host, call).await? {
+        Returned::Thread { detail } => Ok(detail.on_host(host)),
+        other => Err(out_of_turn(&other)),
+    }
+}
+
 /// Starts a turn there; its events arrive as the thread's own.
 pub async fn start_turn(
     state: &AppState,

@@ -114,9 +114,13 @@ async fn app_pi_continue_on_another_machine_with_the_files_and_the_hosts_threads
     client.close().await.ok();
     let remote_tabs = result?;
 
-    // A restart reopens the remote threads' tabs, each read again from its host.
+    // A restart reopens the remote threads' tabs, each read again from its host; then a new
+    // thread is started on box from New thread.
     let client = env.launch().await?;
-    let result = reopened(&client, &remote_tabs).await;
+    let mut result = reopened(&client, &remote_tabs).await;
+    if result.is_ok() {
+        result = started_there(&client, &env.data_dir, &ssh, &there, &model).await;
+    }
     if result.is_err() {
         shots.take(&client, "failure-after-restart").await;
     } else {
@@ -124,6 +128,43 @@ async fn app_pi_continue_on_another_machine_with_the_files_and_the_hosts_threads
     }
     client.close().await.ok();
     result
+}
+
+/// New thread on box: the dialog's Machine choice, a folder there; the thread opens in a tab
+/// here, its first prompt reaches the model from there, and box lists it with that folder.
+async fn started_there(
+    client: &Client,
+    data: &Path,
+    ssh: &str,
+    there: &HarnessEnv,
+    model: &FakeModel,
+) -> Result<()> {
+    let folder = there.work_dir();
+    let id = new_thread_on(client, Some("box"), "pi", folder, "started on box", &[]).await?;
+    ensure!(id.starts_with("box:"), "a tab of box's thread: {id}");
+    let conversation = model
+        .last_model_request()
+        .context("a request")?
+        .conversation();
+    ensure!(
+        conversation == [Msg::user("started on box")],
+        "the new thread's first turn: {conversation:?}"
+    );
+    let threads = cli(data, ssh, &["--host", "box", "threads"])?;
+    let listed = threads["threads"]
+        .as_array()
+        .and_then(|a| {
+            a.iter()
+                .find(|t| Some(t["id"].as_str().unwrap_or_default()) == id.strip_prefix("box:"))
+        })
+        .cloned()
+        .context(format!("{id} among box's threads: {threads}"))?;
+    ensure!(
+        listed["cwd"].as_str().map(|c| c.trim_end_matches('/'))
+            == Some(folder.display().to_string().trim_end_matches('/')),
+        "in the folder there: {listed}"
+    );
+    Ok(())
 }
 
 /// After a restart: both remote tabs are back, and the active one (the remote fork) shows its

@@ -13,4 +13,8 @@ mode: string | null,
 /**
  * Codex's sandbox; null: its default.
  */
-sandbox: string | null, };
+sandbox: string | null, 
+/**
+ * The remote host to start it on (its `cwd` a folder there); null: this machine.
+ */
+host: string | null, };

@@ -9,6 +9,7 @@ import { freshWindow } from "../testing/freshWindow";
 import { threadDetail } from "../testing/threads";
 import { NewThreadDialog } from "./NewThreadDialog";
 import { harnessReport, missingReport, setupFields } from "../testing/harnessReport";
+import { remote } from "../remote/remote";
 
 vi.mock("../ipc", () => import("../testing/ipcMock"));
 const m = vi.mocked(ipc);
@@ -61,7 +62,7 @@ describe("New thread's permission mode", () => {
     expect(mode.value).toBe("acceptEdits");
     fireEvent.click(container.querySelector('[data-action="create-thread"]')!);
     await waitFor(() => expect(m.create).toHaveBeenCalled());
-    expect(m.create.mock.calls[0]![0]).toMatchObject({ harness: "claude", cwd: "/work", mode: "acceptEdits", sandbox: null });
+    expect(m.create.mock.calls[0]![0]).toMatchObject({ harness: "claude", cwd: "/work", mode: "acceptEdits", sandbox: null, host: null });
   });
 
   it("takes Codex's policy and sandbox as two choices", async () => {
@@ -85,6 +86,30 @@ describe("New thread's permission mode", () => {
     fireEvent.click(container.querySelector('[data-action="create-thread"]')!);
     await waitFor(() => expect(m.create).toHaveBeenCalled());
     expect(m.create.mock.calls[0]![0]).toMatchObject({ harness: "pi", mode: null, sandbox: null });
+  });
+});
+
+describe("New thread on another machine", () => {
+  it("offers the added hosts and starts there, in a folder typed for that machine", async () => {
+    remote.set({ hosts: [{ name: "box", destination: "me@box", ssh_options: [], remote_program: null }], threads: {}, ask: null });
+    m.create.mockResolvedValueOnce(threadDetail("box:r1"));
+    m.hostThreads.mockResolvedValue([]);
+    localStorage.setItem("forkhost.lastFolder.box", "~/src/app");
+    const { container } = render(<NewThreadDialog />);
+    expect(container.querySelector('input[data-machine="here"]')).not.toBeNull();
+    fireEvent.click(container.querySelector('input[data-machine="box"]')!);
+    const folder = container.querySelector<HTMLInputElement>('input[data-field="cwd"]')!;
+    expect(folder.value).toBe("~/src/app");
+    expect(folder.placeholder).toContain("on box");
+    expect(container.textContent).not.toContain("Browse");
+    pick(container, "pi");
+    const before = store.get().threads.length;
+    fireEvent.click(container.querySelector('[data-action="create-thread"]')!);
+    await waitFor(() => expect(m.create).toHaveBeenCalled());
+    expect(m.create.mock.calls[0]![0]).toMatchObject({ harness: "pi", cwd: "~/src/app", host: "box" });
+    await waitFor(() => expect(m.hostThreads).toHaveBeenCalledWith("box"));
+    expect(store.get().threads.length).toBe(before);
+    remote.set({ hosts: null, threads: {}, ask: null });
   });
 });
 

@@ -1,7 +1,9 @@
-// A new thread: harness, its permission mode (Settings' default for it preselected), folder
-// (remembered from the last one), title, and an optional first prompt. A harness that cannot
-// start says why in the dialog; the only usable one is preselected; with none, the dialog is the
-// first-run list instead of a form that cannot start.
+// A new thread: the machine (this one, or a remote host the user added), harness, its
+// permission mode (Settings' default for it preselected), folder (remembered from the last one
+// on that machine), title, and an optional first prompt. A harness that cannot start here says
+// why in the dialog; the only usable one is preselected; with none, the dialog is the first-run
+// list instead of a form that cannot start. On a remote host its own forkhost judges the
+// harness and the folder, and says so in words if it cannot start there.
 import { useEffect, useRef, useState } from "react";
 import type { HarnessKind } from "../bindings/HarnessKind";
 import { FolderIcon, Spinner } from "../ui/icons";
@@ -11,6 +13,7 @@ import { HarnessSetupList } from "../firstRun/HarnessSetup";
 import { harnessState, noneUsable, startBlocker, unavailableLine, usableHarnesses } from "../firstRun/words";
 import { defaultModeFor, type ModeChoice, validChoice } from "../permissions";
 import { useApp } from "../state";
+import { loadHosts, remote, useRemote } from "../remote/remote";
 import { createThread } from "../threads/threadActions";
 import { Modal } from "../ui/Modal";
 import { ModalFooter } from "../ui/ModalFooter";
@@ -37,6 +40,16 @@ export function NewThreadDialog() {
     return isHarness(last) ? last : "claude";
   });
   const [cwd, setCwd] = useState(() => remembered("forkhost.lastFolder"));
+  // "": this machine; else the remote host the thread starts on.
+  const [machine, setMachine] = useState("");
+  const hosts = useRemote((s) => s.hosts);
+  useEffect(() => {
+    if (remote.get().hosts === null) void loadHosts();
+  }, []);
+  const pickMachine = (next: string) => {
+    setMachine(next);
+    setCwd(remembered(next ? `forkhost.lastFolder.${next}` : "forkhost.lastFolder"));
+  };
   const [title, setTitle] = useState("");
   const [prompt, setPrompt] = useState("");
   const [busy, setBusy] = useState(false);
@@ -51,6 +64,8 @@ export function NewThreadDialog() {
 
   const reportOf = (name: HarnessKind) => doctor?.find((r) => r.name === name);
   const unavailable = (name: HarnessKind) => {
+    // What is installed there is the host's to say, when the thread starts.
+    if (machine) return false;
     const state = harnessState(reportOf(name));
     return state === "missing" || state === "signed_out";
   };
@@ -59,20 +74,20 @@ export function NewThreadDialog() {
   const usable = usableHarnesses(doctor);
   const harness =
     pickedHarness ?? (usable.length === 1 && unavailable(rememberedHarness) ? usable[0]! : rememberedHarness);
-  const blocker = doctor ? startBlocker({ harness, report: reportOf(harness), cwd }) : null;
+  const blocker = doctor && !machine ? startBlocker({ harness, report: reportOf(harness), cwd }) : null;
   const canCreate = !busy && cwd.trim().length > 0 && !unavailable(harness);
   const choice = picked[harness] ?? validChoice(reportOf(harness), defaultModeFor(defaults, harness));
-  const why = unavailableLine(reportOf(harness), harness);
+  const why = machine ? null : unavailableLine(reportOf(harness), harness);
 
   const submit = async () => {
     if (!canCreate) return;
     setBusy(true);
-    const ok = await createThread({ harness, cwd: cwd.trim(), title, prompt, ...choice });
+    const ok = await createThread({ harness, host: machine || null, cwd: cwd.trim(), title, prompt, ...choice });
     setBusy(false);
     if (ok) closeDialog();
   };
 
-  if (noneUsable(doctor)) {
+  if (noneUsable(doctor) && !hosts?.length) {
     return (
       <Modal title="New thread" label="new-thread" wide>
         <div className="first-run" data-new-thread-setup>
@@ -95,6 +110,26 @@ export function NewThreadDialog() {
           void submit();
         }}
       >
+        {!!hosts?.length && (
+          <fieldset className="field">
+            <legend className="field__label">Machine</legend>
+            <div className="segmented" role="radiogroup" aria-label="Machine">
+              {["", ...hosts.map((h) => h.name)].map((name) => (
+                <label key={name || "here"} className="segmented__item" data-checked={machine === name ? "true" : undefined}>
+                  <input
+                    type="radio"
+                    name="machine"
+                    value={name}
+                    data-machine={name || "here"}
+                    checked={machine === name}
+                    onChange={() => pickMachine(name)}
+                  />
+                  {name || "This machine"}
+                </label>
+              ))}
+            </div>
+          </fieldset>
+        )}
         <fieldset className="field">
           <legend className="field__label">Harness</legend>
           <div className="segmented" role="radiogroup" aria-label="Harness">
@@ -157,12 +192,12 @@ export function NewThreadDialog() {
               className="input"
               name="cwd"
               data-field="cwd"
-              placeholder="/path/to/project"
+              placeholder={machine ? `a folder on ${machine}, e.g. ~/src/app` : "/path/to/project"}
               value={cwd}
               spellCheck={false}
               onChange={(e) => setCwd(e.target.value)}
             />
-            {inApp() && (
+            {inApp() && !machine && (
               <button
                 type="button"
                 className="button"

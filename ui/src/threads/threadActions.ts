@@ -5,6 +5,7 @@ import { describeError } from "../errors";
 import { askTrust, ensureTrust, trustFromRefusal } from "../files/files";
 import * as ipc from "../ipc";
 import { markRead } from "../perf";
+import { loadHostThreads } from "../remote/remote";
 import { store, updateSlot } from "../state";
 import { openTab } from "../tabs/tabs";
 import { dismissToast, notify, notifyError, replaceToast } from "../ui/toasts";
@@ -13,6 +14,8 @@ import { sendPrompt } from "./turns";
 
 export async function createThread(args: {
   harness: HarnessKind;
+  /** The remote host to start it on (`cwd` a folder there); null or absent: this machine. */
+  host?: string | null;
   cwd: string;
   title: string;
   prompt: string;
@@ -21,18 +24,26 @@ export async function createThread(args: {
   sandbox?: string | null;
 }): Promise<boolean> {
   try {
-    // A folder with project agent config is trusted (or not) once, before anything starts.
-    if (!(await ensureTrust(args.cwd))) return false;
+    const host = args.host || null;
+    // A folder with project agent config is trusted (or not) once, before anything starts. A
+    // remote folder's config is judged by its host when the thread starts there.
+    if (!host && !(await ensureTrust(args.cwd))) return false;
     const detail = await ipc.create({
       harness: args.harness,
       cwd: args.cwd,
       title: args.title.trim() ? args.title.trim() : null,
       mode: args.mode ?? null,
       sandbox: args.sandbox ?? null,
+      host,
     });
-    store.set((s) => ({
-      threads: [...s.threads.filter((t) => t.id !== detail.id), stripTurns(detail)],
-    }));
+    if (host) {
+      // A remote thread is listed under its host, not among this machine's.
+      void loadHostThreads(host);
+    } else {
+      store.set((s) => ({
+        threads: [...s.threads.filter((t) => t.id !== detail.id), stripTurns(detail)],
+      }));
+    }
     updateSlot(detail.id, (s) => ({ ...s, detail }));
     openTab(detail.id);
     if (args.prompt.trim()) {
@@ -41,7 +52,7 @@ export async function createThread(args: {
       store.set((s) => ({ focusComposer: s.focusComposer + 1 }));
     }
     try {
-      localStorage.setItem("forkhost.lastFolder", args.cwd);
+      localStorage.setItem(host ? `forkhost.lastFolder.${host}` : "forkhost.lastFolder", args.cwd);
       localStorage.setItem("forkhost.lastHarness", args.harness);
     } catch {
       // Private mode or no storage: not remembered.

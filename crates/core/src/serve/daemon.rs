@@ -344,12 +344,40 @@ async fn answer(daemon: &Arc<Daemon>, call: Call) -> HostResult<Returned> {
         Call::TreeCost { thread } => Ok(Returned::TreeCost {
             cost: Box::new(host.tree_cost(&thread).await?),
         }),
+        Call::Create {
+            harness,
+            cwd,
+            title,
+            permissions,
+        } => {
+            let spec = crate::thread::lifecycle::NewThreadSpec {
+                harness,
+                cwd: in_home(&cwd, std::env::var_os("HOME").map(Into::into)),
+                title,
+                permissions,
+            };
+            Ok(Returned::Thread {
+                detail: Box::new(host.create(spec).await?),
+            })
+        }
         Call::Files { thread } => Ok(Returned::Files {
             files: Box::new(host.files(&thread).await?),
         }),
         Call::Changes { thread, other } => Ok(Returned::Changes {
             changes: Box::new(host.changes(&thread, other.as_deref()).await?),
         }),
+    }
+}
+
+/// A folder as a client typed it for this machine: `~` and `~/…` are this user's home.
+pub(super) fn in_home(cwd: &str, home: Option<std::path::PathBuf>) -> std::path::PathBuf {
+    let cwd = cwd.trim();
+    match (cwd.strip_prefix('~'), home) {
+        (Some(""), Some(home)) => home,
+        (Some(rest), Some(home)) if rest.starts_with('/') => {
+            home.join(rest.trim_start_matches('/'))
+        }
+        _ => std::path::PathBuf::from(cwd),
     }
 }
 

@@ -213,6 +213,32 @@ async fn a_clients_calls_come_back_as_the_hosts_own_answers() {
         (expected.code(), expected.to_string())
     );
 
+    // A new thread there, in a folder of the daemon's machine.
+    let folder = t.host.show(&t.thread).await.unwrap().thread.cwd;
+    let Returned::Thread { detail } = connection
+        .call(Call::Create {
+            harness: forkhost_harness::HarnessKind::Claude,
+            cwd: folder.clone(),
+            title: Some("Started from afar".into()),
+            permissions: forkhost_harness::PermissionMode::default(),
+        })
+        .await
+        .unwrap()
+    else {
+        panic!("not the new thread");
+    };
+    assert_eq!(
+        (detail.thread.title.as_str(), detail.thread.cwd.as_str()),
+        ("Started from afar", folder.as_str())
+    );
+    assert!(t
+        .host
+        .threads()
+        .await
+        .unwrap()
+        .iter()
+        .any(|v| v.id == detail.thread.id));
+
     // A second daemon on the folder is refused while this one serves.
     assert_eq!(Served::claim(t.data_dir()).err().unwrap().code(), "busy");
     daemon.abort();
@@ -247,4 +273,24 @@ async fn a_client_of_another_version_is_refused_in_words() {
     assert!(line.contains("version_mismatch"), "{line}");
     assert!(line.contains("0.0.1"), "{line}");
     daemon.abort();
+}
+
+#[test]
+fn a_folder_typed_for_the_daemons_machine_takes_its_users_home() {
+    use super::daemon::in_home;
+    let home = Some(std::path::PathBuf::from("/home/me"));
+    assert_eq!(in_home("~", home.clone()), std::path::Path::new("/home/me"));
+    assert_eq!(
+        in_home(" ~/src/app ", home.clone()),
+        std::path::Path::new("/home/me/src/app")
+    );
+    assert_eq!(
+        in_home("/srv/app", home.clone()),
+        std::path::Path::new("/srv/app")
+    );
+    assert_eq!(
+        in_home("~other/app", home),
+        std::path::Path::new("~other/app")
+    );
+    assert_eq!(in_home("~/x", None), std::path::Path::new("~/x"));
 }

@@ -15,7 +15,7 @@ use crate::cost::TreeCost;
 use crate::files::{ChangesView, FilesView};
 use crate::rewind::{RewindKind, RewindPlan, RewindView, RewoundView};
 use crate::thread::export::ExportFormat;
-use forkhost_harness::{ApprovalDecision, PermissionMode};
+use forkhost_harness::{ApprovalDecision, HarnessKind, PermissionMode};
 
 /// The wire's version: a daemon refuses a client of another one.
 pub const PROTOCOL: u32 = 3;
@@ -122,6 +122,14 @@ pub enum Call {
     /// What every branch of the thread's tree cost.
     TreeCost {
         thread: String,
+    },
+    /// A new thread of `harness` in `cwd`, a folder of the daemon's machine (`~/…` is its
+    /// user's home); answered with its detail, as `Show`.
+    Create {
+        harness: HarnessKind,
+        cwd: String,
+        title: Option<String>,
+        permissions: PermissionMode,
     },
     /// The thread's folder (worktree or folder, in git) and its checkpoints.
     Files {

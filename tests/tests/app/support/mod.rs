@@ -535,6 +535,19 @@ pub async fn new_thread_with_mode(
     prompt: &str,
     mode: &[(&str, &str)],
 ) -> Result<String> {
+    new_thread_on(client, None, harness, cwd, prompt, mode).await
+}
+
+/// [`new_thread_with_mode`] on the remote host `machine` (the dialog's Machine choice; `cwd` a
+/// folder there), or on this machine for `None`.
+pub async fn new_thread_on(
+    client: &Client,
+    machine: Option<&str>,
+    harness: &str,
+    cwd: &Path,
+    prompt: &str,
+    mode: &[(&str, &str)],
+) -> Result<String> {
     click(client, r#"button[data-action="new-thread"]"#).await?;
     wait_css(
         client,
@@ -542,6 +555,15 @@ pub async fn new_thread_with_mode(
         Duration::from_secs(10),
     )
     .await?;
+    if let Some(machine) = machine {
+        let radio = format!(r#"input[data-machine="{machine}"]"#);
+        wait_css(client, &radio, Duration::from_secs(30)).await?;
+        js(
+            client,
+            &format!(r#"document.querySelector('{radio}').click(); return true;"#),
+        )
+        .await?;
+    }
     // The harness list comes from doctor; wait until this one is selectable.
     let radio = format!(r#"input[data-harness="{harness}"]"#);
     wait_js(
