@@ -5,6 +5,7 @@ import { store } from "../state";
 import { stripTurns } from "../threads/cache";
 import { threadDetail } from "../testing/threads";
 import { LineageLine } from "./LineageLine";
+import { remote } from "../remote/remote";
 
 vi.mock("../ipc", () => import("../testing/ipcMock"));
 
@@ -33,5 +34,13 @@ describe("LineageLine", () => {
     store.set({ threads: [stripTurns(source)], slots: { src: { loading: false, detail: source } } });
     const view = render(<LineageLine fork={fork} harness="claude" />);
     expect(view.container.textContent).toBe("Forked from Plan the parser after turn 2");
+  });
+
+  it("names a remote fork's source from its host's list", () => {
+    remote.set({ threads: { box: { status: "ready", threads: [stripTurns(threadDetail("r0", 2, { title: "Plan there" }))] } } });
+    const there = { ...fork, source_thread: "box:r0", source_harness: "claude" as const };
+    const view = render(<LineageLine fork={there} harness="claude" />);
+    expect(view.container.textContent).toMatch(/^Forked from Plan there /);
+    remote.set({ threads: {} });
   });
 });

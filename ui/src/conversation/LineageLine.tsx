@@ -1,4 +1,5 @@
 // The conversation header's line under a fork's title: where it was forked from, a jump there.
+import { remoteTitle, useRemote } from "../remote/remote";
 import { useEffect, useState } from "react";
 import type { ForkView } from "../bindings/ForkView";
 import type { HarnessKind } from "../bindings/HarnessKind";
@@ -60,7 +61,9 @@ export function LineageLine({ fork, harness }: { fork: ForkView; harness: Harnes
           : ""
         : "…"
       : `${before ? "before" : "after"} turn ${n}`;
-  const title = source?.title ?? (sourceError ? "a thread that is gone" : "…");
+  // A remote fork's source, not open here, is named from its host's list.
+  const listed = useRemote((s) => remoteTitle(s, fork.source_thread));
+  const title = source?.title ?? listed ?? (sourceError ? "a thread that is gone" : "…");
   return (
     <button
       type="button"
