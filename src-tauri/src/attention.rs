@@ -138,7 +138,40 @@ pub async fn requested(app: &AppHandle, host: &Host, thread_id: &str, request: &
             .unwrap_or_default(),
         Err(_) => String::new(),
     };
-    let note = note(thread_id, &title, request);
+    notify(app, &window, thread_id, &title, request);
+}
+
+/// A request of a remote host's thread (`HOST:ID`) arrived over its link: as [`requested`],
+/// the thread's title as its host has it.
+pub async fn requested_there(app: &AppHandle, thread_id: &str, request: &ApprovalView) {
+    let Some(state) = app.try_state::<AppState>() else {
+        return;
+    };
+    let Some(window) = window_of(app, &state, thread_id) else {
+        return;
+    };
+    if window.is_focused().unwrap_or(false) {
+        return;
+    }
+    let title = match crate::remote::thread::remote(thread_id) {
+        Some((host, thread)) => crate::remote::thread::show(&state, host, thread)
+            .await
+            .map(|d| d.thread.title)
+            .unwrap_or_default(),
+        None => String::new(),
+    };
+    notify(app, &window, thread_id, &title, request);
+}
+
+/// Notifies about `request` of the thread titled `title`, shown in `window`.
+fn notify(
+    app: &AppHandle,
+    window: &tauri::WebviewWindow,
+    thread_id: &str,
+    title: &str,
+    request: &ApprovalView,
+) {
+    let note = note(thread_id, title, request);
     if let Some(attention) = app.try_state::<Attention>() {
         attention
             .waiting
@@ -199,16 +232,18 @@ pub fn focused(app: &AppHandle, label: &str) {
     else {
         return;
     };
-    let Some(state) = app.try_state::<AppState>() else {
-        return;
-    };
-    let host = state.host.clone();
     let (app, label) = (app.clone(), label.to_owned());
     tauri::async_runtime::spawn(async move {
-        let waits = host
-            .pending_approvals(&thread_id)
-            .await
-            .is_ok_and(|list| !list.is_empty());
+        let Some(state) = app.try_state::<AppState>() else {
+            return;
+        };
+        let pending = match crate::remote::thread::remote(&thread_id) {
+            Some((host, thread)) => {
+                crate::remote::thread::pending_approvals(&state, host, thread).await
+            }
+            None => state.host.pending_approvals(&thread_id).await,
+        };
+        let waits = pending.is_ok_and(|list| !list.is_empty());
         if waits {
             emit_to::<channel::ActivateThread>(&app, &label, &thread_id);
         }

@@ -1,5 +1,6 @@
 //! The event bridge: every [`HostEvent`] reaches every window as one `host-event` Tauri event;
-//! a request that waits on the user also gets their attention ([`crate::attention`]).
+//! a request that waits on the user also gets their attention ([`crate::attention`]), a remote
+//! host's too.
 
 use forkhost_core::{Host, HostEvent};
 use tauri::{AppHandle, Manager};
@@ -41,6 +42,24 @@ pub async fn forward_events(app: AppHandle, host: Host) {
                 let missed = usize::try_from(missed).unwrap_or(usize::MAX);
                 emit_all::<channel::HostLagged>(&app, &missed);
             }
+            Err(broadcast::error::RecvError::Closed) => break,
+        }
+    }
+}
+
+/// A remote host's request that waits on the user gets their attention as a local one does
+/// (the windows already have the event: its link emitted it).
+pub async fn attend_remote_requests(app: AppHandle, links: crate::remote::link::RemoteLinks) {
+    let mut rx = links.subscribe();
+    loop {
+        match rx.recv().await {
+            Ok(HostEvent::ApprovalRequested { thread_id, request }) => {
+                let app = app.clone();
+                tauri::async_runtime::spawn(async move {
+                    crate::attention::requested_there(&app, &thread_id, &request).await;
+                });
+            }
+            Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
             Err(broadcast::error::RecvError::Closed) => break,
         }
     }

@@ -215,6 +215,10 @@ fn setup(
     app.manage(update::Updates::default());
     app.manage(attention::Attention::default());
     let remote = remote::link::RemoteLinks::new(app.handle().clone(), dir.clone());
+    tauri::async_runtime::spawn(event_bridge::attend_remote_requests(
+        app.handle().clone(),
+        remote.clone(),
+    ));
     app.manage(AppState::new(
         dir,
         host.clone(),

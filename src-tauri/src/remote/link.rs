@@ -47,6 +47,9 @@ struct Links {
     /// Per host: what the windows follow there, and the daemon's boot and newest entry seen,
     /// kept across connections so a new one replays what the old one missed.
     seen: Mutex<HashMap<String, Seen>>,
+    /// Every host's events as the windows get them (`HOST:ID`), for what else reacts to them
+    /// (a request that waits on the user gets their attention: `event_bridge`).
+    events: tokio::sync::broadcast::Sender<HostEvent>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -75,7 +78,13 @@ impl RemoteLinks {
             data_dir,
             links: Mutex::default(),
             seen: Mutex::default(),
+            events: tokio::sync::broadcast::channel(256).0,
         }))
+    }
+
+    /// Every host's events from now on, named as the windows name them.
+    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<HostEvent> {
+        self.0.events.subscribe()
     }
 
     /// Calls `call` on the daemon of `host`, connecting first when no connection is up.
@@ -221,7 +230,10 @@ async fn pump(links: RemoteLinks, link: Arc<Link>) {
         link.last_seq.fetch_max(entry.seq, Ordering::SeqCst);
         links.saw(&host, entry.seq, &entry.item);
         if let Item::Event { event } = entry.item {
-            emit_all::<channel::HostEvent>(&app, &event.on_host(&host));
+            let event = event.on_host(&host);
+            emit_all::<channel::HostEvent>(&app, &event);
+            // Nobody listening is fine.
+            let _ = links.0.events.send(event);
         }
     }
     link.ended.store(true, Ordering::SeqCst);

@@ -54,7 +54,8 @@ async fn app_pi_continue_on_another_machine_with_the_files_and_the_hosts_threads
     let Some(here) = HarnessEnv::for_fake(Harness::Pi, &model)? else {
         return Ok(());
     };
-    let Some(there) = HarnessEnv::for_fake(Harness::Pi, &model)? else {
+    // There: Pi, and Claude Code, whose requests wait for an answer.
+    let Some(there) = HarnessEnv::for_fake_all(&[Harness::Pi, Harness::Claude], &model)? else {
         return Ok(());
     };
     // A forkhost of another version there, named by a host of its own: it refuses this
@@ -77,10 +78,18 @@ async fn app_pi_continue_on_another_machine_with_the_files_and_the_hosts_threads
     git(&repo, &["add", "README.md"])?;
     git(&repo, &["commit", "-q", "-m", "initial"])?;
 
+    let scratch = tempfile::tempdir()?;
+    let notifications = scratch.path().join("notifications.jsonl");
     let env = AppEnv::with_vars(
         &app,
         Some(&here),
-        &[("FORKHOST_SSH_COMMAND".into(), ssh.clone())],
+        &[
+            ("FORKHOST_SSH_COMMAND".into(), ssh.clone()),
+            (
+                "FORKHOST_TEST_NOTIFICATIONS".into(),
+                notifications.display().to_string(),
+            ),
+        ],
     )?;
     cli(&env.data_dir, &ssh, &["hosts", "add", "box", HOST_ALIAS])?;
     cli(
@@ -121,6 +130,9 @@ async fn app_pi_continue_on_another_machine_with_the_files_and_the_hosts_threads
     if result.is_ok() {
         result = started_there(&client, &env.data_dir, &ssh, &there, &model).await;
     }
+    if result.is_ok() {
+        result = notified_there(&client, &env.data_dir, &ssh, &there, &notifications).await;
+    }
     if result.is_err() {
         shots.take(&client, "failure-after-restart").await;
     } else {
@@ -128,6 +140,136 @@ async fn app_pi_continue_on_another_machine_with_the_files_and_the_hosts_threads
     }
     client.close().await.ok();
     result
+}
+
+/// A remote Claude Code thread asks to write a file while its window is not focused: one
+/// notification, naming that thread as this machine's windows name it.
+async fn notified_there(
+    client: &Client,
+    data: &Path,
+    ssh: &str,
+    there: &HarnessEnv,
+    notifications: &Path,
+) -> Result<()> {
+    let folder = there.work_dir().display().to_string();
+    let made = cli(
+        data,
+        ssh,
+        &[
+            "--host",
+            "box",
+            "new",
+            "--harness",
+            "claude",
+            "--cwd",
+            &folder,
+            "hello",
+        ],
+    )?;
+    let id = made["thread"]["id"]
+        .as_str()
+        .or_else(|| made["id"].as_str())
+        .context(format!("the new thread's id: {made}"))?
+        .to_owned();
+    // Its row in box's list (opened after the restart, read again), then its tab.
+    open_host(client, "box").await?;
+    click(
+        client,
+        r#"[data-host="box"] button[aria-label="Refresh box"]"#,
+    )
+    .await?;
+    let row = format!(r#"[data-host="box"] [data-remote-thread-id="{id}"]"#);
+    wait_css(client, &row, WAIT).await?;
+    click(client, &row).await?;
+    let tab = format!("box:{id}");
+    wait_js(
+        client,
+        &format!(
+            r#"document.querySelector('[role="tab"][aria-selected="true"]')?.dataset.threadId === '{tab}' && !!document.querySelector('article[data-role="assistant"][data-turn="1"]:not([data-live])')"#
+        ),
+        WAIT,
+        "the remote Claude thread's tab",
+    )
+    .await?;
+    let main = client.window().await?;
+    let before = client.windows().await?;
+    js(
+        client,
+        r#"window.__TAURI_INTERNALS__.invoke('open_window', { tabs: [], prefill: null, focus_composer: false }); return true;"#,
+    )
+    .await?;
+    let _other = new_window(client, &before).await.ok();
+    client.switch_to_window(main).await?;
+    wait_js(
+        client,
+        "!document.hasFocus()",
+        Duration::from_secs(20),
+        "the main window to lose focus",
+    )
+    .await?;
+    let target = there.work_dir().join("notified.txt");
+    js_args(
+        client,
+        r#"const [text] = arguments;
+           const box = document.querySelector('textarea[data-role="composer"]');
+           Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(box, text);
+           box.dispatchEvent(new Event('input', { bubbles: true }));
+           return true;"#,
+        vec![serde_json::json!(format!("WRITE_FILE `{}`", target.display()))],
+    )
+    .await?;
+    wait_js(
+        client,
+        r#"document.querySelector('[data-action="send"]') && !document.querySelector('[data-action="send"]').disabled"#,
+        Duration::from_secs(10),
+        "Send to be enabled",
+    )
+    .await?;
+    js(
+        client,
+        r#"document.querySelector('[data-action="send"]').click(); return true;"#,
+    )
+    .await?;
+    let card = wait_js(
+        client,
+        r#"document.querySelector('.conv [data-approval-id]')?.dataset.approvalId ?? null"#,
+        WAIT,
+        "the remote request's card",
+    )
+    .await?;
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let lines = loop {
+        let lines: Vec<serde_json::Value> = std::fs::read_to_string(notifications)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        if !lines.is_empty() || std::time::Instant::now() > deadline {
+            break lines;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    ensure!(lines.len() == 1, "one notification expected, got {lines:?}");
+    ensure!(lines[0]["thread_id"] == tab.as_str(), "{lines:?} for {tab}");
+    ensure!(
+        lines[0]["body"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("wants to change a file"),
+        "{lines:?}"
+    );
+    // Answered from here, it runs there.
+    click(
+        client,
+        &format!(
+            r#"[data-approval-id="{}"] button[data-action="approve"]"#,
+            card.as_str().unwrap_or_default()
+        ),
+    )
+    .await?;
+    wait_turn_done(client, 2).await?;
+    ensure!(target.exists(), "the approved write was made there");
+    Ok(())
 }
 
 /// New thread on box: the dialog's Machine choice, a folder there; the thread opens in a tab
