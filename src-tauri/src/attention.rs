@@ -121,15 +121,9 @@ fn window_of(app: &AppHandle, state: &AppState, thread_id: &str) -> Option<Webvi
 
 /// A request arrived: notify unless the window showing its thread is focused.
 pub async fn requested(app: &AppHandle, host: &Host, thread_id: &str, request: &ApprovalView) {
-    let Some(state) = app.try_state::<AppState>() else {
+    let Some((_, window)) = unfocused(app, thread_id) else {
         return;
     };
-    let Some(window) = window_of(app, &state, thread_id) else {
-        return;
-    };
-    if window.is_focused().unwrap_or(false) {
-        return;
-    }
     let title = match host.threads().await {
         Ok(list) => list
             .into_iter()
@@ -144,15 +138,9 @@ pub async fn requested(app: &AppHandle, host: &Host, thread_id: &str, request: &
 /// A request of a remote host's thread (`HOST:ID`) arrived over its link: as [`requested`],
 /// the thread's title as its host has it.
 pub async fn requested_there(app: &AppHandle, thread_id: &str, request: &ApprovalView) {
-    let Some(state) = app.try_state::<AppState>() else {
+    let Some((state, window)) = unfocused(app, thread_id) else {
         return;
     };
-    let Some(window) = window_of(app, &state, thread_id) else {
-        return;
-    };
-    if window.is_focused().unwrap_or(false) {
-        return;
-    }
     let title = match crate::remote::thread::remote(thread_id) {
         Some((host, thread)) => crate::remote::thread::show(&state, host, thread)
             .await
@@ -163,10 +151,24 @@ pub async fn requested_there(app: &AppHandle, thread_id: &str, request: &Approva
     notify(app, &window, thread_id, &title, request);
 }
 
+/// The window showing `thread_id`, when it is not the focused one (a focused window needs no
+/// notification: the card is in front of the user).
+fn unfocused<'a>(
+    app: &'a AppHandle,
+    thread_id: &str,
+) -> Option<(tauri::State<'a, AppState>, WebviewWindow)> {
+    let state = app.try_state::<AppState>()?;
+    let window = window_of(app, &state, thread_id)?;
+    match window.is_focused().unwrap_or(false) {
+        true => None,
+        false => Some((state, window)),
+    }
+}
+
 /// Notifies about `request` of the thread titled `title`, shown in `window`.
 fn notify(
     app: &AppHandle,
-    window: &tauri::WebviewWindow,
+    window: &WebviewWindow,
     thread_id: &str,
     title: &str,
     request: &ApprovalView,

@@ -531,37 +531,12 @@ async fn app_claude_notifies_an_unfocused_window() -> Result<()> {
 
             // A second window, which the app focuses: the thread's window is no longer the
             // focused one (under Xvfb without a window manager too: GTK sets the X input focus).
-            let before = client.windows().await?;
-            js(
-                client,
-                r#"window.__TAURI_INTERNALS__.invoke('open_window', { tabs: [], prefill: null, focus_composer: false }); return true;"#,
-            )
-            .await?;
-            let _other = new_window(client, &before).await.ok();
-            client.switch_to_window(main.clone()).await?;
-            wait_js(client, "!document.hasFocus()", Duration::from_secs(20), "the main window to lose focus").await?;
+            look_away(client, main.clone()).await?;
 
             // The request arrives while the window is not focused: sent without focusing it
             // (a script sets the composer and clicks Send).
             let target = work.join("notified.txt");
-            js_args(
-                client,
-                r#"const [text] = arguments;
-                   const box = document.querySelector('textarea[data-role="composer"]');
-                   Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(box, text);
-                   box.dispatchEvent(new Event('input', { bubbles: true }));
-                   return true;"#,
-                vec![serde_json::json!(format!("WRITE_FILE `{}`", target.display()))],
-            )
-            .await?;
-            wait_js(
-                client,
-                r#"document.querySelector('[data-action="send"]') && !document.querySelector('[data-action="send"]').disabled"#,
-                Duration::from_secs(10),
-                "Send to be enabled",
-            )
-            .await?;
-            js(client, r#"document.querySelector('[data-action="send"]').click(); return true;"#).await?;
+            send_unfocused(client, &format!("WRITE_FILE `{}`", target.display())).await?;
             let id = card_naming(client, "notified.txt").await?;
 
             // One notification for this request, naming the thread and the tool, not the path.

@@ -43,16 +43,7 @@ fn write_notes(text: &str) -> String {
 async fn thread_menu(client: &Client, thread_id: &str) -> Result<()> {
     let css = format!(r#"button.thread[data-thread-id="{thread_id}"]"#);
     wait_css(client, &css, WAIT).await?;
-    js_args(
-        client,
-        r#"const el = document.querySelector(arguments[0]);
-           const r = el.getBoundingClientRect();
-           el.dispatchEvent(new MouseEvent('contextmenu', { bubbles: true, cancelable: true, clientX: r.left + 10, clientY: r.top + 5 }));
-           return true;"#,
-        vec![json!(css)],
-    )
-    .await?;
-    Ok(())
+    context_menu(client, &css).await
 }
 
 /// The text of the first element matching `css` (as the user reads it).

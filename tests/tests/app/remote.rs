@@ -192,44 +192,9 @@ async fn notified_there(
     )
     .await?;
     let main = client.window().await?;
-    let before = client.windows().await?;
-    js(
-        client,
-        r#"window.__TAURI_INTERNALS__.invoke('open_window', { tabs: [], prefill: null, focus_composer: false }); return true;"#,
-    )
-    .await?;
-    let _other = new_window(client, &before).await.ok();
-    client.switch_to_window(main).await?;
-    wait_js(
-        client,
-        "!document.hasFocus()",
-        Duration::from_secs(20),
-        "the main window to lose focus",
-    )
-    .await?;
+    look_away(client, main).await?;
     let target = there.work_dir().join("notified.txt");
-    js_args(
-        client,
-        r#"const [text] = arguments;
-           const box = document.querySelector('textarea[data-role="composer"]');
-           Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(box, text);
-           box.dispatchEvent(new Event('input', { bubbles: true }));
-           return true;"#,
-        vec![serde_json::json!(format!("WRITE_FILE `{}`", target.display()))],
-    )
-    .await?;
-    wait_js(
-        client,
-        r#"document.querySelector('[data-action="send"]') && !document.querySelector('[data-action="send"]').disabled"#,
-        Duration::from_secs(10),
-        "Send to be enabled",
-    )
-    .await?;
-    js(
-        client,
-        r#"document.querySelector('[data-action="send"]').click(); return true;"#,
-    )
-    .await?;
+    send_unfocused(client, &format!("WRITE_FILE `{}`", target.display())).await?;
     let card = wait_js(
         client,
         r#"document.querySelector('.conv [data-approval-id]')?.dataset.approvalId ?? null"#,
@@ -604,15 +569,7 @@ async fn flow(
     // Rewind the remote fork to reply 1 from its menu, planned and done by its host; then
     // Undo rewind brings turn 2 back.
     let reply = r#"article[data-role="assistant"][data-turn="1"]"#;
-    js_args(
-        client,
-        r#"const el = document.querySelector(arguments[0]);
-           const r = el.getBoundingClientRect();
-           el.dispatchEvent(new MouseEvent('contextmenu', { bubbles: true, cancelable: true, clientX: r.left + 10, clientY: r.top + 5 }));
-           return true;"#,
-        vec![serde_json::json!(reply)],
-    )
-    .await?;
+    context_menu(client, reply).await?;
     menu_item(client, "Rewind to here").await?;
     wait_css(client, r#"[data-dialog="rewind"] [data-rewind-plan]"#, WAIT).await?;
     click(client, r#"[data-action="rewind-confirm"]"#).await?;

@@ -16,7 +16,6 @@ use app_support::*;
 use fantoccini::Client;
 use forkhost_tests::fake_model::{FakeModel, FakeModelOptions};
 use forkhost_tests::harness_env::{Harness, HarnessEnv};
-use serde_json::json;
 
 const WAIT: Duration = Duration::from_secs(30);
 
@@ -74,15 +73,7 @@ async fn rewind_session(client: &Client, repo: &Path, shots: &mut Shots) -> Resu
     // The menu of reply 2.
     let reply = r#"article[data-role="assistant"][data-turn="2"]"#;
     wait_css(client, reply, WAIT).await?;
-    js_args(
-        client,
-        r#"const el = document.querySelector(arguments[0]);
-           const r = el.getBoundingClientRect();
-           el.dispatchEvent(new MouseEvent('contextmenu', { bubbles: true, cancelable: true, clientX: r.left + 10, clientY: r.top + 5 }));
-           return true;"#,
-        vec![json!(reply)],
-    )
-    .await?;
+    context_menu(client, reply).await?;
     menu_item(client, "Rewind to here").await?;
     wait_css(client, r#"[data-dialog="rewind"]"#, WAIT).await?;
     // What it will do, before anything is written.

@@ -186,7 +186,18 @@ mod sessions {
         let dir = tempfile::tempdir().unwrap();
         let (mut runtime, mut rx) = open(dir.path(), "crash-turn").await.unwrap();
         runtime.send("hello").await.unwrap();
-        let (text, outcome, exited) = to_the_end(&mut rx).await;
+        let (text, outcome, mut exited) = to_the_end(&mut rx).await;
+        // The exit may come after the turn's end (the answer that never comes is failed as
+        // soon as the output closes; the exit is reported once the process is reaped).
+        while exited.is_none() {
+            match tokio::time::timeout(WAIT, rx.recv()).await {
+                Ok(Some(RuntimeEvent::Exited { error })) => {
+                    exited = Some(error.unwrap_or_default())
+                }
+                Ok(Some(_)) => continue,
+                other => panic!("no exit reported: {other:?}"),
+            }
+        }
         assert_eq!(text, "half a repl");
         assert!(
             matches!(&outcome, TurnOutcome::Failed { message } if message.contains("exited before it answered")),

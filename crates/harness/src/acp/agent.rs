@@ -9,14 +9,13 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 pub(crate) use super::handshake::failed;
-use super::handshake::{spawn_error, Initialized, PROTOCOL_VERSION};
+use super::handshake::{spawn, Initialized, PROTOCOL_VERSION};
 use super::permission::{self, Asked};
 use super::updates::{self, Replay};
 use super::wire::{self, AcpWire, Inbound, RpcError};
 use super::AgentCommand;
 use crate::contract::{Answer, EventSender, Reply, RuntimeEvent};
 use crate::error::{HarnessError, HarnessResult};
-use crate::process::HarnessCommand;
 use crate::rpc::{CallError, Event, RpcChild, RpcClient};
 
 /// How long an agent may take over a request that does not run a turn (`initialize`,
@@ -67,15 +66,7 @@ impl AgentProcess {
         cwd: &Path,
         env: &[(String, String)],
     ) -> HarnessResult<AgentProcess> {
-        let mut command = HarnessCommand::new(program);
-        command
-            .args(&agent.args)
-            .cwd(cwd)
-            .envs(&agent.env)
-            .envs(env);
-        let spawned = command
-            .spawn()
-            .map_err(|err| spawn_error(agent, program, err))?;
+        let spawned = spawn(agent, program, cwd, env)?;
         let product = agent.product_name.clone();
         let sink: Shared<Sink> = Arc::new(Mutex::new(Sink::Drop));
         let client: Arc<OnceLock<RpcClient<AcpWire>>> = Arc::default();

@@ -53,13 +53,28 @@ pub(crate) fn failed(product: &str, message: String, stderr_tail: String) -> Har
     }
 }
 
-/// Why an agent could not be started, in words: not installed (with how to install it), or
-/// another reason.
-pub(crate) fn spawn_error(
+/// Starts `agent` (as `program`, in `cwd`, with its own variables and `env` added) in a
+/// process group of its own, stdio piped; a start that fails is said in words.
+pub(super) fn spawn(
     agent: &AgentCommand,
     program: &Path,
-    err: std::io::Error,
-) -> HarnessError {
+    cwd: &Path,
+    env: &[(String, String)],
+) -> crate::HarnessResult<crate::process::Spawned> {
+    let mut command = crate::process::HarnessCommand::new(program);
+    command
+        .args(&agent.args)
+        .cwd(cwd)
+        .envs(&agent.env)
+        .envs(env);
+    command
+        .spawn()
+        .map_err(|err| spawn_error(agent, program, err))
+}
+
+/// Why an agent could not be started, in words: not installed (with how to install it), or
+/// another reason.
+fn spawn_error(agent: &AgentCommand, program: &Path, err: std::io::Error) -> HarnessError {
     match err.kind() {
         std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
             HarnessError::AgentNotFound {

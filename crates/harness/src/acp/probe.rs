@@ -16,10 +16,9 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-use super::handshake::{failed, spawn_error, Initialized, PROTOCOL_VERSION};
+use super::handshake::{failed, spawn, Initialized, PROTOCOL_VERSION};
 use super::AgentCommand;
 use crate::error::{HarnessError, HarnessResult};
-use crate::process::HarnessCommand;
 
 /// How long an agent may take to answer `initialize` (Gemini CLI's first start is reported
 /// near 12 s cold).
@@ -59,15 +58,7 @@ pub async fn probe(
     limit: Duration,
 ) -> HarnessResult<AgentProbe> {
     let started = Instant::now();
-    let mut command = HarnessCommand::new(program);
-    command
-        .args(&agent.args)
-        .cwd(cwd)
-        .envs(&agent.env)
-        .envs(env);
-    let spawned = command
-        .spawn()
-        .map_err(|err| spawn_error(agent, program, err))?;
+    let spawned = spawn(agent, program, cwd, env)?;
     let crate::process::Spawned {
         mut child,
         tree,

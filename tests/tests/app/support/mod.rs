@@ -376,6 +376,69 @@ pub async fn send_prompt(client: &Client, prompt: &str) -> Result<()> {
     click(client, r#"[data-action="send"]"#).await
 }
 
+/// Opens the context menu of the element `css` matches (a right click where it starts).
+pub async fn context_menu(client: &Client, css: &str) -> Result<()> {
+    js_args(
+        client,
+        r#"const el = document.querySelector(arguments[0]);
+           const r = el.getBoundingClientRect();
+           el.dispatchEvent(new MouseEvent('contextmenu', { bubbles: true, cancelable: true, clientX: r.left + 10, clientY: r.top + 5 }));
+           return true;"#,
+        vec![json!(css)],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Opens a second window (which the app focuses) and comes back to `main` without focusing
+/// it: `main` is then a window the user is not looking at (under Xvfb without a window
+/// manager too: GTK sets the X input focus).
+pub async fn look_away(client: &Client, main: WindowHandle) -> Result<()> {
+    let before = client.windows().await?;
+    js(
+        client,
+        r#"window.__TAURI_INTERNALS__.invoke('open_window', { tabs: [], prefill: null, focus_composer: false }); return true;"#,
+    )
+    .await?;
+    let _other = new_window(client, &before).await.ok();
+    client.switch_to_window(main).await?;
+    wait_js(
+        client,
+        "!document.hasFocus()",
+        Duration::from_secs(20),
+        "the main window to lose focus",
+    )
+    .await?;
+    Ok(())
+}
+
+/// [`send_prompt`] without focusing the window: a script sets the composer and clicks Send.
+pub async fn send_unfocused(client: &Client, prompt: &str) -> Result<()> {
+    js_args(
+        client,
+        r#"const [text] = arguments;
+           const box = document.querySelector('textarea[data-role="composer"]');
+           Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(box, text);
+           box.dispatchEvent(new Event('input', { bubbles: true }));
+           return true;"#,
+        vec![json!(prompt)],
+    )
+    .await?;
+    wait_js(
+        client,
+        r#"document.querySelector('[data-action="send"]') && !document.querySelector('[data-action="send"]').disabled"#,
+        Duration::from_secs(10),
+        "Send to be enabled",
+    )
+    .await?;
+    js(
+        client,
+        r#"document.querySelector('[data-action="send"]').click(); return true;"#,
+    )
+    .await?;
+    Ok(())
+}
+
 /// Waits until turn `turn` of the active conversation has a reply and nothing is running.
 /// A failed turn ends the wait with its message.
 pub async fn wait_turn_done(client: &Client, turn: i64) -> Result<()> {
