@@ -605,6 +605,50 @@ async fn a_remote_hosts_tabs_keep_their_place_and_go_with_the_host() {
 }
 
 #[tokio::test]
+async fn added_acp_agents_are_kept_replaced_and_forgotten() {
+    let (_dir, store) = fresh().await;
+    assert!(store.acp_agents().await.unwrap().is_empty());
+    store
+        .put_acp_agent("qwen", r#"["qwen","--acp"]"#)
+        .await
+        .unwrap();
+    store
+        .put_acp_agent("goose", r#"["goose","acp"]"#)
+        .await
+        .unwrap();
+    let all = store.acp_agents().await.unwrap();
+    let names: Vec<_> = all.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(names, ["goose", "qwen"], "by name");
+    let added_at = all[1].added_at;
+    assert!(added_at > 0);
+
+    // The same name again: its command changes, when it was added does not.
+    store
+        .put_acp_agent("qwen", r#"["qwen-code","--acp"]"#)
+        .await
+        .unwrap();
+    let qwen = store.acp_agents().await.unwrap().pop().unwrap();
+    assert_eq!(
+        (qwen.command.as_str(), qwen.added_at),
+        (r#"["qwen-code","--acp"]"#, added_at)
+    );
+
+    assert!(store.remove_acp_agent("qwen").await.unwrap());
+    assert!(
+        !store.remove_acp_agent("qwen").await.unwrap(),
+        "gone already"
+    );
+    let names: Vec<_> = store
+        .acp_agents()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|a| a.name)
+        .collect();
+    assert_eq!(names, ["goose"]);
+}
+
+#[tokio::test]
 async fn reopening_keeps_everything() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("nested/forkhost.sqlite");
