@@ -236,12 +236,23 @@ FORKHOST_PI_BIN=$dest/bin/pi
 FORKHOST_OPENCODE_BIN=$opencode_bin"
 printf '%s\n' "$env_lines" >"$dest/env"
 
+# OpenCode makes its data, cache and log folders at any start, `--version` too: asked in a
+# throwaway home, never the user's.
+opencode_version() {
+  local home
+  home="$(mktemp -d)"
+  HOME="$home" XDG_CONFIG_HOME="$home/.config" XDG_DATA_HOME="$home/.local/share" \
+    XDG_CACHE_HOME="$home/.cache" XDG_STATE_HOME="$home/.local/state" \
+    "$opencode_bin" --version 2>/dev/null | head -1
+  rm -rf "$home"
+}
+
 if [ "$print_env_only" = 1 ]; then
   # `export` so that `eval` hands them on to child processes (cargo test).
   printf 'export FORKHOST_CLAUDE_BIN=%q\nexport FORKHOST_CODEX_BIN=%q\nexport FORKHOST_PI_BIN=%q\nexport FORKHOST_OPENCODE_BIN=%q\n' \
     "$claude_bin" "$codex_bin" "$dest/bin/pi" "$opencode_bin"
 else
-  log "versions: $("$claude_bin" --version 2>/dev/null | head -1) | $("$codex_bin" --version 2>/dev/null | head -1) | pi $("$dest/bin/pi" --version 2>/dev/null | head -1) | opencode $("$opencode_bin" --version 2>/dev/null | head -1)"
+  log "versions: $("$claude_bin" --version 2>/dev/null | head -1) | $("$codex_bin" --version 2>/dev/null | head -1) | pi $("$dest/bin/pi" --version 2>/dev/null | head -1) | opencode $(opencode_version)"
   log "env lines (also in $dest/env; source them with: eval \"\$(bash $0 --set $set_name --print-env)\"):"
   printf '%s\n' "$env_lines"
 fi
