@@ -51,6 +51,7 @@ describe("creating a thread", () => {
       title: null,
       mode: null,
       sandbox: null,
+      host: null,
     });
     const state = store.get();
     expect(state.threads).toEqual([stripTurns(detail)]);
@@ -70,6 +71,7 @@ describe("creating a thread", () => {
       title: "Named",
       mode: "untrusted",
       sandbox: "read-only",
+      host: null,
     });
     expect(m.startTurn).toHaveBeenCalledWith("new", "go");
     expect(store.get().focusComposer).toBe(0);
