@@ -83,8 +83,8 @@ command_list! {
     files::bring_back(fork_id: String, target_id: String) -> ChangesView;
     files::worktree_loss(thread_id: String) -> WorktreeLoss;
     files::remove_worktree(thread_id: String, accepted: Option<WorktreeLoss>) -> ();
-    files::folder_trust(folder: String) -> TrustView;
-    files::set_folder_trust(folder: String, trusted: bool, shown: Option<String>) -> TrustView;
+    files::folder_trust(folder: String, host: Option<String>) -> TrustView;
+    files::set_folder_trust(folder: String, trusted: bool, shown: Option<String>, host: Option<String>) -> TrustView;
     trust::trusted_folders() -> Vec<TrustDecision>;
     trust::revoke_folder_trust(folder: String) -> ();
     files::setup_command(folder: String) -> Option<String>;

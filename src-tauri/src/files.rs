@@ -80,11 +80,20 @@ pub async fn bring_back(
     fork_id: String,
     target_id: String,
 ) -> CmdResult<ChangesView> {
-    crate::remote::thread::here(&fork_id, "Bring back")?;
     if fork_id == target_id {
         return Err(CommandError::new(
             ErrorCode::InvalidInput,
             "a fork's changes are brought back to another thread",
+        ));
+    }
+    if let Some((host, fork)) = crate::remote::thread::remote(&fork_id) {
+        let brought = crate::remote::files::bring_back(&state, host, fork, &target_id);
+        return Ok(brought.await?);
+    }
+    if crate::remote::thread::remote(&target_id).is_some() {
+        return Err(CommandError::new(
+            ErrorCode::InvalidInput,
+            "Bring back takes a fork and a thread of one machine",
         ));
     }
     Ok(state.host.bring_back(&fork_id, &target_id).await?)
@@ -96,7 +105,9 @@ pub async fn worktree_loss(
     state: State<'_, AppState>,
     thread_id: String,
 ) -> CmdResult<WorktreeLoss> {
-    crate::remote::thread::here(&thread_id, "Removing the worktree")?;
+    if let Some((host, thread)) = crate::remote::thread::remote(&thread_id) {
+        return Ok(crate::remote::files::worktree_loss(&state, host, thread).await?);
+    }
     Ok(state.host.worktree_loss(&thread_id).await?)
 }
 
@@ -108,27 +119,43 @@ pub async fn remove_worktree(
     thread_id: String,
     accepted: Option<WorktreeLoss>,
 ) -> CmdResult<()> {
-    crate::remote::thread::here(&thread_id, "Removing the worktree")?;
+    if let Some((host, thread)) = crate::remote::thread::remote(&thread_id) {
+        let removed = crate::remote::files::remove_worktree(&state, host, thread, accepted);
+        return Ok(removed.await?);
+    }
     Ok(state.host.remove_worktree(&thread_id, accepted).await?)
 }
 
-/// A folder's trust: its root, the project agent config there, the user's decision.
+/// A folder's trust: its root, the project agent config there, the user's decision. `host`:
+/// a folder of that remote host, judged there.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn folder_trust(state: State<'_, AppState>, folder: String) -> CmdResult<TrustView> {
+pub async fn folder_trust(
+    state: State<'_, AppState>,
+    folder: String,
+    host: Option<String>,
+) -> CmdResult<TrustView> {
+    if let Some(host) = host.as_deref().filter(|h| !h.is_empty()) {
+        return Ok(crate::remote::files::folder_trust(&state, host, &folder).await?);
+    }
     let path = self::folder(&folder)?;
     Ok(state.host.folder_trust(&path).await?)
 }
 
 /// Records the user's trust decision for the folder's repository root, for the config the
 /// dialog showed (`shown`: its view's `digest`; config changed since is `conflict`, review
-/// L-4).
+/// L-4); `host`: a folder of that remote host, recorded there.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn set_folder_trust(
     state: State<'_, AppState>,
     folder: String,
     trusted: bool,
     shown: Option<String>,
+    host: Option<String>,
 ) -> CmdResult<TrustView> {
+    if let Some(host) = host.as_deref().filter(|h| !h.is_empty()) {
+        let set = crate::remote::files::set_folder_trust(&state, host, &folder, trusted, shown);
+        return Ok(set.await?);
+    }
     let path = self::folder(&folder)?;
     Ok(match shown {
         Some(shown) => {

@@ -127,22 +127,31 @@ impl Sshd {
     /// `FORKHOST_SSHD` is unset and the suite allows skipping; a missing user or a server that
     /// does not come up is a failure that says which step to run.
     pub fn start(env: &HarnessEnv, forkhost: &Path) -> Option<Sshd> {
-        Sshd::start_as(env, Some(forkhost), None)
+        Sshd::start_as(env, Some(forkhost), None, &[])
+    }
+
+    /// [`Sshd::start`] on a machine without the harnesses whose binary variables are named in
+    /// `lacking` (`FORKHOST_CLAUDE_BIN`): set empty there, so its forkhost searches a PATH that
+    /// has none of them.
+    pub fn start_lacking(env: &HarnessEnv, forkhost: &Path, lacking: &[&str]) -> Option<Sshd> {
+        Sshd::start_as(env, Some(forkhost), None, lacking)
     }
 
     /// A server whose sessions find no forkhost on their PATH (a remote to install it on), and
     /// look in `path_first` before anything else when given (a stand-in `uname`, say).
     pub fn start_without_forkhost(env: &HarnessEnv, path_first: Option<&Path>) -> Option<Sshd> {
-        Sshd::start_as(env, None, path_first)
+        Sshd::start_as(env, None, path_first, &[])
     }
 
     fn start_as(
         env: &HarnessEnv,
         forkhost: Option<&Path>,
         path_first: Option<&Path>,
+        lacking: &[&str],
     ) -> Option<Sshd> {
         let sshd = need(Group::Remote, SSHD_VAR)?;
-        Some(Sshd::start_with(&sshd, env, forkhost, path_first).unwrap_or_else(|e| panic!("{e}")))
+        let started = Sshd::start_with(&sshd, env, forkhost, path_first, lacking);
+        Some(started.unwrap_or_else(|e| panic!("{e}")))
     }
 
     fn start_with(
@@ -150,6 +159,7 @@ impl Sshd {
         env: &HarnessEnv,
         forkhost: Option<&Path>,
         path_first: Option<&Path>,
+        lacking: &[&str],
     ) -> Result<Sshd, String> {
         run(Command::new("getent").args(["passwd", REMOTE_USER])).map_err(|_| {
             format!("no user {REMOTE_USER}: run scripts/setup.sh --tests (as root) to make it")
@@ -180,6 +190,9 @@ impl Sshd {
         // The remote side's environment: the test's variables, its binaries mirrored.
         let mut vars: Vec<(String, String)> = Vec::new();
         for (k, v) in env.vars() {
+            if lacking.contains(&k.as_str()) {
+                continue;
+            }
             let value = match k.starts_with("FORKHOST_") && k.ends_with("_BIN") {
                 true => mirror_binary(Path::new(v), &mirror)?.display().to_string(),
                 false => v.clone(),
@@ -193,11 +206,13 @@ impl Sshd {
             "FORKHOST_PI_BIN",
         ] {
             let inherited = std::env::var(var).ok().filter(|v| !v.is_empty());
+            let inherited = inherited.filter(|_| !lacking.contains(&var));
             if let Some(path) = inherited.filter(|_| !vars.iter().any(|(k, _)| k == var)) {
                 let mirrored = mirror_binary(Path::new(&path), &mirror)?;
                 vars.push((var.to_owned(), mirrored.display().to_string()));
             }
         }
+        vars.extend(lacking.iter().map(|var| (var.to_string(), String::new())));
         let mut path = String::new();
         if let Some(first) = path_first {
             open_up(first);

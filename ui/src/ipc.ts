@@ -227,10 +227,12 @@ export const worktreeLoss = (threadId: string) => call("worktree_loss", { thread
 /** Removes the worktree; with something to lose only when `accepted` is exactly that loss. */
 export const removeWorktree = (threadId: string, accepted: WorktreeLoss | null) =>
   call("remove_worktree", { thread_id: threadId, accepted });
-export const folderTrust = (folder: string) => call("folder_trust", { folder });
+/** A folder's trust; `host`: a folder of that remote host, judged there. */
+export const folderTrust = (folder: string, host?: string | null) =>
+  call("folder_trust", { folder, host: host ?? null });
 /** `shown`: the digest of the view the user answered (config changed since is `conflict`). */
-export const setFolderTrust = (folder: string, trusted: boolean, shown?: string | null) =>
-  call("set_folder_trust", { folder, trusted, shown: shown ?? null });
+export const setFolderTrust = (folder: string, trusted: boolean, shown?: string | null, host?: string | null) =>
+  call("set_folder_trust", { folder, trusted, shown: shown ?? null, host: host ?? null });
 /** Every folder-trust answer (Settings ▸ Trusted folders). */
 export const trustedFolders = () => call("trusted_folders");
 /** Forgets the answer kept for `folder`: the next thread there asks again. */

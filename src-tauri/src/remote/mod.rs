@@ -14,6 +14,7 @@ use crate::error::CmdResult;
 use crate::state::AppState;
 
 mod cli;
+pub mod files;
 pub mod link;
 pub mod thread;
 

@@ -404,7 +404,7 @@ fn done(answer: Returned) -> HostResult<()> {
     }
 }
 
-fn out_of_turn(answer: &Returned) -> HostError {
+pub(super) fn out_of_turn(answer: &Returned) -> HostError {
     HostError::Internal(format!(
         "the remote daemon answered out of turn: {answer:?}"
     ))

@@ -237,8 +237,10 @@ async fn notified_there(
     Ok(())
 }
 
-/// New thread on box: the dialog's Machine choice, a folder there; the thread opens in a tab
-/// here, its first prompt reaches the model from there, and box lists it with that folder.
+/// New thread on box: the dialog's Machine choice, a folder there with project agent config
+/// (`.pi/`) nobody decided on — the trust dialog asks about that machine's folder, and the
+/// answer is kept there; the thread opens in a tab here, its first prompt reaches the model
+/// from there, and box lists it with that folder.
 async fn started_there(
     client: &Client,
     data: &Path,
@@ -247,8 +249,33 @@ async fn started_there(
     model: &FakeModel,
 ) -> Result<()> {
     let folder = there.work_dir();
-    let id = new_thread_on(client, Some("box"), "pi", folder, "started on box", &[]).await?;
+    std::fs::create_dir_all(folder.join(".pi"))?;
+    std::fs::write(folder.join(".pi/settings.json"), "{}")?;
+    let folder_arg = folder.display().to_string();
+    let undecided = cli(data, ssh, &["--host", "box", "trust", &folder_arg])?;
+    ensure!(
+        undecided["trust"]["trusted"].is_null(),
+        "undecided there first: {undecided}"
+    );
+    let (id, question) = new_thread_trusting(
+        client,
+        Some("box"),
+        "pi",
+        folder,
+        "started on box",
+        "trust-yes",
+    )
+    .await?;
     ensure!(id.starts_with("box:"), "a tab of box's thread: {id}");
+    ensure!(
+        question.contains(".pi") && question.contains(folder_arg.trim_end_matches('/')),
+        "the question names that machine's folder and its config: {question:?}"
+    );
+    let decided = cli(data, ssh, &["--host", "box", "trust", &folder_arg])?;
+    ensure!(
+        decided["trust"]["trusted"] == true,
+        "the answer is kept there: {decided}"
+    );
     let conversation = model
         .last_model_request()
         .context("a request")?

@@ -483,6 +483,99 @@ fn pi_a_remote_turn_runs_on_when_the_connection_drops_and_attach_shows_all_of_it
     assert_eq!(again["thread"]["turns"].as_array().unwrap().len(), 2);
 }
 
+/// The connection cut while a fork runs there (this side and its ssh killed at points through
+/// the fork, from its first moment to its end): each fork either exists on the remote whole —
+/// listed and shown on reconnect with exactly its turn, its own native session — or not at all.
+/// Never a half-made thread, never a native session without its thread; the source's session
+/// is byte for byte as it was.
+#[test]
+fn pi_a_fork_cut_off_midway_is_whole_on_reconnect_or_not_there_at_all() {
+    let Some(sides) = Sides::start(Harness::Pi, FakeModelOptions::default()) else {
+        return;
+    };
+    let Sides { local, remote, .. } = &sides;
+    let thread = sides.new_thread("pi");
+    let shown = local.ok(&["--host", "box", "send", &thread, "second prompt"]);
+    let native = PathBuf::from(shown["thread"]["native"]["path"].as_str().unwrap());
+    let before = std::fs::read(&native).unwrap();
+    let sessions = || {
+        files_under(remote.home())
+            .into_iter()
+            .filter(|f| {
+                f.extension().is_some_and(|e| e == "jsonl")
+                    && f.starts_with(native.parent().unwrap())
+            })
+            .count()
+    };
+    let listed = || {
+        local.ok(&["--host", "box", "threads"])["threads"]
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+
+    for delay_ms in [50u64, 300, 700, 1200, 2500] {
+        let mut forking = local.spawn(&["--host", "box", "fork", &thread, "--after", "1"]);
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        cut(&mut forking);
+        // Reconnect once the remote's side of the cut fork has settled (ended, or healed).
+        let mut threads = listed();
+        for _ in 0..30 {
+            std::thread::sleep(std::time::Duration::from_secs(1));
+            let again = listed();
+            if again.len() == threads.len() && sessions() == again.len() {
+                break;
+            }
+            threads = again;
+        }
+        let threads = listed();
+        assert_eq!(
+            sessions(),
+            threads.len(),
+            "after a cut at {delay_ms} ms: one native session per listed thread, none half made: {threads:?}"
+        );
+        for fork in threads.iter().filter(|t| t["id"] != thread.as_str()) {
+            let id = fork["id"].as_str().unwrap();
+            let detail = local.ok(&["--host", "box", "show", id]);
+            assert_eq!(detail["thread"]["state"], "ready", "{detail}");
+            assert_eq!(
+                detail["thread"]["turns"].as_array().unwrap().len(),
+                1,
+                "a whole fork after reply 1: {detail}"
+            );
+            assert_eq!(
+                detail["thread"]["fork"]["source_thread"],
+                thread.as_str(),
+                "{detail}"
+            );
+        }
+    }
+    assert_eq!(
+        std::fs::read(&native).unwrap(),
+        before,
+        "the source is unchanged"
+    );
+    // The forks that exist take a turn: each is a native session of its own there.
+    let threads = listed();
+    if let Some(fork) = threads.iter().find(|t| t["id"] != thread.as_str()) {
+        let id = fork["id"].as_str().unwrap();
+        let sent = local.ok(&["--host", "box", "send", id, "after the cut"]);
+        assert_eq!(
+            sent["thread"]["turns"].as_array().unwrap().len(),
+            2,
+            "{sent}"
+        );
+        assert_eq!(
+            sides.model.last_model_request().unwrap().conversation(),
+            [
+                Msg::user("first prompt"),
+                reply(1, "first prompt"),
+                Msg::user("after the cut"),
+            ]
+        );
+    }
+}
+
 /// Three clients of one remote daemon at once: the one that sent the turn and two that attach
 /// while it streams each see the whole reply, the turn runs once, and a second send to the
 /// running thread is refused as `busy` rather than queued behind it or run beside it.

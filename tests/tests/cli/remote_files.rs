@@ -207,3 +207,77 @@ fn pi_a_branch_moves_between_machines_with_its_files_as_of_that_message() {
     );
     assert_eq!(git(&repo, &["for-each-ref", "refs/forkhost/outgoing"]), "");
 }
+
+/// A branch moved to a machine that lacks its harness is refused there in words
+/// (`harness_not_found`, naming the harness) before its files land: no thread, no worktree, no
+/// branch and no new folder on the target, nothing new here, the source unchanged.
+#[test]
+fn pi_a_branch_moved_to_a_machine_without_its_harness_leaves_nothing_on_either_side() {
+    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
+    let Some(remote) = HarnessEnv::for_fake(Harness::Pi, &model).unwrap() else {
+        return;
+    };
+    let here = HarnessEnv::for_fake(Harness::Pi, &model).unwrap().unwrap();
+    let repo = here.work_dir().to_path_buf();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    std::fs::write(repo.join("notes.txt"), "start\n").unwrap();
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "start"]);
+    let clone = remote.work_dir().join("clone");
+    git(
+        remote.work_dir(),
+        &["clone", "-q", repo.to_str().unwrap(), "clone"],
+    );
+    let Some(sshd) = Sshd::start_lacking(&remote, &forkhost_bin(), &["FORKHOST_PI_BIN"]) else {
+        return;
+    };
+    sshd.trust_host_key();
+    let local = Local::with_env(&sshd, &here);
+    local.ok(&["hosts", "add", "box", HOST_ALIAS]);
+
+    let cwd = repo.display().to_string();
+    let source = id(&local.ok(&["new", "--harness", "pi", "--cwd", &cwd]));
+    local.ok(&[
+        "send",
+        &source,
+        "RUN_COMMAND `printf 'one\\n' > notes.txt`",
+        "--approve",
+        "none",
+    ]);
+    let native = PathBuf::from(
+        local.ok(&["show", &source])["thread"]["native"]["path"]
+            .as_str()
+            .unwrap(),
+    );
+    let native_before = std::fs::read(&native).unwrap();
+    let worktrees = || git(&clone, &["worktree", "list", "--porcelain"]);
+    let branches = || git(&clone, &["for-each-ref"]);
+    let (worktrees_before, branches_before) = (worktrees(), branches());
+
+    let new_folder = remote.work_dir().join("fresh");
+    for target in [
+        clone.display().to_string(),
+        new_folder.display().to_string(),
+    ] {
+        let (code, message) = local.error(&move_words(&source, "1", "box", &target, &[]));
+        assert_eq!(code, "harness_not_found", "{message}");
+        assert!(
+            message.contains("pi not found"),
+            "names the harness: {message}"
+        );
+    }
+    assert_eq!(
+        local.ok(&["--host", "box", "threads"])["threads"],
+        serde_json::json!([]),
+        "no thread there"
+    );
+    assert_eq!(worktrees(), worktrees_before, "no worktree there");
+    assert_eq!(branches(), branches_before, "no branch there");
+    assert!(!new_folder.exists(), "no new folder there");
+    assert_eq!(
+        local.ok(&["threads"])["threads"].as_array().unwrap().len(),
+        1,
+        "nothing new here"
+    );
+    assert_eq!(std::fs::read(&native).unwrap(), native_before);
+}

@@ -8,12 +8,13 @@
 use std::path::Path;
 use std::time::Duration;
 
+use forkhost_harness::acp::opencode_db;
 use forkhost_harness::acp::{shipped, AcpRuntime, AcpTarget, AgentCommand, AgentSessions};
 use forkhost_harness::contract::{
     Answer, ApprovalDecision, ApprovalRequest, ApprovalSubject, PermissionMode, RuntimeEvent,
     TurnOutcome, TurnUsage,
 };
-use forkhost_harness::history::Role;
+use forkhost_harness::history::{Role, Turn};
 use forkhost_tests::acp::opencode::{Bash, OpencodeEnv};
 use forkhost_tests::fake_model::{FakeModel, FakeModelOptions, RequestRecord};
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver};
@@ -154,6 +155,71 @@ async fn replayed(sessions: &AgentSessions<'_>, id: &str, dir: &Path) -> Vec<(St
         .collect()
 }
 
+/// What a thread shows of a session: each turn's anchor, and each message's role, text and
+/// native id, with its tool call's id, title, failure and (when it did not fail) output.
+type Shape = Vec<(
+    String,
+    Vec<(
+        Role,
+        String,
+        Option<String>,
+        Option<(Option<String>, String, bool, Option<String>)>,
+    )>,
+)>;
+
+fn shape(turns: &[Turn]) -> Shape {
+    turns
+        .iter()
+        .map(|t| {
+            let messages = t
+                .messages
+                .iter()
+                .map(|m| {
+                    let tool = m.tool.as_ref().map(|c| {
+                        let output = (!c.is_error).then(|| c.output.clone()).flatten();
+                        (c.id.clone(), c.name.clone(), c.is_error, output)
+                    });
+                    (m.role, m.text.clone(), m.native_ref.clone(), tool)
+                })
+                .collect();
+            (t.native_turn_ref.clone(), messages)
+        })
+        .collect()
+}
+
+/// OpenCode's own database holds session `id` exactly as OpenCode plays it back, read without
+/// starting OpenCode; both timed (figures, not assertions). The turns read from it.
+async fn stored_equals_replay(env: &OpencodeEnv, id: &str, what: &str) -> Vec<Turn> {
+    let sessions = AgentSessions {
+        agent: &opencode(),
+        program: &env.bin,
+        env: &env.vars,
+    };
+    let db = opencode_db::database(&env.vars).expect("its database's place");
+    let started = std::time::Instant::now();
+    let stored = opencode_db::read_session(&db, id).expect("the session is in its database");
+    let read = started.elapsed();
+    let started = std::time::Instant::now();
+    let replayed = sessions
+        .history(id, &env.work_dir)
+        .await
+        .expect("OpenCode plays it back");
+    let loaded = started.elapsed();
+    eprintln!(
+        "opencode history ({what}, {} turns): its database {:.1} ms; session/load in a process \
+         of its own {} ms",
+        stored.len(),
+        read.as_secs_f64() * 1000.0,
+        loaded.as_millis()
+    );
+    assert_eq!(
+        shape(&stored),
+        shape(&replayed),
+        "the database's turns are the replay's ({what})"
+    );
+    stored
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn opencode_forks_at_every_turn_from_its_snapshots() {
     let fake = FakeModel::start(FakeModelOptions::default()).await.unwrap();
@@ -212,6 +278,17 @@ async fn opencode_forks_at_every_turn_from_its_snapshots() {
     let before = replayed(&sessions, &source_id, &dir).await;
     let prompts: Vec<_> = before.iter().map(|(user, _)| user.as_str()).collect();
     assert_eq!(prompts, ["alpha", "bravo", "charlie"]);
+    let stored = stored_equals_replay(&env, &source_id, "three turns").await;
+    // What the replay leaves out: each turn's tokens, summed over its model calls (the first
+    // turn's extra title request is not the session's), and its model.
+    for turn in &stored {
+        let usage = turn.usage.as_ref().expect("each turn's tokens are stored");
+        assert!(
+            usage.input_tokens > 0 && usage.output_tokens > 0,
+            "{usage:?}"
+        );
+        assert!(turn.complete && turn.model.is_some(), "{turn:?}");
+    }
     assert!(
         before[1].1.contains("reply (turn 2) to: bravo"),
         "{before:?}"
@@ -354,4 +431,17 @@ async fn opencode_asks_before_a_command_and_takes_each_answer_stop_and_mode() {
     };
     assert!(opened.runtime.set_mode(&unknown).await.is_err());
     opened.runtime.close().await.unwrap();
+    // Approved, declined and interrupted calls read from its database as OpenCode replays them.
+    let stored = stored_equals_replay(&env, &session, "commands, a decline, a stop").await;
+    let calls: Vec<_> = stored
+        .iter()
+        .flat_map(|t| &t.messages)
+        .filter_map(|m| m.tool.as_ref())
+        .map(|c| c.is_error)
+        .collect();
+    assert_eq!(
+        calls,
+        [false, false, false, true],
+        "three ran, one declined"
+    );
 }

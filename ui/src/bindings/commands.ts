@@ -76,8 +76,8 @@ export type Commands = {
   bring_back: { args: [{ fork_id: string; target_id: string }]; reply: ChangesView };
   worktree_loss: { args: [{ thread_id: string }]; reply: WorktreeLoss };
   remove_worktree: { args: [{ thread_id: string; accepted: WorktreeLoss | null }]; reply: void };
-  folder_trust: { args: [{ folder: string }]; reply: TrustView };
-  set_folder_trust: { args: [{ folder: string; trusted: boolean; shown: string | null }]; reply: TrustView };
+  folder_trust: { args: [{ folder: string; host: string | null }]; reply: TrustView };
+  set_folder_trust: { args: [{ folder: string; trusted: boolean; shown: string | null; host: string | null }]; reply: TrustView };
   trusted_folders: { args: []; reply: Array<TrustDecision> };
   revoke_folder_trust: { args: [{ folder: string }]; reply: void };
   setup_command: { args: [{ folder: string }]; reply: string | null };

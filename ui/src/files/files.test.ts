@@ -57,14 +57,14 @@ describe("folder trust", () => {
     m.setFolderTrust.mockResolvedValueOnce({ ...undecided, trusted: true });
     expect(await ensureTrust("/p", async () => true)).toBe(true);
     // The answer names the config it was given for (L-4).
-    expect(m.setFolderTrust).toHaveBeenCalledWith("/p", true, "d1");
+    expect(m.setFolderTrust).toHaveBeenCalledWith("/p", true, "d1", null);
 
     // Config new since a trust is asked about again.
     m.folderTrust.mockResolvedValueOnce({ ...undecided, trusted: true, changed: [".mcp.json"] });
     const again = vi.fn(async () => false);
     expect(await ensureTrust("/p", again)).toBe(true);
     expect(again).toHaveBeenCalled();
-    expect(m.setFolderTrust).toHaveBeenLastCalledWith("/p", false, undefined);
+    expect(m.setFolderTrust).toHaveBeenLastCalledWith("/p", false, undefined, null);
   });
 
   it("cancelled: nothing is recorded and the caller stops", async () => {

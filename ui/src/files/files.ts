@@ -173,16 +173,18 @@ export function trustUndecided(view: TrustView): boolean {
 }
 
 /**
- * Before a thread starts in `folder`: when it has project agent config the user has not decided
- * on, asks once and records the answer. False: the user cancelled (nothing is created).
+ * Before a thread starts in `folder` (of the remote `host`, judged there, when given): when it
+ * has project agent config the user has not decided on, asks once and records the answer.
+ * False: the user cancelled (nothing is created).
  */
 export async function ensureTrust(
   folder: string,
   ask: (view: TrustView) => Promise<boolean | null> = askTrust,
+  host: string | null = null,
 ): Promise<boolean> {
   let view: TrustView;
   try {
-    view = await ipc.folderTrust(folder);
+    view = await ipc.folderTrust(folder, host);
   } catch {
     // A folder that can't be read: the create itself says why.
     return true;
@@ -191,7 +193,7 @@ export async function ensureTrust(
   const trusted = await ask(view);
   if (trusted === null) return false;
   try {
-    await ipc.setFolderTrust(folder, trusted, view.digest);
+    await ipc.setFolderTrust(folder, trusted, view.digest, host);
     return true;
   } catch (err) {
     notifyError(err, "Folder trust");

@@ -35,9 +35,24 @@ describe("creating a thread", () => {
     await vi.waitFor(() => expect(store.get().trustAsk).not.toBeNull());
     store.get().trustAsk?.answer(true);
     expect(await trusted).toBe(true);
-    expect(m.setFolderTrust).toHaveBeenCalledWith("/home/me/other", true, undefined);
+    expect(m.setFolderTrust).toHaveBeenCalledWith("/home/me/other", true, undefined, null);
     expect(m.create).toHaveBeenCalledTimes(1);
     expect(store.get().trustAsk).toBeNull();
+    m.folderTrust.mockResolvedValue({ root: "/", config: [], trusted: null, changed: [] });
+  });
+
+  it("on a remote host asks that host about its folder and keeps the answer there", async () => {
+    m.folderTrust.mockResolvedValue({ root: "/home/far/app", config: [".mcp.json"], trusted: null, changed: [], digest: "d9" });
+    m.create.mockResolvedValue(threadDetail("box:far", 0));
+    m.setFolderTrust.mockResolvedValue({ root: "/home/far/app", config: [".mcp.json"], trusted: false, changed: [] });
+    const created = createThread({ ...args, cwd: "~/app", host: "box" });
+    await vi.waitFor(() => expect(store.get().trustAsk).not.toBeNull());
+    expect(store.get().trustAsk?.view.root).toBe("/home/far/app");
+    store.get().trustAsk?.answer(false);
+    expect(await created).toBe(true);
+    expect(m.folderTrust).toHaveBeenCalledWith("~/app", "box");
+    expect(m.setFolderTrust).toHaveBeenCalledWith("~/app", false, "d9", "box");
+    expect(m.create).toHaveBeenCalledWith(expect.objectContaining({ cwd: "~/app", host: "box" }));
     m.folderTrust.mockResolvedValue({ root: "/", config: [], trusted: null, changed: [] });
   });
 

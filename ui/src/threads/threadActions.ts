@@ -25,9 +25,9 @@ export async function createThread(args: {
 }): Promise<boolean> {
   try {
     const host = args.host || null;
-    // A folder with project agent config is trusted (or not) once, before anything starts. A
-    // remote folder's config is judged by its host when the thread starts there.
-    if (!host && !(await ensureTrust(args.cwd))) return false;
+    // A folder with project agent config is trusted (or not) once, before anything starts; a
+    // remote folder's config is found and the answer kept by its host.
+    if (!(await ensureTrust(args.cwd, askTrust, host))) return false;
     const detail = await ipc.create({
       harness: args.harness,
       cwd: args.cwd,

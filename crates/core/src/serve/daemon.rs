@@ -366,6 +366,49 @@ async fn answer(daemon: &Arc<Daemon>, call: Call) -> HostResult<Returned> {
         Call::Changes { thread, other } => Ok(Returned::Changes {
             changes: Box::new(host.changes(&thread, other.as_deref()).await?),
         }),
+        Call::BringBack { fork, target } => Ok(Returned::Changes {
+            changes: Box::new(host.bring_back(&fork, &target).await?),
+        }),
+        Call::WorktreeLoss { thread } => Ok(Returned::WorktreeLoss {
+            loss: Box::new(host.worktree_loss(&thread).await?),
+        }),
+        Call::RemoveWorktree { thread, accepted } => host
+            .remove_worktree(&thread, accepted)
+            .await
+            .map(|()| Returned::Done),
+        Call::FolderTrust { folder } => Ok(Returned::Trust {
+            trust: Box::new(host.folder_trust(&folder_here(&folder)?).await?),
+        }),
+        Call::SetFolderTrust {
+            folder,
+            trusted,
+            shown,
+        } => {
+            let folder = folder_here(&folder)?;
+            let trust = match shown {
+                Some(shown) => {
+                    host.set_folder_trust_shown(&folder, trusted, &shown)
+                        .await?
+                }
+                None => host.set_folder_trust(&folder, trusted).await?,
+            };
+            Ok(Returned::Trust {
+                trust: Box::new(trust),
+            })
+        }
+    }
+}
+
+/// A folder a client named for a trust decision here: `~` is this user's home, and the rest
+/// must be absolute (a relative one would be judged against the daemon's own folder).
+fn folder_here(folder: &str) -> HostResult<std::path::PathBuf> {
+    let path = in_home(folder, std::env::var_os("HOME").map(Into::into));
+    match path.is_absolute() {
+        true => Ok(path),
+        false => Err(HostError::InvalidInput(format!(
+            "{} is not an absolute folder path",
+            path.display()
+        ))),
     }
 }
 

@@ -213,6 +213,78 @@ async fn a_clients_calls_come_back_as_the_hosts_own_answers() {
         (expected.code(), expected.to_string())
     );
 
+    // Bring back and the worktree's loss: the Host's refusals for a thread outside git, in
+    // its words (their work is the app's remote test's).
+    let err = connection
+        .call(Call::WorktreeLoss {
+            thread: t.thread.clone(),
+        })
+        .await
+        .unwrap_err();
+    let expected = t.host.worktree_loss(&t.thread).await.unwrap_err();
+    assert_eq!(
+        (err.code(), err.to_string()),
+        (expected.code(), expected.to_string())
+    );
+    let err = connection
+        .call(Call::BringBack {
+            fork: t.thread.clone(),
+            target: "no-such-thread".into(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "thread_not_found", "{err}");
+
+    // A folder's trust there: judged on that machine's files, recorded for the config shown.
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(project.path().join(".mcp.json"), "{}").unwrap();
+    let folder = project.path().display().to_string();
+    let Returned::Trust { trust } = connection
+        .call(Call::FolderTrust {
+            folder: folder.clone(),
+        })
+        .await
+        .unwrap()
+    else {
+        panic!("not a folder's trust");
+    };
+    assert_eq!(*trust, t.host.folder_trust(project.path()).await.unwrap());
+    assert!(trust.undecided(), "{trust:?}");
+    let Returned::Trust { trust: decided } = connection
+        .call(Call::SetFolderTrust {
+            folder: folder.clone(),
+            trusted: true,
+            shown: trust.digest.clone(),
+        })
+        .await
+        .unwrap()
+    else {
+        panic!("not a folder's trust");
+    };
+    assert_eq!(decided.trusted, Some(true));
+    assert_eq!(
+        t.host.folder_trust(project.path()).await.unwrap().trusted,
+        Some(true)
+    );
+    // Config the dialog did not show is never covered by its answer.
+    std::fs::write(project.path().join(".mcp.json"), r#"{"mcpServers":{}}"#).unwrap();
+    let err = connection
+        .call(Call::SetFolderTrust {
+            folder,
+            trusted: true,
+            shown: trust.digest.clone(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "conflict", "{err}");
+    let err = connection
+        .call(Call::FolderTrust {
+            folder: "src/app".into(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "invalid_input", "{err}");
+
     // A new thread there, in a folder of the daemon's machine.
     let folder = t.host.show(&t.thread).await.unwrap().thread.cwd;
     let Returned::Thread { detail } = connection

@@ -10,15 +10,16 @@ use crate::base::error::{ErrorCode, HostError};
 use crate::base::events::{HostEvent, TurnEnd};
 use crate::base::fork_point::TurnRef;
 use crate::base::grant_scope::GrantView;
+use crate::base::view::TrustView;
 use crate::base::view::{ApprovalView, ThreadDetail, ThreadView};
 use crate::cost::TreeCost;
-use crate::files::{ChangesView, FilesView};
+use crate::files::{ChangesView, FilesView, WorktreeLoss};
 use crate::rewind::{RewindKind, RewindPlan, RewindView, RewoundView};
 use crate::thread::export::ExportFormat;
 use forkhost_harness::{ApprovalDecision, HarnessKind, PermissionMode};
 
 /// The wire's version: a daemon refuses a client of another one.
-pub const PROTOCOL: u32 = 3;
+pub const PROTOCOL: u32 = 4;
 
 /// A client's request, numbered by the client (`id`); the daemon answers each with a
 /// [`ServerMessage::Reply`] of the same number.
@@ -141,6 +142,34 @@ pub enum Call {
         thread: String,
         other: Option<String>,
     },
+    /// Bring back: the fork's changes since its fork point applied to the target's folder
+    /// (both of this host); answered with what was applied, as `Changes`.
+    BringBack {
+        fork: String,
+        target: String,
+    },
+    /// What removing the thread's worktree would lose now.
+    WorktreeLoss {
+        thread: String,
+    },
+    /// Removes the thread's worktree; `accepted` is the loss the user was shown (refused as
+    /// `conflict` when there is more to lose now).
+    RemoveWorktree {
+        thread: String,
+        accepted: Option<WorktreeLoss>,
+    },
+    /// A folder's trust on the daemon's machine (`~/…` its user's home): its root, the
+    /// project agent config there, the decision — judged on that machine's files.
+    FolderTrust {
+        folder: String,
+    },
+    /// Records the decision for the folder's root; `shown` is the digest of the view the
+    /// user decided on (config that changed since is `conflict`).
+    SetFolderTrust {
+        folder: String,
+        trusted: bool,
+        shown: Option<String>,
+    },
 }
 
 /// What a call returned.
@@ -197,6 +226,12 @@ pub enum Returned {
     },
     Changes {
         changes: Box<ChangesView>,
+    },
+    WorktreeLoss {
+        loss: Box<WorktreeLoss>,
+    },
+    Trust {
+        trust: Box<TrustView>,
     },
 }
 

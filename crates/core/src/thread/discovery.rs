@@ -107,6 +107,9 @@ impl Host {
         if branch.seed.turns.is_empty() {
             return Err(HostError::InvalidInput("the branch holds no turns".into()));
         }
+        // A machine without the branch's harness refuses before its files are placed: nothing
+        // of the branch is left behind on it (`harness_not_found`, with the install words).
+        self.inner.harnesses.binary(branch.harness).await?;
         let placed = match (&branch.files, bundle) {
             (Some(files), Some(bundle)) => Some(self.place_files(files, cwd, bundle).await?),
             _ => None,

@@ -8,11 +8,14 @@
 //! `updates`: what `session/update` means, live and replayed; `permission`: its requests on
 //! the approval card); a session as a live runtime with a snapshot after each turn
 //! ([`AcpRuntime`]); and forks at a turn and histories read back, each in a process of its own
-//! ([`AgentSessions`]). Still to come: an agent as a harness kind of the Host (store, app).
+//! ([`AgentSessions`]); OpenCode's sessions read straight from its own database
+//! ([`opencode_db`], equal to its replay and much faster). Still to come: an agent as a
+//! harness kind of the Host (store, app).
 
 mod agent;
 mod fork;
 mod handshake;
+pub mod opencode_db;
 mod permission;
 mod probe;
 mod runtime;

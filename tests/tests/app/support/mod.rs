@@ -611,6 +611,35 @@ pub async fn new_thread_on(
     prompt: &str,
     mode: &[(&str, &str)],
 ) -> Result<String> {
+    let (id, _) = new_thread_asked(client, machine, harness, cwd, prompt, mode, None).await?;
+    Ok(id)
+}
+
+/// [`new_thread_on`] in a folder whose project agent config is undecided: the trust dialog
+/// comes up after Start thread, and `trust` (`trust-yes`, `trust-no`) answers it. The tab's
+/// thread id and the dialog's question.
+pub async fn new_thread_trusting(
+    client: &Client,
+    machine: Option<&str>,
+    harness: &str,
+    cwd: &Path,
+    prompt: &str,
+    trust: &str,
+) -> Result<(String, String)> {
+    let (id, question) =
+        new_thread_asked(client, machine, harness, cwd, prompt, &[], Some(trust)).await?;
+    Ok((id, question.unwrap_or_default()))
+}
+
+async fn new_thread_asked(
+    client: &Client,
+    machine: Option<&str>,
+    harness: &str,
+    cwd: &Path,
+    prompt: &str,
+    mode: &[(&str, &str)],
+    trust: Option<&str>,
+) -> Result<(String, Option<String>)> {
     click(client, r#"button[data-action="new-thread"]"#).await?;
     wait_css(
         client,
@@ -668,7 +697,7 @@ pub async fn new_thread_on(
         click(client, r#"button[data-action="create-thread"]"#).await?;
         let started = wait_js(
             client,
-            r#"!document.querySelector('[data-dialog="new-thread"]') || document.querySelector('button[data-action="create-thread"]')?.disabled"#,
+            r#"!document.querySelector('[data-dialog="new-thread"]') || document.querySelector('button[data-action="create-thread"]')?.disabled || !!document.querySelector('[data-dialog="trust"]')"#,
             Duration::from_secs(10),
             "the New thread dialog to start the thread",
         )
@@ -679,6 +708,24 @@ pub async fn new_thread_on(
             Err(_) => {}
         }
     }
+    let question = match trust {
+        Some(action) => {
+            let question = wait_js(
+                client,
+                r#"document.querySelector('[data-dialog="trust"] [data-trust-question]')?.textContent || null"#,
+                Duration::from_secs(60),
+                "the folder's trust question",
+            )
+            .await?;
+            click(
+                client,
+                &format!(r#"[data-dialog="trust"] [data-action="{action}"]"#),
+            )
+            .await?;
+            Some(question.as_str().unwrap_or_default().to_owned())
+        }
+        None => None,
+    };
     wait_js(
         client,
         r#"!document.querySelector('[data-dialog="new-thread"]')"#,
@@ -688,7 +735,8 @@ pub async fn new_thread_on(
     .await?;
     wait_turn_done(client, 1).await?;
     let (_, active) = tabs(client).await?;
-    active.ok_or_else(|| anyhow!("no active tab after New thread"))
+    let active = active.ok_or_else(|| anyhow!("no active tab after New thread"))?;
+    Ok((active, question))
 }
 
 /// `Forkhost`'s `__forkhostPerf` record of the current window.
