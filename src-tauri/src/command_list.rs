@@ -7,8 +7,8 @@
 //! real signature.
 
 use crate::{
-    approvals, cli_tool, commands, files, first_run, fork_preview, race, remote, rewind, search,
-    settings, trust, update,
+    agents, approvals, cli_tool, commands, files, first_run, fork_preview, race, remote, rewind,
+    search, settings, trust, update,
 };
 use forkhost_core::DiscoveredSession;
 use forkhost_core::{
@@ -86,6 +86,9 @@ command_list! {
     files::folder_trust(folder: String, host: Option<String>) -> TrustView;
     files::set_folder_trust(folder: String, trusted: bool, shown: Option<String>, host: Option<String>) -> TrustView;
     trust::trusted_folders() -> Vec<TrustDecision>;
+    agents::acp_agents() -> Vec<forkhost_core::AgentReport>;
+    agents::add_acp_agent(name: String, command: String) -> forkhost_core::AgentCommand;
+    agents::remove_acp_agent(name: String) -> ();
     trust::revoke_folder_trust(folder: String) -> ();
     files::setup_command(folder: String) -> Option<String>;
     files::set_setup_command(folder: String, command: Option<String>) -> Option<String>;

@@ -9,6 +9,7 @@
 //! ([`menu`]), terminals ([`terminal`]) and its own settings ([`settings`]); no decisions about
 //! threads are made here. This file starts it all.
 
+pub mod agents;
 pub mod approvals;
 pub mod attention;
 pub mod cli_tool;

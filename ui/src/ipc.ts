@@ -235,6 +235,12 @@ export const setFolderTrust = (folder: string, trusted: boolean, shown?: string 
   call("set_folder_trust", { folder, trusted, shown: shown ?? null, host: host ?? null });
 /** Every folder-trust answer (Settings ▸ Trusted folders). */
 export const trustedFolders = () => call("trusted_folders");
+/** Every ACP agent (shipped and added), each started and asked what it can do. */
+export const acpAgents = () => call("acp_agents");
+/** Keeps the ACP agent `name`, started by the command line `command`. */
+export const addAcpAgent = (name: string, command: string) => call("add_acp_agent", { name, command });
+/** Forgets an added ACP agent. */
+export const removeAcpAgent = (name: string) => call("remove_acp_agent", { name });
 /** Forgets the answer kept for `folder`: the next thread there asks again. */
 export const revokeFolderTrust = (folder: string) => call("revoke_folder_trust", { folder });
 /** The command new worktrees of the repository holding `folder` run once (null: none). */

@@ -1,3 +1,4 @@
+mod agents;
 #[path = "support/mod.rs"]
 mod app_support;
 mod approvals;

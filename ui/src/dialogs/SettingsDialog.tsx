@@ -15,6 +15,7 @@ import { UpdateSettings } from "../update/Update";
 import { Modal } from "../ui/Modal";
 import { ModalFooter } from "../ui/ModalFooter";
 import { ModePicker } from "./ModePicker";
+import { AcpAgentsSection } from "./AcpAgents";
 import { TrustedFoldersSection } from "./TrustedFolders";
 import { closeDialog, loadDoctor, saveSettings } from "../ui/open";
 
@@ -386,6 +387,7 @@ export function SettingsDialog() {
             <p className="settings-hint settings-hint--warn">Binary paths take effect when Forkhost next starts.</p>
           )}
         </section>
+        <AcpAgentsSection />
         <TrustedFoldersSection />
         <CliToolSection />
         <UpdateSettings

@@ -54,6 +54,9 @@ export const folderTrust = vi.fn(async () => ({ root: "/", config: [], trusted: 
 export const setFolderTrust = vi.fn();
 export const trustedFolders = vi.fn(async () => []);
 export const revokeFolderTrust = vi.fn();
+export const acpAgents = vi.fn(async () => []);
+export const addAcpAgent = vi.fn();
+export const removeAcpAgent = vi.fn();
 export const setupCommand = vi.fn(async (): Promise<string | null> => null);
 export const setSetupCommand = vi.fn(async (_folder: string, command: string | null) => command);
 export const doctorAgain = vi.fn();

@@ -13,7 +13,8 @@ use crate::base::error::{ErrorCode, HostError, HostResult};
 use crate::host::Host;
 
 /// One agent's row of the matrix.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[ts(export)]
 pub struct AgentReport {
     pub agent: AgentCommand,
     /// The program run (its variable's, else the command's).
@@ -23,7 +24,8 @@ pub struct AgentReport {
     pub error: Option<AgentError>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[ts(export)]
 pub struct AgentError {
     pub code: ErrorCode,
     pub message: String,
@@ -90,6 +92,19 @@ impl Host {
         self.store().put_acp_agent(name, &stored).await?;
         tracing::info!(agent = %name, "acp agent added");
         Ok(agent)
+    }
+
+    /// [`Host::add_acp_agent`] with the command as a user typed it (Settings ▸ Agents):
+    /// split into words as a POSIX shell would, quotes kept together, nothing expanded.
+    pub async fn add_acp_agent_line(&self, name: &str, line: &str) -> HostResult<AgentCommand> {
+        let words = shlex::split(line)
+            .filter(|w| !w.is_empty())
+            .ok_or_else(|| {
+                HostError::InvalidInput(format!(
+                    "{line:?} is not a command: a program and its arguments, quoted as in a shell"
+                ))
+            })?;
+        self.add_acp_agent(name.trim(), &words).await
     }
 
     /// Forgets the added agent `name` (its sessions are the agent's and stay where they are).

@@ -31,6 +31,7 @@ pub use runtime::{AcpRuntime, AcpTarget};
 /// An ACP agent as a command line: the program (a name found on PATH, or a path), its
 /// arguments and extra environment.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct AgentCommand {
     /// Its id (`gemini`, `opencode`, or the name a user gave it).
     pub name: String,

@@ -26,12 +26,14 @@ pub const PROBE_LIMIT: Duration = Duration::from_secs(60);
 
 /// An agent's answer to `initialize`, as Forkhost reads it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct AgentProbe {
     pub name: String,
     /// What the agent calls itself (`agentInfo`), when it says.
     pub agent_name: Option<String>,
     pub agent_version: Option<String>,
     /// The protocol version it answered with.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub protocol_version: u64,
     /// `session/load`: its sessions can be opened again (their history replayed).
     pub load: bool,
@@ -46,6 +48,7 @@ pub struct AgentProbe {
     /// How it signs in (`authenticate`'s methods), by id.
     pub auth_methods: Vec<String>,
     /// From start to its answer.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub ms: u64,
 }
 
