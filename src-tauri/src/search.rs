@@ -1,11 +1,14 @@
 //! The search box's command (docs/architecture.md "Search"): checks the query, runs
-//! `Host::search` (its scan runs on blocking threads, so the UI never waits on it) and stops the
-//! window's previous search when a newer query arrives while the user types.
+//! `Host::search` (its scan runs on blocking threads, so the UI never waits on it) — and the
+//! same search on every remote host connected now, their threads' hits after this machine's —
+//! and stops the window's previous search when a newer query arrives while the user types.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use forkhost_core::{SearchQuery, SearchResults, MAX_QUERY_BYTES};
+use std::time::Duration;
+
+use forkhost_core::{Call, Returned, SearchQuery, SearchResults, MAX_QUERY_BYTES};
 use tauri::{State, WebviewWindow};
 
 use crate::error::{CmdResult, CommandError, ErrorCode};
@@ -13,6 +16,8 @@ use crate::state::AppState;
 
 /// The most hits the search box asks for (the CLI's default).
 const BOX_LIMIT: usize = 200;
+/// How long a remote host's search may take before the box answers without it.
+const REMOTE_LIMIT: Duration = Duration::from_secs(10);
 
 /// The query as the box may send it: not over the size the Host searches (refused here, before
 /// it is copied further), at most [`BOX_LIMIT`] hits.
@@ -45,12 +50,37 @@ pub async fn search(
     if let Some(older) = older {
         older.store(true, Ordering::Relaxed);
     }
-    let result = state.host.search_until(query, cancel.clone()).await;
+    // The hosts' searches run while this machine's does (one host after another: a user has
+    // a few).
+    let remote = async {
+        let mut found = Vec::new();
+        for host in state.remote.connected() {
+            let call = Call::Search {
+                query: query.clone(),
+            };
+            match tokio::time::timeout(REMOTE_LIMIT, state.remote.call(&host, call)).await {
+                Ok(Ok(Returned::Search { results })) => found.push(results.on_host(&host)),
+                Ok(Ok(_)) | Ok(Err(_)) | Err(_) => {
+                    // Its hits are missing, not wrong: the box shows the others'.
+                    tracing::warn!(host = %host, "a remote host's search did not answer");
+                }
+            }
+        }
+        found
+    };
+    let (result, there) = tokio::join!(
+        state.host.search_until(query.clone(), cancel.clone()),
+        remote
+    );
     let mut running = state.searches();
     if running.get(&label).is_some_and(|c| Arc::ptr_eq(c, &cancel)) {
         running.remove(&label);
     }
-    Ok(result?)
+    let mut results = result?;
+    for found in there {
+        results.merge(found);
+    }
+    Ok(results)
 }
 
 #[cfg(test)]

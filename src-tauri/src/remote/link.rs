@@ -93,6 +93,25 @@ impl RemoteLinks {
         link.connection.call(call).await
     }
 
+    /// The hosts whose connection is up now. A search asks only these: reaching a host that
+    /// is offline would hold the search box for ssh's timeout.
+    pub fn connected(&self) -> Vec<String> {
+        let links = self.0.links.lock().unwrap_or_else(|e| e.into_inner());
+        let mut hosts: Vec<String> = links
+            .iter()
+            .filter(|(_, slot)| {
+                // A slot being connected (locked) is not up yet.
+                slot.try_lock()
+                    .ok()
+                    .and_then(|link| link.as_ref().map(|l| !l.ended.load(Ordering::SeqCst)))
+                    .unwrap_or(false)
+            })
+            .map(|(host, _)| host.clone())
+            .collect();
+        hosts.sort();
+        hosts
+    }
+
     /// Follows `thread` of `host`: its events from now on (and those since the last one seen
     /// there) reach the windows.
     pub async fn follow(&self, host: &str, thread: &str) -> HostResult<()> {

@@ -537,6 +537,36 @@ async fn flow(
     );
     shots.take(client, "remote-thread").await;
 
+    // The search box searches box too (its connection is up): the remote thread's hit, marked
+    // with its host; opening it shows that thread's tab.
+    type_into(client, r#"input[data-role="search"]"#, "from the app").await?;
+    let hit = format!(
+        r#"[data-host="box"][data-thread-id="{remote_id}"] [data-action="open-hit"][data-turn="3"][data-part="user_text"]"#
+    );
+    wait_css(client, &hit, WAIT).await?;
+    let meta = js_args(
+        client,
+        r#"return document.querySelector(arguments[0])?.closest('[data-thread-id]')?.querySelector('.search__meta')?.textContent ?? '';"#,
+        vec![Value::from(hit.as_str())],
+    )
+    .await?;
+    ensure!(
+        meta.as_str().unwrap_or_default().contains("on box"),
+        "the hit names its host: {meta}"
+    );
+    click(client, &hit).await?;
+    wait_js(
+        client,
+        &format!(
+            r#"document.querySelector('[role="tab"][aria-selected="true"]')?.dataset.threadId === '{remote_id}'"#
+        ),
+        WAIT,
+        "the hit's remote thread to be the active tab",
+    )
+    .await?;
+    let search_box = wait_css(client, r#"input[data-role="search"]"#, WAIT).await?;
+    search_box.send_keys("\u{E00C}").await?;
+
     // Fork there after reply 1, into a tab here: a new thread of box whose next turn receives
     // turn 1 and none of what followed it.
     let chevron =

@@ -10,4 +10,9 @@ export type SearchGroup = {
 /**
  * The thread the hits belong to; `None` for a session not adopted (see `session`).
  */
-thread_id: string | null, session: SearchSession | null, title: string, harness: HarnessKind, cwd: string | null, hits: Array<SearchHit>, };
+thread_id: string | null, session: SearchSession | null, title: string, harness: HarnessKind, cwd: string | null, hits: Array<SearchHit>, 
+/**
+ * The remote host whose thread this is (its `thread_id` then `HOST:ID`); absent for
+ * this machine's.
+ */
+host?: string, };

@@ -62,11 +62,17 @@ function Results({ state, onOpen }: { state: Exclude<SearchState, { kind: "idle"
       {results.groups.length === 0 && <p className="search__note">No matches</p>}
       <ul className="search__groups" role="list">
         {results.groups.map((g) => (
-          <li key={g.thread_id ?? g.session?.path ?? g.title} className="search__group" data-thread-id={g.thread_id ?? undefined}>
+          <li
+            key={g.thread_id ?? g.session?.path ?? g.title}
+            className="search__group"
+            data-thread-id={g.thread_id ?? undefined}
+            data-host={g.host ?? undefined}
+          >
             <div className="search__group-head" title={g.cwd ?? undefined}>
               <span className="search__title">{g.title}</span>
               <span className="search__meta">
                 {harnessName(g.harness)}
+                {g.host ? ` · on ${g.host}` : ""}
                 {g.thread_id ? "" : " · not opened yet"}
               </span>
             </div>

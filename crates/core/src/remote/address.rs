@@ -8,6 +8,7 @@ use crate::base::events::HostEvent;
 use crate::base::view::{ThreadDetail, ThreadView};
 use crate::cost::TreeCost;
 use crate::rewind::{RewindPlan, RewindView, RewoundView};
+use crate::search::SearchResults;
 
 /// Where the thread an id names lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,6 +96,34 @@ impl TreeCost {
             thread.thread_id = remote_thread_id(host, &thread.thread_id);
         }
         self
+    }
+}
+
+impl SearchResults {
+    /// A remote host's search answer as this machine's search box shows it: its threads'
+    /// hits, each group named `HOST:ID` and marked with the host. Sessions that host has not
+    /// adopted are left out (opening one would adopt it here, where its file is not).
+    pub fn on_host(mut self, host: &str) -> SearchResults {
+        self.groups.retain(|g| g.thread_id.is_some());
+        for group in &mut self.groups {
+            if let Some(id) = &mut group.thread_id {
+                *id = remote_thread_id(host, id);
+            }
+            group.host = Some(host.to_owned());
+        }
+        self.hits = self.groups.iter().map(|g| g.hits.len()).sum();
+        self
+    }
+
+    /// Adds `other`'s groups (another machine's) after these: one answer for the search box.
+    pub fn merge(&mut self, other: SearchResults) {
+        self.hits += other.hits;
+        self.truncated |= other.truncated;
+        self.files += other.files;
+        self.bytes += other.bytes;
+        self.decoded += other.decoded;
+        self.elapsed_ms = self.elapsed_ms.max(other.elapsed_ms);
+        self.groups.extend(other.groups);
     }
 }
 

@@ -35,7 +35,7 @@ const DEFAULT_LIMIT: usize = 200;
 const MAX_LIMIT: usize = 5_000;
 
 /// What to search for, and where.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct SearchQuery {
     /// Literal text, in any case, unless `regex` (a regular expression, in any case too).
@@ -54,7 +54,7 @@ pub struct SearchQuery {
 }
 
 /// Which part of a message the hit is in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 #[ts(export)]
 pub enum HitPart {
@@ -65,7 +65,7 @@ pub enum HitPart {
 }
 
 /// One message that holds the query (its first hit).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct SearchHit {
     /// The host turn id; `None` in a session not adopted, or a turn not recorded yet (still
@@ -88,7 +88,7 @@ pub struct SearchHit {
 }
 
 /// A native session on disk that no thread holds yet (`forkhost import` adopts it).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct SearchSession {
     pub harness: HarnessKind,
@@ -97,7 +97,7 @@ pub struct SearchSession {
 }
 
 /// The hits of one thread (or one session not adopted), in turn order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct SearchGroup {
     /// The thread the hits belong to; `None` for a session not adopted (see `session`).
@@ -107,10 +107,15 @@ pub struct SearchGroup {
     pub harness: HarnessKind,
     pub cwd: Option<String>,
     pub hits: Vec<SearchHit>,
+    /// The remote host whose thread this is (its `thread_id` then `HOST:ID`); absent for
+    /// this machine's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub host: Option<String>,
 }
 
 /// Groups newest first (by their transcript's last change).
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct SearchResults {
     pub groups: Vec<SearchGroup>,
@@ -276,6 +281,7 @@ impl Host {
                         harness: job.kind,
                         cwd: Some(row.cwd),
                         hits,
+                        host: None,
                     }
                 }
                 Owner::Session { session_id } => SearchGroup {
@@ -293,6 +299,7 @@ impl Host {
                     harness: job.kind,
                     cwd: file.cwd,
                     hits: hits.into_iter().map(|(_, _, h)| h).collect(),
+                    host: None,
                 },
             };
             groups.push(group);

@@ -396,6 +396,9 @@ async fn answer(daemon: &Arc<Daemon>, call: Call) -> HostResult<Returned> {
                 trust: Box::new(trust),
             })
         }
+        Call::Search { query } => Ok(Returned::Search {
+            results: Box::new(host.search(query).await?),
+        }),
     }
 }
 

@@ -285,6 +285,26 @@ async fn a_clients_calls_come_back_as_the_hosts_own_answers() {
         .unwrap_err();
     assert_eq!(err.code(), "invalid_input", "{err}");
 
+    // A search there is the Host's own: the same groups and hits (its timing aside).
+    let detail = t.host.show(&t.thread).await.unwrap();
+    let word = detail.turns[0].messages[0].text.clone();
+    let query = crate::search::SearchQuery {
+        text: word,
+        ..Default::default()
+    };
+    let Returned::Search { results } = connection
+        .call(Call::Search {
+            query: query.clone(),
+        })
+        .await
+        .unwrap()
+    else {
+        panic!("not a search's results");
+    };
+    let here = t.host.search(query).await.unwrap();
+    assert!(results.hits > 0, "{results:?}");
+    assert_eq!((&results.groups, results.hits), (&here.groups, here.hits));
+
     // A new thread there, in a folder of the daemon's machine.
     let folder = t.host.show(&t.thread).await.unwrap().thread.cwd;
     let Returned::Thread { detail } = connection

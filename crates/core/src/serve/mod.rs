@@ -6,7 +6,7 @@
 //! Host's own types ([`wire`]), one contract whether the Host is in this process or behind
 //! the socket.
 //!
-//! Calls: `thread`, `requests`, `rewind`, `cost`, `files`, `remote` and the base.
+//! Calls: `thread`, `requests`, `rewind`, `cost`, `files`, `trust`, `search`, `remote`, base.
 
 mod client;
 // The daemon listens on a Unix socket; Windows machines are clients only (for now).

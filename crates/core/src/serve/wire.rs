@@ -15,6 +15,7 @@ use crate::base::view::{ApprovalView, ThreadDetail, ThreadView};
 use crate::cost::TreeCost;
 use crate::files::{ChangesView, FilesView, WorktreeLoss};
 use crate::rewind::{RewindKind, RewindPlan, RewindView, RewoundView};
+use crate::search::{SearchQuery, SearchResults};
 use crate::thread::export::ExportFormat;
 use forkhost_harness::{ApprovalDecision, HarnessKind, PermissionMode};
 
@@ -170,6 +171,10 @@ pub enum Call {
         trusted: bool,
         shown: Option<String>,
     },
+    /// Searches the daemon's threads and the sessions on its machine.
+    Search {
+        query: SearchQuery,
+    },
 }
 
 /// What a call returned.
@@ -232,6 +237,9 @@ pub enum Returned {
     },
     Trust {
         trust: Box<TrustView>,
+    },
+    Search {
+        results: Box<SearchResults>,
     },
 }
 
