@@ -122,7 +122,8 @@ export function AcpAgentsSection() {
                 <span className="muted" data-agent-error>
                   {" "}
                   {r.error?.message ?? "did not answer"}
-                  {r.agent.install ? (
+                  {/* The install command, unless the error's words already give it. */}
+                  {r.agent.install && !(r.error?.message ?? "").includes(r.agent.install) ? (
                     <>
                       {" "}
                       Install: <code>{r.agent.install}</code>

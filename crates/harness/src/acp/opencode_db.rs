@@ -180,8 +180,9 @@ fn flag(part: &Value, name: &str) -> bool {
     part.get(name).and_then(Value::as_bool).unwrap_or(false)
 }
 
-/// A tool part as a call: its id, the title OpenCode shows (the replay's `title`), else the
-/// tool's name; its output once its state is final.
+/// A tool part as a call: its id, the title OpenCode shows (the replay's `title`: its state's
+/// title once it ran; for a call that never ran, the command it was given), else the tool's
+/// name; its output once its state is final.
 fn tool_call(part: &Value) -> ToolCall {
     let state = part.get("state").cloned().unwrap_or(Value::Null);
     let status = state
@@ -201,6 +202,10 @@ fn tool_call(part: &Value) -> ToolCall {
             .map(str::to_owned),
         name: text("title")
             .filter(|t| !t.is_empty())
+            .or_else(|| {
+                let command = state.pointer("/input/command").and_then(Value::as_str);
+                command.filter(|c| !c.is_empty()).map(str::to_owned)
+            })
             .or_else(|| part.get("tool").and_then(Value::as_str).map(str::to_owned))
             .unwrap_or_else(|| "tool".to_owned()),
         input: state.get("input").cloned().unwrap_or(Value::Null),
@@ -311,6 +316,11 @@ mod tests {
         message("msg_5", 5, &format!(r#"{{"role":"assistant",{done}}}"#));
         part("prt_8", "msg_5", r#"{"type":"reasoning","text":"hm"}"#);
         part("prt_9", "msg_5", r#"{"type":"text","text":"done"}"#);
+        part(
+            "prt_x",
+            "msg_5",
+            r#"{"type":"tool","tool":"bash","callID":"c3","state":{"status":"error","input":{"command":"rm a"},"error":"rejected"}}"#,
+        );
         db
     }
 
@@ -347,6 +357,16 @@ mod tests {
             (Some("c1"), "touch a", Some("(no output)"))
         );
         assert_eq!(turns[1].messages[2].text, "done");
+        let declined = turns[1].messages[3].tool.as_ref().unwrap();
+        assert_eq!(
+            (
+                declined.name.as_str(),
+                declined.output.as_deref(),
+                declined.is_error
+            ),
+            ("rm a", Some("rejected"), true),
+            "a call that never ran is named by its command"
+        );
         assert!(turns.iter().all(|t| t.complete));
         // Two model calls in turn 2, each counted once; cache and reasoning folded in.
         let usage = turns[1].usage.as_ref().unwrap();
