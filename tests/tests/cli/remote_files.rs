@@ -57,32 +57,43 @@ fn folder_of(moved: &Value) -> PathBuf {
     )
 }
 
-#[test]
-fn pi_a_branch_moves_between_machines_with_its_files_as_of_that_message() {
+/// The two sides of a branch's move, before the server starts: the fake model, the remote's
+/// harness environment holding a clone of this side's repository (made now, so it lacks what
+/// the thread's turns write), this side's environment whose work folder is that repository
+/// (`notes.txt` and the `extra` files committed), and the clone. `None` when Pi is not
+/// installed and the suite allows skipping.
+fn repo_and_clone(
+    extra: &[(String, String)],
+) -> Option<(FakeModel, HarnessEnv, HarnessEnv, PathBuf)> {
     let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
-    let Some(remote) = HarnessEnv::for_fake(Harness::Pi, &model).unwrap() else {
-        return;
-    };
+    let remote = HarnessEnv::for_fake(Harness::Pi, &model).unwrap()?;
     let here = HarnessEnv::for_fake(Harness::Pi, &model).unwrap().unwrap();
-    // This side's repository, with some history.
-    let repo = here.work_dir().to_path_buf();
-    git(&repo, &["init", "-q", "-b", "main"]);
-    for n in 0..40 {
-        std::fs::write(
-            repo.join(format!("lib{n}.txt")),
-            format!("{n}\n").repeat(400),
-        )
-        .unwrap();
+    let repo = here.work_dir();
+    git(repo, &["init", "-q", "-b", "main"]);
+    for (name, text) in extra {
+        std::fs::write(repo.join(name), text).unwrap();
     }
     std::fs::write(repo.join("notes.txt"), "start\n").unwrap();
-    git(&repo, &["add", "-A"]);
-    git(&repo, &["commit", "-q", "-m", "start"]);
-    // The remote's clone of it, made before the thread's turns: it lacks their files.
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-q", "-m", "start"]);
     let clone = remote.work_dir().join("clone");
     git(
         remote.work_dir(),
         &["clone", "-q", repo.to_str().unwrap(), "clone"],
     );
+    Some((model, remote, here, clone))
+}
+
+#[test]
+fn pi_a_branch_moves_between_machines_with_its_files_as_of_that_message() {
+    // This side's repository, with some history.
+    let history: Vec<_> = (0..40)
+        .map(|n| (format!("lib{n}.txt"), format!("{n}\n").repeat(400)))
+        .collect();
+    let Some((model, remote, here, clone)) = repo_and_clone(&history) else {
+        return;
+    };
+    let repo = here.work_dir().to_path_buf();
     let Some(sshd) = Sshd::start(&remote, &forkhost_bin()) else {
         return;
     };
@@ -213,21 +224,10 @@ fn pi_a_branch_moves_between_machines_with_its_files_as_of_that_message() {
 /// branch and no new folder on the target, nothing new here, the source unchanged.
 #[test]
 fn pi_a_branch_moved_to_a_machine_without_its_harness_leaves_nothing_on_either_side() {
-    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
-    let Some(remote) = HarnessEnv::for_fake(Harness::Pi, &model).unwrap() else {
+    let Some((_model, remote, here, clone)) = repo_and_clone(&[]) else {
         return;
     };
-    let here = HarnessEnv::for_fake(Harness::Pi, &model).unwrap().unwrap();
     let repo = here.work_dir().to_path_buf();
-    git(&repo, &["init", "-q", "-b", "main"]);
-    std::fs::write(repo.join("notes.txt"), "start\n").unwrap();
-    git(&repo, &["add", "-A"]);
-    git(&repo, &["commit", "-q", "-m", "start"]);
-    let clone = remote.work_dir().join("clone");
-    git(
-        remote.work_dir(),
-        &["clone", "-q", repo.to_str().unwrap(), "clone"],
-    );
     let Some(sshd) = Sshd::start_lacking(&remote, &forkhost_bin(), &["FORKHOST_PI_BIN"]) else {
         return;
     };

@@ -164,10 +164,7 @@ impl Cut {
             turn.model = Some(model.to_owned());
         }
         if let Some(call) = call_usage(data) {
-            turn.usage = Some(match turn.usage.take() {
-                Some(sum) => add(sum, call),
-                None => call,
-            });
+            TurnUsage::add_to(&mut turn.usage, call);
         }
     }
 }
@@ -240,24 +237,6 @@ fn call_usage(data: &Value) -> Option<TurnUsage> {
         reasoning_tokens: Some(reasoning),
         cost_usd: cost,
     })
-}
-
-fn add(a: TurnUsage, b: TurnUsage) -> TurnUsage {
-    let some = |x: Option<u64>, y: Option<u64>| match (x, y) {
-        (None, None) => None,
-        (x, y) => Some(x.unwrap_or(0) + y.unwrap_or(0)),
-    };
-    TurnUsage {
-        input_tokens: a.input_tokens + b.input_tokens,
-        output_tokens: a.output_tokens + b.output_tokens,
-        cached_input_tokens: some(a.cached_input_tokens, b.cached_input_tokens),
-        cache_write_tokens: some(a.cache_write_tokens, b.cache_write_tokens),
-        reasoning_tokens: some(a.reasoning_tokens, b.reasoning_tokens),
-        cost_usd: match (a.cost_usd, b.cost_usd) {
-            (None, None) => None,
-            (x, y) => Some(x.unwrap_or(0.0) + y.unwrap_or(0.0)),
-        },
-    }
 }
 
 #[cfg(test)]
