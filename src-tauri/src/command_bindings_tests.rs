@@ -11,6 +11,7 @@ fn source(module: &str) -> &'static str {
         "update" => include_str!("update.rs"),
         "files" => include_str!("files.rs"),
         "trust" => include_str!("trust.rs"),
+        "agents" => include_str!("agents.rs"),
         "first_run" => include_str!("first_run.rs"),
         "rewind" => include_str!("rewind.rs"),
         "race" => include_str!("race.rs"),

@@ -81,10 +81,10 @@ export type Commands = {
   folder_trust: { args: [{ folder: string; host: string | null }]; reply: TrustView };
   set_folder_trust: { args: [{ folder: string; trusted: boolean; shown: string | null; host: string | null }]; reply: TrustView };
   trusted_folders: { args: []; reply: Array<TrustDecision> };
-  revoke_folder_trust: { args: [{ folder: string }]; reply: void };
   acp_agents: { args: []; reply: Array<AgentReport> };
   add_acp_agent: { args: [{ name: string; command: string }]; reply: AgentCommand };
   remove_acp_agent: { args: [{ name: string }]; reply: void };
+  revoke_folder_trust: { args: [{ folder: string }]; reply: void };
   setup_command: { args: [{ folder: string }]; reply: string | null };
   set_setup_command: { args: [{ folder: string; command: string | null }]; reply: string | null };
   search: { args: [{ query: SearchQuery }]; reply: SearchResults };
