@@ -1,3 +1,5 @@
+// The ACP stand-in agent is a Unix script (tests/src/acp/, Unix only).
+#[cfg(unix)]
 mod agents;
 #[path = "support/mod.rs"]
 mod app_support;
