@@ -104,7 +104,7 @@ pub fn read_session(db: &Path, id: &str) -> Result<Vec<Turn>, HistoryError> {
     Ok(cut.turns)
 }
 
-/// The turns being cut, and the usage of the open one.
+/// The turns cut so far, oldest first; a reply (and its usage) goes to the last one.
 #[derive(Default)]
 struct Cut {
     turns: Vec<Turn>,
