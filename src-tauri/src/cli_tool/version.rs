@@ -16,7 +16,7 @@ pub fn run_version(exe: &Path) -> Result<String, String> {
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
     hide_console(&mut cmd);
-    let mut child = cmd.spawn().map_err(|e| e.to_string())?;
+    let mut child = spawn_when_written(&mut cmd).map_err(|e| e.to_string())?;
     let deadline = Instant::now() + VERSION_TIMEOUT;
     let status = loop {
         match child.try_wait() {
@@ -42,6 +42,23 @@ pub fn run_version(exe: &Path) -> Result<String, String> {
         .find(|l| !l.is_empty())
         .map(str::to_owned)
         .ok_or_else(|| "it printed nothing".to_owned())
+}
+
+/// Spawns `cmd`, waiting a moment while its program is still open for writing
+/// somewhere ("text file busy"): a CLI just written by an installer or an
+/// update, or, in tests, a script another thread's child still holds between
+/// its fork and its exec. Any other error is returned at once.
+fn spawn_when_written(cmd: &mut Command) -> std::io::Result<std::process::Child> {
+    let mut tries = 0;
+    loop {
+        match cmd.spawn() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && tries < 50 => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            other => return other,
+        }
+    }
 }
 
 /// Windows: no console window flashes up for a child process of the GUI app.
