@@ -419,7 +419,15 @@ pub async fn terminal_open(
     cols: u16,
     rows: u16,
 ) -> CmdResult<String> {
-    crate::remote::thread::here(&thread_id, "The terminal tab")?;
+    if let Some((host, id)) = crate::remote::thread::remote(&thread_id) {
+        // The host's TUI over `ssh -t` (the bundled CLI's `--host NAME terminal ID`): that
+        // machine's daemon holds the thread while it runs and frees it when it ends — or when
+        // the connection drops — so nothing here has to hand it back.
+        let spec = crate::remote::cli::terminal_spec(&state.data_dir, host, id)?;
+        return state
+            .terminals
+            .open(&app, window.label(), &thread_id, spec, (cols, rows), || {});
+    }
     let command = state.host.terminal_command(&thread_id).await?;
     let spec = TerminalSpec {
         program: command.program,
@@ -474,8 +482,18 @@ pub async fn terminal_close(state: State<'_, AppState>, id: String) -> CmdResult
     while state.terminals.thread_of(&id).is_some() && std::time::Instant::now() < deadline {
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
-    if let Some(thread) = thread {
-        state.host.release_terminal(&thread).await?;
+    match thread
+        .as_deref()
+        .map(|t| (t, crate::remote::thread::remote(t)))
+    {
+        // The TUI there ends with its ssh; the host is told at once too, so a send right
+        // after the close is not refused while that machine is still taking it down.
+        Some((_, Some((host, id)))) => {
+            let call = forkhost_core::Call::ReleaseTerminal { thread: id.into() };
+            state.remote.call(host, call).await?;
+        }
+        Some((thread, None)) => state.host.release_terminal(thread).await?,
+        None => {}
     }
     Ok(())
 }

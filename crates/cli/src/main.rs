@@ -19,6 +19,7 @@ mod serve;
 mod spare_worktree;
 mod ssh_output;
 mod stream;
+mod terminal;
 mod trust;
 mod usage;
 
@@ -239,6 +240,9 @@ enum Command {
     /// folder's files (--conversation or --files for one), its old line kept as a branch;
     /// --undo swaps back.
     Rewind(rewind::RewindArgs),
+    /// Open a thread's session in its harness's own TUI, in this terminal; the thread takes
+    /// no other turn until the TUI ends (what it wrote is then read into the thread).
+    Terminal { thread: String },
     /// Archive a thread (its native session is kept); --undo brings it back.
     Archive {
         thread: String,
@@ -350,6 +354,9 @@ async fn run(cli: Cli) -> Result<Printed, HostError> {
     };
     if let Some(done) = serve::daemon_only(&cli, &data_dir).await {
         return done;
+    }
+    if let Command::Terminal { thread } = &cli.command {
+        return terminal::open(&data_dir, thread, cli.via_daemon).await;
     }
     let (host, report) = Host::open_with(&data_dir, options).await?;
     if let Some(recovery) = &report.recovered {
@@ -477,9 +484,9 @@ async fn execute(
         Command::ExportBranch(args) => remote::export(host, args).await?,
         Command::FilesTarget(args) => moved_files::files_target(host, args).await?,
         Command::BundleFiles(args) => moved_files::bundle(host, args).await?,
-        Command::Serve(_) => {
+        Command::Serve(_) | Command::Terminal { .. } => {
             return Err(HostError::Internal(
-                "serve runs before the Host opens".into(),
+                "serve and terminal run before the Host opens".into(),
             ))
         }
         Command::RemoteExec { .. } => {

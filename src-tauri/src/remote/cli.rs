@@ -61,6 +61,28 @@ pub(crate) fn cli_command(
     Ok(command)
 }
 
+/// The terminal tab of `host`'s thread `id`: the bundled CLI's `--host HOST terminal ID`, which
+/// runs the harness's TUI there over `ssh -t` (installing forkhost there first if it must).
+pub(crate) fn terminal_spec(
+    data_dir: &Path,
+    host: &str,
+    id: &str,
+) -> Result<crate::terminal::TerminalSpec, HostError> {
+    Ok(crate::terminal::TerminalSpec {
+        program: bundled_cli()?.display().to_string(),
+        args: vec![
+            "--data-dir".into(),
+            data_dir.display().to_string(),
+            "--host".into(),
+            host.into(),
+            "terminal".into(),
+            id.into(),
+        ],
+        cwd: None,
+        env: Vec::new(),
+    })
+}
+
 /// Runs the bundled CLI with `--json` against the app's data folder: its JSON document, or
 /// the error it reported (its code and words) or why it could not run.
 pub(crate) async fn run_cli(data_dir: &Path, args: &[impl AsRef<str>]) -> Result<Value, HostError> {

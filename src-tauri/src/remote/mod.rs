@@ -13,7 +13,7 @@ use tauri::State;
 use crate::error::CmdResult;
 use crate::state::AppState;
 
-mod cli;
+pub(crate) mod cli;
 pub mod files;
 pub mod link;
 pub mod thread;

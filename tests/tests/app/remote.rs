@@ -131,7 +131,7 @@ async fn app_pi_continue_on_another_machine_with_the_files_and_the_hosts_threads
         result = started_there(&client, &env.data_dir, &ssh, &there, &model).await;
     }
     if result.is_ok() {
-        result = notified_there(&client, &env.data_dir, &ssh, &there, &notifications).await;
+        result = notified_there(&client, &env.data_dir, &ssh, &there, &model, &notifications).await;
     }
     if result.is_err() {
         shots.take(&client, "failure-after-restart").await;
@@ -149,6 +149,7 @@ async fn notified_there(
     data: &Path,
     ssh: &str,
     there: &HarnessEnv,
+    model: &FakeModel,
     notifications: &Path,
 ) -> Result<()> {
     let folder = there.work_dir().display().to_string();
@@ -191,6 +192,7 @@ async fn notified_there(
         "the remote Claude thread's tab",
     )
     .await?;
+    terminal_there(client, model).await?;
     let main = client.window().await?;
     look_away(client, main).await?;
     let target = there.work_dir().join("notified.txt");
@@ -232,8 +234,90 @@ async fn notified_there(
         ),
     )
     .await?;
-    wait_turn_done(client, 2).await?;
+    // After the terminal's two turns.
+    wait_turn_done(client, 4).await?;
     ensure!(target.exists(), "the approved write was made there");
+    Ok(())
+}
+
+/// The terminal tab of box's Claude thread: Claude Code's own TUI runs there over `ssh -t`
+/// on the thread's session (it shows turn 1 and takes a turn, whose prompt reaches the model
+/// from there after turn 1); the composer waits meanwhile; closing the tab hands the thread
+/// back, and the next turn from the app sends the model every turn, the TUI's included.
+async fn terminal_there(client: &Client, model: &FakeModel) -> Result<()> {
+    click(client, r#"[data-action="open-terminal"]"#).await?;
+    wait_css(client, r#"[data-terminal-state="running"]"#, WAIT).await?;
+    let screen = |words: &str| {
+        format!(
+            r#"(document.querySelector('.xterm-rows')?.innerText ?? '').replace(/\s+/g, ' ').includes('{words}')"#
+        )
+    };
+    wait_js(
+        client,
+        &screen("reply (turn 1) to: hello"),
+        WAIT,
+        "box's TUI showing the session",
+    )
+    .await?;
+    type_into(client, ".xterm-helper-textarea", "from the remote tui").await?;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    type_into(client, ".xterm-helper-textarea", "\u{E007}").await?;
+    wait_js(
+        client,
+        &screen("reply (turn 2) to: from the remote tui"),
+        WAIT,
+        "the remote TUI's reply",
+    )
+    .await?;
+    let got = model
+        .last_model_request()
+        .context("a request")?
+        .conversation();
+    let want = [
+        Msg::user("hello"),
+        Msg::assistant("reply (turn 1) to: hello"),
+        Msg::user("from the remote tui"),
+    ];
+    ensure!(got == want, "the remote TUI's turn sent {got:?}");
+    click(client, r#"[role="tab"][data-tab-kind="conversation"]"#).await?;
+    let disabled = js(
+        client,
+        r#"return document.querySelector('textarea[data-role="composer"]').disabled"#,
+    )
+    .await?;
+    ensure!(
+        disabled == true,
+        "the composer should wait while the terminal has the session"
+    );
+    click(
+        client,
+        r#"[role="tab"][data-tab-kind="terminal"] [data-action="close-tab"]"#,
+    )
+    .await?;
+    wait_js(
+        client,
+        r#"!document.querySelector('textarea[data-role="composer"]').disabled"#,
+        Duration::from_secs(10),
+        "the composer to be usable",
+    )
+    .await?;
+    send_prompt(client, "after the remote terminal").await?;
+    wait_turn_done(client, 3).await?;
+    let got = model
+        .last_model_request()
+        .context("a request")?
+        .conversation();
+    let want = [
+        Msg::user("hello"),
+        Msg::assistant("reply (turn 1) to: hello"),
+        Msg::user("from the remote tui"),
+        Msg::assistant("reply (turn 2) to: from the remote tui"),
+        Msg::user("after the remote terminal"),
+    ];
+    ensure!(
+        got == want,
+        "after the remote terminal the model got {got:?}"
+    );
     Ok(())
 }
 

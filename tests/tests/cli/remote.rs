@@ -95,6 +95,34 @@ impl<'a> Local<'a> {
         cmd.spawn().unwrap()
     }
 
+    /// `forkhost ARGS` here in a pseudo-terminal of its own (`script`), as the app's terminal
+    /// tab runs it: keys go to its stdin, the screen comes out of its stdout.
+    fn spawn_in_terminal(&self, args: &[&str]) -> std::process::Child {
+        use std::os::unix::process::CommandExt;
+        let quote = |a: &str| format!("'{}'", a.replace('\'', r"'\''"));
+        let mut line = vec![
+            quote(&forkhost_bin().display().to_string()),
+            "--data-dir".to_owned(),
+            quote(&self.data.path().display().to_string()),
+        ];
+        line.extend(args.iter().map(|a| quote(a)));
+        let mut cmd = Command::new("script");
+        cmd.env("HOME", self.home.path())
+            .env_remove("FORKHOST_PI_BIN")
+            .env_remove("FORKHOST_CLAUDE_BIN")
+            .env_remove("FORKHOST_CODEX_BIN")
+            .env("TERM", "xterm-256color")
+            .current_dir(self.home.path())
+            .env("FORKHOST_SSH_COMMAND", &self.ssh)
+            .env("FORKHOST_SSH_MULTIPLEX", "0")
+            .args(["-qfec", &line.join(" "), "/dev/null"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .process_group(0);
+        cmd.spawn().unwrap()
+    }
+
     pub(crate) fn ok(&self, args: &[&str]) -> Value {
         let (ok, json, stderr) = self.run(args);
         assert!(ok, "forkhost {args:?} failed: {json}\n{stderr}");
@@ -387,6 +415,146 @@ fn claude_an_approval_waiting_when_the_connection_drops_is_asked_again_on_attach
     // A thread the remote does not know is said so.
     let (code, _) = local.error(&["--host", "box", "attach", "no-such-thread"]);
     assert_eq!(code, "thread_not_found");
+}
+
+/// A terminal's screen as it streams in: read on a thread of its own, searched as text (its
+/// escape sequences and spaces left out: a TUI moves its cursor between words).
+struct Screen {
+    seen: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+}
+
+impl Screen {
+    fn read(mut from: impl std::io::Read + Send + 'static) -> Screen {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let into = seen.clone();
+        std::thread::spawn(move || {
+            let mut buffer = [0u8; 4096];
+            while let Ok(n @ 1..) = from.read(&mut buffer) {
+                into.lock().unwrap().extend_from_slice(&buffer[..n]);
+            }
+        });
+        Screen { seen }
+    }
+
+    fn text(&self) -> String {
+        let raw = String::from_utf8_lossy(&self.seen.lock().unwrap()).into_owned();
+        let mut text = String::new();
+        let mut chars = raw.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                // CSI (ESC [ … final byte) and OSC (ESC ] … BEL) sequences, and two-byte ones.
+                '\u{1b}' => match chars.next() {
+                    Some('[') => {
+                        for c in chars.by_ref() {
+                            if ('@'..='~').contains(&c) {
+                                break;
+                            }
+                        }
+                    }
+                    Some(']') => {
+                        for c in chars.by_ref() {
+                            if c == '\u{7}' {
+                                break;
+                            }
+                        }
+                    }
+                    _ => {}
+                },
+                c if c.is_whitespace() || c.is_control() => {}
+                c => text.push(c),
+            }
+        }
+        text
+    }
+
+    /// Waits for `words` on the screen (spaces aside).
+    fn wait_for(&self, words: &str, limit: std::time::Duration) {
+        let needle: String = words.chars().filter(|c| !c.is_whitespace()).collect();
+        let deadline = std::time::Instant::now() + limit;
+        while !self.text().contains(&needle) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{words:?} never showed on the terminal:\n{}",
+                self.text()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+}
+
+/// The terminal tab of a remote thread, as the app runs it (`forkhost --host box terminal ID`
+/// in a pseudo-terminal): Claude Code's own TUI runs there on the thread's session (it shows
+/// turn 1 and takes a turn whose prompt reaches the remote model after turn 1); meanwhile the
+/// thread takes no turn from anywhere else (`busy`); when the TUI ends the thread is free, and
+/// its next turn sends the model both turns, the TUI's included.
+#[test]
+fn claude_a_remote_threads_own_tui_runs_there_and_holds_the_thread_until_it_ends() {
+    use std::io::Write;
+    let Some(sides) = Sides::start(Harness::Claude, FakeModelOptions::default()) else {
+        return;
+    };
+    let Sides { local, model, .. } = &sides;
+    let thread = sides.new_thread("claude");
+    let mut tui = local.spawn_in_terminal(&["--host", "box", "terminal", &thread]);
+    let screen = Screen::read(tui.stdout.take().unwrap());
+    let mut keys = tui.stdin.take().unwrap();
+    let minute = std::time::Duration::from_secs(60);
+    screen.wait_for("reply (turn 1) to: first prompt", minute);
+
+    // Held there: a turn from elsewhere is refused while the TUI has the session.
+    let (code, words) = local.error(&["--host", "box", "send", &thread, "from elsewhere"]);
+    assert_eq!(code, "busy", "{words}");
+    assert!(words.contains("terminal"), "{words}");
+
+    keys.write_all(b"from the tui").unwrap();
+    keys.flush().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    keys.write_all(b"\r").unwrap();
+    keys.flush().unwrap();
+    screen.wait_for("reply (turn 2) to: from the tui", minute);
+    assert_eq!(
+        model.last_model_request().unwrap().conversation(),
+        [
+            Msg::user("first prompt"),
+            reply(1, "first prompt"),
+            Msg::user("from the tui"),
+        ],
+        "the TUI resumed the thread's session there"
+    );
+
+    // Ctrl-C twice ends Claude Code's TUI, and the command with it.
+    let deadline = std::time::Instant::now() + minute;
+    let ended = loop {
+        if let Some(status) = tui.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the TUI did not end:\n{}",
+            screen.text()
+        );
+        let _ = keys.write_all(b"\x03");
+        let _ = keys.flush();
+        std::thread::sleep(std::time::Duration::from_millis(400));
+    };
+    assert!(ended.success(), "forkhost terminal ended with {ended}");
+
+    // Free again: the next turn comes from here, after both turns.
+    local.ok(&["--host", "box", "send", &thread, "after the tui"]);
+    assert_eq!(
+        model.last_model_request().unwrap().conversation(),
+        [
+            Msg::user("first prompt"),
+            reply(1, "first prompt"),
+            Msg::user("from the tui"),
+            reply(2, "from the tui"),
+            Msg::user("after the tui"),
+        ]
+    );
+    // Where there is no terminal, it says so in words.
+    let (code, words) = local.error(&["--host", "box", "terminal", &thread]);
+    assert_eq!(code, "invalid_input", "{words}");
+    assert!(words.contains("terminal"), "{words}");
 }
 
 /// The remote's daemon killed mid-turn: the next send starts a new one, the thread is intact

@@ -157,8 +157,34 @@ async fn client(daemon: &Arc<Daemon>, stream: UnixStream) -> std::io::Result<()>
         }
     });
     let mut lines = BufReader::new(read).lines();
-    let mut greeted = false;
     let mut subscriptions = Vec::new();
+    // The threads whose terminal this connection holds: released when it ends.
+    let mut terminals: Vec<String> = Vec::new();
+    let ended = serve_calls(daemon, &mut lines, &out, &mut subscriptions, &mut terminals).await;
+    for thread in terminals {
+        if let Err(err) = daemon.host.release_terminal(&thread).await {
+            tracing::warn!(thread = %thread, code = err.code(), "a terminal's release failed");
+        } else {
+            tracing::info!(thread = %thread, "terminal released: its client's connection ended");
+        }
+    }
+    for subscription in subscriptions {
+        subscription.abort();
+    }
+    drop(out);
+    let _ = writer.await;
+    ended
+}
+
+/// A connection's calls, answered in order until it ends or says something unreadable.
+async fn serve_calls(
+    daemon: &Arc<Daemon>,
+    lines: &mut tokio::io::Lines<BufReader<tokio::net::unix::OwnedReadHalf>>,
+    out: &mpsc::UnboundedSender<ServerMessage>,
+    subscriptions: &mut Vec<tokio::task::JoinHandle<()>>,
+    terminals: &mut Vec<String>,
+) -> std::io::Result<()> {
+    let mut greeted = false;
     while let Some(line) = lines.next_line().await? {
         let request: Request = match serde_json::from_str(&line) {
             Ok(request) => request,
@@ -197,17 +223,29 @@ async fn client(daemon: &Arc<Daemon>, stream: UnixStream) -> std::io::Result<()>
                 subscriptions.push(tokio::spawn(forward(replay, thread, out)));
                 continue;
             }
+            (true, Call::OpenTerminal { thread }) => {
+                let opened = daemon.host.terminal_command(&thread).await;
+                if opened.is_ok() && !terminals.contains(&thread) {
+                    terminals.push(thread);
+                }
+                opened.map(|command| Returned::Terminal {
+                    command: Box::new(command),
+                })
+            }
+            (true, Call::ReleaseTerminal { thread }) => {
+                terminals.retain(|held| *held != thread);
+                daemon
+                    .host
+                    .release_terminal(&thread)
+                    .await
+                    .map(|()| Returned::Done)
+            }
             (true, call) => answer(daemon, call).await,
         };
         if out.send(reply(id, result)).is_err() {
             break;
         }
     }
-    for subscription in subscriptions {
-        subscription.abort();
-    }
-    drop(out);
-    let _ = writer.await;
     Ok(())
 }
 
@@ -247,7 +285,9 @@ async fn answer(daemon: &Arc<Daemon>, call: Call) -> HostResult<Returned> {
     let host = &daemon.host;
     match call {
         Call::Hello { .. } => Err(HostError::InvalidInput("hello was said already".into())),
-        Call::Subscribe { .. } => unreachable_call(),
+        Call::Subscribe { .. } | Call::OpenTerminal { .. } | Call::ReleaseTerminal { .. } => {
+            unreachable_call()
+        }
         Call::StartTurn {
             thread,
             prompt,
@@ -427,7 +467,8 @@ pub(super) fn in_home(cwd: &str, home: Option<std::path::PathBuf>) -> std::path:
     }
 }
 
-/// Subscriptions are answered in `client`, never here.
+/// Subscriptions and terminals (held by their connection) are answered in `serve_calls`,
+/// never here.
 fn unreachable_call() -> HostResult<Returned> {
     Err(HostError::Internal(
         "a subscription reached the wrong place".into(),

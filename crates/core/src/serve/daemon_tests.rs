@@ -367,6 +367,70 @@ async fn a_client_of_another_version_is_refused_in_words() {
     daemon.abort();
 }
 
+/// `forkhost terminal` over the daemon: the thread's TUI is held for as long as the
+/// connection that opened it lasts (a dropped ssh frees it), or until it is released; a
+/// second terminal meanwhile is `busy`.
+#[tokio::test]
+async fn a_terminal_is_held_while_its_connection_lasts() {
+    let t = test_host::claude_thread(1, test_host::ClaudeProgram::VersionOnly).await;
+    let served = Served::claim(t.data_dir()).unwrap();
+    let daemon = tokio::spawn(serve(
+        t.host.clone(),
+        served,
+        ServeOptions { idle_exit: None },
+    ));
+    let open = |thread: &str| Call::OpenTerminal {
+        thread: thread.to_owned(),
+    };
+    let first = connected(t.data_dir()).await;
+    let Returned::Terminal { command } = first.call(open(&t.thread)).await.unwrap() else {
+        panic!("not a terminal's command");
+    };
+    assert!(command.program.ends_with("claude"), "{command:?}");
+    assert!(
+        command.args.ends_with(&[
+            "--resume".into(),
+            "5a0e6a7c-1111-4222-8333-444455556666".into()
+        ]),
+        "{command:?}"
+    );
+    let other = connected(t.data_dir()).await;
+    let busy = other.call(open(&t.thread)).await.unwrap_err();
+    assert_eq!(busy.code(), "busy", "{busy}");
+
+    // The first connection ends without a word (its ssh dropped): the thread is free again.
+    drop(first);
+    let mut opened = None;
+    for _ in 0..250 {
+        match other.call(open(&t.thread)).await {
+            Ok(returned) => {
+                opened = Some(returned);
+                break;
+            }
+            Err(err) => assert_eq!(err.code(), "busy", "{err}"),
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        matches!(opened, Some(Returned::Terminal { .. })),
+        "the thread stayed held after its connection ended"
+    );
+    // Released by a call, the next one opens at once.
+    let released = other
+        .call(Call::ReleaseTerminal {
+            thread: t.thread.clone(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(released, Returned::Done);
+    let third = connected(t.data_dir()).await;
+    assert!(matches!(
+        third.call(open(&t.thread)).await,
+        Ok(Returned::Terminal { .. })
+    ));
+    daemon.abort();
+}
+
 #[test]
 fn a_folder_typed_for_the_daemons_machine_takes_its_users_home() {
     use super::daemon::in_home;

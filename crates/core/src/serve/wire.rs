@@ -17,10 +17,11 @@ use crate::files::{ChangesView, FilesView, WorktreeLoss};
 use crate::rewind::{RewindKind, RewindPlan, RewindView, RewoundView};
 use crate::search::{SearchQuery, SearchResults};
 use crate::thread::export::ExportFormat;
+use crate::thread::terminal::TerminalCommand;
 use forkhost_harness::{ApprovalDecision, HarnessKind, PermissionMode};
 
 /// The wire's version: a daemon refuses a client of another one.
-pub const PROTOCOL: u32 = 4;
+pub const PROTOCOL: u32 = 5;
 
 /// A client's request, numbered by the client (`id`); the daemon answers each with a
 /// [`ServerMessage::Reply`] of the same number.
@@ -175,6 +176,17 @@ pub enum Call {
     Search {
         query: SearchQuery,
     },
+    /// Hands the thread's session to its harness's own TUI (`forkhost terminal`): its
+    /// structured runtime stops and turns are refused until [`Call::ReleaseTerminal`] — or
+    /// until this connection ends, so a TUI whose terminal went away (a dropped ssh) never
+    /// holds the thread for ever. Answered with what to run.
+    OpenTerminal {
+        thread: String,
+    },
+    /// The TUI ended: the thread's runtime may run again, and what the TUI wrote is read.
+    ReleaseTerminal {
+        thread: String,
+    },
 }
 
 /// What a call returned.
@@ -240,6 +252,9 @@ pub enum Returned {
     },
     Search {
         results: Box<SearchResults>,
+    },
+    Terminal {
+        command: Box<TerminalCommand>,
     },
 }
 

@@ -3,13 +3,13 @@
 
 use std::sync::atomic::Ordering;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::base::error::{HostError, HostResult};
 use crate::host::Host;
 
 /// What to run in a PTY for a thread's terminal tab.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct TerminalCommand {
     pub program: String,
@@ -37,6 +37,13 @@ impl Host {
         }
         if self.is_streaming(thread_id).await {
             return Err(HostError::Busy("a turn is running in this thread".into()));
+        }
+        // One TUI per session: a second terminal (another window, another laptop on the same
+        // remote daemon) would be a second writer.
+        if slot.terminal.load(Ordering::SeqCst) {
+            return Err(HostError::Busy(format!(
+                "thread {thread_id} is open in a terminal already; close that one first"
+            )));
         }
         let kind = thread.kind;
         let binary = self.inner.harnesses.binary(kind).await?;
@@ -83,6 +90,8 @@ mod tests {
         let t = claude_thread(1, ClaudeProgram::VersionOnly).await;
         // No project config: nothing to decide, the CLI's defaults.
         let plain = t.host.terminal_command(&t.thread).await.unwrap();
+        let second = t.host.terminal_command(&t.thread).await.unwrap_err();
+        assert_eq!(second.code(), "busy", "one TUI per session: {second}");
         assert!(
             !plain.args.contains(&"--strict-mcp-config".to_owned()),
             "{:?}",
