@@ -21,6 +21,7 @@ mod ssh_output;
 mod stream;
 mod terminal;
 mod trust;
+mod turn;
 mod usage;
 
 use std::path::PathBuf;
@@ -30,13 +31,13 @@ use clap::{Parser, Subcommand};
 use forkhost_core::data_dir::{default_data_dir, DATA_DIR_ENV};
 use forkhost_core::ExportFormat;
 use forkhost_core::{
-    ForkAt, ForkFiles, HarnessKind, Host, HostError, HostOptions, NewThreadSpec, PermissionMode,
-    TurnRef,
+    ForkFiles, HarnessKind, Host, HostError, HostOptions, NewThreadSpec, PermissionMode,
 };
 
 use approve::Approve;
 use output::{usage_error, Output, Printed};
 use trust::TrustAnswer;
+pub(crate) use turn::{fork_at, turn_ref};
 
 /// Fork coding-agent conversations (Claude Code, Codex, Pi) at any message.
 ///
@@ -577,31 +578,4 @@ async fn execute(
             )
         }
     })
-}
-
-/// `--after T`, `--before T` or `--latest`, exactly one.
-pub(crate) fn fork_at(
-    after: Option<String>,
-    before: Option<String>,
-    latest: bool,
-) -> Result<ForkAt, HostError> {
-    match (after, before, latest) {
-        (Some(t), None, false) => Ok(ForkAt::After(turn_ref(&t)?)),
-        (None, Some(t), false) => Ok(ForkAt::Before(turn_ref(&t)?)),
-        (None, None, true) => Ok(ForkAt::Latest),
-        _ => Err(HostError::InvalidInput(
-            "give exactly one of --after, --before, --latest".into(),
-        )),
-    }
-}
-
-/// TURN is a 1-based number or a host turn id; 0 and negatives are refused here.
-fn turn_ref(text: &str) -> Result<TurnRef, HostError> {
-    match TurnRef::parse(text) {
-        TurnRef::Number(n) if n < 1 => Err(HostError::InvalidInput(format!(
-            "turn numbers start at 1 (got {n})"
-        ))),
-        TurnRef::Id(id) if id.is_empty() => Err(HostError::InvalidInput("an empty turn".into())),
-        r => Ok(r),
-    }
 }

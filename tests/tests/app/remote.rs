@@ -192,7 +192,7 @@ async fn notified_there(
         "the remote Claude thread's tab",
     )
     .await?;
-    terminal_there(client, model).await?;
+    terminal_there(client, model, &tab).await?;
     let main = client.window().await?;
     look_away(client, main).await?;
     let target = there.work_dir().join("notified.txt");
@@ -244,7 +244,7 @@ async fn notified_there(
 /// on the thread's session (it shows turn 1 and takes a turn, whose prompt reaches the model
 /// from there after turn 1); the composer waits meanwhile; closing the tab hands the thread
 /// back, and the next turn from the app sends the model every turn, the TUI's included.
-async fn terminal_there(client: &Client, model: &FakeModel) -> Result<()> {
+async fn terminal_there(client: &Client, model: &FakeModel, tab: &str) -> Result<()> {
     click(client, r#"[data-action="open-terminal"]"#).await?;
     wait_css(client, r#"[data-terminal-state="running"]"#, WAIT).await?;
     let screen = |words: &str| {
@@ -279,7 +279,11 @@ async fn terminal_there(client: &Client, model: &FakeModel) -> Result<()> {
         Msg::user("from the remote tui"),
     ];
     ensure!(got == want, "the remote TUI's turn sent {got:?}");
-    click(client, r#"[role="tab"][data-tab-kind="conversation"]"#).await?;
+    click(
+        client,
+        &format!(r#"[role="tab"][data-tab-kind="conversation"][data-thread-id="{tab}"]"#),
+    )
+    .await?;
     let disabled = js(
         client,
         r#"return document.querySelector('textarea[data-role="composer"]').disabled"#,
@@ -291,7 +295,7 @@ async fn terminal_there(client: &Client, model: &FakeModel) -> Result<()> {
     );
     click(
         client,
-        r#"[role="tab"][data-tab-kind="terminal"] [data-action="close-tab"]"#,
+        &format!(r#"[role="tab"][data-tab-kind="terminal"][data-thread-id="{tab}"] [data-action="close-tab"]"#),
     )
     .await?;
     wait_js(
