@@ -95,6 +95,7 @@ command_list! {
     search::search(query: SearchQuery) -> SearchResults;
     remote::remote_hosts() -> Vec<forkhost_core::RemoteHostView>;
     remote::host_threads(host: String) -> Vec<ThreadView>;
+    remote::host_doctor(host: String) -> Vec<HarnessReport>;
     remote::install_on_host(host: String) -> forkhost_core::RemoteHostView;
     remote::continue_on_host(args: remote::ContinueOnHost) -> remote::ContinuedOnHost;
     commands::discover() -> Vec<DiscoveredSession>;

@@ -189,6 +189,8 @@ export const fork = (
 export const remoteHosts = () => call("remote_hosts");
 /** The threads of a remote host, as its own forkhost lists them (over the user's ssh). */
 export const hostThreads = (host: string) => call("host_threads", { host });
+/** The harnesses on a remote host, as its own `doctor` finds them there. */
+export const hostDoctor = (host: string) => call("host_doctor", { host });
 /** Copies this app's forkhost to the host (one of another version), as `forkhost hosts install`. */
 export const installOnHost = (host: string) => call("install_on_host", { host });
 /** Continues a thread on another machine from one of its messages, with its files unless

@@ -310,8 +310,8 @@ mod tests {
         claude.path = Some(r"C:\Users\me\AppData\Roaming\npm\claude.cmd".into());
         claude.version = Some("2.1.400".into());
         claude.capabilities = Some(forkhost_harness::Capabilities {
-            boundaries: vec!["after", "before", "latest"],
-            granularity: "turn",
+            boundaries: vec!["after".into(), "before".into(), "latest".into()],
+            granularity: "turn".into(),
             eager_fork: false,
             note: None,
         });
@@ -341,8 +341,8 @@ mod tests {
         codex.path = Some("/opt/codex".into());
         codex.version = Some("0.171.0".into());
         codex.capabilities = Some(forkhost_harness::Capabilities {
-            boundaries: vec!["after"],
-            granularity: "turn",
+            boundaries: vec!["after".into()],
+            granularity: "turn".into(),
             eager_fork: true,
             note: None,
         });

@@ -3,13 +3,13 @@
 //! than the newest verified one is expected to work — users update their agents before we do —
 //! so it is "newer than tested", a note, never a refusal.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::contract::{version_triple, Version};
 use crate::HarnessKind;
 
 /// How a harness version relates to the versions the suite ran.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum VersionSupport {

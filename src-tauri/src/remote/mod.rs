@@ -57,6 +57,24 @@ pub async fn remote_hosts(state: State<'_, AppState>) -> CmdResult<Vec<RemoteHos
     Ok(state.host.remote_hosts().await?)
 }
 
+/// The harnesses on the host `host`, as its `doctor` finds them there (versions, sign-in, what
+/// each can fork, how to install it on that machine): the Hosts list and New thread show them.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn host_doctor(
+    state: State<'_, AppState>,
+    host: String,
+) -> CmdResult<Vec<forkhost_core::HarnessReport>> {
+    state.host.remote_host(&host).await?;
+    match state
+        .remote
+        .call(&host, forkhost_core::Call::Doctor)
+        .await?
+    {
+        forkhost_core::Returned::Harnesses { harnesses } => Ok(harnesses),
+        other => Err(thread::out_of_turn(&other).into()),
+    }
+}
+
 /// The threads of the host `host`, as its own forkhost lists them.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn host_threads(state: State<'_, AppState>, host: String) -> CmdResult<Vec<ThreadView>> {

@@ -462,6 +462,15 @@ async fn flow(
         WAIT,
     )
     .await?;
+    // Its agents, as box's doctor finds them there: Pi and Claude Code, with their versions.
+    let agents = wait_css(client, r#"[data-host="box"] [data-part="harnesses"]"#, WAIT)
+        .await?
+        .text()
+        .await?;
+    ensure!(
+        agents.contains("Pi ") && agents.contains("Claude Code "),
+        "box's agents: {agents:?}"
+    );
     open_host(client, "gone").await?;
     let offline = wait_css(client, r#"[data-host="gone"] [data-part="offline"]"#, WAIT).await?;
     let words = offline.text().await?;

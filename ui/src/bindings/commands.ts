@@ -90,6 +90,7 @@ export type Commands = {
   search: { args: [{ query: SearchQuery }]; reply: SearchResults };
   remote_hosts: { args: []; reply: Array<RemoteHostView> };
   host_threads: { args: [{ host: string }]; reply: Array<ThreadView> };
+  host_doctor: { args: [{ host: string }]; reply: Array<HarnessReport> };
   install_on_host: { args: [{ host: string }]; reply: RemoteHostView };
   continue_on_host: { args: [{ args: ContinueOnHost }]; reply: ContinuedOnHost };
   discover: { args: []; reply: Array<DiscoveredSession> };

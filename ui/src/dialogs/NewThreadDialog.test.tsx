@@ -94,6 +94,7 @@ describe("New thread on another machine", () => {
     remote.set({ hosts: [{ name: "box", destination: "me@box", ssh_options: [], remote_program: null }], threads: {}, ask: null });
     m.create.mockResolvedValueOnce(threadDetail("box:r1"));
     m.hostThreads.mockResolvedValue([]);
+    m.hostDoctor.mockResolvedValue([]);
     localStorage.setItem("forkhost.lastFolder.box", "~/src/app");
     const { container } = render(<NewThreadDialog />);
     expect(container.querySelector('input[data-machine="here"]')).not.toBeNull();
@@ -109,7 +110,33 @@ describe("New thread on another machine", () => {
     expect(m.create.mock.calls[0]![0]).toMatchObject({ harness: "pi", cwd: "~/src/app", host: "box" });
     await waitFor(() => expect(m.hostThreads).toHaveBeenCalledWith("box"));
     expect(store.get().threads.length).toBe(before);
-    remote.set({ hosts: null, threads: {}, ask: null });
+    remote.set({ hosts: null, threads: {}, doctors: {}, ask: null });
+  });
+
+  it("greys out the agents that machine lacks, in its own words, and the versions are its own", async () => {
+    remote.set({ hosts: [{ name: "box", destination: "me@box", ssh_options: [], remote_program: null }], threads: {}, doctors: {}, ask: null });
+    m.hostDoctor.mockResolvedValue([
+      missingReport("claude"),
+      harnessReport("codex", { version: "0.170.0" }),
+      harnessReport("pi", { version: "0.74.0" }),
+    ]);
+    const { container } = render(<NewThreadDialog />);
+    const input = (h: string) => container.querySelector<HTMLInputElement>(`input[data-harness="${h}"]`)!;
+    // This machine has all three.
+    expect(input("claude").disabled).toBe(false);
+    fireEvent.click(container.querySelector('input[data-machine="box"]')!);
+    await waitFor(() => expect(input("claude").disabled).toBe(true));
+    expect(m.hostDoctor).toHaveBeenCalledWith("box");
+    expect(input("codex").disabled).toBe(false);
+    expect(container.querySelector('[data-harness-why="claude"]')!.textContent).toContain(
+      "npm install -g @anthropic-ai/claude-code",
+    );
+    expect(container.querySelector('[data-action="open-first-run"]')).toBeNull();
+    expect(input("codex").closest("label")!.textContent).toContain("0.170.0");
+    // Back on this machine: its own reports again.
+    fireEvent.click(container.querySelector('input[data-machine="here"]')!);
+    expect(input("claude").disabled).toBe(false);
+    remote.set({ hosts: null, threads: {}, doctors: {}, ask: null });
   });
 });
 

@@ -13,7 +13,7 @@ import { HarnessSetupList } from "../firstRun/HarnessSetup";
 import { harnessState, noneUsable, startBlocker, unavailableLine, usableHarnesses } from "../firstRun/words";
 import { defaultModeFor, type ModeChoice, validChoice } from "../permissions";
 import { useApp } from "../state";
-import { loadHosts, remote, useRemote } from "../remote/remote";
+import { loadHostDoctor, loadHosts, remote, useRemote } from "../remote/remote";
 import { createThread } from "../threads/threadActions";
 import { Modal } from "../ui/Modal";
 import { ModalFooter } from "../ui/ModalFooter";
@@ -46,8 +46,11 @@ export function NewThreadDialog() {
   useEffect(() => {
     if (remote.get().hosts === null) void loadHosts();
   }, []);
+  const hostDoctors = useRemote((s) => s.doctors);
   const pickMachine = (next: string) => {
     setMachine(next);
+    // That machine's agents, for the harness choice (read once; its own list after that).
+    if (next && !remote.get().doctors[next]) void loadHostDoctor(next);
     setCwd(remembered(next ? `forkhost.lastFolder.${next}` : "forkhost.lastFolder"));
   };
   const [title, setTitle] = useState("");
@@ -62,22 +65,25 @@ export function NewThreadDialog() {
     (cwdAtOpen.current ? promptRef : folderRef).current?.focus();
   }, []);
 
-  const reportOf = (name: HarnessKind) => doctor?.find((r) => r.name === name);
+  // The chosen machine's harness reports: this one's, or the host's doctor's once read (until
+  // then, and when it could not say, the host judges the harness when the thread starts).
+  const hostDoctor = machine ? hostDoctors[machine] : undefined;
+  const reports = machine ? (Array.isArray(hostDoctor) ? hostDoctor : null) : doctor;
+  const reportOf = (name: HarnessKind) => reports?.find((r) => r.name === name);
   const unavailable = (name: HarnessKind) => {
-    // What is installed there is the host's to say, when the thread starts.
-    if (machine) return false;
+    if (!reports) return false;
     const state = harnessState(reportOf(name));
     return state === "missing" || state === "signed_out";
   };
   // The remembered harness, unless it can't start and exactly one other can: then that one (a
   // newcomer with only Pi installed starts with Pi).
-  const usable = usableHarnesses(doctor);
+  const usable = usableHarnesses(reports);
   const harness =
     pickedHarness ?? (usable.length === 1 && unavailable(rememberedHarness) ? usable[0]! : rememberedHarness);
-  const blocker = doctor && !machine ? startBlocker({ harness, report: reportOf(harness), cwd }) : null;
+  const blocker = reports ? startBlocker({ harness, report: reportOf(harness), cwd }) : null;
   const canCreate = !busy && cwd.trim().length > 0 && !unavailable(harness);
   const choice = picked[harness] ?? validChoice(reportOf(harness), defaultModeFor(defaults, harness));
-  const why = machine ? null : unavailableLine(reportOf(harness), harness);
+  const why = reports ? unavailableLine(reportOf(harness), harness) : null;
 
   const submit = async () => {
     if (!canCreate) return;
@@ -163,9 +169,11 @@ export function NewThreadDialog() {
           {why && (
             <p className="field__why" role="status" data-harness-why={harness}>
               {why}{" "}
-              <button type="button" className="link-button" data-action="open-first-run" onClick={() => openDialog({ kind: "first-run" })}>
-                How to set it up
-              </button>
+              {!machine && (
+                <button type="button" className="link-button" data-action="open-first-run" onClick={() => openDialog({ kind: "first-run" })}>
+                  How to set it up
+                </button>
+              )}
             </p>
           )}
           {!why &&

@@ -8,7 +8,7 @@ import { relativeTime } from "../sidebar/SessionButton";
 import { ChevronIcon, RefreshIcon, Spinner } from "../ui/icons";
 import { useApp } from "../state";
 import { openTab } from "../tabs/tabs";
-import { clock, loadHostThreads, loadHosts, remoteThreadId, updateHost, useRemote } from "./remote";
+import { clock, harnessesLine, loadHostThreads, loadHosts, remoteThreadId, updateHost, useRemote } from "./remote";
 
 export function Hosts() {
   const hosts = useRemote((s) => s.hosts);
@@ -39,6 +39,7 @@ export function Hosts() {
 function HostRow({ name, destination }: { name: string; destination: string }) {
   const [open, setOpen] = useState(false);
   const state = useRemote((s) => s.threads[name]);
+  const harnesses = harnessesLine(useRemote((s) => s.doctors[name]));
   const active = useApp((s) => s.tabs.find((t) => t.id === s.activeTab)?.thread_id);
   const toggle = () => {
     const next = !open;
@@ -92,6 +93,11 @@ function HostRow({ name, destination }: { name: string; destination: string }) {
             </>
           )}
           <span className="host__why">{state.message}</span>
+        </p>
+      )}
+      {open && state?.status === "ready" && harnesses && (
+        <p className="host__note host__note--quiet" data-part="harnesses" title="The agents installed there">
+          {harnesses}
         </p>
       )}
       {open && state?.status === "ready" && (

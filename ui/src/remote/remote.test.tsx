@@ -6,7 +6,8 @@ import { ContinueDialog } from "./ContinueDialog";
 import { Hosts } from "./Hosts";
 import { store } from "../state";
 import { upsertThread } from "../threads/cache";
-import { continuePoint, hostOf, openContinueDialog, readHostsOfTabs, remote, remoteThreadId, remoteTitle } from "./remote";
+import { harnessReport, missingReport } from "../testing/harnessReport";
+import { continuePoint, harnessesLine, hostOf, openContinueDialog, readHostsOfTabs, remote, remoteThreadId, remoteTitle } from "./remote";
 
 vi.mock("../ipc", () => import("../testing/ipcMock"));
 afterEach(cleanup);
@@ -14,7 +15,9 @@ beforeEach(() => {
   vi.mocked(ipc.remoteHosts).mockReset();
   vi.mocked(ipc.hostThreads).mockReset();
   vi.mocked(ipc.continueOnHost).mockReset();
-  remote.set({ hosts: null, threads: {}, ask: null });
+  vi.mocked(ipc.hostDoctor).mockReset();
+  vi.mocked(ipc.hostDoctor).mockResolvedValue([]);
+  remote.set({ hosts: null, threads: {}, doctors: {}, ask: null });
 });
 
 const box = { name: "box", destination: "me@box", ssh_options: [], remote_program: null };
@@ -38,6 +41,27 @@ describe("remote tabs after a restart", () => {
   });
 });
 
+describe("a host's agents", () => {
+  it("are listed with their versions, the ones it lacks left out, and said when unknown", async () => {
+    vi.mocked(ipc.hostDoctor).mockResolvedValue([
+      harnessReport("claude", { version: "2.1.3" }),
+      missingReport("codex"),
+      harnessReport("pi", { version: "0.74.0", sign_in: "signed_out" }),
+    ]);
+    remote.set({ hosts: [box] });
+    vi.mocked(ipc.hostThreads).mockResolvedValue([]);
+    const view = render(<Hosts />);
+    fireEvent.click(view.container.querySelector('[data-host="box"] [data-action="toggle-host"]')!);
+    await waitFor(() => expect(view.container.querySelector('[data-host="box"] [data-part="harnesses"]')).not.toBeNull());
+    expect(view.container.querySelector('[data-part="harnesses"]')!.textContent).toBe(
+      "Claude Code 2.1.3 · Pi (signed out)",
+    );
+    expect(harnessesLine([missingReport("pi")])).toBe("no agent installed there");
+    expect(harnessesLine("failed")).toBe("its agents could not be listed");
+    expect(harnessesLine(undefined)).toBeNull();
+  });
+});
+
 describe("the sidebar's hosts", () => {
   it("shows nothing without hosts, and each host's threads or why it is offline", async () => {
     vi.mocked(ipc.remoteHosts).mockResolvedValueOnce([]);
@@ -55,6 +79,8 @@ describe("the sidebar's hosts", () => {
     fireEvent.click(view.container.querySelector('[data-host="box"] [data-action="toggle-host"]')!);
     await waitFor(() => expect(view.container.querySelector('[data-remote-thread-id="r1"]')).not.toBeNull());
     expect(view.container.querySelector('[data-host="box"]')!.textContent).toContain("Fix the parser · after turn 1");
+    // Its agents, as its doctor found them there.
+    expect(ipc.hostDoctor).toHaveBeenCalledWith("box");
     fireEvent.click(view.container.querySelector('[data-host="gone"] [data-action="toggle-host"]')!);
     await waitFor(() => expect(view.container.querySelector('[data-host="gone"] [data-part="offline"]')).not.toBeNull());
     const offline = view.container.querySelector('[data-host="gone"] [data-part="offline"]')!.textContent!;

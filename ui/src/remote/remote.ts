@@ -4,10 +4,12 @@
 // dialog's state. A store of its own: the tab bar reads a remote thread's title from it.
 import type { ContinuedOnHost } from "../bindings/ContinuedOnHost";
 import type { ContinueOnHost } from "../bindings/ContinueOnHost";
+import type { HarnessReport } from "../bindings/HarnessReport";
 import type { RemoteHostView } from "../bindings/RemoteHostView";
 import type { ThreadView } from "../bindings/ThreadView";
 import { describeError } from "../errors";
 import * as ipc from "../ipc";
+import { harnessName } from "../harnesses";
 import { createStore, useSelector } from "../store";
 import { refreshThreads } from "../threads/cache";
 import { dismissToast, notify, replaceToast } from "../ui/toasts";
@@ -30,10 +32,12 @@ export interface RemoteState {
   /** null until read. */
   hosts: RemoteHostView[] | null;
   threads: Record<string, HostThreads>;
+  /** Each host's harnesses as its doctor found them there; "failed" when it could not say. */
+  doctors: Record<string, HarnessReport[] | "failed">;
   ask: ContinueAsk | null;
 }
 
-export const remote = createStore<RemoteState>({ hosts: null, threads: {}, ask: null });
+export const remote = createStore<RemoteState>({ hosts: null, threads: {}, doctors: {}, ask: null });
 
 /** How this window names the thread `id` of the host `host` (`HOST:ID`, as the shell reads it:
  * a host's name has no `:` and a thread id is a UUID). */
@@ -88,12 +92,41 @@ export async function loadHostThreads(host: string): Promise<void> {
   setThreads(host, { status: "connecting" });
   try {
     setThreads(host, { status: "ready", threads: await ipc.hostThreads(host) });
+    // What runs there, read once the host answers (its versions under its name).
+    void loadHostDoctor(host);
   } catch (err) {
     const words = describeError(err);
     const message = words.message ? `${words.title}: ${words.message}` : words.title;
     const code = err instanceof ipc.IpcError ? err.code : "internal";
     setThreads(host, { status: "offline", since: Date.now(), message, code });
   }
+}
+
+/** Reads `host`'s harnesses (its `doctor`, over the host's link). */
+export async function loadHostDoctor(host: string): Promise<void> {
+  let found: HarnessReport[] | "failed";
+  try {
+    found = await ipc.hostDoctor(host);
+  } catch {
+    found = "failed";
+  }
+  remote.set((s) => ({ doctors: { ...s.doctors, [host]: found } }));
+}
+
+/** A host's harnesses in a line: each installed one with its version ("Claude Code 2.1.3 ·
+ * Pi 0.74.0"); null until read. */
+export function harnessesLine(doctor: HarnessReport[] | "failed" | undefined): string | null {
+  if (!doctor) return null;
+  if (doctor === "failed") return "its agents could not be listed";
+  const found = doctor.filter((r) => r.path);
+  if (found.length === 0) return "no agent installed there";
+  return found
+    .map((r) => {
+      const version = r.version?.split(" ")[0];
+      const name = harnessName(r.name);
+      return r.sign_in === "signed_out" ? `${name} (signed out)` : version ? `${name} ${version}` : name;
+    })
+    .join(" · ");
 }
 
 /** A host whose forkhost is another version: this one copied there (over the same ssh), then

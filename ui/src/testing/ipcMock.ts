@@ -26,6 +26,7 @@ export const revokeGrant = vi.fn();
 export const fork = vi.fn();
 export const remoteHosts = vi.fn();
 export const hostThreads = vi.fn();
+export const hostDoctor = vi.fn();
 export const installOnHost = vi.fn();
 export const continueOnHost = vi.fn();
 export const openWindow = vi.fn();

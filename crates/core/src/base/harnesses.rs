@@ -7,13 +7,13 @@ use forkhost_harness::setup::{self, Os, SignIn};
 use forkhost_harness::{
     binary, Capabilities, HarnessBinary, HarnessError, HarnessKind, VersionSupport,
 };
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tokio::sync::Mutex;
 
 use crate::base::error::HostResult;
 
 /// One line of `forkhost doctor`.
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct HarnessReport {
     pub name: HarnessKind,
@@ -48,7 +48,7 @@ pub struct HarnessReport {
 }
 
 /// How to install one harness on this OS (`forkhost_harness::setup`).
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct InstallView {
     /// The commands that install it, the recommended first.
@@ -59,7 +59,7 @@ pub struct InstallView {
     pub sign_in_command: String,
 }
 
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct InstallCommandView {
     /// "npm", "Native installer", "Homebrew".

@@ -148,7 +148,7 @@ impl Host {
                     plan.target, binary.version, why
                 )));
             }
-        } else if !caps.boundaries.contains(&plan.boundary.as_str()) {
+        } else if !caps.boundaries.iter().any(|b| b == plan.boundary.as_str()) {
             return Err(HostError::Unsupported(format!(
                 "{} {} cannot fork {}{}",
                 plan.kind, binary.version, plan.boundary, why

@@ -439,6 +439,9 @@ async fn answer(daemon: &Arc<Daemon>, call: Call) -> HostResult<Returned> {
         Call::Search { query } => Ok(Returned::Search {
             results: Box::new(host.search(query).await?),
         }),
+        Call::Doctor => Ok(Returned::Harnesses {
+            harnesses: host.doctor().await,
+        }),
     }
 }
 

@@ -42,6 +42,18 @@ async fn a_clients_calls_come_back_as_the_hosts_own_answers() {
     };
     assert_eq!(*detail, t.host.show(&t.thread).await.unwrap());
 
+    // That machine's harnesses, as its doctor finds them (the Hosts list, New thread there).
+    let Returned::Harnesses { harnesses } = connection.call(Call::Doctor).await.unwrap() else {
+        panic!("not the harnesses");
+    };
+    assert_eq!(harnesses, t.host.doctor().await);
+    assert!(
+        harnesses
+            .iter()
+            .any(|h| h.name == forkhost_harness::HarnessKind::Claude && h.path.is_some()),
+        "{harnesses:?}"
+    );
+
     // The Host's error, its code and words.
     let err = connection
         .call(Call::Show {

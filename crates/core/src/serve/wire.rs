@@ -10,6 +10,7 @@ use crate::base::error::{ErrorCode, HostError};
 use crate::base::events::{HostEvent, TurnEnd};
 use crate::base::fork_point::TurnRef;
 use crate::base::grant_scope::GrantView;
+use crate::base::harnesses::HarnessReport;
 use crate::base::view::TrustView;
 use crate::base::view::{ApprovalView, ThreadDetail, ThreadView};
 use crate::cost::TreeCost;
@@ -187,6 +188,9 @@ pub enum Call {
     ReleaseTerminal {
         thread: String,
     },
+    /// The harnesses on the daemon's machine, as its `doctor` finds them (versions, sign-in,
+    /// what each can fork, how to install it there).
+    Doctor,
 }
 
 /// What a call returned.
@@ -255,6 +259,9 @@ pub enum Returned {
     },
     Terminal {
         command: Box<TerminalCommand>,
+    },
+    Harnesses {
+        harnesses: Vec<HarnessReport>,
     },
 }
 

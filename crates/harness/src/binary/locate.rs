@@ -5,13 +5,13 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::search_path::{self, Entry, Origin, SearchPath};
 use crate::{HarnessError, HarnessKind, HarnessResult};
 
 /// How a binary was found, for `doctor`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum FoundBy {

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::kind::HarnessKind;
 
@@ -19,13 +19,15 @@ pub struct HarnessBinary {
 }
 
 /// What a harness binary can do, for the UI's Fork buttons and `forkhost doctor`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+// Owned words and `Deserialize`: a remote host's harnesses come over the wire as its doctor
+// reported them (`Call::Doctor`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Capabilities {
     /// Fork boundaries it supports: a subset of `after`, `before`, `latest`.
-    pub boundaries: Vec<&'static str>,
+    pub boundaries: Vec<String>,
     /// Where it can cut: at `turn` boundaries (all three harnesses today) or any `message`.
-    pub granularity: &'static str,
+    pub granularity: String,
     /// Whether the native session exists as soon as the fork is made (false: on first prompt).
     pub eager_fork: bool,
     /// Why a capability is missing, when one is.
@@ -65,8 +67,8 @@ pub fn at_least(version: &str, min: Version) -> bool {
 /// The capabilities of a version that forks at every turn boundary.
 pub fn forks_at_turns(eager_fork: bool) -> Capabilities {
     Capabilities {
-        boundaries: vec!["after", "before", "latest"],
-        granularity: "turn",
+        boundaries: vec!["after".into(), "before".into(), "latest".into()],
+        granularity: "turn".into(),
         eager_fork,
         note: None,
     }
@@ -76,7 +78,7 @@ pub fn forks_at_turns(eager_fork: bool) -> Capabilities {
 pub fn no_fork(eager_fork: bool, why: String) -> Capabilities {
     Capabilities {
         boundaries: vec![],
-        granularity: "turn",
+        granularity: "turn".into(),
         eager_fork,
         note: Some(why),
     }

@@ -12,7 +12,7 @@ mod pi;
 
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::process::HarnessCommand;
 use crate::{HarnessBinary, HarnessKind};
@@ -93,7 +93,7 @@ pub struct CheckOutput {
 }
 
 /// Whether a found harness can talk to its model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum SignIn {
