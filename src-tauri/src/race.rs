@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use forkhost_core::{
-    CheckCommandView, ForkAt, HarnessKind, HostError, KeepPlan, KeptView, LaneSpec, RaceLane,
-    RaceSpec,
+    Call, CheckCommandView, ForkAt, HarnessKind, HostError, KeepPlan, KeptView, LaneSpec, RaceCall,
+    RaceLane, RaceSpec, Returned,
 };
 use serde::Deserialize;
 use tauri::{AppHandle, State};
@@ -15,6 +15,7 @@ use tauri::{AppHandle, State};
 use crate::error::{CmdResult, CommandError, ErrorCode};
 use crate::event_list::{channel, emit_all};
 use crate::event_payloads::{RaceEnded, RaceLaneEvent};
+use crate::remote::thread::{out_of_turn, remote};
 use crate::state::AppState;
 
 /// One lane as the race dialog asks for it.
@@ -39,8 +40,22 @@ async fn folder_of(state: &AppState, thread_id: &str) -> CmdResult<std::path::Pa
 /// The models the thread's harness offers (empty: it names none; any name is tried).
 #[tauri::command(rename_all = "snake_case")]
 pub async fn race_models(state: State<'_, AppState>, thread_id: String) -> CmdResult<Vec<String>> {
-    crate::remote::thread::here(&thread_id, "A race")?;
+    if let Some((host, id)) = remote(&thread_id) {
+        let call = Call::Models { thread: id.into() };
+        return match state.remote.call(host, call).await? {
+            Returned::Models { models } => Ok(models),
+            other => Err(out_of_turn(&other).into()),
+        };
+    }
     Ok(state.host.models(&thread_id).await?)
+}
+
+/// A remote host's answer about a check command.
+fn remote_check(answer: Returned) -> CmdResult<CheckCommandView> {
+    match answer {
+        Returned::CheckCommand { check } => Ok(*check),
+        other => Err(out_of_turn(&other).into()),
+    }
 }
 
 /// The check command of the thread's repository and whether exactly it was approved.
@@ -49,7 +64,10 @@ pub async fn race_check(
     state: State<'_, AppState>,
     thread_id: String,
 ) -> CmdResult<CheckCommandView> {
-    crate::remote::thread::here(&thread_id, "A race")?;
+    if let Some((host, id)) = remote(&thread_id) {
+        let call = Call::CheckCommand { thread: id.into() };
+        return remote_check(state.remote.call(host, call).await?);
+    }
     let folder = folder_of(&state, &thread_id).await?;
     Ok(state.host.check_command(&folder).await?)
 }
@@ -61,7 +79,13 @@ pub async fn set_race_check(
     thread_id: String,
     command: Option<String>,
 ) -> CmdResult<CheckCommandView> {
-    crate::remote::thread::here(&thread_id, "A race")?;
+    if let Some((host, id)) = remote(&thread_id) {
+        let call = Call::SetCheckCommand {
+            thread: id.into(),
+            command,
+        };
+        return remote_check(state.remote.call(host, call).await?);
+    }
     let folder = folder_of(&state, &thread_id).await?;
     Ok(state
         .host
@@ -86,7 +110,6 @@ pub async fn race_start(
     max_parallel: Option<usize>,
     budget_usd: Option<f64>,
 ) -> CmdResult<String> {
-    crate::remote::thread::here(&thread_id, "A race")?;
     // Unless the call says otherwise, Settings' "at most K agents at once".
     let max_parallel = max_parallel.or_else(|| {
         let settings = state.settings.lock().unwrap_or_else(|e| e.into_inner());
@@ -114,6 +137,9 @@ pub async fn race_start(
         check_timeout: None,
         budget_usd,
     };
+    if let Some((host, id)) = remote(&thread_id) {
+        return start_there(&state, host, id, spec).await;
+    }
     // The race runs in the background: what it would refuse at once is this call's answer, in
     // the dialog's words (the bare sentence, without the Host error's "invalid input: ").
     if let Err(err) = state.host.check_race(&spec) {
@@ -158,9 +184,55 @@ pub async fn race_start(
     Ok(run)
 }
 
+/// A race from a remote thread runs on its host: its lanes and end come over the host's link
+/// as that machine journals them (`remote::link`), named as the windows name that host's
+/// threads, under the run this returns. The host's link follows the source thread, so they
+/// arrive (and come again after a dropped connection) as its turns' events do.
+async fn start_there(
+    state: &AppState,
+    host: &str,
+    source: &str,
+    spec: RaceSpec,
+) -> CmdResult<String> {
+    // Named apart from any other client's race on that host (another laptop's on the same
+    // source thread comes through the same journal).
+    let unique = uuid::Uuid::new_v4().simple().to_string();
+    let run = format!("race-{}-{}", state.next_race_run(), &unique[..8]);
+    state.remote.follow(host, source).await?;
+    let race = RaceCall {
+        source: source.to_owned(),
+        at: spec.at,
+        lanes: spec.lanes,
+        prompt: spec.prompt,
+        shared_folder: spec.shared_folder,
+        max_parallel: spec.max_parallel,
+        check: spec.check,
+        budget_usd: spec.budget_usd,
+    };
+    let call = Call::StartRace {
+        run: run.clone(),
+        race: Box::new(race),
+    };
+    match state.remote.call(host, call).await {
+        Ok(_) => Ok(run),
+        // In the dialog's words, as a local race's refusal.
+        Err(err) if err.error_code() == forkhost_core::ErrorCode::InvalidInput => Err(invalid(
+            err.to_string().trim_start_matches("invalid input: "),
+        )),
+        Err(err) => Err(err.into()),
+    }
+}
+
 /// What keeping `lane` would bring back and discard, to be shown first.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn keep_plan(state: State<'_, AppState>, lane: String) -> CmdResult<KeepPlan> {
+    if let Some((host, id)) = remote(&lane) {
+        let call = Call::KeepPlan { lane: id.into() };
+        return match state.remote.call(host, call).await? {
+            Returned::KeepPlan { plan } => Ok(plan.on_host(host)),
+            other => Err(out_of_turn(&other).into()),
+        };
+    }
     Ok(state.host.keep_plan(&lane).await?)
 }
 
@@ -174,6 +246,19 @@ pub async fn keep(
 ) -> CmdResult<KeptView> {
     if accepted.kept != lane {
         return Err(invalid("the plan shown is for another lane"));
+    }
+    if let Some((host, id)) = remote(&lane) {
+        let accepted = accepted
+            .off_host(host)
+            .ok_or_else(|| invalid(format!("the plan shown is not of {host}'s threads")))?;
+        let call = Call::Keep {
+            lane: id.into(),
+            accepted: Box::new(accepted),
+        };
+        return match state.remote.call(host, call).await? {
+            Returned::Kept { kept } => Ok(kept.on_host(host)),
+            other => Err(out_of_turn(&other).into()),
+        };
     }
     Ok(state.host.keep(&lane, Some(&accepted)).await?)
 }

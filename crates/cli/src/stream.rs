@@ -95,7 +95,7 @@ impl Feed<'_> {
                     }
                 }
             },
-            Feed::Daemon { connection, replay } => {
+            Feed::Daemon { connection, replay } => loop {
                 let (entry, replayed) = match replay.pop_front() {
                     Some(entry) => (entry, true),
                     None => match connection.next_entry().await {
@@ -103,7 +103,7 @@ impl Feed<'_> {
                         None => return Step::Lost,
                     },
                 };
-                match entry.item {
+                return match entry.item {
                     Item::Event { event } => Step::Event { event, replayed },
                     Item::TurnFinished { end, message, .. } => Step::Ended(Ok(match end {
                         TurnEnd::Completed => TurnOutcome::Completed,
@@ -112,8 +112,10 @@ impl Feed<'_> {
                             message: message.unwrap_or_default(),
                         },
                     })),
-                }
-            }
+                    // A race started from the thread (by the app) is not this turn's.
+                    Item::RaceLane { .. } | Item::RaceEnded { .. } => continue,
+                };
+            },
         }
     }
 }

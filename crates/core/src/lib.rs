@@ -54,8 +54,8 @@ pub use rewind::{RewindKind, RewindPlan, RewindView, RewoundView};
 #[cfg(unix)]
 pub use serve::{serve, ServeOptions};
 pub use serve::{
-    socket_path, Call, Connection, Entry, Item, Returned, Served, ServerMessage, Subscription,
-    PROTOCOL,
+    socket_path, Call, Connection, Entry, Item, RaceCall, Returned, Served, ServerMessage,
+    Subscription, PROTOCOL,
 };
 pub use thread::discovery::DiscoveredSession;
 pub use thread::export::ExportFormat;

@@ -21,6 +21,8 @@ use forkhost_core::{
 use tauri::AppHandle;
 
 use crate::event_list::{channel, emit_all};
+use crate::event_payloads::{RaceEnded, RaceLaneEvent};
+use forkhost_core::remote_thread_id;
 
 type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -227,7 +229,7 @@ impl RemoteLinks {
             | Item::TurnFinished { thread_id, .. } => {
                 seen.streaming.remove(thread_id);
             }
-            Item::Event { .. } => {}
+            Item::Event { .. } | Item::RaceLane { .. } | Item::RaceEnded { .. } => {}
         }
     }
 
@@ -248,11 +250,47 @@ async fn pump(links: RemoteLinks, link: Arc<Link>) {
     while let Some(entry) = link.connection.next_entry().await {
         link.last_seq.fetch_max(entry.seq, Ordering::SeqCst);
         links.saw(&host, entry.seq, &entry.item);
-        if let Item::Event { event } = entry.item {
-            let event = event.on_host(&host);
-            emit_all::<channel::HostEvent>(&app, &event);
-            // Nobody listening is fine.
-            let _ = links.0.events.send(event);
+        match entry.item {
+            Item::Event { event } => {
+                let event = event.on_host(&host);
+                emit_all::<channel::HostEvent>(&app, &event);
+                // Nobody listening is fine.
+                let _ = links.0.events.send(event);
+            }
+            // A race started from here runs there (`race::start_there`): its lanes and end
+            // reach the windows as a local race's do.
+            Item::RaceLane { run, source, lane } => {
+                // Its lanes' turns stream in the race view as the source's do: followed.
+                if let Some(id) = lane.thread_id.clone() {
+                    let (links, host) = (links.clone(), host.clone());
+                    tauri::async_runtime::spawn(async move {
+                        if let Err(err) = links.follow(&host, &id).await {
+                            tracing::debug!(code = err.code(), "a race lane could not be followed");
+                        }
+                    });
+                }
+                let lane = RaceLaneEvent {
+                    run,
+                    source: remote_thread_id(&host, &source),
+                    lane: lane.on_host(&host),
+                };
+                emit_all::<channel::RaceLane>(&app, &lane);
+            }
+            Item::RaceEnded {
+                run,
+                source,
+                race,
+                error,
+            } => {
+                let ended = RaceEnded {
+                    run,
+                    source: remote_thread_id(&host, &source),
+                    race: race.map(|r| r.on_host(&host)),
+                    error,
+                };
+                emit_all::<channel::RaceEnded>(&app, &ended);
+            }
+            Item::TurnFinished { .. } => {}
         }
     }
     link.ended.store(true, Ordering::SeqCst);

@@ -404,7 +404,7 @@ fn done(answer: Returned) -> HostResult<()> {
     }
 }
 
-pub(super) fn out_of_turn(answer: &Returned) -> HostError {
+pub(crate) fn out_of_turn(answer: &Returned) -> HostError {
     HostError::Internal(format!(
         "the remote daemon answered out of turn: {answer:?}"
     ))

@@ -18,6 +18,8 @@ mod race;
 // A real OpenSSH server on loopback: the Unix test machines'.
 #[cfg(unix)]
 mod remote;
+#[cfg(unix)]
+mod remote_race;
 mod rewind;
 mod search;
 mod shell;

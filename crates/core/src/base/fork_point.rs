@@ -31,7 +31,7 @@ impl TurnRef {
 /// Where a fork cuts, as the user names it (the shells deserialize it from
 /// `{"kind":"after"|"before","turn":…}` or `{"kind":"latest"}`). The fork engine resolves it
 /// to a store [`Boundary`] and a harness [`Cut`].
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "kind", content = "turn", rename_all = "snake_case")]
 #[ts(export)]
 pub enum ForkAt {

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::repo::{main_root, repo_of};
 use super::setup::identity_of;
@@ -26,7 +26,7 @@ pub const TAIL_LINES: usize = 40;
 pub const TAIL_BYTES: usize = 4096;
 
 /// The repository's check command, and whether the user approved exactly that text there.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct CheckCommandView {
     pub command: Option<String>,
@@ -34,7 +34,7 @@ pub struct CheckCommandView {
 }
 
 /// A check's end in one lane.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct LaneCheck {
     pub command: String,

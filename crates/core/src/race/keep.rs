@@ -31,7 +31,7 @@ pub struct KeepPlan {
 }
 
 /// What keeping a lane did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct KeptView {
     pub plan: KeepPlan,

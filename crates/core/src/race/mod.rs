@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use forkhost_harness::{ApprovalDecision, HarnessKind, TurnOutcome, TurnUsage};
 use forkhost_store::queries::races::RaceLaneRow;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tokio::sync::{broadcast, Semaphore};
 
 use crate::base::error::{HostError, HostResult};
@@ -31,7 +31,7 @@ pub const CHECK_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// One lane as asked for: its harness (`None`: the source's; another one continues the
 /// conversation there, as "Continue in another agent" does).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LaneSpec {
     pub harness: Option<HarnessKind>,
     /// Its model (`None`: the harness's own choice), set before its turn; a name the harness
@@ -65,7 +65,7 @@ pub struct RaceSpec {
 }
 
 /// Where a lane is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 #[serde(rename_all = "snake_case")]
 pub enum LaneState {
@@ -96,7 +96,7 @@ impl LaneState {
 }
 
 /// A file a lane changed, with its line counts.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct LaneFile {
     pub path: String,
@@ -108,7 +108,7 @@ pub struct LaneFile {
 }
 
 /// One lane as it is now.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct RaceLane {
     /// 1-based.
@@ -140,7 +140,7 @@ pub struct RaceLane {
 }
 
 /// A race once every lane's turn ended.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(export)]
 pub struct RaceView {
     pub race_id: String,

@@ -7,6 +7,8 @@
 use crate::base::events::HostEvent;
 use crate::base::view::{ThreadDetail, ThreadView};
 use crate::cost::TreeCost;
+use crate::race::keep::{KeepPlan, KeptView};
+use crate::race::{RaceLane, RaceView};
 use crate::rewind::{RewindPlan, RewindView, RewoundView};
 use crate::search::SearchResults;
 
@@ -127,6 +129,63 @@ impl SearchResults {
     }
 }
 
+impl RaceLane {
+    /// A remote host's race lane, its fork thread named as a client of this machine names it.
+    pub fn on_host(mut self, host: &str) -> RaceLane {
+        if let Some(id) = &mut self.thread_id {
+            *id = remote_thread_id(host, id);
+        }
+        self
+    }
+}
+
+impl RaceView {
+    /// As [`RaceLane::on_host`], for the whole race and its source.
+    pub fn on_host(mut self, host: &str) -> RaceView {
+        self.source = remote_thread_id(host, &self.source);
+        self.lanes = self.lanes.into_iter().map(|l| l.on_host(host)).collect();
+        self
+    }
+}
+
+impl KeepPlan {
+    /// A remote host's plan with its threads named as a client of this machine names them.
+    pub fn on_host(mut self, host: &str) -> KeepPlan {
+        self.rename(|id| remote_thread_id(host, id));
+        self
+    }
+
+    /// The plan a client was shown, named back as `host` names its threads (`None` when a
+    /// thread in it is not that host's: a plan of another machine).
+    pub fn off_host(mut self, host: &str) -> Option<KeepPlan> {
+        let prefix = format!("{host}:");
+        let mut foreign = false;
+        self.rename(|id| match id.strip_prefix(&prefix) {
+            Some(bare) => bare.to_owned(),
+            None => {
+                foreign = true;
+                id.to_owned()
+            }
+        });
+        (!foreign).then_some(self)
+    }
+
+    fn rename(&mut self, mut name: impl FnMut(&str) -> String) {
+        self.source = name(&self.source);
+        self.kept = name(&self.kept);
+        for other in &mut self.others {
+            other.thread_id = name(&other.thread_id);
+        }
+    }
+}
+
+impl KeptView {
+    pub fn on_host(mut self, host: &str) -> KeptView {
+        self.plan = self.plan.on_host(host);
+        self
+    }
+}
+
 impl HostEvent {
     /// This event (a remote host's) about its thread as a client of this machine names it.
     pub fn on_host(mut self, host: &str) -> HostEvent {
@@ -160,6 +219,31 @@ mod tests {
         for here in ["0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000", ":x", "box:", ""] {
             assert_eq!(ThreadAddress::of(here), ThreadAddress::Here(here));
         }
+    }
+
+    #[test]
+    fn a_keep_plan_is_named_here_and_back_there_but_never_for_another_host() {
+        let plan = KeepPlan {
+            race_id: "r".into(),
+            source: "s".into(),
+            kept: "k".into(),
+            others: vec![crate::race::keep::LaneLoss {
+                thread_id: "o".into(),
+                lane: 2,
+                loss: None,
+            }],
+        };
+        let here = plan.clone().on_host("box");
+        assert_eq!(
+            (
+                here.source.as_str(),
+                here.kept.as_str(),
+                here.others[0].thread_id.as_str()
+            ),
+            ("box:s", "box:k", "box:o")
+        );
+        assert_eq!(here.clone().off_host("box"), Some(plan));
+        assert_eq!(here.off_host("other"), None);
     }
 
     #[test]

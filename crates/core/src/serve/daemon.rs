@@ -442,7 +442,84 @@ async fn answer(daemon: &Arc<Daemon>, call: Call) -> HostResult<Returned> {
         Call::Doctor => Ok(Returned::Harnesses {
             harnesses: host.doctor().await,
         }),
+        Call::Models { thread } => Ok(Returned::Models {
+            models: host.models(&thread).await?,
+        }),
+        Call::CheckCommand { thread } => {
+            let folder = folder_of(host, &thread).await?;
+            Ok(Returned::CheckCommand {
+                check: Box::new(host.check_command(&folder).await?),
+            })
+        }
+        Call::SetCheckCommand { thread, command } => {
+            let folder = folder_of(host, &thread).await?;
+            Ok(Returned::CheckCommand {
+                check: Box::new(host.set_check_command(&folder, command.as_deref()).await?),
+            })
+        }
+        Call::StartRace { run, race } => start_race(daemon, run, *race).await,
+        Call::KeepPlan { lane } => Ok(Returned::KeepPlan {
+            plan: Box::new(host.keep_plan(&lane).await?),
+        }),
+        Call::Keep { lane, accepted } => {
+            if accepted.kept != lane {
+                return Err(HostError::InvalidInput(
+                    "the plan shown is for another lane".into(),
+                ));
+            }
+            Ok(Returned::Kept {
+                kept: Box::new(host.keep(&lane, Some(&accepted)).await?),
+            })
+        }
     }
+}
+
+/// A thread's folder here (a race's check command is its repository's).
+async fn folder_of(host: &Host, thread: &str) -> HostResult<std::path::PathBuf> {
+    Ok(host.show(thread).await?.thread.cwd.into())
+}
+
+/// Starts a race as [`Call::StartRace`] asks: refused at once where the Host would refuse it,
+/// its check approved as the client showed it, then run in the background, each lane's change
+/// and its end journaled on the source thread (a client that comes back sees them replayed).
+async fn start_race(
+    daemon: &Arc<Daemon>,
+    run: String,
+    race: super::wire::RaceCall,
+) -> HostResult<Returned> {
+    let spec = crate::race::RaceSpec::from(race);
+    daemon.host.check_race(&spec)?;
+    if let Some(command) = &spec.check {
+        let folder = folder_of(&daemon.host, &spec.source).await?;
+        daemon.host.approve_check(&folder, command).await?;
+    }
+    let source = spec.source.clone();
+    let journal = daemon.clone();
+    let (lane_run, lane_source) = (run.clone(), source.clone());
+    let on_lane: crate::race::OnLane = Arc::new(move |lane: &crate::race::RaceLane| {
+        journal.journal.push(Item::RaceLane {
+            run: lane_run.clone(),
+            source: lane_source.clone(),
+            lane: Box::new(lane.clone()),
+        });
+    });
+    // A race is turns running: the daemon does not end while it runs.
+    daemon.turns.fetch_add(1, Ordering::SeqCst);
+    let daemon = daemon.clone();
+    tokio::spawn(async move {
+        let (race, error) = match daemon.host.race(spec, on_lane).await {
+            Ok(race) => (Some(Box::new(race)), None),
+            Err(err) => (None, Some(err.to_string())),
+        };
+        daemon.journal.push(Item::RaceEnded {
+            run,
+            source,
+            race,
+            error,
+        });
+        daemon.turns.fetch_sub(1, Ordering::SeqCst);
+    });
+    Ok(Returned::Done)
 }
 
 /// A folder a client named for a trust decision here: `~` is this user's home, and the rest

@@ -54,6 +54,43 @@ async fn a_clients_calls_come_back_as_the_hosts_own_answers() {
         "{harnesses:?}"
     );
 
+    // A race's check command there: saved, then read back as the Host has it for the
+    // thread's folder; a thread that is no race lane is refused as the Host refuses it.
+    let Returned::CheckCommand { check } = connection
+        .call(Call::SetCheckCommand {
+            thread: t.thread.clone(),
+            command: Some("cargo test".into()),
+        })
+        .await
+        .unwrap()
+    else {
+        panic!("not a check command");
+    };
+    assert_eq!(
+        *check,
+        t.host.check_command(t.folder()).await.unwrap(),
+        "saved for the thread's folder"
+    );
+    assert_eq!(check.command.as_deref(), Some("cargo test"));
+    let Returned::CheckCommand { check: read } = connection
+        .call(Call::CheckCommand {
+            thread: t.thread.clone(),
+        })
+        .await
+        .unwrap()
+    else {
+        panic!("not a check command");
+    };
+    assert_eq!(read, check);
+    let refused = connection
+        .call(Call::KeepPlan {
+            lane: t.thread.clone(),
+        })
+        .await
+        .unwrap_err();
+    let own = t.host.keep_plan(&t.thread).await.unwrap_err();
+    assert_eq!(refused.code(), own.code(), "{refused}");
+
     // The Host's error, its code and words.
     let err = connection
         .call(Call::Show {

@@ -6,7 +6,7 @@
 //! Host's own types ([`wire`]), one contract whether the Host is in this process or behind
 //! the socket.
 //!
-//! Calls: `thread`, `requests`, `rewind`, `cost`, `files`, `trust`, `search`, `remote`, base.
+//! Calls: `thread`, `requests`, `rewind`, `cost`, `files`, `trust`, `search`, `race`, `remote`, base.
 
 mod client;
 // The daemon listens on a Unix socket; Windows machines are clients only (for now).
@@ -25,4 +25,4 @@ pub use client::{Connection, Subscription};
 pub use daemon::{serve, ServeOptions};
 pub use socket::socket_path;
 pub use socket::Served;
-pub use wire::{Call, Entry, Item, Returned, ServerMessage, PROTOCOL};
+pub use wire::{Call, Entry, Item, RaceCall, Returned, ServerMessage, PROTOCOL};

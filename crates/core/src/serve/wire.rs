@@ -8,13 +8,17 @@ use serde::{Deserialize, Serialize};
 
 use crate::base::error::{ErrorCode, HostError};
 use crate::base::events::{HostEvent, TurnEnd};
+use crate::base::fork_point::ForkAt;
 use crate::base::fork_point::TurnRef;
 use crate::base::grant_scope::GrantView;
 use crate::base::harnesses::HarnessReport;
 use crate::base::view::TrustView;
 use crate::base::view::{ApprovalView, ThreadDetail, ThreadView};
 use crate::cost::TreeCost;
+use crate::files::CheckCommandView;
 use crate::files::{ChangesView, FilesView, WorktreeLoss};
+use crate::race::keep::{KeepPlan, KeptView};
+use crate::race::{LaneSpec, RaceLane, RaceSpec, RaceView};
 use crate::rewind::{RewindKind, RewindPlan, RewindView, RewoundView};
 use crate::search::{SearchQuery, SearchResults};
 use crate::thread::export::ExportFormat;
@@ -191,6 +195,67 @@ pub enum Call {
     /// The harnesses on the daemon's machine, as its `doctor` finds them (versions, sign-in,
     /// what each can fork, how to install it there).
     Doctor,
+    /// The models the thread's harness offers (a race lane's choice).
+    Models {
+        thread: String,
+    },
+    /// The check command of the thread's repository there, and whether exactly it was
+    /// approved; with `command`, saved first (`SetCheckCommand`).
+    CheckCommand {
+        thread: String,
+    },
+    SetCheckCommand {
+        thread: String,
+        command: Option<String>,
+    },
+    /// Starts a race from `race.source` there; answered once it started (what the Host would
+    /// refuse at once is the answer). Its lanes come as [`Item::RaceLane`] entries of the
+    /// source thread, its end as [`Item::RaceEnded`], each carrying `run`, the client's name
+    /// for it. A check command runs only as the user was shown it: it is approved there,
+    /// exactly so, before the race starts.
+    StartRace {
+        run: String,
+        race: Box<RaceCall>,
+    },
+    /// What keeping the race lane `lane` would bring back and discard.
+    KeepPlan {
+        lane: String,
+    },
+    /// Keeps `lane`, the loss the user was shown (`accepted`).
+    Keep {
+        lane: String,
+        accepted: Box<KeepPlan>,
+    },
+}
+
+/// A race as a client asks for it (`RaceSpec` without what only this machine sets).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RaceCall {
+    pub source: String,
+    pub at: ForkAt,
+    pub lanes: Vec<LaneSpec>,
+    pub prompt: String,
+    pub shared_folder: bool,
+    pub max_parallel: Option<usize>,
+    pub check: Option<String>,
+    pub budget_usd: Option<f64>,
+}
+
+impl From<RaceCall> for RaceSpec {
+    fn from(call: RaceCall) -> RaceSpec {
+        RaceSpec {
+            source: call.source,
+            at: call.at,
+            lanes: call.lanes,
+            prompt: call.prompt,
+            shared_folder: call.shared_folder,
+            max_parallel: call.max_parallel,
+            approve: None,
+            check: call.check,
+            check_timeout: None,
+            budget_usd: call.budget_usd,
+        }
+    }
 }
 
 /// What a call returned.
@@ -263,6 +328,18 @@ pub enum Returned {
     Harnesses {
         harnesses: Vec<HarnessReport>,
     },
+    Models {
+        models: Vec<String>,
+    },
+    CheckCommand {
+        check: Box<CheckCommandView>,
+    },
+    KeepPlan {
+        plan: Box<KeepPlan>,
+    },
+    Kept {
+        kept: Box<KeptView>,
+    },
 }
 
 /// A failed call, as the Host said it: its code and words.
@@ -311,13 +388,28 @@ pub enum Item {
         end: TurnEnd,
         message: Option<String>,
     },
+    /// A lane of the race `run` (started by [`Call::StartRace`] from `source`) changed.
+    RaceLane {
+        run: String,
+        source: String,
+        lane: Box<RaceLane>,
+    },
+    /// The race `run` ended: every lane's turn, or why it could not run.
+    RaceEnded {
+        run: String,
+        source: String,
+        race: Option<Box<RaceView>>,
+        error: Option<String>,
+    },
 }
 
 impl Item {
+    /// The thread whose subscription carries it (a race's: its source's).
     pub fn thread_id(&self) -> &str {
         match self {
             Item::Event { event } => event.thread_id(),
             Item::TurnFinished { thread_id, .. } => thread_id,
+            Item::RaceLane { source, .. } | Item::RaceEnded { source, .. } => source,
         }
     }
 
