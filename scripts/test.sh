@@ -28,8 +28,14 @@ tally_args=()
 [[ "$FORKHOST_REQUIRE_HARNESSES" == 1 ]] && tally_args=(--require)
 finish() {
   local status=$?
+  # The step that stopped the run is marked so (not the tally's).
+  if ((status)); then step_close "FAILED ($status)"; fi
   step "tests that need a harness CLI, the app or the package"
-  bash scripts/test-tally.sh "${tally_args[@]}" "$FORKHOST_TEST_TALLY" || ((status)) || status=1
+  if ! bash scripts/test-tally.sh "${tally_args[@]}" "$FORKHOST_TEST_TALLY"; then
+    step_close "FAILED"
+    ((status)) || status=1
+  fi
+  step_close
   steps_table "$status"
   exit "$status"
 }

@@ -83,7 +83,23 @@ async fn app_agents_are_asked_added_and_removed_in_settings() -> Result<()> {
             js(&client, "return document.querySelectorAll('[data-agent]').length;").await? == 0,
             "no agent is started before the user asks"
         );
-        click(&client, r#"[data-action="agents-ask"]"#).await?;
+        // The harness cards above load meanwhile and move the button down: a click that
+        // landed before they did is made again.
+        let mut tries = 0;
+        loop {
+            click(&client, r#"[data-action="agents-ask"]"#).await?;
+            let asked = wait_css(
+                &client,
+                "[data-agents-asking], [data-agent]",
+                Duration::from_secs(10),
+            )
+            .await;
+            match asked {
+                Ok(_) => break,
+                Err(e) if tries == 2 => return Err(e),
+                Err(_) => tries += 1,
+            }
+        }
         let opencode_row = row_text(&client, "opencode", "ready").await?;
         ensure!(
             opencode_row.contains("1.18.33") && opencode_row.contains("forks at every message"),
