@@ -192,6 +192,15 @@ pub fn thread_text(d: &forkhost_core::ThreadDetail) -> String {
             .collect();
         out.push_str(&format!("\nmode: {}", words.join(" + ")));
     }
+    if let Some(origin) = &d.moved_from {
+        out.push_str(&format!(
+            "\ncontinued from {} ({}) on {} after turn {}",
+            one_line(&origin.title),
+            origin.thread,
+            origin.host.as_deref().unwrap_or("another machine"),
+            origin.turns
+        ));
+    }
     for turn in &d.turns {
         out.push_str(&format!("\n— turn {} ({})", turn.number, turn.id));
         for m in &turn.messages {

@@ -263,6 +263,14 @@ pub async fn continue_branch(
                 .map_err(|e| HostError::Internal(format!("the branch {}: {e}", remote.name)))?
         }
     };
+    // The lineage across machines: the target records where the branch came from, named as
+    // this machine names that one (a host's name, or this machine's own host name).
+    if let Some(origin) = &mut branch.origin {
+        origin.host = Some(match &source {
+            Side::Local(_) => this_machine(),
+            Side::Remote(remote) => remote.name.clone(),
+        });
+    }
     let same_machine = matches!(source, Side::Local(_)) && target == LOCAL_HOST;
     if same_machine {
         return Err(HostError::InvalidInput(
@@ -351,6 +359,16 @@ pub async fn continue_branch(
         }),
         text,
     ))
+}
+
+/// This machine's name as its own host name says it (`local` where it has none).
+fn this_machine() -> String {
+    gethostname::gethostname()
+        .into_string()
+        .ok()
+        .map(|name| name.trim().to_owned())
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| LOCAL_HOST.to_owned())
 }
 
 /// A branch's files on their way: the bundle (a temporary file here) and what it holds.

@@ -28,7 +28,7 @@ mod thread;
 mod trust;
 
 pub use base::acp_agents::{AgentError, AgentReport};
-pub use base::branch::{BranchFiles, BranchSeed, FilesTarget};
+pub use base::branch::{BranchFiles, BranchOrigin, BranchSeed, FilesTarget};
 pub use base::error::{ErrorCode, HostError, HostResult};
 pub use base::events::{ApprovalResolution, HostEvent, TurnEnd};
 /// The fork steps a crash can be injected after (`FORKHOST_FAILPOINT`), for the crash tests.

@@ -23,6 +23,7 @@ pub use model::{
     ThreadRow, ThreadState, TurnRow, WindowRow, WorktreeRow,
 };
 pub use open::Recovery;
+pub use queries::branch_origins::BranchOriginRow;
 pub use queries::rewinds::RewindRow;
 pub use store::{Opened, Store};
 

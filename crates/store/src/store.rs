@@ -6,8 +6,8 @@ use sqlx::{Sqlite, SqlitePool, Transaction};
 
 use crate::open::Recovery;
 use crate::queries::{
-    acp_agents, checkpoints, checks, grants, layout, lineage, races, remote_hosts, setup, threads,
-    trust, turns, worktrees,
+    acp_agents, branch_origins, checkpoints, checks, grants, layout, lineage, races, remote_hosts,
+    setup, threads, trust, turns, worktrees,
 };
 use crate::{
     CheckpointRow, GrantRow, Layout, NewThread, NewTurn, Result, ThreadRow, TurnRow, WorktreeRow,
@@ -409,6 +409,24 @@ impl Store {
         let gone = acp_agents::delete(&mut tx, name).await?;
         tx.commit().await?;
         Ok(gone)
+    }
+
+    // Threads continued here from another machine.
+
+    /// Where `thread_id` was continued from, when it came from another machine.
+    pub async fn branch_origin(
+        &self,
+        thread_id: &str,
+    ) -> Result<Option<branch_origins::BranchOriginRow>> {
+        let mut conn = self.pool.acquire().await?;
+        branch_origins::of(&mut conn, thread_id).await
+    }
+
+    pub async fn put_branch_origin(&self, row: &branch_origins::BranchOriginRow) -> Result<()> {
+        let mut tx = self.write().await?;
+        branch_origins::put(&mut tx, row).await?;
+        tx.commit().await?;
+        Ok(())
     }
 
     // Remote hosts.

@@ -649,6 +649,46 @@ async fn added_acp_agents_are_kept_replaced_and_forgotten() {
 }
 
 #[tokio::test]
+async fn a_threads_origin_on_another_machine_is_kept_replaced_and_goes_with_it() {
+    let (_dir, store) = fresh().await;
+    let a = store.insert_thread(&thread("a")).await.unwrap();
+    store.insert_thread(&thread("b")).await.unwrap();
+    assert_eq!(store.branch_origin("a").await.unwrap(), None);
+    let origin = forkhost_store::BranchOriginRow {
+        thread_id: "a".into(),
+        from_host: "box".into(),
+        from_thread: "r1".into(),
+        from_title: "Fix the parser".into(),
+        turns: 2,
+        moved_at: 5,
+    };
+    store.put_branch_origin(&origin).await.unwrap();
+    assert_eq!(
+        store.branch_origin("a").await.unwrap(),
+        Some(origin.clone())
+    );
+    assert_eq!(
+        store.branch_origin("b").await.unwrap(),
+        None,
+        "its own row only"
+    );
+    // Recorded again (the same thread moved again): the new origin replaces the old.
+    let again = forkhost_store::BranchOriginRow {
+        from_host: "laptop".into(),
+        from_thread: "r9".into(),
+        from_title: "Fix it".into(),
+        turns: 3,
+        moved_at: 9,
+        ..origin
+    };
+    store.put_branch_origin(&again).await.unwrap();
+    assert_eq!(store.branch_origin("a").await.unwrap(), Some(again));
+    // The thread gone, its origin goes too.
+    store.delete_thread("a", a.revision).await.unwrap();
+    assert_eq!(store.branch_origin("a").await.unwrap(), None);
+}
+
+#[tokio::test]
 async fn reopening_keeps_everything() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("nested/forkhost.sqlite");

@@ -607,6 +607,17 @@ async fn flow(
         folder.as_str().unwrap_or_default().starts_with("box:"),
         "the header names the host: {folder}"
     );
+    // Where it came from: this machine's thread (its title), after turn 1; a link back here.
+    let origin = wait_css(client, "[data-moved-from]", WAIT).await?;
+    let said = origin.text().await?;
+    ensure!(
+        said.starts_with("Continued from ") && said.ends_with("after turn 1"),
+        "the header's origin: {said:?}"
+    );
+    ensure!(
+        origin.attr("data-action").await?.as_deref() == Some("open-moved-from"),
+        "this machine's thread opens from it"
+    );
     let shown = rows(client).await?;
     ensure!(
         shown

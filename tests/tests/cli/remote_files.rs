@@ -153,6 +153,14 @@ fn pi_a_branch_moves_between_machines_with_its_files_as_of_that_message() {
     assert_eq!(ours.len(), 1, "the worktree's own branch: {branches}");
     assert_eq!(git(&clone, &["for-each-ref", "refs/forkhost/incoming"]), "");
     let there = moved["thread"]["id"].as_str().unwrap().to_owned();
+    // Its lineage across machines: box keeps where it came from — this machine, by its host
+    // name, the source thread and the turns that came along.
+    let origin = &local.ok(&["--host", "box", "show", &there])["thread"]["moved_from"];
+    assert_eq!(origin["thread"], source.as_str(), "{origin}");
+    assert_eq!(origin["turns"], 1, "{origin}");
+    let this_machine = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+    assert_eq!(origin["host"], this_machine.trim(), "{origin}");
+    assert_eq!(moved["thread"]["moved_from"], *origin, "{moved}");
     local.ok(&["--host", "box", "send", &there, "on the remote"]);
     assert_eq!(
         model.last_model_request().unwrap().conversation().last(),
@@ -183,6 +191,16 @@ fn pi_a_branch_moves_between_machines_with_its_files_as_of_that_message() {
     let back = local.ok(&from_box);
     assert_eq!(back["host"], "local");
     assert_eq!(read(&folder_of(&back).join("notes.txt")), "two\n", "{back}");
+    // Here it came from box, as this machine names that one.
+    let back_id = back["thread"]["id"].as_str().unwrap().to_owned();
+    let origin = &local.ok(&["show", &back_id])["thread"]["moved_from"];
+    assert_eq!(
+        (&origin["host"], &origin["thread"], &origin["turns"]),
+        (&"box".into(), &moved_id.as_str().into(), &2.into()),
+        "{origin}"
+    );
+    // A thread made here has no such origin.
+    assert!(local.ok(&["show", &source])["thread"]["moved_from"].is_null());
 
     // A folder of other files is refused before anything moves; `--no-files` moves only the
     // conversation into it.

@@ -292,7 +292,7 @@ function ConversationView({ threadId, thread }: { threadId: string; thread: Thre
 
   return (
     <section className="conv" data-conversation={threadId} data-thread-state={thread.state}>
-      <ConversationHeader thread={thread} cost={detail.cost} terminalOpen={terminalOpen} />
+      <ConversationHeader thread={thread} cost={detail.cost} movedFrom={detail.moved_from} terminalOpen={terminalOpen} />
       <div
         ref={scrollRef}
         className="conv-scroll"

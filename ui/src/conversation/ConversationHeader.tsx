@@ -15,7 +15,8 @@ import { TerminalIcon } from "../ui/icons";
 import { showMenu } from "../ui/menu";
 import { GrantsControl } from "./GrantsControl";
 import { type HeaderChip, foldedChips } from "./headerFold";
-import { LineageLine } from "./LineageLine";
+import { LineageLine, MovedFromLine } from "./LineageLine";
+import type { BranchOrigin } from "../bindings/BranchOrigin";
 import { ModeControl } from "./ModeControl";
 
 /** A folder as the header shows it: the home folder as `~`, a long path by its end. */
@@ -88,11 +89,14 @@ function useFoldedChips(row: RefObject<HTMLDivElement | null>): string[] {
 export function ConversationHeader({
   thread,
   cost,
+  movedFrom,
   terminalOpen,
 }: {
   thread: ThreadView;
   /** What the branch cost (the detail's figures); undefined while it is read. */
   cost?: BranchCost;
+  /** Where it was continued from, when it came from another machine. */
+  movedFrom?: BranchOrigin | null;
   terminalOpen: boolean;
 }) {
   const row = useRef<HTMLDivElement>(null);
@@ -157,10 +161,11 @@ export function ConversationHeader({
           Terminal
         </button>
       </div>
-      {(thread.fork || (cost && hasCost(cost))) && (
+      {(thread.fork || movedFrom || (cost && hasCost(cost))) && (
         // Under the title: where the branch came from, and what it cost (never folded away).
         <div className="conv-head__meta">
           {thread.fork && <LineageLine fork={thread.fork} harness={thread.harness} />}
+          {movedFrom && <MovedFromLine origin={movedFrom} />}
           {cost && <CostChip threadId={thread.id} cost={cost} />}
         </div>
       )}

@@ -1,10 +1,10 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { cleanup, render } from "@testing-library/react";
+import { cleanup, fireEvent, render } from "@testing-library/react";
 import { store } from "../state";
 import { stripTurns } from "../threads/cache";
 import { threadDetail } from "../testing/threads";
-import { LineageLine } from "./LineageLine";
+import { LineageLine, MovedFromLine } from "./LineageLine";
 import { remote } from "../remote/remote";
 
 vi.mock("../ipc", () => import("../testing/ipcMock"));
@@ -44,3 +44,27 @@ describe("LineageLine", () => {
     remote.set({ threads: {} });
   });
 });
+
+describe("MovedFromLine", () => {
+  afterEach(() => {
+    cleanup();
+    store.set({ threads: [], slots: {}, tabs: [], activeTab: null });
+    remote.set({ hosts: null, threads: {}, doctors: {}, ask: null });
+  });
+  const origin = { host: "box", thread: "r7", title: "Fix the parser", turns: 2 };
+
+  it("names the machine and the thread it came from, and opens it where this window reaches it", () => {
+    remote.set({ hosts: [{ name: "box", destination: "me@box", ssh_options: [], remote_program: null }] });
+    const view = render(<MovedFromLine origin={origin} />);
+    expect(view.container.textContent).toBe("Continued from Fix the parser on box after turn 2");
+    fireEvent.click(view.container.querySelector('[data-action="open-moved-from"]')!);
+    expect(store.get().tabs.some((t) => t.thread_id === "box:r7")).toBe(true);
+  });
+
+  it("is words only for a machine this one cannot reach", () => {
+    const view = render(<MovedFromLine origin={{ ...origin, host: "laptop" }} />);
+    expect(view.container.textContent).toBe("Continued from Fix the parser on laptop after turn 2");
+    expect(view.container.querySelector("button")).toBeNull();
+  });
+});
+

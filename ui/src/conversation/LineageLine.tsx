@@ -1,5 +1,7 @@
-// The conversation header's line under a fork's title: where it was forked from, a jump there.
-import { remoteTitle, useRemote } from "../remote/remote";
+// The conversation header's line under a fork's title: where it was forked from, a jump there;
+// for a thread continued from another machine, that machine's thread it came from.
+import { remoteThreadId, remoteTitle, useRemote } from "../remote/remote";
+import type { BranchOrigin } from "../bindings/BranchOrigin";
 import { useEffect, useState } from "react";
 import type { ForkView } from "../bindings/ForkView";
 import type { HarnessKind } from "../bindings/HarnessKind";
@@ -88,6 +90,44 @@ export function LineageLine({ fork, harness }: { fork: ForkView; harness: Harnes
         {crossed ? `Continued in ${harnessName(harness)} from ` : "Forked from "}
         <strong>{title}</strong> {where}
       </span>
+      <ArrowUpRightIcon width={13} height={13} className="lineage__go" />
+    </button>
+  );
+}
+
+/** Where a thread continued from another machine came from: that machine's thread, named as
+ * the machine that carried it named it. It opens where this window can reach it: a host added
+ * here (`HOST:ID`), or this machine's own thread. */
+export function MovedFromLine({ origin }: { origin: BranchOrigin }) {
+  const hosts = useRemote((s) => s.hosts);
+  const here = useApp((s) => threadById(s, origin.thread));
+  const host = origin.host ?? "another machine";
+  const target = hosts?.some((h) => h.name === origin.host)
+    ? remoteThreadId(host, origin.thread)
+    : here
+      ? origin.thread
+      : null;
+  const words = (
+    <span>
+      Continued from <strong>{origin.title}</strong> on {host} after turn {origin.turns}
+    </span>
+  );
+  if (!target)
+    return (
+      <span className="lineage lineage--static" data-moved-from={host} title={`Thread ${origin.thread} on ${host}`}>
+        {words}
+      </span>
+    );
+  return (
+    <button
+      type="button"
+      className="lineage"
+      data-moved-from={host}
+      data-action="open-moved-from"
+      title={`Open the thread it came from, on ${host}`}
+      onClick={() => openTab(target)}
+    >
+      {words}
       <ArrowUpRightIcon width={13} height={13} className="lineage__go" />
     </button>
   );

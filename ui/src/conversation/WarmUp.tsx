@@ -53,6 +53,7 @@ const rows = buildRows(
       ],
     })),
     cost: NO_COST,
+    moved_from: null,
   },
   undefined,
   undefined,

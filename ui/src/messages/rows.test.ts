@@ -37,6 +37,7 @@ export function detail(turns: number, extra: Partial<ThreadDetail> = {}): Thread
       ],
     })),
     cost: NO_COST,
+    moved_from: null,
     ...extra,
   };
 }

@@ -40,6 +40,7 @@ export function threadDetail(id: string, turns = 2, over: Partial<ThreadDetail> 
     updated_at: 2,
     turns: Array.from({ length: turns }, (_, i) => turn(i + 1)),
     cost: NO_COST,
+    moved_from: null,
     ...over,
   };
 }

@@ -21,6 +21,24 @@ pub struct BranchSeed {
     /// that point), in words for the user; `None` when they come.
     #[serde(default)]
     pub files_note: Option<String>,
+    /// Where it comes from, recorded with the thread it becomes (its lineage across machines).
+    #[serde(default)]
+    pub origin: Option<BranchOrigin>,
+}
+
+/// Where a thread continued from another machine came from: that machine, the thread there and
+/// how many of its turns came along. Coordinates and a title, never message text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(export)]
+pub struct BranchOrigin {
+    /// The machine, as the one that carried the branch names it (a host's name, or the
+    /// carrying machine's own host name); `None` until the carrier names it.
+    pub host: Option<String>,
+    /// The thread's id there.
+    pub thread: String,
+    pub title: String,
+    #[ts(type = "number")]
+    pub turns: i64,
 }
 
 /// A branch's files on their way with it: the checkpoint of the fork point, which repository

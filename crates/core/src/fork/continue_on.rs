@@ -6,7 +6,7 @@
 
 use forkhost_harness::HarnessKind;
 
-use crate::base::branch::BranchSeed;
+use crate::base::branch::{BranchOrigin, BranchSeed};
 use crate::base::error::HostResult;
 use crate::base::fork_point::ForkAt;
 use crate::host::Host;
@@ -33,12 +33,19 @@ impl Host {
             Ok(files) => (Some(files), None),
             Err(why) => (None, Some(why)),
         };
+        let origin = BranchOrigin {
+            host: None,
+            thread: plan.source.id.clone(),
+            title: plan.source.title.clone(),
+            turns: seed.turns.len() as i64,
+        };
         Ok(BranchSeed {
             harness: plan.target,
             title: format!("{} · {label}", plan.source.title),
             seed,
             files,
             files_note,
+            origin: Some(origin),
         })
     }
 }

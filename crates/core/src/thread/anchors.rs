@@ -148,7 +148,16 @@ impl Host {
     pub(crate) async fn detail(&self, thread: &Thread) -> HostResult<ThreadDetail> {
         let stored = self.store().turns(thread.id()).await?;
         let children = self.store().children(thread.id()).await?;
-        self.detail_of(thread, &stored, children).await
+        let mut detail = self.detail_of(thread, &stored, children).await?;
+        detail.moved_from = self.store().branch_origin(thread.id()).await?.map(|o| {
+            crate::base::branch::BranchOrigin {
+                host: Some(o.from_host),
+                thread: o.from_thread,
+                title: o.from_title,
+                turns: o.turns,
+            }
+        });
+        Ok(detail)
     }
 
     /// [`Host::detail`] from turn rows and children already in hand (a fork just committed has
@@ -214,6 +223,7 @@ impl Host {
             cost: BranchCost::of(&turns),
             thread: view,
             turns,
+            moved_from: None,
         })
     }
 }

@@ -116,10 +116,14 @@ impl Host {
         };
         let folder = placed.as_ref().map_or(cwd, Placed::cwd).to_owned();
         let turns = branch.seed.turns.len() as i64;
+        let origin = branch.origin.clone();
         match self.adopt_in(branch, &folder, trust).await {
-            Ok(detail) => {
+            Ok(mut detail) => {
                 if let Some(placed) = placed {
                     self.keep_placed(&detail.thread.id, turns, placed).await;
+                }
+                if let Some(origin) = origin.filter(|o| o.host.is_some()) {
+                    detail.moved_from = self.record_origin(&detail.thread.id, origin).await;
                 }
                 Ok(detail)
             }
@@ -128,6 +132,30 @@ impl Host {
                     self.undo_placed(placed).await;
                 }
                 Err(err)
+            }
+        }
+    }
+
+    /// Records where the thread came from (its lineage across machines). Best effort: the
+    /// thread is whole without it, so a failure is logged and the thread kept.
+    async fn record_origin(
+        &self,
+        thread_id: &str,
+        origin: crate::base::branch::BranchOrigin,
+    ) -> Option<crate::base::branch::BranchOrigin> {
+        let row = forkhost_store::BranchOriginRow {
+            thread_id: thread_id.to_owned(),
+            from_host: origin.host.clone()?,
+            from_thread: origin.thread.clone(),
+            from_title: origin.title.clone(),
+            turns: origin.turns,
+            moved_at: crate::base::grant_scope::now_ms(),
+        };
+        match self.store().put_branch_origin(&row).await {
+            Ok(()) => Some(origin),
+            Err(err) => {
+                tracing::warn!(thread = %thread_id, error = %err, "the branch's origin was not recorded");
+                None
             }
         }
     }

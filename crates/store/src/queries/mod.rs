@@ -2,6 +2,7 @@
 //! that [`crate::Store`] can compose several into one transaction.
 
 pub mod acp_agents;
+pub mod branch_origins;
 pub mod checkpoints;
 pub mod checks;
 pub mod grants;

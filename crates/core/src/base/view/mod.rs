@@ -84,6 +84,9 @@ pub struct ThreadDetail {
     pub turns: Vec<TurnView>,
     /// What its own turns and its inherited ones cost (docs/architecture.md "Cost").
     pub cost: BranchCost,
+    /// Where it was continued from, when it came from another machine.
+    #[serde(default)]
+    pub moved_from: Option<crate::base::branch::BranchOrigin>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
