@@ -557,6 +557,59 @@ fn claude_a_remote_threads_own_tui_runs_there_and_holds_the_thread_until_it_ends
     assert!(words.contains("terminal"), "{words}");
 }
 
+/// Every file under `dir` named `name`.
+fn found_named(dir: &Path, name: &str) -> Vec<PathBuf> {
+    files_under(dir)
+        .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n == name))
+        .collect()
+}
+
+/// `python3` connecting to the Unix socket `socket` as `user` (runuser): whether it connected,
+/// and what it said otherwise.
+fn connects_as(user: &str, socket: &Path) -> (bool, String) {
+    let out = Command::new("runuser")
+        .args(["-u", user, "--", "python3", "-c"])
+        .arg("import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])")
+        .arg(socket)
+        .output()
+        .expect("runuser (util-linux) runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Another user's process on the remote cannot reach the remote user's daemon: its socket is
+/// private to that user (in a 0700 data folder, itself 0600), so a process of another account
+/// there is refused by the kernel before it can say anything; the remote user's own process
+/// connects.
+#[test]
+fn pi_another_users_process_on_the_remote_cannot_reach_its_daemon() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let Some(sides) = Sides::start(Harness::Pi, FakeModelOptions::default()) else {
+        return;
+    };
+    // A turn over ssh runs in the remote user's daemon: started now.
+    sides.new_thread("pi");
+    let sockets = found_named(sides.remote.root(), "serve.sock");
+    let [socket] = sockets.as_slice() else {
+        panic!("one daemon socket on the remote: {sockets:?}");
+    };
+    let folder = socket.parent().unwrap();
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(folder), 0o700, "{}", folder.display());
+    assert_eq!(mode(socket) & 0o077, 0, "{}", socket.display());
+    let owner = std::fs::metadata(socket).unwrap().uid();
+    assert_ne!(owner, 0, "the remote user's, not root's");
+
+    let (theirs, said) = connects_as("nobody", socket);
+    assert!(!theirs, "another user reached the daemon");
+    assert!(said.contains("PermissionError"), "{said}");
+    let (own, said) = connects_as(forkhost_tests::sshd::REMOTE_USER, socket);
+    assert!(own, "the remote user's own process connects: {said}");
+}
+
 /// The remote's daemon killed mid-turn: the next send starts a new one, the thread is intact
 /// (its finished turns, no turn left running, no stray thread), and it takes the new turn.
 #[test]
