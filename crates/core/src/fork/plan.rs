@@ -136,7 +136,11 @@ impl Host {
     pub(super) async fn check_target(&self, plan: &Plan) -> HostResult<HarnessBinary> {
         let binary = self.inner.harnesses.binary(plan.target).await?;
         let caps = binary.capabilities();
-        let why = caps.note.map(|n| format!(": {n}")).unwrap_or_default();
+        let why = caps
+            .note
+            .as_ref()
+            .map(|n| format!(": {n}"))
+            .unwrap_or_default();
         if plan.target != plan.kind {
             // Another harness reads the folder's project config: trust is decided for it as
             // for a new thread.
@@ -148,7 +152,7 @@ impl Host {
                     plan.target, binary.version, why
                 )));
             }
-        } else if !caps.boundaries.iter().any(|b| b == plan.boundary.as_str()) {
+        } else if !caps.forks_at(plan.boundary.as_str()) {
             return Err(HostError::Unsupported(format!(
                 "{} {} cannot fork {}{}",
                 plan.kind, binary.version, plan.boundary, why

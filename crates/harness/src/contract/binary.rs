@@ -34,6 +34,13 @@ pub struct Capabilities {
     pub note: Option<String>,
 }
 
+impl Capabilities {
+    /// Whether it forks at `boundary` (`after`, `before`, `latest`).
+    pub fn forks_at(&self, boundary: &str) -> bool {
+        self.boundaries.iter().any(|b| b == boundary)
+    }
+}
+
 /// The versions of a harness the test suite ran for real (see [`crate::verified`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VersionPins {
