@@ -585,30 +585,11 @@ async fn terminal_session(
             .any(|r| r.0 == 2 && r.2.contains("from the tui")),
         "{rows:?}"
     );
-    let disabled = js(
-        client,
-        r#"return document.querySelector('textarea[data-role="composer"]').disabled"#,
-    )
-    .await?;
-    ensure!(
-        disabled == true,
-        "the composer should wait while the terminal has the session"
-    );
+    composer_waits(client).await?;
     shots.take(client, "conversation-while-terminal").await;
 
     // Closing the terminal tab hands the session back: the next turn comes from here.
-    click(
-        client,
-        r#"[role="tab"][data-tab-kind="terminal"] [data-action="close-tab"]"#,
-    )
-    .await?;
-    wait_js(
-        client,
-        r#"!document.querySelector('textarea[data-role="composer"]').disabled"#,
-        Duration::from_secs(10),
-        "the composer to be usable",
-    )
-    .await?;
+    close_terminal(client, None).await?;
     tokio::time::sleep(Duration::from_millis(500)).await;
     send_prompt(client, "after the terminal").await?;
     wait_turn_done(client, 3).await?;

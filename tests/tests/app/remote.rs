@@ -27,7 +27,7 @@ use serde_json::Value;
 const WAIT: Duration = Duration::from_secs(60);
 
 /// `forkhost --json --data-dir DATA ARGS` with the server's ssh: its JSON document.
-fn cli(data: &Path, ssh: &str, args: &[&str]) -> Result<Value> {
+pub(crate) fn cli(data: &Path, ssh: &str, args: &[&str]) -> Result<Value> {
     let out = Command::new(forkhost_bin())
         .env("FORKHOST_SSH_COMMAND", ssh)
         .arg("--json")
@@ -284,27 +284,8 @@ async fn terminal_there(client: &Client, model: &FakeModel, tab: &str) -> Result
         &format!(r#"[role="tab"][data-tab-kind="conversation"][data-thread-id="{tab}"]"#),
     )
     .await?;
-    let disabled = js(
-        client,
-        r#"return document.querySelector('textarea[data-role="composer"]').disabled"#,
-    )
-    .await?;
-    ensure!(
-        disabled == true,
-        "the composer should wait while the terminal has the session"
-    );
-    click(
-        client,
-        &format!(r#"[role="tab"][data-tab-kind="terminal"][data-thread-id="{tab}"] [data-action="close-tab"]"#),
-    )
-    .await?;
-    wait_js(
-        client,
-        r#"!document.querySelector('textarea[data-role="composer"]').disabled"#,
-        Duration::from_secs(10),
-        "the composer to be usable",
-    )
-    .await?;
+    composer_waits(client).await?;
+    close_terminal(client, Some(tab)).await?;
     send_prompt(client, "after the remote terminal").await?;
     wait_turn_done(client, 3).await?;
     let got = model

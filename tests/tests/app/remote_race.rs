@@ -48,19 +48,7 @@ async fn app_pi_race_on_a_remote_thread_runs_there_and_keeps_a_lane_there() -> R
         Some(&here),
         &[("FORKHOST_SSH_COMMAND".into(), ssh.clone())],
     )?;
-    let cli = |args: &[&str]| -> Result<serde_json::Value> {
-        let out = std::process::Command::new(forkhost_bin())
-            .env("FORKHOST_SSH_COMMAND", &ssh)
-            .arg("--json")
-            .arg("--data-dir")
-            .arg(&env.data_dir)
-            .args(args)
-            .output()?;
-        let json: serde_json::Value = serde_json::from_slice(&out.stdout)
-            .with_context(|| String::from_utf8_lossy(&out.stderr).into_owned())?;
-        ensure!(out.status.success(), "forkhost {args:?}: {json}");
-        Ok(json)
-    };
+    let cli = |args: &[&str]| crate::remote::cli(&env.data_dir, &ssh, args);
     cli(&["hosts", "add", "box", HOST_ALIAS])?;
     let cwd = repo.display().to_string();
     let made = cli(&[

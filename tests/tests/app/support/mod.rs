@@ -989,3 +989,38 @@ pub fn git(dir: &Path, args: &[&str]) -> Result<String> {
     );
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
+
+/// The composer of the conversation shown waits while a terminal tab has its session.
+pub async fn composer_waits(client: &Client) -> Result<()> {
+    let disabled = js(
+        client,
+        r#"return document.querySelector('textarea[data-role="composer"]').disabled"#,
+    )
+    .await?;
+    anyhow::ensure!(
+        disabled == true,
+        "the composer should wait while the terminal has the session"
+    );
+    Ok(())
+}
+
+/// Closes the terminal tab (of `thread`, else the only one) and waits until the composer is
+/// usable again: the session is handed back.
+pub async fn close_terminal(client: &Client, thread: Option<&str>) -> Result<()> {
+    let of = thread
+        .map(|t| format!(r#"[data-thread-id="{t}"]"#))
+        .unwrap_or_default();
+    click(
+        client,
+        &format!(r#"[role="tab"][data-tab-kind="terminal"]{of} [data-action="close-tab"]"#),
+    )
+    .await?;
+    wait_js(
+        client,
+        r#"!document.querySelector('textarea[data-role="composer"]').disabled"#,
+        Duration::from_secs(10),
+        "the composer to be usable",
+    )
+    .await?;
+    Ok(())
+}
