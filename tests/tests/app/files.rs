@@ -537,7 +537,7 @@ async fn trust_session(client: &Client, project: &Path, shots: &mut Shots) -> Re
         "Start thread to be enabled",
     )
     .await?;
-    click(client, r#"button[data-action="create-thread"]"#).await?;
+    start_thread(client).await?;
     let question = text_of(client, r#"[data-dialog="trust"] [data-trust-question]"#).await?;
     let root = std::fs::canonicalize(project)?;
     ensure!(
@@ -570,7 +570,7 @@ async fn trust_session(client: &Client, project: &Path, shots: &mut Shots) -> Re
     ensure!(tabs_now.is_empty(), "Cancel created a thread: {tabs_now:?}");
 
     // Trust: the thread is created and its first turn runs.
-    click(client, r#"button[data-action="create-thread"]"#).await?;
+    start_thread(client).await?;
     click(client, r#"[data-dialog="trust"] [data-action="trust-yes"]"#).await?;
     wait_js(
         client,
@@ -589,7 +589,7 @@ async fn trust_session(client: &Client, project: &Path, shots: &mut Shots) -> Re
 
     // Asked once: a second thread there starts without the question.
     open_new_thread(client, project, "again").await?;
-    click(client, r#"button[data-action="create-thread"]"#).await?;
+    start_thread(client).await?;
     wait_js(
         client,
         r#"!document.querySelector('[data-dialog="new-thread"]') || !!document.querySelector('[data-dialog="trust"]')"#,

@@ -215,7 +215,7 @@ async fn newcomer(
         "hello from a newcomer",
     )
     .await?;
-    click(client, r#"button[data-action="create-thread"]"#).await?;
+    app_support::start_thread(client).await?;
     wait_js(
         client,
         r#"!document.querySelector('[data-dialog="new-thread"]')"#,

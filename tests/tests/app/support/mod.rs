@@ -690,24 +690,7 @@ async fn new_thread_asked(
     cwd_field.clear().await.ok();
     cwd_field.send_keys(&cwd.to_string_lossy()).await?;
     type_into(client, r#"textarea[data-field="prompt"]"#, prompt).await?;
-    // A click can land on whatever a late report moved under it (WebDriver calls that a
-    // success): Start thread is clicked again until the dialog is busy or gone. A busy button
-    // is disabled, so a second click never starts a second thread.
-    for attempt in 1..=3 {
-        click(client, r#"button[data-action="create-thread"]"#).await?;
-        let started = wait_js(
-            client,
-            r#"!document.querySelector('[data-dialog="new-thread"]') || document.querySelector('button[data-action="create-thread"]')?.disabled || !!document.querySelector('[data-dialog="trust"]')"#,
-            Duration::from_secs(10),
-            "the New thread dialog to start the thread",
-        )
-        .await;
-        match started {
-            Ok(_) => break,
-            Err(err) if attempt == 3 => return Err(err),
-            Err(_) => {}
-        }
-    }
+    start_thread(client).await?;
     let question = match trust {
         Some(action) => {
             let question = wait_js(
@@ -1022,5 +1005,28 @@ pub async fn close_terminal(client: &Client, thread: Option<&str>) -> Result<()>
         "the composer to be usable",
     )
     .await?;
+    Ok(())
+}
+
+/// Clicks New thread's Start thread. A click can land on whatever a late report moved under it
+/// (WebDriver calls that a success): it is clicked again until the dialog is busy, gone or
+/// asking about the folder. A busy button is disabled, so a second click never starts a second
+/// thread.
+pub async fn start_thread(client: &Client) -> Result<()> {
+    for attempt in 1..=3 {
+        click(client, r#"button[data-action="create-thread"]"#).await?;
+        let started = wait_js(
+            client,
+            r#"!document.querySelector('[data-dialog="new-thread"]') || document.querySelector('button[data-action="create-thread"]')?.disabled || !!document.querySelector('[data-dialog="trust"]')"#,
+            Duration::from_secs(10),
+            "the New thread dialog to start the thread",
+        )
+        .await;
+        match started {
+            Ok(_) => return Ok(()),
+            Err(err) if attempt == 3 => return Err(err),
+            Err(_) => {}
+        }
+    }
     Ok(())
 }
