@@ -201,13 +201,7 @@ async fn start_there(
     state.remote.follow(host, source).await?;
     let race = RaceCall {
         source: source.to_owned(),
-        at: spec.at,
-        lanes: spec.lanes,
-        prompt: spec.prompt,
-        shared_folder: spec.shared_folder,
-        max_parallel: spec.max_parallel,
-        check: spec.check,
-        budget_usd: spec.budget_usd,
+        ..RaceCall::from(spec)
     };
     let call = Call::StartRace {
         run: run.clone(),

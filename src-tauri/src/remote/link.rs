@@ -261,7 +261,12 @@ async fn pump(links: RemoteLinks, link: Arc<Link>) {
             // reach the windows as a local race's do.
             Item::RaceLane { run, source, lane } => {
                 // Its lanes' turns stream in the race view as the source's do: followed.
-                if let Some(id) = lane.thread_id.clone() {
+                // (Once: a lane changes many times, and following is a call on the link.)
+                let new_lane = lane
+                    .thread_id
+                    .clone()
+                    .filter(|id| !links.followed(&host).contains(id));
+                if let Some(id) = new_lane {
                     let (links, host) = (links.clone(), host.clone());
                     tauri::async_runtime::spawn(async move {
                         if let Err(err) = links.follow(&host, &id).await {

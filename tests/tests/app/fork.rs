@@ -19,26 +19,6 @@ use forkhost_tests::harness_env::{Harness, HarnessEnv};
 
 const SLOW: Duration = Duration::from_secs(8);
 
-fn reply(turn: usize, text: &str) -> Msg {
-    Msg::assistant(format!("reply (turn {turn}) to: {text}"))
-}
-
-fn history(prompts: &[&str]) -> Vec<Msg> {
-    let mut out = Vec::new();
-    for (i, p) in prompts.iter().enumerate() {
-        out.push(Msg::user(*p));
-        out.push(reply(i + 1, p));
-    }
-    out
-}
-
-fn last_conversation(model: &FakeModel) -> Result<Vec<Msg>> {
-    Ok(model
-        .last_model_request()
-        .context("the model got no request")?
-        .conversation())
-}
-
 /// Runs `body` against a launched app; always takes a last screenshot and ends the session.
 async fn with_app<F, Fut>(env: &AppEnv, shots: &mut Shots, body: F) -> Result<()>
 where

@@ -269,15 +269,8 @@ async fn terminal_there(client: &Client, model: &FakeModel, tab: &str) -> Result
         "the remote TUI's reply",
     )
     .await?;
-    let got = model
-        .last_model_request()
-        .context("a request")?
-        .conversation();
-    let want = [
-        Msg::user("hello"),
-        Msg::assistant("reply (turn 1) to: hello"),
-        Msg::user("from the remote tui"),
-    ];
+    let got = last_conversation(model)?;
+    let want = [history(&["hello"]), vec![Msg::user("from the remote tui")]].concat();
     ensure!(got == want, "the remote TUI's turn sent {got:?}");
     click(
         client,
@@ -288,17 +281,12 @@ async fn terminal_there(client: &Client, model: &FakeModel, tab: &str) -> Result
     close_terminal(client, Some(tab)).await?;
     send_prompt(client, "after the remote terminal").await?;
     wait_turn_done(client, 3).await?;
-    let got = model
-        .last_model_request()
-        .context("a request")?
-        .conversation();
+    let got = last_conversation(model)?;
     let want = [
-        Msg::user("hello"),
-        Msg::assistant("reply (turn 1) to: hello"),
-        Msg::user("from the remote tui"),
-        Msg::assistant("reply (turn 2) to: from the remote tui"),
-        Msg::user("after the remote terminal"),
-    ];
+        history(&["hello", "from the remote tui"]),
+        vec![Msg::user("after the remote terminal")],
+    ]
+    .concat();
     ensure!(
         got == want,
         "after the remote terminal the model got {got:?}"

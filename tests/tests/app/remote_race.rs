@@ -141,10 +141,10 @@ async fn race_there(
     // Each lane's model got turn 1 and the race's prompt (the RUN_COMMAND's tool call and
     // its result aside).
     let want = [
-        Msg::user("first prompt"),
-        Msg::assistant("reply (turn 1) to: first prompt"),
-        Msg::user("RUN_COMMAND `echo won > won.txt`"),
-    ];
+        history(&["first prompt"]),
+        vec![Msg::user("RUN_COMMAND `echo won > won.txt`")],
+    ]
+    .concat();
     let lanes_asked = model
         .model_requests()
         .into_iter()

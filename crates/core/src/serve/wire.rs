@@ -241,6 +241,22 @@ pub struct RaceCall {
     pub budget_usd: Option<f64>,
 }
 
+impl From<RaceSpec> for RaceCall {
+    /// The race as another machine's daemon takes it (what only this machine sets stays here).
+    fn from(spec: RaceSpec) -> RaceCall {
+        RaceCall {
+            source: spec.source,
+            at: spec.at,
+            lanes: spec.lanes,
+            prompt: spec.prompt,
+            shared_folder: spec.shared_folder,
+            max_parallel: spec.max_parallel,
+            check: spec.check,
+            budget_usd: spec.budget_usd,
+        }
+    }
+}
+
 impl From<RaceCall> for RaceSpec {
     fn from(call: RaceCall) -> RaceSpec {
         RaceSpec {

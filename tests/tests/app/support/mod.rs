@@ -13,6 +13,7 @@ use anyhow::{anyhow, bail, ensure, Context, Result};
 use fantoccini::elements::Element;
 use fantoccini::wd::WindowHandle;
 use fantoccini::{Client, ClientBuilder, Locator};
+use forkhost_tests::fake_model::{FakeModel, Msg};
 use forkhost_tests::harness_env::HarnessEnv;
 use forkhost_tests::need::{need, Group};
 use hyper_util::client::legacy::connect::HttpConnector;
@@ -1029,4 +1030,27 @@ pub async fn start_thread(client: &Client) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The fake model's reply to `text` in turn `turn`.
+pub fn reply(turn: usize, text: &str) -> Msg {
+    Msg::assistant(format!("reply (turn {turn}) to: {text}"))
+}
+
+/// A conversation of these prompts, each answered by the fake model in its turn.
+pub fn history(prompts: &[&str]) -> Vec<Msg> {
+    let mut out = Vec::new();
+    for (i, p) in prompts.iter().enumerate() {
+        out.push(Msg::user(*p));
+        out.push(reply(i + 1, p));
+    }
+    out
+}
+
+/// What the model received in its last request.
+pub fn last_conversation(model: &FakeModel) -> Result<Vec<Msg>> {
+    Ok(model
+        .last_model_request()
+        .context("the model got no request")?
+        .conversation())
 }
