@@ -100,7 +100,9 @@ impl<'a> Local<'a> {
     fn spawn_in_terminal(&self, args: &[&str]) -> std::process::Child {
         use std::os::unix::process::CommandExt;
         let quote = |a: &str| format!("'{}'", a.replace('\'', r"'\''"));
+        // The size `Screen` renders at, as a terminal tab sets it.
         let mut line = vec![
+            format!("stty rows {} cols {};", Screen::ROWS, Screen::COLS),
             quote(&forkhost_bin().display().to_string()),
             "--data-dir".to_owned(),
             quote(&self.data.path().display().to_string()),
@@ -417,54 +419,39 @@ fn claude_an_approval_waiting_when_the_connection_drops_is_asked_again_on_attach
     assert_eq!(code, "thread_not_found");
 }
 
-/// A terminal's screen as it streams in: read on a thread of its own, searched as text (its
-/// escape sequences and spaces left out: a TUI moves its cursor between words).
+/// A terminal's screen as it streams in, read on a thread of its own into a terminal emulator
+/// (`vt100`) of the pseudo-terminal's size: a TUI moves its cursor and redraws only what
+/// changed, so only the rendered screen says what a person sees (the raw bytes of "turn 2" can
+/// be "urn 2" after a cursor move past a "t" drawn before).
 struct Screen {
-    seen: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    seen: std::sync::Arc<std::sync::Mutex<vt100::Parser>>,
 }
 
 impl Screen {
+    /// The size `spawn_in_terminal` gives its terminal.
+    const ROWS: u16 = 40;
+    const COLS: u16 = 100;
+
     fn read(mut from: impl std::io::Read + Send + 'static) -> Screen {
-        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(vt100::Parser::new(
+            Self::ROWS,
+            Self::COLS,
+            1000,
+        )));
         let into = seen.clone();
         std::thread::spawn(move || {
             let mut buffer = [0u8; 4096];
             while let Ok(n @ 1..) = from.read(&mut buffer) {
-                into.lock().unwrap().extend_from_slice(&buffer[..n]);
+                into.lock().unwrap().process(&buffer[..n]);
             }
         });
         Screen { seen }
     }
 
+    /// What the screen shows now, spaces left out (a TUI pads and wraps as its width says).
     fn text(&self) -> String {
-        let raw = String::from_utf8_lossy(&self.seen.lock().unwrap()).into_owned();
-        let mut text = String::new();
-        let mut chars = raw.chars().peekable();
-        while let Some(c) = chars.next() {
-            match c {
-                // CSI (ESC [ … final byte) and OSC (ESC ] … BEL) sequences, and two-byte ones.
-                '\u{1b}' => match chars.next() {
-                    Some('[') => {
-                        for c in chars.by_ref() {
-                            if ('@'..='~').contains(&c) {
-                                break;
-                            }
-                        }
-                    }
-                    Some(']') => {
-                        for c in chars.by_ref() {
-                            if c == '\u{7}' {
-                                break;
-                            }
-                        }
-                    }
-                    _ => {}
-                },
-                c if c.is_whitespace() || c.is_control() => {}
-                c => text.push(c),
-            }
-        }
-        text
+        let contents = self.seen.lock().unwrap().screen().contents();
+        contents.chars().filter(|c| !c.is_whitespace()).collect()
     }
 
     /// Waits for `words` on the screen (spaces aside).
@@ -475,7 +462,7 @@ impl Screen {
             assert!(
                 std::time::Instant::now() < deadline,
                 "{words:?} never showed on the terminal:\n{}",
-                self.text()
+                self.seen.lock().unwrap().screen().contents()
             );
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
