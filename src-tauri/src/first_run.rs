@@ -34,6 +34,7 @@ pub async fn choose_harness_path(
             HarnessKind::Claude => &mut settings.harness_paths.claude,
             HarnessKind::Codex => &mut settings.harness_paths.codex,
             HarnessKind::Pi => &mut settings.harness_paths.pi,
+            HarnessKind::Opencode => &mut settings.harness_paths.opencode,
         };
         *slot = Some(path.trim().to_owned());
         settings.clone()

@@ -64,6 +64,7 @@ pub struct HarnessPaths {
     pub claude: Option<String>,
     pub codex: Option<String>,
     pub pi: Option<String>,
+    pub opencode: Option<String>,
 }
 
 /// The permission mode a new thread starts in, per harness, in the harness's own words; `None`
@@ -139,6 +140,7 @@ impl HarnessPaths {
             (forkhost_core::HarnessKind::Claude, &self.claude),
             (forkhost_core::HarnessKind::Codex, &self.codex),
             (forkhost_core::HarnessKind::Pi, &self.pi),
+            (forkhost_core::HarnessKind::Opencode, &self.opencode),
         ]
         .into_iter()
         .filter_map(|(kind, path)| {
@@ -212,6 +214,7 @@ mod tests {
                 claude: Some("/opt/claude".into()),
                 codex: Some("  ".into()),
                 pi: None,
+                opencode: None,
             },
             check_for_updates: false,
             skipped_update: Some("0.2.0".into()),

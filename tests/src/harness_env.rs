@@ -66,6 +66,9 @@ pub enum Harness {
     Claude,
     Codex,
     Pi,
+    /// OpenCode over ACP; not in [`Harness::ALL`], whose suites drive the three native
+    /// harnesses' own CLIs.
+    Opencode,
 }
 
 impl Harness {
@@ -76,6 +79,7 @@ impl Harness {
             Harness::Claude => "claude",
             Harness::Codex => "codex",
             Harness::Pi => "pi",
+            Harness::Opencode => "opencode",
         }
     }
 
@@ -85,6 +89,7 @@ impl Harness {
             Harness::Claude => "FORKHOST_CLAUDE_BIN",
             Harness::Codex => "FORKHOST_CODEX_BIN",
             Harness::Pi => "FORKHOST_PI_BIN",
+            Harness::Opencode => "FORKHOST_OPENCODE_BIN",
         }
     }
 
@@ -286,6 +291,10 @@ trust_level = "trusted"
                         .map(|(k, v)| (k.to_string(), v)),
                     );
                 }
+                Harness::Opencode => {
+                    write_opencode_config(&home, &base_url, false)?;
+                    vars.extend(quiet_opencode_vars());
+                }
             }
         }
         Ok(HarnessEnv {
@@ -406,6 +415,7 @@ trust_level = "trusted"
                 }
                 args.extend(["--".into(), prompt.into()]);
             }
+            Harness::Opencode => bail!("OpenCode is driven over ACP, not by one-shot prompts"),
         }
         Ok(args)
     }
@@ -455,6 +465,7 @@ trust_level = "trusted"
             Harness::Claude => parse_claude(&stdout),
             Harness::Codex => parse_codex(&stdout),
             Harness::Pi => parse_pi(&stdout),
+            Harness::Opencode => (None, None),
         };
         Ok(RunOutput {
             code: out.status.code(),
@@ -570,4 +581,48 @@ fn parse_pi(stdout: &str) -> (Option<String>, Option<String>) {
         }
     }
     (sid, reply)
+}
+
+/// Writes `~/.config/opencode/opencode.json` under `home`: the fake model at `base_url` (no
+/// `/v1`) as its one provider and model, no updates, no sharing; each shell command asks first
+/// when `bash_asks`.
+pub fn write_opencode_config(home: &Path, base_url: &str, bash_asks: bool) -> anyhow::Result<()> {
+    let config_dir = home.join(".config/opencode");
+    std::fs::create_dir_all(&config_dir)?;
+    let mut config = json!({
+        "$schema": "https://opencode.ai/config.json",
+        "autoupdate": false,
+        "share": "disabled",
+        "model": format!("{FAKE_PROVIDER}/{FAKE_MODEL_ID}"),
+        "provider": { FAKE_PROVIDER: {
+            "npm": "@ai-sdk/openai-compatible",
+            "name": "Forkhost fake model",
+            "options": { "baseURL": format!("{base_url}/v1"), "apiKey": FAKE_API_KEY },
+            "models": { FAKE_MODEL_ID: { "name": "Forkhost fake model",
+                "limit": { "context": 128000, "output": 8192 } } }
+        }}
+    });
+    if bash_asks {
+        config["permission"] = json!({ "bash": "ask" });
+    }
+    std::fs::write(
+        config_dir.join("opencode.json"),
+        serde_json::to_string_pretty(&config)?,
+    )?;
+    Ok(())
+}
+
+/// The variables that keep OpenCode offline and quiet: no update, share or models fetch, and
+/// its background plugin install failing at once, offline (a closed loopback
+/// registry: OpenCode installs a plugin package at every start in a new HOME, and only logs
+/// the failure).
+pub fn quiet_opencode_vars() -> Vec<(String, String)> {
+    [
+        ("OPENCODE_DISABLE_AUTOUPDATE", "1"),
+        ("OPENCODE_DISABLE_SHARE", "1"),
+        ("OPENCODE_DISABLE_MODELS_FETCH", "1"),
+        ("npm_config_registry", "http://127.0.0.1:9/"),
+    ]
+    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    .to_vec()
 }

@@ -74,7 +74,7 @@ beforeEach(() => {
   m.getSettings.mockResolvedValue({
     fork_opens_in: "window",
     theme: "system",
-    harness_paths: { claude: null, codex: null, pi: null },
+    harness_paths: { claude: null, codex: null, pi: null, opencode: null },
     check_for_updates: true,
     skipped_update: null,
     default_modes: { claude: null, codex_policy: null, codex_sandbox: null },
@@ -112,12 +112,18 @@ describe("App shell", () => {
   });
 
   it("is the first-run view when no agent can start a thread", async () => {
-    m.doctor.mockResolvedValue([missingReport("claude"), missingReport("codex"), harnessReport("pi", { sign_in: "signed_out" })]);
+    m.doctor.mockResolvedValue([
+      missingReport("claude"),
+      missingReport("codex"),
+      harnessReport("pi", { sign_in: "signed_out" }),
+      missingReport("opencode"),
+    ]);
     const { container } = render(<App />);
     await waitFor(() => expect(screen.getByRole("heading", { name: "Welcome to Forkhost" })).toBeTruthy());
     const empty = container.querySelector<HTMLElement>('[data-empty="workspace"]')!;
     expect(empty.dataset.firstRun).toBe("true");
-    expect(empty.querySelectorAll(".setup-card")).toHaveLength(3);
+    // The three native agents and OpenCode, an ACP agent.
+    expect(empty.querySelectorAll(".setup-card")).toHaveLength(4);
     expect(empty.textContent).toContain("npm install -g @openai/codex");
   });
 

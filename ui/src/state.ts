@@ -192,7 +192,7 @@ export interface AppState {
 export const defaultSettings: Settings = {
   fork_opens_in: "window",
   theme: "system",
-  harness_paths: { claude: null, codex: null, pi: null },
+  harness_paths: { claude: null, codex: null, pi: null, opencode: null },
   check_for_updates: true,
   skipped_update: null,
   default_modes: { claude: null, codex_policy: null, codex_sandbox: null },

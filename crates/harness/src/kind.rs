@@ -1,4 +1,4 @@
-//! The harnesses Forkhost hosts, by the id the store keeps (`claude`, `codex`, `pi`). What
+//! The harnesses Forkhost hosts, by the id the store keeps (`claude`, `codex`, `pi`, `opencode`). What
 //! each one is and does is its [`Harness`](crate::contract::Harness) (`HarnessKind::harness`).
 
 use std::fmt;
@@ -13,16 +13,24 @@ pub enum HarnessKind {
     Claude,
     Codex,
     Pi,
+    /// OpenCode, an ACP agent (`opencode acp`).
+    Opencode,
 }
 
 impl HarnessKind {
-    pub const ALL: [HarnessKind; 3] = [HarnessKind::Claude, HarnessKind::Codex, HarnessKind::Pi];
+    pub const ALL: [HarnessKind; 4] = [
+        HarnessKind::Claude,
+        HarnessKind::Codex,
+        HarnessKind::Pi,
+        HarnessKind::Opencode,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             HarnessKind::Claude => "claude",
             HarnessKind::Codex => "codex",
             HarnessKind::Pi => "pi",
+            HarnessKind::Opencode => "opencode",
         }
     }
 }
@@ -34,7 +42,7 @@ impl fmt::Display for HarnessKind {
 }
 
 #[derive(Debug, thiserror::Error)]
-#[error("unknown harness {0:?} (expected claude, codex or pi)")]
+#[error("unknown harness {0:?} (expected claude, codex, pi or opencode)")]
 pub struct UnknownHarness(pub String);
 
 impl FromStr for HarnessKind {
@@ -44,6 +52,7 @@ impl FromStr for HarnessKind {
             "claude" => Ok(HarnessKind::Claude),
             "codex" => Ok(HarnessKind::Codex),
             "pi" => Ok(HarnessKind::Pi),
+            "opencode" => Ok(HarnessKind::Opencode),
             other => Err(UnknownHarness(other.to_owned())),
         }
     }

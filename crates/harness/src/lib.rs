@@ -44,6 +44,6 @@ pub use history::{
     Appended, History, HistoryError, Message, Role, SessionReader, ToolCall, Turn, TurnAnchor,
 };
 pub use kind::HarnessKind;
-pub use registry::{open_reader, read_history};
+pub use registry::{open_reader, read_history, session_present};
 pub use runtime::Runtime;
 pub use verified::VersionSupport;

@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::contract::{Capabilities, Harness, HarnessBinary};
 use crate::history::{History, HistoryError, SessionReader};
 use crate::kind::HarnessKind;
-use crate::{claude, codex, pi};
+use crate::{acp, claude, codex, pi};
 
 impl HarnessKind {
     /// The harness this kind names.
@@ -15,6 +15,7 @@ impl HarnessKind {
             HarnessKind::Claude => &claude::Claude,
             HarnessKind::Codex => &codex::Codex,
             HarnessKind::Pi => &pi::Pi,
+            HarnessKind::Opencode => &acp::Opencode,
         }
     }
 
@@ -37,6 +38,11 @@ pub fn open_reader(
     path: impl AsRef<Path>,
 ) -> Result<Box<dyn SessionReader>, HistoryError> {
     kind.harness().open_reader(path.as_ref())
+}
+
+/// Whether the native session at `path` is there to read (a file, for most harnesses).
+pub fn session_present(kind: HarnessKind, path: impl AsRef<Path>) -> bool {
+    kind.harness().session_present(path.as_ref())
 }
 
 /// Read a whole native session in one go.

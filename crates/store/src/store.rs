@@ -187,6 +187,15 @@ impl Store {
         turns::get(&mut conn, id).await
     }
 
+    /// Points turn `id`'s checkpoint at `checkpoint`: an ACP agent's snapshot of the session as
+    /// the turn left it, which only Forkhost keeps (its session records none).
+    pub async fn set_turn_checkpoint(&self, id: &str, checkpoint: &str) -> Result<()> {
+        let mut tx = self.write().await?;
+        turns::set_checkpoint(&mut tx, id, Some(checkpoint)).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
     pub async fn turn_at(&self, thread_id: &str, ordinal: i64) -> Result<TurnRow> {
         let mut conn = self.pool.acquire().await?;
         turns::by_ordinal(&mut conn, thread_id, ordinal).await

@@ -119,3 +119,29 @@ async fn a_tab_write_that_fails_otherwise_is_not_a_missing_thread() {
         "{err:?}"
     );
 }
+
+/// A turn's snapshot (an ACP agent's copy of the session after it) is kept on that turn alone
+/// and read back with the thread's turns; a turn that is not there is `TurnNotFound`.
+#[tokio::test]
+async fn a_turns_snapshot_is_kept_on_that_turn() {
+    let (_dir, store) = fresh().await;
+    let row = store.insert_thread(&thread("a")).await.unwrap();
+    store
+        .append_turns("a", row.revision, &[turn("t1"), turn("t2")])
+        .await
+        .unwrap();
+    store.set_turn_checkpoint("t2", "ses_snap").await.unwrap();
+    let kept: Vec<_> = store
+        .turns("a")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| (t.id, t.native_checkpoint_ref))
+        .collect();
+    assert_eq!(kept[1], ("t2".to_owned(), Some("ses_snap".to_owned())));
+    assert_ne!(kept[0].1.as_deref(), Some("ses_snap"));
+    assert!(matches!(
+        store.set_turn_checkpoint("gone", "x").await,
+        Err(StoreError::TurnNotFound(_))
+    ));
+}

@@ -6,10 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::json;
-
 use crate::fake_model::FakeModel;
-use crate::harness_env::{FAKE_API_KEY, FAKE_MODEL_ID, FAKE_PROVIDER};
+use crate::harness_env::{quiet_opencode_vars, write_opencode_config};
 use crate::need::{need, Group};
 
 /// The variable naming OpenCode's binary (`scripts/install-harnesses.sh`).
@@ -47,42 +45,17 @@ impl OpencodeEnv {
         let home = root_path.join("home");
         let work_dir = root_path.join("work");
         std::fs::create_dir_all(&work_dir)?;
-        let config_dir = home.join(".config/opencode");
-        std::fs::create_dir_all(&config_dir)?;
-        let mut config = json!({
-            "$schema": "https://opencode.ai/config.json",
-            "autoupdate": false,
-            "share": "disabled",
-            "model": format!("{FAKE_PROVIDER}/{FAKE_MODEL_ID}"),
-            "provider": { FAKE_PROVIDER: {
-                "npm": "@ai-sdk/openai-compatible",
-                "name": "Forkhost fake model",
-                "options": { "baseURL": format!("{}/v1", fake.base_url()), "apiKey": FAKE_API_KEY },
-                "models": { FAKE_MODEL_ID: { "name": "Forkhost fake model",
-                    "limit": { "context": 128000, "output": 8192 } } }
-            }}
-        });
-        if bash == Bash::Asks {
-            config["permission"] = json!({ "bash": "ask" });
-        }
-        std::fs::write(
-            config_dir.join("opencode.json"),
-            serde_json::to_string_pretty(&config)?,
-        )?;
+        write_opencode_config(&home, &fake.base_url(), bash == Bash::Asks)?;
         let s = |p: &Path| p.to_string_lossy().into_owned();
-        let vars = vec![
+        let mut vars = vec![
             ("HOME".into(), s(&home)),
             ("XDG_CONFIG_HOME".into(), s(&home.join(".config"))),
             ("XDG_CACHE_HOME".into(), s(&home.join(".cache"))),
             ("XDG_DATA_HOME".into(), s(&home.join(".local/share"))),
             ("XDG_STATE_HOME".into(), s(&home.join(".local/state"))),
             ("NO_COLOR".into(), "1".into()),
-            ("OPENCODE_DISABLE_AUTOUPDATE".into(), "1".into()),
-            ("OPENCODE_DISABLE_SHARE".into(), "1".into()),
-            ("OPENCODE_DISABLE_MODELS_FETCH".into(), "1".into()),
-            // Its background plugin install fails at once, offline (see the module docs).
-            ("npm_config_registry".into(), "http://127.0.0.1:9/".into()),
         ];
+        vars.extend(quiet_opencode_vars());
         Ok(Some(OpencodeEnv {
             _root: root,
             bin,

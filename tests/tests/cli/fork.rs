@@ -21,11 +21,24 @@ fn conversation(model: &FakeModel) -> Vec<Msg> {
         .conversation()
 }
 
+/// What the model received on the last turn: OpenCode also asks the model for a new session's
+/// title, a request of its own without tools, at a time of its choosing.
+fn turn_conversation(model: &FakeModel) -> Vec<Msg> {
+    model
+        .model_requests()
+        .into_iter()
+        .rev()
+        .find(|r| !r.tools.is_empty())
+        .expect("a model request with tools")
+        .conversation()
+}
+
 fn reply(turn: usize, text: &str) -> Msg {
     Msg::assistant(format!("reply (turn {turn}) to: {text}"))
 }
 
 fn fork_flow(harness: Harness) {
+    let conversation = turn_conversation;
     let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
     let Some(env) = HarnessEnv::for_fake(harness, &model).unwrap() else {
         return;
@@ -81,7 +94,22 @@ fn fork_flow(harness: Harness) {
         );
     }
     let native_path = PathBuf::from(shown["thread"]["native"]["path"].as_str().unwrap());
-    let before = std::fs::read(&native_path).unwrap();
+    // The source as stored: its file, byte for byte, where its harness keeps one (OpenCode
+    // keeps rows of one database, which its forks and their snapshots share), and its turns as
+    // read back.
+    let stored = |cli: &Cli| {
+        (
+            std::fs::read(&native_path).ok(),
+            messages_of(&cli.ok(&["show", &source])),
+        )
+    };
+    let before = stored(&cli);
+    assert_eq!(
+        before.0.is_some(),
+        harness != Harness::Opencode,
+        "{}",
+        native_path.display()
+    );
 
     let history = [
         Msg::user("first prompt"),
@@ -144,11 +172,7 @@ fn fork_flow(harness: Harness) {
     assert_eq!(conversation(&model), want);
 
     // The source never changed, and `show`/`threads` give the lineage.
-    assert_eq!(
-        std::fs::read(&native_path).unwrap(),
-        before,
-        "the source's native file changed"
-    );
+    assert_eq!(stored(&cli), before, "the source's native session changed");
     let shown = cli.ok(&["show", &source]);
     let forks_at_1 = shown["thread"]["turns"][0]["forks"]
         .as_array()
@@ -223,6 +247,35 @@ fn codex_forks_through_the_cli() {
 #[test]
 fn pi_forks_through_the_cli() {
     fork_flow(Harness::Pi);
+}
+
+/// OpenCode over ACP forks at every message as the others do: each turn's snapshot (a copy of
+/// the session as the turn left it) is where a fork after it starts.
+#[test]
+fn opencode_forks_through_the_cli() {
+    fork_flow(Harness::Opencode);
+}
+
+/// Each turn's messages as `show` gives them: role and text.
+fn messages_of(shown: &Value) -> Vec<Vec<(String, String)>> {
+    shown["thread"]["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|turn| {
+            turn["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| {
+                    (
+                        m["role"].as_str().unwrap_or_default().to_owned(),
+                        m["text"].as_str().unwrap_or_default().to_owned(),
+                    )
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// `forkhost fork --into`: continues a Pi thread in Claude Code; a harness it does not know,

@@ -180,6 +180,11 @@ async fn harness_env_layout() {
                 let models = std::fs::read_to_string(format!("{dir}/models.json")).unwrap();
                 assert!(models.contains(&format!("{}/v1", fake.base_url())));
             }
+            Harness::Opencode => {
+                let config = env.home().join(".config/opencode/opencode.json");
+                let config = std::fs::read_to_string(config).unwrap();
+                assert!(config.contains(&format!("{}/v1", fake.base_url())));
+            }
         }
         let mut cmd = std::process::Command::new("env");
         env.apply_std(&mut cmd);

@@ -85,6 +85,7 @@ async fn forks_carry_their_files(harness: Harness) {
             Some(("never", Some("danger-full-access"))),
         ),
         Harness::Pi => (HarnessKind::Pi, None),
+        Harness::Opencode => (HarnessKind::Opencode, None),
     };
     let options = HostOptions {
         harness_env,

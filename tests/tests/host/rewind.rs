@@ -68,6 +68,7 @@ async fn host_for(harness: Harness, s: &host_kit::Setup) -> (Host, HarnessKind, 
             (Some("never"), Some("danger-full-access")),
         ),
         Harness::Pi => (HarnessKind::Pi, (None, None)),
+        Harness::Opencode => (HarnessKind::Opencode, (None, None)),
     };
     let options = HostOptions {
         harness_env,

@@ -3,4 +3,4 @@
 /**
  * Binary paths chosen by the user; empty = auto-detect (`FORKHOST_*_BIN`, then `PATH`).
  */
-export type HarnessPaths = { claude: string | null, codex: string | null, pi: string | null, };
+export type HarnessPaths = { claude: string | null, codex: string | null, pi: string | null, opencode: string | null, };

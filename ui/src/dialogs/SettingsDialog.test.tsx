@@ -45,11 +45,11 @@ describe("harness paths in Settings", () => {
   it("checks only the paths that were set or changed", () => {
     expect(
       changedHarnessPaths(
-        { claude: "/opt/claude", codex: "C:\\npm\\codex.cmd", pi: null },
-        { claude: " /opt/claude ", codex: "C:\\npm\\codex.exe", pi: "  " },
+        { claude: "/opt/claude", codex: "C:\\npm\\codex.cmd", pi: null, opencode: null },
+        { claude: " /opt/claude ", codex: "C:\\npm\\codex.exe", pi: "  ", opencode: null },
       ),
     ).toEqual([{ name: "codex", path: "C:\\npm\\codex.exe" }]);
-    expect(changedHarnessPaths({ claude: "/a", codex: null, pi: null }, { claude: null, codex: null, pi: null })).toEqual(
+    expect(changedHarnessPaths({ claude: "/a", codex: null, pi: null, opencode: null }, { claude: null, codex: null, pi: null, opencode: null })).toEqual(
       [],
     );
   });

@@ -2,7 +2,7 @@
 // message into another harness (a new native session of it; the Host's `fork_into`).
 import type { HarnessKind } from "../bindings/HarnessKind";
 import type { HarnessReport } from "../bindings/HarnessReport";
-import { HARNESSES, HARNESS_NAMES } from "../harnesses";
+import { HARNESS_NAMES, TAKES_CONVERSATIONS } from "../harnesses";
 import type { ContextMenuItem } from "../state";
 import type { ForkRole } from "./selection";
 
@@ -37,7 +37,7 @@ export function continueItems(
 ): ContextMenuItem[] {
   if (harness === undefined) return [];
   const where = role === "user" ? " from before this message" : "";
-  return HARNESSES.filter((h) => h !== harness).map((target) => {
+  return TAKES_CONVERSATIONS.filter((h) => h !== harness).map((target) => {
     const refused = ok ? targetRefusal(target, reports?.find((r) => r.name === target)) : why;
     return {
       label: `Continue in ${HARNESS_NAMES[target]}${where}`,

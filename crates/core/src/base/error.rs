@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 pub enum HostError {
     #[error("thread {0} not found")]
     ThreadNotFound(String),
-    #[error("the native session of {0} is gone")]
+    #[error("session not found: {0}")]
     SessionNotFound(String),
     #[error("turn {0} not found")]
     TurnNotFound(String),

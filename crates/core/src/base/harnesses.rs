@@ -226,10 +226,9 @@ impl Harnesses {
 
     /// Every harness, found or not, each with its sign-in checked; the checks run side by side.
     pub async fn report(&self) -> Vec<HarnessReport> {
-        let reports = HarnessKind::ALL.map(|kind| self.report_one(kind));
-        let [a, b, c] = reports;
-        let (a, b, c) = tokio::join!(a, b, c);
-        vec![a, b, c]
+        let [a, b, c, d] = HarnessKind::ALL.map(|kind| self.report_one(kind));
+        let (a, b, c, d) = tokio::join!(a, b, c, d);
+        vec![a, b, c, d]
     }
 
     async fn report_one(&self, kind: HarnessKind) -> HarnessReport {

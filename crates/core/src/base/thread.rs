@@ -109,7 +109,11 @@ impl Thread {
         }
         match &self.native {
             Some(native) => {
-                if native.path.as_ref().is_some_and(|p| !p.exists()) {
+                if native
+                    .path
+                    .as_ref()
+                    .is_some_and(|p| !forkhost_harness::session_present(self.kind, p))
+                {
                     return Err(HostError::SessionNotFound(format!(
                         "the native session of thread {} is gone",
                         self.id()
@@ -127,7 +131,7 @@ impl Thread {
     /// its source's file (its inherited anchors point there).
     pub fn text_file(&self) -> Option<PathBuf> {
         if let Some(path) = self.native_path() {
-            if path.exists() || self.pending.is_none() {
+            if forkhost_harness::session_present(self.kind, &path) || self.pending.is_none() {
                 return Some(path);
             }
         }

@@ -184,6 +184,12 @@ impl Host {
                 ))
             }
         };
+        let mut inherited = inherited;
+        crate::thread::snapshots::inherit_snapshots(
+            (plan.kind, plan.target),
+            &mut inherited,
+            &plan.anchors,
+        );
         let new_turns: Vec<NewTurn> = inherited
             .iter()
             .map(|a| NewTurn {

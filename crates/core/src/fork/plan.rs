@@ -53,7 +53,7 @@ impl Host {
         let path = native.path.clone().ok_or_else(|| {
             HostError::SessionNotFound(format!("thread {source_id} has no native file"))
         })?;
-        if !path.exists() {
+        if !forkhost_harness::session_present(kind, &path) {
             return Err(HostError::SessionNotFound(format!(
                 "the native session of thread {source_id} is gone"
             )));
@@ -65,6 +65,7 @@ impl Host {
         if thread.pending.is_some() {
             anchors.truncate(stored.len());
         }
+        crate::thread::snapshots::with_snapshots(kind, &mut anchors, &stored);
         let index_of = |turn: &TurnRow| -> HostResult<usize> {
             let i = (turn.ordinal - 1) as usize;
             match anchors.get(i) {

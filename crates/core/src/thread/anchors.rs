@@ -31,7 +31,7 @@ impl Host {
             let Some(path) = thread.native_path() else {
                 return Ok(false);
             };
-            if !path.exists() {
+            if !forkhost_harness::session_present(thread.kind, &path) {
                 // A pending fork's file appears with its first prompt; nothing to read yet.
                 return Ok(false);
             }
@@ -169,7 +169,7 @@ impl Host {
         children: Vec<ThreadRow>,
     ) -> HostResult<ThreadDetail> {
         let history = match thread.text_file() {
-            Some(path) if path.exists() => {
+            Some(path) if forkhost_harness::session_present(thread.kind, &path) => {
                 let host = self.clone();
                 let kind = thread.kind;
                 Some(

@@ -210,14 +210,9 @@ impl Host {
             .session_root(kind)
             .ok_or_else(|| HostError::SessionNotFound(format!("no {kind} session folder")))?;
         let wanted = session.to_owned();
-        let hit = tokio::task::spawn_blocking(move || {
-            session_files(kind, &root)
-                .into_iter()
-                .map(|(p, _)| p)
-                .find(|p| kind.harness().session_id_of(p).as_deref() == Some(wanted.as_str()))
-        })
-        .await
-        .map_err(|e| HostError::Internal(e.to_string()))?;
+        let hit = tokio::task::spawn_blocking(move || kind.harness().find_session(&root, &wanted))
+            .await
+            .map_err(|e| HostError::Internal(e.to_string()))?;
         hit.ok_or_else(|| HostError::SessionNotFound(format!("no {kind} session {session}")))
     }
 

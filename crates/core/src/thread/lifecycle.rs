@@ -221,11 +221,12 @@ impl Host {
     async fn mark_missing_sessions(&self) -> HostResult<Vec<String>> {
         let mut missing = Vec::new();
         for mut row in self.store().threads().await? {
+            let present = |p: &str| match row.harness.parse::<forkhost_harness::HarnessKind>() {
+                Ok(kind) => forkhost_harness::session_present(kind, p),
+                Err(_) => Path::new(p).exists(),
+            };
             let gone = row.state == ThreadState::Ready
-                && row
-                    .native_path
-                    .as_deref()
-                    .is_some_and(|p| !Path::new(p).exists());
+                && row.native_path.as_deref().is_some_and(|p| !present(p));
             if gone {
                 row.state = ThreadState::Missing;
                 match self.store().update_thread(&row).await {

@@ -15,6 +15,7 @@ pub(crate) mod models;
 pub(crate) mod names;
 pub(crate) mod permissions;
 pub(crate) mod pump;
+pub(crate) mod snapshots;
 pub(crate) mod terminal;
 pub(crate) mod turns;
 pub(crate) mod warm;

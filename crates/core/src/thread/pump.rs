@@ -55,7 +55,12 @@ pub(crate) async fn pump(
                 output,
                 is_error,
             }),
-            RuntimeEvent::TurnEnded { outcome, usage, .. } => {
+            RuntimeEvent::TurnEnded {
+                outcome,
+                usage,
+                native_checkpoint_ref,
+                ..
+            } => {
                 // Nothing waits past its turn.
                 host.drop_pending(&thread_id, &turn);
                 // The files as the turn left them, before anyone can fork after it.
@@ -69,6 +74,13 @@ pub(crate) async fn pump(
                 }
                 if let Err(err) = host.sync_thread(&thread_id).await {
                     host.report(&thread_id, &err, "sync after turn failed");
+                }
+                // An ACP agent's copy of the session as the turn left it (snapshots.rs).
+                if let Some(snapshot) = native_checkpoint_ref.filter(|_| turn.thread_turn() > 0) {
+                    let ordinal = turn.thread_turn();
+                    if let Err(err) = host.keep_snapshot(&thread_id, ordinal, &snapshot).await {
+                        host.report(&thread_id, &err, "the turn's snapshot was not kept");
+                    }
                 }
                 let outcome = match outcome {
                     TurnOutcome::Failed { message } => TurnOutcome::Failed {

@@ -1,5 +1,5 @@
 //! Folder trust: a folder with project agent config (Claude's `.claude/` and `.mcp.json`,
-//! `.codex/`, `.pi/`, `.agents/`, in the folder or any folder above it) can make a harness run
+//! `.codex/`, `.pi/`, `.agents/`, OpenCode's `opencode.json` and `.opencode/`, in the folder or any folder above it) can make a harness run
 //! commands of the project's choosing (hooks, MCP servers, extensions) as soon as it starts.
 //! Headless runs skip the CLIs' own trust prompts, so Forkhost asks once per trust root (the
 //! repository's main checkout) and remembers the answer with the config it covered: trusted,

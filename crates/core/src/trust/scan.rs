@@ -15,7 +15,18 @@ use std::path::{Component, Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 /// The project config files and folders that can make a harness run commands.
-const PROJECT_CONFIG: &[&str] = &[".mcp.json", ".claude", ".codex", ".pi", ".agents"];
+/// OpenCode's are `opencode.json`/`opencode.jsonc` (MCP servers, plugins, commands) and
+/// `.opencode/` (plugins run as code, agents, commands, tools).
+const PROJECT_CONFIG: &[&str] = &[
+    ".mcp.json",
+    ".claude",
+    ".codex",
+    ".pi",
+    ".agents",
+    "opencode.json",
+    "opencode.jsonc",
+    ".opencode",
+];
 /// What counts in the home folder itself (the rest there is the user's own config).
 const HOME_CONFIG: &[&str] = &[".mcp.json"];
 /// The files inside those folders that define commands (hooks, MCP servers, packages); each
@@ -50,6 +61,7 @@ const CODE_FOLDERS: &[(&str, &[&str])] = &[
         &["extensions", "skills", "prompts", "themes", "agents"],
     ),
     (".agents", &[""]),
+    (".opencode", &[""]),
 ];
 /// At most this many files are fingerprinted below one config folder, this many folders deep;
 /// a folder with more counts as changed at every scan (fail closed: it cannot be covered).
@@ -344,6 +356,30 @@ mod tests {
             (found.root.as_path(), found.config.as_slice()),
             (plain.as_path(), ["../../.mcp.json".to_owned()].as_slice())
         );
+    }
+
+    /// OpenCode's project config: its file and its folder, whose plugins run as code.
+    #[test]
+    fn opencodes_config_is_found_and_its_plugins_are_covered() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = canonical(&dir);
+        fs::create_dir_all(root.join(".git")).unwrap();
+        write(&root.join("opencode.json"), "{}");
+        write(&root.join("app/.opencode/plugin/a.ts"), "export {}");
+        let found = scan(&root.join("app"), None);
+        assert_eq!(found.config, ["app/.opencode", "opencode.json"]);
+        write(&root.join("app/.opencode/plugin/b.ts"), "export {}");
+        let grown = scan(&root.join("app"), None).fingerprint;
+        assert_eq!(
+            changed(&found.fingerprint, &grown),
+            ["app/.opencode/plugin/b.ts"]
+        );
+        // The installer's own folder in the home folder is not a project's.
+        let elsewhere = tempfile::tempdir().unwrap();
+        let home = canonical(&elsewhere);
+        write(&home.join(".opencode/bin/opencode"), "");
+        fs::create_dir_all(home.join("proj")).unwrap();
+        assert!(scan(&home.join("proj"), Some(&home)).config.is_empty());
     }
 
     #[test]

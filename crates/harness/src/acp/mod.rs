@@ -9,13 +9,15 @@
 //! the approval card); a session as a live runtime with a snapshot after each turn
 //! ([`AcpRuntime`]); and forks at a turn and histories read back, each in a process of its own
 //! ([`AgentSessions`]); OpenCode's sessions read straight from its own database
-//! ([`opencode_db`], equal to its replay and much faster). Still to come: an agent as a
-//! harness kind of the Host (store, app).
+//! ([`opencode_db`], equal to its replay and much faster). OpenCode is a harness kind of the
+//! Host ([`Opencode`]: the registry maps `HarnessKind::Opencode` to it).
 
 mod agent;
 mod fork;
 mod handshake;
+mod opencode;
 pub mod opencode_db;
+pub mod opencode_reader;
 mod permission;
 mod probe;
 mod runtime;
@@ -25,6 +27,7 @@ mod wire;
 use serde::Serialize;
 
 pub use fork::AgentSessions;
+pub use opencode::Opencode;
 pub use probe::{probe, AgentProbe, PROBE_LIMIT};
 pub use runtime::{AcpRuntime, AcpTarget};
 

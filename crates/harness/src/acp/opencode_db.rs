@@ -53,17 +53,8 @@ pub fn read_session(db: &Path, id: &str) -> Result<Vec<Turn>, HistoryError> {
             path: db.to_owned(),
         });
     }
-    let conn = Connection::open_with_flags(
-        db,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(failed)?;
-    conn.busy_timeout(Duration::from_secs(5)).map_err(failed)?;
-    let known: Option<String> = conn
-        .query_row("SELECT id FROM session WHERE id = ?1", [id], |r| r.get(0))
-        .optional()
-        .map_err(failed)?;
-    if known.is_none() {
+    let conn = open(db).map_err(failed)?;
+    if directory_in(&conn, id).map_err(failed)?.is_none() {
         return Err(HistoryError::SessionNotFound { path: db.join(id) });
     }
     let mut messages = conn
@@ -102,6 +93,38 @@ pub fn read_session(db: &Path, id: &str) -> Result<Vec<Turn>, HistoryError> {
         }
     }
     Ok(cut.turns)
+}
+
+/// Whether session `id` is in the database at `db` (a database that cannot be read has none).
+pub fn has_session(db: &Path, id: &str) -> bool {
+    directory(db, id).is_some()
+}
+
+/// The folder session `id` of the database at `db` was made in.
+pub fn directory(db: &Path, id: &str) -> Option<String> {
+    if !db.is_file() {
+        return None;
+    }
+    open(db)
+        .ok()
+        .and_then(|conn| directory_in(&conn, id).ok().flatten())
+}
+
+/// The database, read-only: OpenCode may be writing it (WAL), and a reader never blocks it.
+fn open(db: &Path) -> rusqlite::Result<Connection> {
+    let conn = Connection::open_with_flags(
+        db,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(Duration::from_secs(5))?;
+    Ok(conn)
+}
+
+fn directory_in(conn: &Connection, id: &str) -> rusqlite::Result<Option<String>> {
+    conn.query_row("SELECT directory FROM session WHERE id = ?1", [id], |r| {
+        r.get(0)
+    })
+    .optional()
 }
 
 /// The turns cut so far, oldest first; a reply (and its usage) goes to the last one.

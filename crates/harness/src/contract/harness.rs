@@ -81,8 +81,28 @@ pub trait Harness: Send + Sync {
     fn session_files(&self, root: &Path) -> Vec<PathBuf> {
         self.session_layout().files_under(root)
     }
+    /// Its session `id` under `root` (its [`sessions_root`]), if there.
+    ///
+    /// [`sessions_root`]: Harness::sessions_root
+    fn find_session(&self, root: &Path, id: &str) -> Option<PathBuf> {
+        self.session_files(root)
+            .into_iter()
+            .find(|p| self.session_id_of(p).as_deref() == Some(id))
+    }
     /// The transcript reader for one of its session files.
     fn open_reader(&self, path: &Path) -> Result<Box<dyn SessionReader>, HistoryError>;
+    /// Whether the session at `path` is there to read: its file exists. A harness that keeps
+    /// its sessions elsewhere (OpenCode: rows of one database) says what "there" means.
+    fn session_present(&self, path: &Path) -> bool {
+        path.exists()
+    }
+    /// Whether its turns' checkpoints are snapshots Forkhost keeps (the store's turn rows)
+    /// rather than coordinates its session records: an ACP agent forks only a session's head,
+    /// so its runtime copies the session after each turn (`TurnEnded.native_checkpoint_ref`)
+    /// and a fork cuts at such a copy.
+    fn keeps_snapshots(&self) -> bool {
+        false
+    }
 
     // --- Running it ---
 

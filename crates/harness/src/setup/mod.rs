@@ -3,11 +3,12 @@
 //! desktop app's first-run view and `forkhost doctor`, so both say the same thing.
 //!
 //! The sign-in check asks the CLI itself (Claude's `auth status`, Codex's `login status`, Pi's
-//! `--list-models`); it never sends a prompt, runs off the caller's thread and is bounded by
+//! `--list-models`, OpenCode's `auth list`); it never sends a prompt, runs off the caller's thread and is bounded by
 //! [`SIGN_IN_TIMEOUT`]. Each harness's facts and its reading of the answer live in its own file.
 
 mod claude;
 mod codex;
+mod opencode;
 mod pi;
 
 use std::time::Duration;
@@ -120,6 +121,7 @@ fn facts(kind: HarnessKind) -> &'static SetupFacts {
         HarnessKind::Claude => &claude::FACTS,
         HarnessKind::Codex => &codex::FACTS,
         HarnessKind::Pi => &pi::FACTS,
+        HarnessKind::Opencode => &opencode::FACTS,
     }
 }
 
@@ -217,6 +219,7 @@ pub fn sign_in_hint(kind: HarnessKind, error_text: &str) -> Option<String> {
         HarnessKind::Claude => claude::says_signed_out(&lower),
         HarnessKind::Codex => codex::says_signed_out(&lower),
         HarnessKind::Pi => pi::says_signed_out(&lower),
+        HarnessKind::Opencode => opencode::says_signed_out(&lower),
     };
     says.then(|| {
         format!(

@@ -180,6 +180,7 @@ pub const fn kind_of(harness: Harness) -> HarnessKind {
         Harness::Claude => HarnessKind::Claude,
         Harness::Codex => HarnessKind::Codex,
         Harness::Pi => HarnessKind::Pi,
+        Harness::Opencode => HarnessKind::Opencode,
     }
 }
 
