@@ -74,7 +74,7 @@ enum Command {
     Doctor,
     /// Start a new thread, optionally with its first prompt.
     New {
-        /// claude, codex or pi.
+        /// claude, codex, pi or opencode.
         #[arg(long)]
         harness: HarnessKind,
         /// The folder the harness works in.
