@@ -332,3 +332,63 @@ fn a_thread_continues_in_another_harness_through_the_cli() {
         "turn_not_found"
     );
 }
+
+/// An OpenCode thread continues in Claude Code from its second turn: Claude's model receives
+/// OpenCode's first turn (prompt and reply) and the new prompt; a conversation cannot continue
+/// *into* OpenCode (an ACP agent keeps its sessions its own way), which is refused in words
+/// with nothing made.
+#[test]
+fn an_opencode_thread_continues_in_claude_code() {
+    let model = FakeModel::start_blocking(FakeModelOptions::default()).unwrap();
+    let Some(env) =
+        HarnessEnv::for_fake_all(&[Harness::Opencode, Harness::Claude], &model).unwrap()
+    else {
+        return;
+    };
+    let data = tempfile::tempdir().unwrap();
+    let cli = Cli {
+        env: &env,
+        data: data.path(),
+    };
+    let cwd = env.work_dir().to_str().unwrap().to_owned();
+    let created = cli.ok(&[
+        "new",
+        "--harness",
+        "opencode",
+        "--cwd",
+        &cwd,
+        "first prompt",
+    ]);
+    let source = id(&created);
+    cli.ok(&["send", &source, "second prompt"]);
+
+    let forked = cli.ok(&["fork", &source, "--before", "2", "--into", "claude"]);
+    assert_eq!(forked["thread"]["harness"], "claude", "{forked}");
+    assert_eq!(forked["prefill"], "second prompt");
+    let note = forked["carry_note"].as_str().unwrap_or_default();
+    assert!(
+        note.starts_with("Continued from OpenCode: 1 turn"),
+        "{forked}"
+    );
+    cli.ok(&["send", &id(&forked), "on claude now"]);
+    assert_eq!(
+        turn_conversation(&model),
+        [
+            Msg::user("first prompt"),
+            reply(1, "first prompt"),
+            Msg::user("on claude now")
+        ]
+    );
+
+    // Into OpenCode: refused, and no thread is left half made.
+    let claude = id(&forked);
+    let before = cli.ok(&["threads"])["threads"].as_array().unwrap().len();
+    assert_eq!(
+        cli.err_code(&["fork", &claude, "--after", "1", "--into", "opencode"]),
+        "unsupported"
+    );
+    assert_eq!(
+        cli.ok(&["threads"])["threads"].as_array().unwrap().len(),
+        before
+    );
+}
