@@ -231,3 +231,85 @@ async fn opening_a_thread_starts_its_harnesss_spare_for_the_first_fork() {
     );
     warm.shutdown().await;
 }
+
+/// The user prompts of the last model request that offered tools: OpenCode also asks the model
+/// for a session's title, a request without tools, when it chooses.
+fn turn_prompts(model: &FakeModel) -> Vec<String> {
+    let last = model
+        .model_requests()
+        .into_iter()
+        .rev()
+        .find(|r| !r.tools.is_empty())
+        .expect("a model request with tools");
+    last.dialogue()
+        .into_iter()
+        .filter(|m| m.role == Role::User)
+        .map(|m| m.text)
+        .collect()
+}
+
+/// Each turn's messages of `thread` as the Host reads them back.
+async fn read_back(host: &Host, thread: &str) -> Vec<Vec<(String, String)>> {
+    let detail = host.show(thread).await.unwrap();
+    detail
+        .turns
+        .iter()
+        .map(|t| {
+            t.messages
+                .iter()
+                .map(|m| (format!("{:?}", m.role), m.text.clone()))
+                .collect()
+        })
+        .collect()
+}
+
+/// OpenCode (ACP) keeps a warm spare too: a fork copies the turn's snapshot inside it instead
+/// of starting OpenCode, and the spare is then the fork's runtime, whose first turn carries
+/// exactly the kept history; a fork before the first turn is a new session there. The source
+/// reads back the same. Printed: warm beside cold (the same fork in a Host without spares).
+#[tokio::test]
+async fn opencode_fork_copies_its_snapshot_in_a_warm_spare_that_becomes_its_runtime() {
+    let Some(s) = setup(Harness::Opencode).await else {
+        return;
+    };
+    let warm = s.host_with(|o| o.warm_forks = true).await;
+    let (source_id, _, _) = source(&s, &warm).await;
+    let before = read_back(&warm, &source_id).await;
+    // The spare started with the source's runtime; OpenCode takes 2–4 s to start.
+    tokio::time::sleep(Duration::from_secs(6)).await;
+
+    let mut events = warm.subscribe();
+    let after1 = ForkAt::After(TurnRef::Number(1));
+    let forked = warm.fork(&source_id, after1.clone()).await.unwrap();
+    let fork = forked.thread.thread.id.clone();
+    assert!(forked.timing.warm, "the fork did not run in the warm spare");
+    assert!(
+        started(&mut events, &fork, Duration::from_secs(5)).await,
+        "the fork did not come with its runtime"
+    );
+    turn(&warm, &fork, "after the fork").await;
+    assert_eq!(turn_prompts(&s.model), ["first question", "after the fork"]);
+
+    // Before the first turn: a new session in the next spare.
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    let fresh = warm
+        .fork(&source_id, ForkAt::Before(TurnRef::Number(1)))
+        .await
+        .unwrap();
+    assert!(fresh.timing.warm, "the second fork did not run in a spare");
+    assert_eq!(fresh.prefill.as_deref(), Some("first question"));
+    turn(&warm, &fresh.thread.thread.id, "from the start").await;
+    assert_eq!(turn_prompts(&s.model), ["from the start"]);
+    assert_eq!(read_back(&warm, &source_id).await, before);
+    warm.shutdown().await;
+
+    // The same fork in a Host without spares, over the same store (the snapshots are there).
+    let cold = s.host().await;
+    let cold_fork = cold.fork(&source_id, after1).await.unwrap();
+    assert!(!cold_fork.timing.warm);
+    println!(
+        "opencode fork, native step: warm {:.0} ms (after turn 1) and {:.0} ms (before turn 1) | cold {:.0} ms",
+        forked.timing.native_ms, fresh.timing.native_ms, cold_fork.timing.native_ms
+    );
+    cold.shutdown().await;
+}

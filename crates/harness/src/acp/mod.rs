@@ -21,6 +21,7 @@ pub mod opencode_reader;
 mod permission;
 mod probe;
 mod runtime;
+mod spare;
 mod updates;
 mod wire;
 

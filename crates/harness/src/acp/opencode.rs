@@ -11,8 +11,8 @@ use super::opencode_reader::{self, OpencodeReader};
 use super::{opencode_db, AcpRuntime, AcpTarget, AgentCommand, AgentSessions};
 use crate::contract::{
     forks_at_turns, no_fork, version_triple, Capabilities, Cut, EventSender, ForkRequest, Forked,
-    Harness, HarnessFacts, LiveRuntime, NativeSession, OpenSpec, PermissionChoices, RuntimeEvent,
-    SessionLayout, SessionTarget, VersionPins,
+    Harness, HarnessBinary, HarnessFacts, LiveRuntime, NativeSession, OpenSpec, PermissionChoices,
+    RuntimeEvent, SessionLayout, SessionTarget, VersionPins, WarmSpare,
 };
 use crate::history::{HistoryError, SessionReader};
 use crate::{HarnessError, HarnessKind, HarnessResult};
@@ -50,7 +50,7 @@ const UNTRUSTED_ENV: &[(&str, &str)] = &[
 
 impl Opencode {
     /// The shipped agent entry this harness runs.
-    fn agent() -> AgentCommand {
+    pub(super) fn agent() -> AgentCommand {
         super::shipped()
             .into_iter()
             .find(|a| a.name == "opencode")
@@ -70,7 +70,11 @@ impl Opencode {
         env
     }
 
-    fn native(id: String, env: &[(String, String)], cwd: &Path) -> HarnessResult<NativeSession> {
+    pub(super) fn native(
+        id: String,
+        env: &[(String, String)],
+        cwd: &Path,
+    ) -> HarnessResult<NativeSession> {
         let db = opencode_db::database(env).ok_or_else(|| {
             HarnessError::InvalidInput("no home folder to find OpenCode's database in".into())
         })?;
@@ -211,32 +215,24 @@ impl Harness for Opencode {
         self.fork_trusting(request, None).await
     }
 
+    /// `opencode acp`, initialized, in a private empty folder and without any project's
+    /// config: a fork copies its snapshot there (~0.2 s) instead of starting OpenCode (2–4 s),
+    /// and the process is then the fork's runtime ([`super::spare`]).
+    async fn spare(
+        &self,
+        binary: &HarnessBinary,
+        env: &[(String, String)],
+    ) -> Option<HarnessResult<Box<dyn WarmSpare>>> {
+        let started = super::spare::AcpSpare::start(&Self::agent(), binary, env).await;
+        Some(started.map(|spare| Box::new(spare) as Box<dyn WarmSpare>))
+    }
+
     async fn fork_trusting(
         &self,
         request: ForkRequest<'_>,
         trusted: Option<bool>,
     ) -> HarnessResult<Forked> {
-        let last_kept = match request.cut {
-            Cut::After(i) => Some(i),
-            Cut::Before(0) => None,
-            Cut::Before(i) => Some(i - 1),
-        };
-        let snapshot = match last_kept {
-            None => None,
-            Some(i) => {
-                let anchor = request.anchors.get(i).ok_or_else(|| {
-                    HarnessError::InvalidInput(format!("the session has no turn {}", i + 1))
-                })?;
-                Some(anchor.native_checkpoint_ref.as_deref().ok_or_else(|| {
-                    HarnessError::Unsupported(format!(
-                        "turn {} of this OpenCode session has no snapshot (it was made outside \
-                         Forkhost, or its snapshot failed), so OpenCode cannot fork there: \
-                         continue in Claude Code, Codex or Pi instead",
-                        i + 1
-                    ))
-                })?)
-            }
-        };
+        let snapshot = snapshot_at(&request)?;
         let agent = Self::agent();
         let env = Self::env_for(request.env, trusted);
         let sessions = AgentSessions {
@@ -269,6 +265,32 @@ impl Harness for Opencode {
         }
         Ok(vec!["--session".to_owned(), session.session_id.clone()])
     }
+}
+
+/// The snapshot a fork at `request.cut` copies: that of the last turn it keeps (`None` before
+/// the first turn: the fork is a new session). A kept turn without one refuses in words.
+pub(super) fn snapshot_at<'a>(request: &ForkRequest<'a>) -> HarnessResult<Option<&'a str>> {
+    let last_kept = match request.cut {
+        Cut::After(i) => Some(i),
+        Cut::Before(0) => None,
+        Cut::Before(i) => Some(i - 1),
+    };
+    let Some(i) = last_kept else {
+        return Ok(None);
+    };
+    let anchor = request
+        .anchors
+        .get(i)
+        .ok_or_else(|| HarnessError::InvalidInput(format!("the session has no turn {}", i + 1)))?;
+    let snapshot = anchor.native_checkpoint_ref.as_deref().ok_or_else(|| {
+        HarnessError::Unsupported(format!(
+            "turn {} of this OpenCode session has no snapshot (it was made outside Forkhost, or \
+             its snapshot failed), so OpenCode cannot fork there: continue in Claude Code, \
+             Codex or Pi instead",
+            i + 1
+        ))
+    })?;
+    Ok(Some(snapshot))
 }
 
 #[cfg(test)]

@@ -64,18 +64,29 @@ impl AcpRuntime {
                 session_id
             }
         };
+        tracing::info!(agent = %agent.name, pid = process.pid(), "acp session open");
+        Ok(AcpRuntime::adopt(process, session_id, cwd, events))
+    }
+
+    /// The runtime of session `session_id`, already open in `process` (a warm spare's fork):
+    /// its updates go to `events` from now on.
+    pub(super) fn adopt(
+        process: AgentProcess,
+        session_id: String,
+        cwd: PathBuf,
+        events: EventSender,
+    ) -> AcpRuntime {
         process.point(Sink::Live {
             session: session_id.clone(),
             events: events.clone(),
         });
-        tracing::info!(agent = %agent.name, pid = process.pid(), "acp session open");
-        Ok(AcpRuntime {
+        AcpRuntime {
             process,
             session_id,
             cwd,
             events,
             running: Arc::default(),
-        })
+        }
     }
 
     /// The agent's id for the session this runtime runs.
