@@ -19,6 +19,7 @@ impl Host {
         let Some(path) = thread.native_path() else {
             return Ok(());
         };
+        let path = thread.kind.harness().watched_file(&path);
         if path.parent().is_none() {
             return Ok(());
         }

@@ -153,6 +153,20 @@ impl Harness for Opencode {
         Ok(Box::new(OpencodeReader::open(path)?))
     }
 
+    /// Every write to the database goes to its write-ahead log first (OpenCode runs SQLite in
+    /// WAL mode), whichever session it is for: a followed thread re-reads its rows (a few
+    /// milliseconds) on each.
+    fn watched_file(&self, path: &Path) -> PathBuf {
+        match opencode_reader::split(path) {
+            Some((db, _)) => {
+                let mut wal = db.as_os_str().to_owned();
+                wal.push("-wal");
+                PathBuf::from(wal)
+            }
+            None => path.to_owned(),
+        }
+    }
+
     fn session_present(&self, path: &Path) -> bool {
         opencode_reader::present(path)
     }
@@ -324,6 +338,15 @@ mod tests {
         let env = Opencode::env_for(&[("HOME".into(), "/h".into())], Some(false));
         assert!(env.contains(&("OPENCODE_DISABLE_PROJECT_CONFIG".into(), "1".into())));
         assert_eq!(Opencode::env_for(&[], Some(true)), Vec::new());
+    }
+
+    #[test]
+    fn a_followed_session_watches_the_databases_log() {
+        let path = opencode_reader::session_path(Path::new("/h/opencode/opencode.db"), "ses_1");
+        assert_eq!(
+            Opencode.watched_file(&path),
+            Path::new("/h/opencode/opencode.db-wal")
+        );
     }
 
     #[test]

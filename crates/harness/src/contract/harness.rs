@@ -96,6 +96,11 @@ pub trait Harness: Send + Sync {
     fn session_present(&self, path: &Path) -> bool {
         path.exists()
     }
+    /// The file whose changes mean the session at `path` may have changed (what a followed
+    /// thread watches): the session file itself, by default.
+    fn watched_file(&self, path: &Path) -> PathBuf {
+        path.to_owned()
+    }
     /// Whether its turns' checkpoints are snapshots Forkhost keeps (the store's turn rows)
     /// rather than coordinates its session records: an ACP agent forks only a session's head,
     /// so its runtime copies the session after each turn (`TurnEnded.native_checkpoint_ref`)
