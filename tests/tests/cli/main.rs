@@ -1,3 +1,4 @@
+mod acp;
 #[cfg(unix)]
 mod agents;
 mod approvals;
