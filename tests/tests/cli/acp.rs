@@ -130,6 +130,22 @@ fn an_opencode_session_made_elsewhere_is_adopted_and_fork_says_where_it_cannot()
         ]
     );
 
+    // Search reads OpenCode's threads through their reader: the turn and the fork's own.
+    let found = cli.ok(&["search", "through forkhost"]);
+    let threads: Vec<&str> = found["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|g| g["thread_id"].as_str())
+        .collect();
+    assert_eq!(threads, [thread.as_str()], "{found}");
+    let found = cli.ok(&["search", "in the fork"]);
+    assert_eq!(
+        found["groups"][0]["thread_id"],
+        id(&after2).as_str(),
+        "{found}"
+    );
+
     // An id OpenCode does not have.
     assert_eq!(
         cli.err_code(&["import", "opencode", "ses_nosuchsession"]),

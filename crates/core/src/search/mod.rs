@@ -209,9 +209,27 @@ impl Host {
                 count: AtomicUsize::new(0),
                 found: Mutex::new(Vec::new()),
             };
-            let paths: Vec<PathBuf> = jobs.iter().map(|j| j.path.clone()).collect();
+            // A session that is database rows has no bytes to prefilter: its reader reads it
+            // (an empty path is skipped by the scan).
+            let raw = |j: &Job| j.kind.harness().session_is_a_file();
+            let paths: Vec<PathBuf> = jobs
+                .iter()
+                .map(|j| {
+                    if raw(j) {
+                        j.path.clone()
+                    } else {
+                        PathBuf::new()
+                    }
+                })
+                .collect();
             let stats = ScanStats::default();
             let stop = || run.stop.load(Ordering::Relaxed) || cancel.load(Ordering::Relaxed);
+            for (i, _) in jobs.iter().enumerate().filter(|(_, j)| !raw(j)) {
+                if stop() {
+                    break;
+                }
+                run.file(i);
+            }
             candidates(&paths, &prefilter, &stop, &stats, &|i| run.file(i));
             let truncated = stop();
             let found = run.found.into_inner().unwrap_or_else(|e| e.into_inner());

@@ -167,6 +167,10 @@ impl Harness for Opencode {
         }
     }
 
+    fn session_is_a_file(&self) -> bool {
+        false
+    }
+
     fn session_present(&self, path: &Path) -> bool {
         opencode_reader::present(path)
     }

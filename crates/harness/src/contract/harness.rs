@@ -96,6 +96,11 @@ pub trait Harness: Send + Sync {
     fn session_present(&self, path: &Path) -> bool {
         path.exists()
     }
+    /// Whether its session at a path is a file of text a raw scan can read (search's
+    /// prefilter); a session that is rows of a database (OpenCode) is read by its reader only.
+    fn session_is_a_file(&self) -> bool {
+        true
+    }
     /// The file whose changes mean the session at `path` may have changed (what a followed
     /// thread watches): the session file itself, by default.
     fn watched_file(&self, path: &Path) -> PathBuf {
