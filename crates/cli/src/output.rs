@@ -323,6 +323,7 @@ mod tests {
             granularity: "turn".into(),
             eager_fork: false,
             note: None,
+            snapshots: false,
         });
         claude.found_by = Some(FoundBy::Fallback);
         claude.support = Some(VersionSupport::NewerThanTested);
@@ -354,6 +355,7 @@ mod tests {
             granularity: "turn".into(),
             eager_fork: true,
             note: None,
+            snapshots: false,
         });
         codex.sign_in = Some(SignIn::SignedOut);
         codex.next_step =

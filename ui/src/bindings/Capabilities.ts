@@ -19,4 +19,10 @@ eager_fork: boolean,
 /**
  * Why a capability is missing, when one is.
  */
-note: string | null, };
+note: string | null, 
+/**
+ * Its checkpoints are copies of the session Forkhost makes after each turn (an ACP agent
+ * forks only a session's head): a turn without one (a session made outside Forkhost)
+ * cannot be forked after, though its conversation can continue in another agent.
+ */
+snapshots: boolean, };

@@ -96,6 +96,16 @@ describe("a message's menu", () => {
     expect(item(list, "Copy as Markdown").disabled).toBe(false);
   });
 
+  it("keeps Continue in another agent on where only the agent's own fork is refused", () => {
+    const why = "Can't fork here: OpenCode has no copy of the session after turn 1";
+    const row = message("assistant", 1, { fork: { ok: false, why, carries: true } });
+    const list = items(row, { harness: "opencode" });
+    expect(item(list, "Fork after this reply")).toMatchObject({ disabled: true, title: why });
+    for (const label of ["Continue in Claude Code", "Continue in Codex", "Continue in Pi"]) {
+      expect(item(list, label).disabled).toBe(false);
+    }
+  });
+
   it("sends each item to its action with the row's turn, text and choices", () => {
     const act = actions();
     const list = items(message("assistant", 3), { inGit: true, harness: "codex" }, act);

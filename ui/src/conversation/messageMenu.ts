@@ -48,6 +48,8 @@ export function messageMenuItems(
   const other = context.where === "window" ? "tab" : "window";
   const ok = row.fork.ok;
   const why = row.fork.ok ? undefined : row.fork.why;
+  // Refused natively only: the conversation still continues in another agent.
+  const carries = !row.fork.ok && row.fork.carries === true;
   const text = row.kind === "message" ? copyText(row.message) : row.text;
   // A live row is the turn still running: what needs its end (its Markdown, a rewind to it) is off.
   const ended = row.kind === "message";
@@ -62,7 +64,14 @@ export function messageMenuItems(
       (files) => actions.fork(false, files),
       context.hasCheckpoints,
     ),
-    ...continueItems(context.harness, row.role, ok, why, (into) => actions.fork(false, undefined, into), context.doctor),
+    ...continueItems(
+      context.harness,
+      row.role,
+      ok || carries,
+      carries ? undefined : why,
+      (into) => actions.fork(false, undefined, into),
+      context.doctor,
+    ),
     {
       label: "Continue on another machine…",
       disabled: !ok,

@@ -35,7 +35,7 @@ describe("continueItems and the target harness", () => {
     name,
     path: `/bin/${name}`,
     version: "1.0.0",
-    capabilities: { boundaries: ["after", "before", "latest"], granularity: "turn", eager_fork: true, note: null },
+    capabilities: { boundaries: ["after", "before", "latest"], granularity: "turn", eager_fork: true, note: null, snapshots: false },
     error: null,
     found_by: "path",
     notes: [],
@@ -58,7 +58,7 @@ describe("continueItems and the target harness", () => {
   it("disables a target whose version cannot take a history, with its reason", () => {
     const old = ready("pi", {
       version: "0.9.0",
-      capabilities: { boundaries: [], granularity: "turn", eager_fork: false, note: "needs RPC fork (1.0+)" },
+      capabilities: { boundaries: [], granularity: "turn", eager_fork: false, note: "needs RPC fork (1.0+)", snapshots: false },
     });
     const items = continueItems("codex", "assistant", true, undefined, () => {}, [old]);
     const pi = items.find((i) => i.label === "Continue in Pi");

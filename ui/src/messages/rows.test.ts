@@ -46,7 +46,7 @@ const claude: HarnessReport = {
   name: "claude",
   path: "/bin/claude",
   version: "2",
-  capabilities: { boundaries: ["after", "before", "latest"], granularity: "turn", eager_fork: false, note: null },
+  capabilities: { boundaries: ["after", "before", "latest"], granularity: "turn", eager_fork: false, note: null, snapshots: false },
   error: null,
   found_by: "path",
   notes: [],
@@ -104,5 +104,28 @@ describe("rows", () => {
       why: "Can't fork: claude is not available (not on PATH)",
     });
     expect(forkAbility({ state: "ready", harness: "claude" }, "assistant", undefined)).toEqual({ ok: true });
+  });
+
+  it("refuses a fork where an ACP agent has no copy of the session, and lets it continue elsewhere", () => {
+    const opencode: HarnessReport = {
+      ...claude,
+      name: "opencode",
+      capabilities: { ...claude.capabilities!, snapshots: true },
+    };
+    const d = detail(3, { harness: "opencode" });
+    // Turn 1 came from outside Forkhost; turns 2 and 3 were taken here and have their copies.
+    d.turns[1]!.native_checkpoint_ref = "ses_2";
+    d.turns[2]!.native_checkpoint_ref = "ses_3";
+    const fork = buildRows(d, undefined, opencode, () => undefined).map((r) => (r.kind === "message" ? r.fork : null));
+    const refused = {
+      ok: false,
+      carries: true,
+      why: "Can't fork here: OpenCode has no copy of the session after turn 1 (it was made outside Forkhost): continue in another agent instead",
+    };
+    // Before turn 1 (a new session) forks; after turn 1 and before turn 2 need turn 1's copy.
+    expect(fork).toEqual([{ ok: true }, refused, refused, { ok: true }, { ok: true }, { ok: true }]);
+    // A harness that keeps its own checkpoints is not judged by them.
+    const rows = buildRows(detail(1), undefined, claude, () => undefined);
+    expect(rows.every((r) => r.kind !== "message" || r.fork.ok)).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 // A thread as the rows of the virtualized conversation list, and whether each row can fork.
 // Pure functions, unit-tested.
 import type { HarnessReport } from "../bindings/HarnessReport";
+import { harnessName } from "../harnesses";
 import type { MessageView } from "../bindings/MessageView";
 import type { ThreadDetail } from "../bindings/ThreadDetail";
 import type { ThreadView } from "../bindings/ThreadView";
@@ -18,7 +19,11 @@ export function forkLabel(role: Role): string {
 }
 
 /** Whether a message can fork, and if not, why (shown as the button's title). */
-export type ForkAbility = { ok: true } | { ok: false; why: string };
+/**
+ * Whether a message can be forked at, and if not why. `carries`: the native fork is refused but
+ * the conversation can still continue in another agent (a turn an ACP agent has no copy of).
+ */
+export type ForkAbility = { ok: true } | { ok: false; why: string; carries?: boolean };
 
 export interface MessageRow {
   kind: "message";
@@ -96,6 +101,23 @@ export function forkAbility(
   return { ok: true };
 }
 
+/**
+ * For an agent whose checkpoints are Forkhost's copies of the session (`snapshots`): a fork that
+ * keeps `kept` last needs its copy. `undefined` when that is not what stops it (the turn has
+ * one, no turn is kept, or the harness keeps its own checkpoints).
+ */
+function snapshotAbility(
+  kept: ThreadDetail["turns"][number] | undefined,
+  report: HarnessReport | undefined,
+): ForkAbility | undefined {
+  if (!kept || !report?.capabilities?.snapshots || !kept.complete || kept.native_checkpoint_ref) return undefined;
+  return {
+    ok: false,
+    carries: true,
+    why: `Can't fork here: ${harnessName(report.name)} has no copy of the session after turn ${kept.number} (it was made outside Forkhost): continue in another agent instead`,
+  };
+}
+
 function cannotFork(harness: string, boundary: string, caps: Capabilities): string {
   const what = boundary === "before" ? "before a turn" : "after a turn";
   return `Can't fork: ${harness} can't fork ${what}${caps.note ? ` (${caps.note})` : ""}`;
@@ -122,8 +144,15 @@ export function buildRows(
     assistant: forkAbility(detail, "assistant", report),
     tool: forkAbility(detail, "tool", report),
   };
+  let previous: ThreadDetail["turns"][number] | undefined;
   for (const turn of detail.turns) {
     const messages = turn.messages;
+    const own = {
+      user: snapshotAbility(previous, report) ?? abilities.user,
+      assistant: snapshotAbility(turn, report) ?? abilities.assistant,
+      tool: snapshotAbility(turn, report) ?? abilities.tool,
+    };
+    previous = turn;
     const before = turn.forks.length ? turn.forks.filter((id) => forkBoundary(id) === "before") : NONE;
     const after = turn.forks.length ? turn.forks.filter((id) => forkBoundary(id) !== "before") : NONE;
     let lastReply = -1;
@@ -146,7 +175,7 @@ export function buildRows(
         turnId: turn.id,
         role,
         message,
-        fork: abilities[role],
+        fork: own[role],
         forks,
         cost: i === lastReply && turn.complete ? turn : null,
       });

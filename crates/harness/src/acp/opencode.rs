@@ -106,7 +106,10 @@ impl Harness for Opencode {
 
     fn capabilities(&self, version: &str) -> Capabilities {
         match version_triple(version) {
-            Some(v) if v >= MIN_VERSION => forks_at_turns(true),
+            Some(v) if v >= MIN_VERSION => Capabilities {
+                snapshots: true,
+                ..forks_at_turns(true)
+            },
             _ => no_fork(
                 true,
                 format!(
@@ -356,6 +359,7 @@ mod tests {
     #[test]
     fn it_forks_at_turns_from_its_verified_version() {
         assert!(Opencode.capabilities("1.18.33").forks_at("before"));
+        assert!(Opencode.capabilities("1.18.33").snapshots);
         assert!(Opencode.capabilities("1.17.0").note.is_some());
         assert!(Opencode.names_itself("opencode-ai 1.18.33"));
     }

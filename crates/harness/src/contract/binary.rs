@@ -32,6 +32,11 @@ pub struct Capabilities {
     pub eager_fork: bool,
     /// Why a capability is missing, when one is.
     pub note: Option<String>,
+    /// Its checkpoints are copies of the session Forkhost makes after each turn (an ACP agent
+    /// forks only a session's head): a turn without one (a session made outside Forkhost)
+    /// cannot be forked after, though its conversation can continue in another agent.
+    #[serde(default)]
+    pub snapshots: bool,
 }
 
 impl Capabilities {
@@ -78,6 +83,7 @@ pub fn forks_at_turns(eager_fork: bool) -> Capabilities {
         granularity: "turn".into(),
         eager_fork,
         note: None,
+        snapshots: false,
     }
 }
 
@@ -88,6 +94,7 @@ pub fn no_fork(eager_fork: bool, why: String) -> Capabilities {
         granularity: "turn".into(),
         eager_fork,
         note: Some(why),
+        snapshots: false,
     }
 }
 
