@@ -9,7 +9,7 @@ import { Modal } from "../ui/Modal";
 import { ModalFooter } from "../ui/ModalFooter";
 import { loadDoctor } from "../ui/open";
 import { targetRefusal } from "../fork/continueIn";
-import { HARNESSES, HARNESS_NAMES } from "../harnesses";
+import { HARNESSES, HARNESS_NAMES, TAKES_CONVERSATIONS } from "../harnesses";
 import * as ipc from "../ipc";
 import { threadById, useApp } from "../state";
 import { type RaceAsk, closeRaceDialog, startRace, useRaces } from "./race";
@@ -64,11 +64,16 @@ function RaceForm({ ask }: { ask: RaceAsk }) {
 
   const refusals = useMemo(
     () =>
-      Object.fromEntries(HARNESSES.map((h) => [h, targetRefusal(h, doctor?.find((r) => r.name === h))])) as Record<
-        HarnessKind,
-        string | undefined
-      >,
-    [doctor],
+      Object.fromEntries(
+        HARNESSES.map((h) => [
+          h,
+          // A lane in another agent takes the conversation: only some agents can.
+          h !== own && !TAKES_CONVERSATIONS.includes(h)
+            ? `${HARNESS_NAMES[h]} cannot take a conversation from another agent`
+            : targetRefusal(h, doctor?.find((r) => r.name === h)),
+        ]),
+      ) as Record<HarnessKind, string | undefined>,
+    [doctor, own],
   );
   const shown = lanes.slice(0, n);
   // An approval covers exactly the text shown: a changed text is asked about again.
