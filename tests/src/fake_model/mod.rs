@@ -409,6 +409,15 @@ impl FakeModel {
         self.model_requests().pop()
     }
 
+    /// The last request of a turn: one that offered the model tools. A harness's side requests
+    /// offer none (OpenCode asks for a new session's title at a time of its choosing).
+    pub fn last_turn_request(&self) -> Option<RequestRecord> {
+        self.model_requests()
+            .into_iter()
+            .rev()
+            .find(|r| !r.tools.is_empty())
+    }
+
     /// Forgets the logged requests.
     pub fn clear_requests(&self) {
         self.shared.log.lock().unwrap().clear();

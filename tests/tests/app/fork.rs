@@ -678,10 +678,7 @@ async fn harness_session(
     let last_conversation = |model: &FakeModel| -> Result<Vec<Msg>> {
         match which {
             Harness::Opencode => model
-                .model_requests()
-                .into_iter()
-                .rev()
-                .find(|r| !r.tools.is_empty())
+                .last_turn_request()
                 .map(|r| r.conversation())
                 .context("the model got no turn"),
             _ => last_conversation(model),

@@ -21,14 +21,11 @@ fn reply(turn: usize, text: &str) -> Msg {
     Msg::assistant(format!("reply (turn {turn}) to: {text}"))
 }
 
-/// What the model received on the last turn (OpenCode's title requests offer no tools).
+/// What the model received on the last turn (not OpenCode's title requests).
 fn turn_conversation(model: &FakeModel) -> Vec<Msg> {
     model
-        .model_requests()
-        .into_iter()
-        .rev()
-        .find(|r| !r.tools.is_empty())
-        .expect("a model request with tools")
+        .last_turn_request()
+        .expect("a turn's model request")
         .conversation()
 }
 

@@ -21,15 +21,11 @@ fn conversation(model: &FakeModel) -> Vec<Msg> {
         .conversation()
 }
 
-/// What the model received on the last turn: OpenCode also asks the model for a new session's
-/// title, a request of its own without tools, at a time of its choosing.
+/// What the model received on the last turn (not a side request: OpenCode's session titles).
 fn turn_conversation(model: &FakeModel) -> Vec<Msg> {
     model
-        .model_requests()
-        .into_iter()
-        .rev()
-        .find(|r| !r.tools.is_empty())
-        .expect("a model request with tools")
+        .last_turn_request()
+        .expect("a turn's model request")
         .conversation()
 }
 

@@ -235,12 +235,7 @@ async fn opening_a_thread_starts_its_harnesss_spare_for_the_first_fork() {
 /// The user prompts of the last model request that offered tools: OpenCode also asks the model
 /// for a session's title, a request without tools, when it chooses.
 fn turn_prompts(model: &FakeModel) -> Vec<String> {
-    let last = model
-        .model_requests()
-        .into_iter()
-        .rev()
-        .find(|r| !r.tools.is_empty())
-        .expect("a model request with tools");
+    let last = model.last_turn_request().expect("a turn's model request");
     last.dialogue()
         .into_iter()
         .filter(|m| m.role == Role::User)
