@@ -77,7 +77,8 @@ pub(crate) struct SetupFacts {
     pub sign_in_command: &'static str,
     /// How to sign in, as the end of a sentence ("run `codex login` in a terminal").
     pub sign_in_how: &'static str,
-    /// The arguments of the sign-in check (the CLI's own status command).
+    /// The arguments of the sign-in check (the CLI's own status command); none: the check
+    /// reads files only, and starts nothing (`classify` gets an empty output).
     pub sign_in_args: &'static [&'static str],
     /// Variables the check runs with (no network beyond what the status command needs).
     pub sign_in_env: &'static [(&'static str, &'static str)],
@@ -185,6 +186,9 @@ pub async fn check_sign_in_with(
     env: &(dyn Fn(&str) -> Option<String> + Sync),
 ) -> SignIn {
     let f = facts(bin.kind);
+    if f.sign_in_args.is_empty() {
+        return (f.classify)(&CheckOutput::default(), env);
+    }
     let mut cmd = HarnessCommand::new(&bin.path);
     cmd.args(f.sign_in_args);
     let check_env: Vec<(String, String)> = f
