@@ -1,5 +1,5 @@
 //! A newcomer's first run of the desktop app (issue 26), with no harness on PATH and no
-//! `FORKHOST_*_BIN`: the empty window is the first-run view, listing Claude Code, Codex and Pi
+//! `FORKHOST_*_BIN`: the empty window is the first-run view, listing Claude Code, Codex, Pi and OpenCode
 //! as not installed with the command that installs each; Choose its file… pointed at the pinned
 //! Pi makes it ready, New thread then preselects Pi (the only one usable) and a thread runs
 //! against the fake model. A Codex stand-in that answers `login status` with "Not logged in" is
@@ -29,6 +29,7 @@ fn nothing_installed(bin_dir: &Path, home: Option<&Path>) -> Vec<(String, String
         "FORKHOST_CLAUDE_BIN",
         "FORKHOST_CODEX_BIN",
         "FORKHOST_PI_BIN",
+        "FORKHOST_OPENCODE_BIN",
     ]
     .into_iter()
     .map(|v| (v.to_owned(), String::new()))
@@ -124,7 +125,7 @@ async fn newcomer(
     wait_css(client, welcome, DOCTOR)
         .await
         .context("the empty window should be the first-run view with nothing installed")?;
-    for name in ["claude", "codex", "pi"] {
+    for name in ["claude", "codex", "pi", "opencode"] {
         wait_card(client, welcome, name, "missing").await?;
     }
     let text = js(

@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use super::agent::AgentProcess;
 use super::AgentCommand;
+use crate::contract::{Cut, ForkRequest};
 use crate::error::{HarnessError, HarnessResult};
 use crate::history::Turn;
 
@@ -55,4 +56,33 @@ impl AgentSessions<'_> {
     async fn start(&self, cwd: &Path) -> HarnessResult<AgentProcess> {
         AgentProcess::start(self.agent, self.program, cwd, self.env).await
     }
+}
+
+/// The snapshot a fork at `request.cut` copies: that of the last turn it keeps (`None` before
+/// the first turn: the fork is a new session). A kept turn without one refuses in words.
+pub(super) fn snapshot_at<'a>(
+    request: &ForkRequest<'a>,
+    product: &str,
+) -> HarnessResult<Option<&'a str>> {
+    let last_kept = match request.cut {
+        Cut::After(i) => Some(i),
+        Cut::Before(0) => None,
+        Cut::Before(i) => Some(i - 1),
+    };
+    let Some(i) = last_kept else {
+        return Ok(None);
+    };
+    let anchor = request
+        .anchors
+        .get(i)
+        .ok_or_else(|| HarnessError::InvalidInput(format!("the session has no turn {}", i + 1)))?;
+    let snapshot = anchor.native_checkpoint_ref.as_deref().ok_or_else(|| {
+        HarnessError::Unsupported(format!(
+            "turn {} of this {product} session has no snapshot (it was made outside Forkhost, or \
+             its snapshot failed), so {product} cannot fork there: continue in Claude Code, \
+             Codex or Pi instead",
+            i + 1
+        ))
+    })?;
+    Ok(Some(snapshot))
 }

@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use super::opencode_reader::{self, OpencodeReader};
 use super::{opencode_db, AcpRuntime, AcpTarget, AgentCommand, AgentSessions};
 use crate::contract::{
-    forks_at_turns, no_fork, version_triple, Capabilities, Cut, EventSender, ForkRequest, Forked,
+    forks_at_turns, no_fork, version_triple, Capabilities, EventSender, ForkRequest, Forked,
     Harness, HarnessBinary, HarnessFacts, LiveRuntime, NativeSession, OpenSpec, PermissionChoices,
     RuntimeEvent, SessionLayout, SessionTarget, VersionPins, WarmSpare,
 };
@@ -68,22 +68,6 @@ impl Opencode {
             );
         }
         env
-    }
-
-    pub(super) fn native(
-        id: String,
-        env: &[(String, String)],
-        cwd: &Path,
-    ) -> HarnessResult<NativeSession> {
-        let db = opencode_db::database(env).ok_or_else(|| {
-            HarnessError::InvalidInput("no home folder to find OpenCode's database in".into())
-        })?;
-        Ok(NativeSession {
-            kind: HarnessKind::Opencode,
-            path: Some(opencode_reader::session_path(&db, &id)),
-            session_id: id,
-            cwd: cwd.to_owned(),
-        })
     }
 }
 
@@ -221,7 +205,8 @@ impl Harness for Opencode {
         )
         .await?;
         if resumed.is_none() {
-            let session = Self::native(runtime.session_id().to_owned(), &spec.env, &cwd)?;
+            let session =
+                opencode_reader::native(runtime.session_id().to_owned(), &spec.env, &cwd)?;
             let _ = events.send(RuntimeEvent::Session { session });
         }
         if spec.permissions.mode.is_some() {
@@ -253,7 +238,7 @@ impl Harness for Opencode {
         request: ForkRequest<'_>,
         trusted: Option<bool>,
     ) -> HarnessResult<Forked> {
-        let snapshot = snapshot_at(&request)?;
+        let snapshot = super::fork::snapshot_at(&request, "OpenCode")?;
         let agent = Self::agent();
         let env = Self::env_for(request.env, trusted);
         let sessions = AgentSessions {
@@ -264,7 +249,7 @@ impl Harness for Opencode {
         let cwd = request.fork_cwd();
         let id = sessions.fork_at(snapshot, cwd).await?;
         Ok(Forked {
-            session: Self::native(id, request.env, cwd)?,
+            session: opencode_reader::native(id, request.env, cwd)?,
             pending: None,
         })
     }
@@ -286,32 +271,6 @@ impl Harness for Opencode {
         }
         Ok(vec!["--session".to_owned(), session.session_id.clone()])
     }
-}
-
-/// The snapshot a fork at `request.cut` copies: that of the last turn it keeps (`None` before
-/// the first turn: the fork is a new session). A kept turn without one refuses in words.
-pub(super) fn snapshot_at<'a>(request: &ForkRequest<'a>) -> HarnessResult<Option<&'a str>> {
-    let last_kept = match request.cut {
-        Cut::After(i) => Some(i),
-        Cut::Before(0) => None,
-        Cut::Before(i) => Some(i - 1),
-    };
-    let Some(i) = last_kept else {
-        return Ok(None);
-    };
-    let anchor = request
-        .anchors
-        .get(i)
-        .ok_or_else(|| HarnessError::InvalidInput(format!("the session has no turn {}", i + 1)))?;
-    let snapshot = anchor.native_checkpoint_ref.as_deref().ok_or_else(|| {
-        HarnessError::Unsupported(format!(
-            "turn {} of this OpenCode session has no snapshot (it was made outside Forkhost, or \
-             its snapshot failed), so OpenCode cannot fork there: continue in Claude Code, \
-             Codex or Pi instead",
-            i + 1
-        ))
-    })?;
-    Ok(Some(snapshot))
 }
 
 #[cfg(test)]

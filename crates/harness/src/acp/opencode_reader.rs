@@ -10,8 +10,9 @@
 use std::path::{Path, PathBuf};
 
 use super::opencode_db;
+use crate::contract::NativeSession;
 use crate::history::{Appended, History, HistoryError, SessionReader, Turn, TurnAnchor};
-use crate::HarnessKind;
+use crate::{HarnessError, HarnessKind, HarnessResult};
 
 /// The session path of session `id` in the database at `db`.
 pub fn session_path(db: &Path, id: &str) -> PathBuf {
@@ -34,6 +35,20 @@ pub fn split(path: &Path) -> Option<(&Path, &str)> {
 /// Whether the session a session path names is in its database.
 pub fn present(path: &Path) -> bool {
     split(path).is_some_and(|(db, id)| opencode_db::has_session(db, id))
+}
+
+/// The coordinates of OpenCode session `id` made in `cwd`, for a process with the extra
+/// variables `env` (which say where its database is).
+pub fn native(id: String, env: &[(String, String)], cwd: &Path) -> HarnessResult<NativeSession> {
+    let db = opencode_db::database(env).ok_or_else(|| {
+        HarnessError::InvalidInput("no home folder to find OpenCode's database in".into())
+    })?;
+    Ok(NativeSession {
+        kind: HarnessKind::Opencode,
+        path: Some(session_path(&db, &id)),
+        session_id: id,
+        cwd: cwd.to_owned(),
+    })
 }
 
 pub struct OpencodeReader {

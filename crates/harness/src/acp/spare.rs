@@ -18,7 +18,8 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 
 use super::agent::AgentProcess;
-use super::opencode::{snapshot_at, Opencode};
+use super::fork::snapshot_at;
+use super::opencode_reader;
 use super::{AcpRuntime, AgentCommand};
 use crate::contract::{
     spare_folder, EventSender, ForkRequest, Forked, HarnessBinary, LiveRuntime, PermissionMode,
@@ -79,11 +80,11 @@ impl WarmSpare for AcpSpare {
         let process = self.process;
         let cwd = request.fork_cwd().to_owned();
         let made = async {
-            let id = match snapshot_at(&request)? {
+            let id = match snapshot_at(&request, &process.product)? {
                 Some(snapshot) => process.fork_session(snapshot, &cwd).await?,
                 None => process.new_session(&cwd).await?,
             };
-            let session = Opencode::native(id, request.env, &cwd)?;
+            let session = opencode_reader::native(id, request.env, &cwd)?;
             Ok::<_, crate::HarnessError>(session)
         }
         .await;

@@ -98,6 +98,12 @@ impl AppEnv {
             unset.extend(env.scrubbed_vars());
             set.extend(env.vars().iter().cloned());
         }
+        // The ACP agents only where a test names them (`extra`): the app asks every harness
+        // it finds at start, and OpenCode is a 185 MB program.
+        unset.extend([
+            "FORKHOST_OPENCODE_BIN".to_owned(),
+            "FORKHOST_GEMINI_BIN".to_owned(),
+        ]);
         // The harness binaries, and the app's own switches when the test run sets them.
         for var in [
             "FORKHOST_CLAUDE_BIN",
