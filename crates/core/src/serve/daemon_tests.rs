@@ -46,7 +46,20 @@ async fn a_clients_calls_come_back_as_the_hosts_own_answers() {
     let Returned::Harnesses { harnesses } = connection.call(Call::Doctor).await.unwrap() else {
         panic!("not the harnesses");
     };
-    assert_eq!(harnesses, t.host.doctor().await);
+    // Each harness as found: a sign-in check asks the harness itself again, and under load
+    // one may give no answer within its bound the second time (`unknown`), so that is left out.
+    let found = |reports: &[crate::HarnessReport]| -> Vec<_> {
+        reports
+            .iter()
+            .map(|h| {
+                let mut h = h.clone();
+                h.sign_in = None;
+                h.next_step = None;
+                h
+            })
+            .collect()
+    };
+    assert_eq!(found(&harnesses), found(&t.host.doctor().await));
     assert!(
         harnesses
             .iter()
