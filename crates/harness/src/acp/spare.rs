@@ -54,6 +54,14 @@ impl AcpSpare {
         env: &[(String, String)],
     ) -> HarnessResult<AcpSpare> {
         let started = Instant::now();
+        // OpenCode's first start in a home creates its database; a second process starting
+        // beside it (the thread's runtime, as the app opens a new thread) could race it to
+        // create the tables. No spare until the database is there.
+        if super::opencode_db::database(env).is_none_or(|db| !db.is_file()) {
+            return Err(crate::HarnessError::Unsupported(
+                "no warm OpenCode spare before OpenCode's first start here".into(),
+            ));
+        }
         let cwd = spare_folder(HarnessKind::Opencode)?;
         let mut env = env.to_vec();
         env.push(("OPENCODE_DISABLE_PROJECT_CONFIG".into(), "1".into()));
