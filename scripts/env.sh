@@ -6,6 +6,11 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$FORKHOST_CACHE/target}"
 # Tools the setup installs with cargo (tauri-driver) and npm (a newer Node when needed).
 export PATH="$FORKHOST_CACHE/tools/bin:$FORKHOST_CACHE/node/node_modules/node/bin:$HOME/.cargo/bin:$PATH"
 
+# A failing test's error is its message and context chain. CI shows only the tail of a failing
+# test's output, and an error's backtrace (anyhow captures one when RUST_BACKTRACE is set)
+# pushed the message itself out of it. Panics keep their backtraces.
+export RUST_LIB_BACKTRACE="${RUST_LIB_BACKTRACE:-0}"
+
 step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
 
 # Installs the Debian packages among the arguments that are not installed yet (sudo only when
