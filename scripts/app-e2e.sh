@@ -116,11 +116,29 @@ webdriver_start ""
 
 export FORKHOST_APP_BINARY="$app_binary"
 log "running ${#names[@]} app tests (${modules[*]:-all files}) against $FORKHOST_APP_BINARY"
+run_tests() {
+  # A hung WebDriver call must fail the run, not eat CI's whole budget.
+  timeout --kill-after=30 "${FORKHOST_APP_E2E_TIMEOUT:-1800}" \
+    cargo test -p forkhost-tests --test app -- --nocapture --test-threads=1 --exact "$@" 2>&1 |
+    tee "$artifacts/app-e2e.out"
+  return "${PIPESTATUS[0]}"
+}
 set +e
-# A hung WebDriver call must fail the run, not eat CI's whole budget.
-timeout --kill-after=30 "${FORKHOST_APP_E2E_TIMEOUT:-1800}" \
-  cargo test -p forkhost-tests --test app -- --nocapture --test-threads=1 --exact "${names[@]}"
+run_tests "${names[@]}"
 status=$?
+# A desktop app driven through a virtual display and WebDriver has timing a unit test has not
+# (a window's first paint under a loaded CI machine). A test that failed runs once more, alone,
+# and the run passes only if it passes then; its first failure stays printed above, and the
+# retry is named in the log so a test that needs it is seen and mended.
+if ((status != 0 && status != 124 && status != 137)); then
+  mapfile -t failed < <(sed -n '/^failures:$/,/^test result:/{s/^    \([a-z_0-9]*::[a-z_0-9]*\)$/\1/p}' "$artifacts/app-e2e.out" | sort -u)
+  if ((${#failed[@]} > 0 && ${#failed[@]} <= 2)); then
+    log "RETRY: ${failed[*]} failed; running once more (the first failure is above)"
+    run_tests "${failed[@]}"
+    status=$?
+    ((status == 0)) && log "RETRY PASSED: ${failed[*]} (flaky: its first failure is above; mend it)"
+  fi
+fi
 set -e
 log "done (exit $status); artifacts in $artifacts"
 exit "$status"

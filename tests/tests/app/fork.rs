@@ -633,6 +633,12 @@ async fn app_pi_fork_flow() -> Result<()> {
     harness_fork_flow(Harness::Pi).await
 }
 
+/// OpenCode, an ACP agent: the same flow; its Fork on reply 1 copies that turn's snapshot.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn app_opencode_fork_flow() -> Result<()> {
+    harness_fork_flow(Harness::Opencode).await
+}
+
 async fn harness_fork_flow(which: Harness) -> Result<()> {
     let Some(app) = app_binary()? else {
         return Ok(());
@@ -641,7 +647,16 @@ async fn harness_fork_flow(which: Harness) -> Result<()> {
     let Some(harness) = HarnessEnv::for_fake(which, &model)? else {
         return Ok(());
     };
-    let env = AppEnv::new(&app, Some(&harness))?;
+    // The other app tests leave OpenCode out (its binary is 185 MB, and its doctor check
+    // starts it); this one names it.
+    let opencode: Vec<(String, String)> = match (which, harness.bin()) {
+        (Harness::Opencode, Some(bin)) => vec![(
+            which.bin_var().to_owned(),
+            bin.to_string_lossy().into_owned(),
+        )],
+        _ => Vec::new(),
+    };
+    let env = AppEnv::with_vars(&app, Some(&harness), &opencode)?;
     let mut shots = Shots::new(&format!("app_fork_{}", which.name()))?;
     let client = env.launch().await?;
     let result = harness_session(&client, &model, &harness, which, &mut shots).await;
@@ -659,6 +674,16 @@ async fn harness_session(
     which: Harness,
     shots: &mut Shots,
 ) -> Result<()> {
+    // OpenCode also asks the model for a new session's title, a request without tools.
+    let last_conversation = |model: &FakeModel| -> Result<Vec<Msg>> {
+        match which {
+            Harness::Opencode => model
+                .last_turn_request()
+                .map(|r| r.conversation())
+                .context("the model got no turn"),
+            _ => last_conversation(model),
+        }
+    };
     let main = client.window().await?;
     new_thread(client, which.name(), harness.work_dir(), "first prompt").await?;
     send_prompt(client, "second prompt").await?;
