@@ -29,6 +29,7 @@ where
     let (client, result) = body(client).await;
     if result.is_err() {
         shots.take(&client, "failure").await;
+        shots.keep_app_log(env);
     }
     let closed = client.close().await;
     result?;
@@ -76,6 +77,7 @@ async fn app_claude_fork_flow() -> Result<()> {
     let result = check_layout(&client, &layout_before, &mut shots).await;
     if result.is_err() {
         shots.take(&client, "restart-failure").await;
+        shots.keep_app_log(&env);
     }
     client.close().await.ok();
     result
@@ -662,6 +664,7 @@ async fn harness_fork_flow(which: Harness) -> Result<()> {
     let result = harness_session(&client, &model, &harness, which, &mut shots).await;
     if result.is_err() {
         shots.take(&client, "failure").await;
+        shots.keep_app_log(&env);
     }
     client.close().await.ok();
     result

@@ -217,6 +217,33 @@ impl Shots {
         self
     }
 
+    /// After a failure: copies the app's log files (they hold no prompts) beside the
+    /// screenshots, and prints their last warnings, so a run that only keeps its output (CI)
+    /// still says what the app saw. Never fails the test.
+    pub fn keep_app_log(&self, env: &AppEnv) {
+        let logs = env.data_dir.join("logs");
+        let Ok(entries) = std::fs::read_dir(&logs) else {
+            println!("no app log in {}", logs.display());
+            return;
+        };
+        let mut lines = Vec::new();
+        for entry in entries.flatten() {
+            let to = self.dir.join(format!("app-{}", entry.file_name().to_string_lossy()));
+            std::fs::copy(entry.path(), &to).ok();
+            if let Ok(text) = std::fs::read_to_string(entry.path()) {
+                lines.extend(
+                    text.lines()
+                        .filter(|l| l.contains("WARN") || l.contains("ERROR"))
+                        .map(str::to_owned),
+                );
+            }
+        }
+        println!("the app's log: {} (its last warnings below)", self.dir.display());
+        for line in &lines[lines.len().saturating_sub(12)..] {
+            println!("  {line}");
+        }
+    }
+
     /// Saves the current window as `NN-name.png`; returns its path. Never fails the test.
     pub async fn take(&mut self, client: &Client, name: &str) -> Option<PathBuf> {
         self.n += 1;
