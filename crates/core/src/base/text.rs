@@ -37,11 +37,14 @@ impl TextCache {
             .unwrap_or_else(|e| e.into_inner())
             .remove(path)
             .filter(|e| e.reader.kind() == kind);
-        let (mut reader, old) = match cached {
-            Some(entry) => (entry.reader, entry.turns),
-            None => (open_reader(kind, path)?, Arc::new(Vec::new())),
+        let (mut reader, old, opened) = match cached {
+            Some(entry) => (entry.reader, entry.turns, false),
+            None => (open_reader(kind, path)?, Arc::new(Vec::new()), true),
         };
-        if !old.is_empty() {
+        // A kept reader catches up, even one that held no turn yet: a session whose agent
+        // makes it before its first turn (OpenCode's `session/new`) is read empty once, and
+        // must not stay empty.
+        if !opened {
             reader.read_appended()?;
         }
         let anchors = reader.anchors();
@@ -129,5 +132,20 @@ mod tests {
         assert_eq!(*grown, fresh, "incremental text equals a full read");
         assert_eq!(grown.len(), 2);
         assert_eq!(grown[1].messages.last().unwrap().text, "reply two");
+    }
+
+    #[test]
+    fn a_session_read_before_its_first_turn_shows_the_turn_once_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let mut file = std::fs::File::create(&path).unwrap();
+        let cache = TextCache::default();
+        assert!(cache.turns(HarnessKind::Claude, &path).unwrap().is_empty());
+        writeln!(file, "{}", line("user", "u1", None, "one")).unwrap();
+        writeln!(file, "{}", line("assistant", "a1", Some("u1"), "reply one")).unwrap();
+        drop(file);
+        let grown = cache.turns(HarnessKind::Claude, &path).unwrap();
+        assert_eq!(grown.len(), 1, "the first turn, read after an empty read");
+        assert_eq!(grown[0].messages.last().unwrap().text, "reply one");
     }
 }
