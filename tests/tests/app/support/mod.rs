@@ -228,7 +228,9 @@ impl Shots {
         };
         let mut lines = Vec::new();
         for entry in entries.flatten() {
-            let to = self.dir.join(format!("app-{}", entry.file_name().to_string_lossy()));
+            let to = self
+                .dir
+                .join(format!("app-{}", entry.file_name().to_string_lossy()));
             std::fs::copy(entry.path(), &to).ok();
             if let Ok(text) = std::fs::read_to_string(entry.path()) {
                 lines.extend(
@@ -238,7 +240,10 @@ impl Shots {
                 );
             }
         }
-        println!("the app's log: {} (its last warnings below)", self.dir.display());
+        println!(
+            "the app's log: {} (its last warnings below)",
+            self.dir.display()
+        );
         for line in &lines[lines.len().saturating_sub(12)..] {
             println!("  {line}");
         }
