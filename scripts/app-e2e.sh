@@ -76,7 +76,7 @@ if [[ -z "${FORKHOST_CLAUDE_BIN:-}${FORKHOST_CODEX_BIN:-}${FORKHOST_PI_BIN:-}" ]
   log "installing / locating the harness CLIs"
   eval "$(bash scripts/install-harnesses.sh --print-env)" || log "no harness CLIs: their tests skip"
 fi
-export FORKHOST_CLAUDE_BIN FORKHOST_CODEX_BIN FORKHOST_PI_BIN FORKHOST_OPENCODE_BIN
+export FORKHOST_CLAUDE_BIN FORKHOST_CODEX_BIN FORKHOST_PI_BIN FORKHOST_OPENCODE_BIN FORKHOST_GEMINI_BIN
 
 if [[ -z "${SKIP_BUILD:-}" ]]; then
   if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then

@@ -44,7 +44,7 @@ exec > >(tee test-artifacts/bench.log) 2>&1
 
 bash scripts/setup.sh --tests
 eval "$(bash scripts/install-harnesses.sh --print-env)"
-export FORKHOST_CLAUDE_BIN FORKHOST_CODEX_BIN FORKHOST_PI_BIN FORKHOST_OPENCODE_BIN
+export FORKHOST_CLAUDE_BIN FORKHOST_CODEX_BIN FORKHOST_PI_BIN FORKHOST_OPENCODE_BIN FORKHOST_GEMINI_BIN
 
 step "this machine"
 printf '%s, %s cores, %s\n' "$(uname -sr)" "$(nproc)" \

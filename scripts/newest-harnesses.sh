@@ -55,7 +55,7 @@ done
 
 eval "$(bash scripts/install-harnesses.sh --set scratch --claude "${version[claude]}" \
   --codex "${version[codex]}" --pi "${version[pi]}" --print-env)"
-export FORKHOST_CLAUDE_BIN FORKHOST_CODEX_BIN FORKHOST_PI_BIN FORKHOST_OPENCODE_BIN
+export FORKHOST_CLAUDE_BIN FORKHOST_CODEX_BIN FORKHOST_PI_BIN FORKHOST_OPENCODE_BIN FORKHOST_GEMINI_BIN
 export FORKHOST_REQUIRE_HARNESSES=1
 
 declare -A passed=()

@@ -76,7 +76,7 @@ run_named() {
 step "install what is missing (scripts/setup.sh --tests)"
 bash scripts/setup.sh --tests
 eval "$(bash scripts/install-harnesses.sh --print-env)"
-export FORKHOST_CLAUDE_BIN FORKHOST_CODEX_BIN FORKHOST_PI_BIN FORKHOST_OPENCODE_BIN
+export FORKHOST_CLAUDE_BIN FORKHOST_CODEX_BIN FORKHOST_PI_BIN FORKHOST_OPENCODE_BIN FORKHOST_GEMINI_BIN
 # The remote-host tests' OpenSSH server (tests/src/sshd.rs); setup.sh installed it.
 export FORKHOST_SSHD=/usr/sbin/sshd
 
@@ -192,7 +192,7 @@ step "the real-CLI suites again, against the newest verified harness versions"
 if ((${#newest[@]})); then
   (
     eval "$(bash scripts/install-harnesses.sh --set newest --print-env)"
-    export FORKHOST_CLAUDE_BIN FORKHOST_CODEX_BIN FORKHOST_PI_BIN FORKHOST_OPENCODE_BIN
+    export FORKHOST_CLAUDE_BIN FORKHOST_CODEX_BIN FORKHOST_PI_BIN FORKHOST_OPENCODE_BIN FORKHOST_GEMINI_BIN
     for harness in "${newest[@]}"; do
       run_named harness "^(${harness}::|smoke::.*${harness})"
       run_named host "^(behaviour|fork_crash|continue_in|rewind)::.*${harness}"

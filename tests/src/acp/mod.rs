@@ -2,6 +2,7 @@
 //! stand-in ([`stand_in`]): a small script speaking the protocol, for the faults real agents
 //! cannot be made to show.
 
+pub mod gemini;
 pub mod opencode;
 
 use std::path::PathBuf;

@@ -42,6 +42,7 @@
 pub mod history;
 
 mod anthropic;
+mod gemini;
 mod openai;
 pub mod script;
 mod sse;
@@ -74,6 +75,12 @@ pub enum Protocol {
     OpenAiResponses,
     /// `POST /v1/chat/completions`
     OpenAiChat,
+    /// `POST …/models/{model}:streamGenerateContent` (Gemini: a turn)
+    GeminiStream,
+    /// `POST …/models/{model}:generateContent` (Gemini CLI's side questions, not turns)
+    GeminiGenerate,
+    /// `POST …/models/{model}:countTokens`
+    GeminiCountTokens,
     /// `GET /v1/models`
     Models,
     /// `HEAD /` or `GET /`
@@ -87,7 +94,10 @@ impl Protocol {
     pub fn is_model_call(self) -> bool {
         matches!(
             self,
-            Protocol::AnthropicMessages | Protocol::OpenAiResponses | Protocol::OpenAiChat
+            Protocol::AnthropicMessages
+                | Protocol::OpenAiResponses
+                | Protocol::OpenAiChat
+                | Protocol::GeminiStream
         )
     }
 }
@@ -467,6 +477,12 @@ async fn handle(State(shared): State<Arc<Shared>>, req: Request) -> Response {
         Protocol::OpenAiResponses
     } else if method == Method::POST && trimmed.ends_with("/chat/completions") {
         Protocol::OpenAiChat
+    } else if method == Method::POST && trimmed.ends_with(":streamGenerateContent") {
+        Protocol::GeminiStream
+    } else if method == Method::POST && trimmed.ends_with(":generateContent") {
+        Protocol::GeminiGenerate
+    } else if method == Method::POST && trimmed.ends_with(":countTokens") {
+        Protocol::GeminiCountTokens
     } else if method == Method::GET && trimmed.ends_with("/models") {
         Protocol::Models
     } else if (method == Method::GET || method == Method::HEAD) && trimmed.is_empty() {
@@ -481,6 +497,7 @@ async fn handle(State(shared): State<Arc<Shared>>, req: Request) -> Response {
         }
         Protocol::OpenAiResponses => Some(openai::parse_responses(&body)),
         Protocol::OpenAiChat => Some(openai::parse_chat(&body)),
+        Protocol::GeminiStream | Protocol::GeminiGenerate => Some(gemini::parse(&path, &body)),
         _ => None,
     };
 
@@ -521,7 +538,13 @@ async fn handle(State(shared): State<Arc<Shared>>, req: Request) -> Response {
             model: body
                 .get("model")
                 .and_then(Value::as_str)
-                .map(str::to_string),
+                .map(str::to_string)
+                .or_else(|| {
+                    parsed
+                        .as_ref()
+                        .map(|p| p.model.clone())
+                        .filter(|m| !m.is_empty())
+                }),
             stream: parsed.as_ref().is_some_and(|p| p.stream),
             turn: history::turn_number(&history),
             history,
@@ -566,6 +589,19 @@ async fn handle(State(shared): State<Arc<Shared>>, req: Request) -> Response {
             axum::Json(json!({ "input_tokens": input_tokens })).into_response()
         }
         (Protocol::Models, _, _) => axum::Json(models_list()).into_response(),
+        (Protocol::GeminiCountTokens, _, _) => {
+            axum::Json(json!({ "totalTokens": input_tokens })).into_response()
+        }
+        (Protocol::GeminiGenerate, Some(parsed), _) => gemini::respond_side(
+            &parsed.model,
+            &Ctx {
+                delta_delay: Duration::ZERO,
+                delta_count: 1,
+                id: seq.to_string(),
+                input_tokens,
+                output_tokens: 10,
+            },
+        ),
         (Protocol::Probe, _, _) => StatusCode::OK.into_response(),
         (proto, Some(parsed), Some(plan)) => {
             let slow = opts.always_slow
@@ -593,6 +629,7 @@ async fn handle(State(shared): State<Arc<Shared>>, req: Request) -> Response {
             match proto {
                 Protocol::AnthropicMessages => anthropic::respond(&parsed, &plan, &ctx),
                 Protocol::OpenAiResponses => openai::respond_responses(&parsed, &plan, &ctx),
+                Protocol::GeminiStream => gemini::respond_stream(&parsed, &plan, &ctx),
                 _ => openai::respond_chat(&parsed, &plan, &ctx, &body),
             }
         }

@@ -1,6 +1,8 @@
 #[cfg(unix)]
 mod acp;
 #[cfg(unix)]
+mod acp_gemini;
+#[cfg(unix)]
 mod acp_opencode;
 mod claude;
 mod codex;

@@ -3,8 +3,9 @@
 //! turn's events, into a replay of a stored session, or nowhere.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -22,6 +23,10 @@ use crate::rpc::{CallError, Event, RpcChild, RpcClient};
 /// `session/new`, `session/load`, `session/fork`): Gemini CLI's first start is reported near
 /// 12 s cold, OpenCode's `initialize` takes ~4 s here.
 pub(crate) const CALL_LIMIT: Duration = Duration::from_secs(60);
+/// How long no update must come for a `session/load`'s replay to be over
+/// ([`AgentProcess::replay_ended`]), and the most that waiting may take.
+const REPLAY_QUIET: Duration = Duration::from_millis(150);
+const REPLAY_LIMIT: Duration = Duration::from_secs(5);
 
 /// What the agent said it can do, as far as a runtime needs it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -56,6 +61,8 @@ pub(crate) struct AgentProcess {
     pub product: String,
     pub offers: Offers,
     sink: Shared<Sink>,
+    /// How many `session/update`s arrived, of any session: how a replay is seen to end.
+    updates: Arc<AtomicU64>,
 }
 
 impl AgentProcess {
@@ -69,10 +76,17 @@ impl AgentProcess {
         let spawned = spawn(agent, program, cwd, env)?;
         let product = agent.product_name.clone();
         let sink: Shared<Sink> = Arc::new(Mutex::new(Sink::Drop));
+        let updates = Arc::new(AtomicU64::new(0));
         let client: Arc<OnceLock<RpcClient<AcpWire>>> = Arc::default();
         let handler = {
             let (sink, client, product) = (sink.clone(), client.clone(), product.clone());
-            move |event: Event<Inbound>| on_event(event, &sink, &client, &product)
+            let updates = updates.clone();
+            move |event: Event<Inbound>| {
+                if matches!(event, Event::Message(Inbound::Update { .. })) {
+                    updates.fetch_add(1, Ordering::Relaxed);
+                }
+                on_event(event, &sink, &client, &product)
+            }
         };
         let who = product.clone();
         let rpc = RpcChild::start(
@@ -87,6 +101,7 @@ impl AgentProcess {
             product,
             offers: Offers::default(),
             sink,
+            updates,
         };
         let answer = process
             .call(
@@ -177,6 +192,9 @@ impl AgentProcess {
         } else if self.offers.load {
             let before = self.point(Sink::Drop);
             let loaded = self.call("session/load", params, CALL_LIMIT).await;
+            if loaded.is_ok() {
+                self.replay_ended().await;
+            }
             self.point(before);
             loaded?;
         } else {
@@ -187,6 +205,24 @@ impl AgentProcess {
             )));
         }
         Ok(())
+    }
+
+    /// Waits for the rest of a `session/load`'s replay. The protocol plays a session back
+    /// before answering, but Gemini CLI (0.61.0) answers first and plays it back after: taken
+    /// as live, its old replies would open the next turn. The replay is over once no update came
+    /// for [`REPLAY_QUIET`] (bounded by [`REPLAY_LIMIT`]); an agent that replays first costs
+    /// that one quiet moment.
+    async fn replay_ended(&self) {
+        let deadline = Instant::now() + REPLAY_LIMIT;
+        let mut seen = self.updates.load(Ordering::Relaxed);
+        loop {
+            tokio::time::sleep(REPLAY_QUIET).await;
+            let now = self.updates.load(Ordering::Relaxed);
+            if now == seen || Instant::now() >= deadline {
+                return;
+            }
+            seen = now;
+        }
     }
 
     /// Stored session `id` as the agent plays it back (`session/load`), cut into turns.
@@ -208,6 +244,9 @@ impl AgentProcess {
                 CALL_LIMIT,
             )
             .await;
+        if loaded.is_ok() {
+            self.replay_ended().await;
+        }
         let replayed = self.point(before);
         loaded?;
         match replayed {

@@ -14,6 +14,7 @@
 
 mod agent;
 mod fork;
+pub mod gemini_chat;
 mod handshake;
 mod opencode;
 pub mod opencode_db;

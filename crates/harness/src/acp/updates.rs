@@ -35,9 +35,21 @@ pub(crate) fn live_events(update: &Value) -> Vec<RuntimeEvent> {
 }
 
 /// A turn's usage from `session/prompt`'s answer (`usage`: input, output, cached and thought
-/// tokens), where the agent reports it.
+/// tokens), where the agent reports it. Gemini CLI (0.61.0) reports none there, but its own
+/// count in `_meta.quota.token_count` (`input_tokens`, `output_tokens`).
 pub(crate) fn prompt_usage(answer: &Value) -> Option<TurnUsage> {
-    let usage = answer.get("usage")?;
+    let Some(usage) = answer.get("usage") else {
+        let count = answer.pointer("/_meta/quota/token_count")?;
+        let n = |key: &str| count.get(key).and_then(Value::as_u64);
+        return Some(TurnUsage {
+            input_tokens: n("input_tokens")?,
+            output_tokens: n("output_tokens")?,
+            cached_input_tokens: None,
+            cache_write_tokens: None,
+            reasoning_tokens: None,
+            cost_usd: None,
+        });
+    };
     let n = |key: &str| usage.get(key).and_then(Value::as_u64);
     Some(TurnUsage {
         input_tokens: n("inputTokens")?,
@@ -282,5 +294,11 @@ mod tests {
             (7748, 22, None)
         );
         assert_eq!(prompt_usage(&json!({"stopReason": "end_turn"})), None);
+        // Gemini CLI's count of its own.
+        let gemini = json!({"stopReason": "end_turn", "_meta": {"quota": {
+            "token_count": {"input_tokens": 5, "output_tokens": 3},
+            "model_usage": [{"model": "m", "token_count": {"input_tokens": 5, "output_tokens": 3}}]}}});
+        let usage = prompt_usage(&gemini).unwrap();
+        assert_eq!((usage.input_tokens, usage.output_tokens), (5, 3));
     }
 }

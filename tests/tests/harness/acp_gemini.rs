@@ -1,0 +1,183 @@
+//! Gemini CLI, the real CLI (`gemini --acp`, pinned by scripts/install-harnesses.sh), as an
+//! ACP agent against the fake model (which speaks the Gemini API Gemini CLI calls): a session's
+//! turns stream through Forkhost's ACP runtime with each turn's usage, the model receives the
+//! whole history on each turn, Gemini CLI keeps the session as a chat file of its own (JSON
+//! lines under `~/.gemini/tmp/<project>/chats/`, what a fork at an earlier message will be
+//! written as, since it offers no `session/fork`), plays it back through `session/load`, and a
+//! new process resumes it exactly.
+
+use std::time::Duration;
+
+use forkhost_harness::acp::{gemini_chat, shipped, AcpRuntime, AcpTarget, AgentCommand};
+use forkhost_harness::contract::{RuntimeEvent, TurnOutcome, TurnUsage};
+use forkhost_tests::acp::gemini::GeminiEnv;
+use forkhost_tests::fake_model::{FakeModel, FakeModelOptions, Msg, Protocol};
+use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver};
+
+/// A turn may take this long (Gemini CLI's first start in a HOME is slow).
+const TURN_LIMIT: Duration = Duration::from_secs(120);
+
+fn gemini() -> AgentCommand {
+    shipped()
+        .into_iter()
+        .find(|a| a.name == "gemini")
+        .expect("Gemini CLI is shipped")
+}
+
+struct Opened {
+    runtime: AcpRuntime,
+    events: UnboundedReceiver<RuntimeEvent>,
+}
+
+async fn open(env: &GeminiEnv, target: AcpTarget) -> Opened {
+    let (tx, events) = unbounded_channel();
+    let started = std::time::Instant::now();
+    let runtime = AcpRuntime::open(&gemini(), &env.bin, target, &env.vars, tx)
+        .await
+        .expect("Gemini CLI opens the session");
+    eprintln!(
+        "gemini: process start, initialize and session open {} ms",
+        started.elapsed().as_millis()
+    );
+    Opened { runtime, events }
+}
+
+/// Sends `prompt` and reads the turn to its end: its text, outcome and usage.
+async fn turn(opened: &mut Opened, prompt: &str) -> (String, TurnOutcome, Option<TurnUsage>) {
+    opened.runtime.send(prompt).await.expect("the turn starts");
+    let mut text = String::new();
+    loop {
+        let event = tokio::time::timeout(TURN_LIMIT, opened.events.recv())
+            .await
+            .unwrap_or_else(|_| panic!("no end of the turn {prompt:?} in time: {text:?}"))
+            .expect("the runtime's events go on");
+        match event {
+            RuntimeEvent::TextDelta { text: piece } => text.push_str(&piece),
+            RuntimeEvent::TurnEnded { outcome, usage, .. } => return (text, outcome, usage),
+            RuntimeEvent::Exited { error } => panic!("Gemini CLI exited mid-turn: {error:?}"),
+            _ => {}
+        }
+    }
+}
+
+/// What the model received on the last turn: the user and model text, in order.
+fn last_turn_received(fake: &FakeModel) -> Vec<Msg> {
+    fake.model_requests()
+        .into_iter()
+        .rfind(|r| r.protocol == Protocol::GeminiStream)
+        .expect("the model got a turn")
+        .conversation()
+}
+
+fn reply(turn: usize, prompt: &str) -> String {
+    format!("reply (turn {turn}) to: {prompt}")
+}
+
+fn history(prompts: &[&str]) -> Vec<Msg> {
+    prompts
+        .iter()
+        .enumerate()
+        .flat_map(|(i, p)| [Msg::user(*p), Msg::assistant(reply(i + 1, p))])
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gemini_turns_stream_keep_a_chat_file_play_back_and_resume() {
+    let fake = FakeModel::start(FakeModelOptions::default()).await.unwrap();
+    let Some(env) = GeminiEnv::for_fake(&fake).unwrap() else {
+        return;
+    };
+    let dir = env.work_dir.clone();
+    let mut source = open(
+        &env,
+        AcpTarget::New {
+            cwd: dir.to_path_buf(),
+        },
+    )
+    .await;
+    let id = source.runtime.session_id().to_owned();
+    assert!(
+        !source.runtime.snapshots(),
+        "Gemini CLI 0.61.0 offers no session/fork (so a fork is written as its chat file)"
+    );
+    for (i, prompt) in ["alpha", "bravo"].into_iter().enumerate() {
+        let (text, outcome, usage) = turn(&mut source, prompt).await;
+        assert_eq!(outcome, TurnOutcome::Completed, "{text:?}");
+        assert_eq!(text, reply(i + 1, prompt), "the reply streamed");
+        let usage = usage.expect("Gemini CLI reports each turn's usage");
+        assert!(
+            usage.input_tokens > 0 && usage.output_tokens > 0,
+            "{usage:?}"
+        );
+    }
+    let mut want = history(&["alpha"]);
+    want.push(Msg::user("bravo"));
+    assert_eq!(last_turn_received(&fake), want, "turn 2 carried turn 1");
+    // A fixed model: no side question scored the prompts first.
+    let side = fake
+        .requests()
+        .iter()
+        .filter(|r| r.protocol == Protocol::GeminiGenerate)
+        .count();
+    eprintln!("gemini: side questions over two turns: {side}");
+    source.runtime.close().await.unwrap();
+
+    // Its own chat file, holding both prompts and both replies, named by the session.
+    let files = env.chat_files();
+    let chat = files
+        .iter()
+        .find(|f| {
+            std::fs::read_to_string(f)
+                .unwrap_or_default()
+                .lines()
+                .next()
+                .is_some_and(|l| l.contains(&id))
+        })
+        .unwrap_or_else(|| panic!("no chat file names session {id}: {files:?}"));
+    let text = std::fs::read_to_string(chat).unwrap();
+    for said in ["alpha", "bravo", &reply(2, "bravo")] {
+        assert!(text.contains(said), "{said:?} in {}", chat.display());
+    }
+    let before = std::fs::read(chat).unwrap();
+    let source_chat = gemini_chat::read_chat(chat).unwrap();
+    assert_eq!(source_chat.session_id(), Some(id.as_str()));
+    assert_eq!(source_chat.prompts(), 2);
+
+    // A fork after turn 1, written as a chat file of its own and loaded by a new process: the
+    // model receives turn 1, then the fork's prompt; the source's file is as it was.
+    let fork_id = uuid::Uuid::new_v4().to_string();
+    let started = std::time::Instant::now();
+    let written = gemini_chat::write_cut(chat, 1, &fork_id).unwrap();
+    eprintln!(
+        "gemini: a fork after turn 1 written as a chat file in {:.1} ms",
+        started.elapsed().as_secs_f64() * 1000.0
+    );
+    let mut fork = open(
+        &env,
+        AcpTarget::Resume {
+            session_id: fork_id.clone(),
+            cwd: dir.to_path_buf(),
+        },
+    )
+    .await;
+    assert_eq!(fork.runtime.session_id(), fork_id);
+    let (text, outcome, _) = turn(&mut fork, "charlie").await;
+    assert_eq!(outcome, TurnOutcome::Completed, "{text:?}");
+    assert_eq!(text, reply(2, "charlie"));
+    let mut want = history(&["alpha"]);
+    want.push(Msg::user("charlie"));
+    assert_eq!(
+        last_turn_received(&fake),
+        want,
+        "the fork's turn carried turn 1 only"
+    );
+    fork.runtime.close().await.unwrap();
+    assert_eq!(
+        std::fs::read(chat).unwrap(),
+        before,
+        "the source's chat file is unchanged"
+    );
+    // Gemini CLI recorded the fork's turn in the fork's file.
+    let forked = gemini_chat::read_chat(&written).unwrap();
+    assert_eq!(forked.prompts(), 2, "{forked:?}");
+}
