@@ -185,14 +185,7 @@ impl HarnessEnv {
         std::fs::create_dir_all(&home)?;
         std::fs::create_dir_all(&work_dir)?;
         let s = |p: &Path| p.to_string_lossy().into_owned();
-        let mut vars: Vec<(String, String)> = vec![
-            ("HOME".into(), s(&home)),
-            ("XDG_CONFIG_HOME".into(), s(&home.join(".config"))),
-            ("XDG_CACHE_HOME".into(), s(&home.join(".cache"))),
-            ("XDG_DATA_HOME".into(), s(&home.join(".local/share"))),
-            ("XDG_STATE_HOME".into(), s(&home.join(".local/state"))),
-            ("NO_COLOR".into(), "1".into()),
-        ];
+        let mut vars = home_vars(&home);
         for &harness in harnesses {
             match harness {
                 Harness::Claude => {
@@ -616,6 +609,19 @@ pub fn write_opencode_config(home: &Path, base_url: &str, bash_asks: bool) -> an
 /// its background plugin install failing at once, offline (a closed loopback
 /// registry: OpenCode installs a plugin package at every start in a new HOME, and only logs
 /// the failure).
+/// The variables that put a harness's HOME (and its XDG folders) at `home`, without colour.
+pub fn home_vars(home: &Path) -> Vec<(String, String)> {
+    let s = |p: &Path| p.to_string_lossy().into_owned();
+    vec![
+        ("HOME".into(), s(home)),
+        ("XDG_CONFIG_HOME".into(), s(&home.join(".config"))),
+        ("XDG_CACHE_HOME".into(), s(&home.join(".cache"))),
+        ("XDG_DATA_HOME".into(), s(&home.join(".local/share"))),
+        ("XDG_STATE_HOME".into(), s(&home.join(".local/state"))),
+        ("NO_COLOR".into(), "1".into()),
+    ]
+}
+
 pub fn quiet_opencode_vars() -> Vec<(String, String)> {
     [
         ("OPENCODE_DISABLE_AUTOUPDATE", "1"),

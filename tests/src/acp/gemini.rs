@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use crate::fake_model::FakeModel;
-use crate::harness_env::{FAKE_API_KEY, FAKE_MODEL_ID};
+use crate::harness_env::{home_vars, FAKE_API_KEY, FAKE_MODEL_ID};
 use crate::need::{need, Group};
 
 /// The variable naming Gemini CLI's binary (`scripts/install-harnesses.sh`).
@@ -39,20 +39,14 @@ impl GeminiEnv {
         let work_dir = root_path.join("work");
         std::fs::create_dir_all(&work_dir)?;
         write_gemini_settings(&home, &work_dir)?;
-        let s = |p: &Path| p.to_string_lossy().into_owned();
-        let vars = vec![
-            ("HOME".into(), s(&home)),
-            ("XDG_CONFIG_HOME".into(), s(&home.join(".config"))),
-            ("XDG_CACHE_HOME".into(), s(&home.join(".cache"))),
-            ("XDG_DATA_HOME".into(), s(&home.join(".local/share"))),
-            ("XDG_STATE_HOME".into(), s(&home.join(".local/state"))),
-            ("NO_COLOR".into(), "1".into()),
+        let mut vars = home_vars(&home);
+        vars.extend([
             (
                 "GOOGLE_GEMINI_BASE_URL".into(),
                 fake.base_url().trim_end_matches('/').to_owned(),
             ),
             ("GEMINI_API_KEY".into(), FAKE_API_KEY.into()),
-        ];
+        ]);
         Ok(Some(GeminiEnv {
             _root: root,
             bin,

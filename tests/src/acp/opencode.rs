@@ -4,10 +4,10 @@
 //! npm in the background at every start in a new HOME; the npm registry is pointed at a closed
 //! loopback port so that it fails at once, offline, which OpenCode only logs.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::fake_model::FakeModel;
-use crate::harness_env::{quiet_opencode_vars, write_opencode_config};
+use crate::harness_env::{home_vars, quiet_opencode_vars, write_opencode_config};
 use crate::need::{need, Group};
 
 /// The variable naming OpenCode's binary (`scripts/install-harnesses.sh`).
@@ -46,15 +46,7 @@ impl OpencodeEnv {
         let work_dir = root_path.join("work");
         std::fs::create_dir_all(&work_dir)?;
         write_opencode_config(&home, &fake.base_url(), bash == Bash::Asks)?;
-        let s = |p: &Path| p.to_string_lossy().into_owned();
-        let mut vars = vec![
-            ("HOME".into(), s(&home)),
-            ("XDG_CONFIG_HOME".into(), s(&home.join(".config"))),
-            ("XDG_CACHE_HOME".into(), s(&home.join(".cache"))),
-            ("XDG_DATA_HOME".into(), s(&home.join(".local/share"))),
-            ("XDG_STATE_HOME".into(), s(&home.join(".local/state"))),
-            ("NO_COLOR".into(), "1".into()),
-        ];
+        let mut vars = home_vars(&home);
         vars.extend(quiet_opencode_vars());
         Ok(Some(OpencodeEnv {
             _root: root,
