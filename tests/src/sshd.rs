@@ -102,9 +102,7 @@ fn mirror_binary(binary: &Path, mirror: &Path) -> Result<PathBuf, String> {
         }
         let out = mirror.join("bin").join(real.file_name().unwrap());
         std::fs::create_dir_all(out.parent().unwrap()).map_err(|e| e.to_string())?;
-        std::fs::write(&out, script).map_err(|e| e.to_string())?;
-        std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o755))
-            .map_err(|e| e.to_string())?;
+        crate::executable::write_executable(&out, &script).map_err(|e| e.to_string())?;
         return Ok(out);
     }
     match package_of(&real) {
@@ -240,9 +238,7 @@ impl Sshd {
         ));
         session.push_str("exec /bin/sh -c \"$SSH_ORIGINAL_COMMAND\"\n");
         let session_file = server.join("session.sh");
-        std::fs::write(&session_file, session).map_err(|e| e.to_string())?;
-        std::fs::set_permissions(&session_file, std::fs::Permissions::from_mode(0o755))
-            .map_err(|e| e.to_string())?;
+        crate::executable::write_executable(&session_file, &session).map_err(|e| e.to_string())?;
 
         let port = free_port();
         let config = format!(

@@ -5,14 +5,28 @@
 //! with `FORKHOST_LOGIN_SHELL=1`, which these tests use to stand in for the app's Host.
 #![cfg(unix)]
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+/// Written through a short-lived `sh`, never open for writing in this process: a child
+/// another test thread forks meanwhile would inherit the descriptor, and running the script
+/// would fail with "text file busy" (ETXTBSY).
 fn executable(path: &Path, text: &str) {
+    use std::io::Write;
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut child = Command::new("sh")
+        .args(["-c", "cat > \"$1\" && chmod 755 \"$1\"", "sh"])
+        .arg(path)
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    assert!(child.wait().unwrap().success());
 }
 
 struct Machine {

@@ -18,13 +18,10 @@ fn no_user_hook_runs() {
         "post-commit",
     ] {
         let script = format!("#!/bin/sh\necho {hook} >> \"{}\"\n", marker.display());
-        std::fs::write(hooks.join(hook), script).expect("hook");
         #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(hooks.join(hook), std::fs::Permissions::from_mode(0o755))
-                .expect("chmod");
-        }
+        common::write_executable(&hooks.join(hook), &script);
+        #[cfg(not(unix))]
+        std::fs::write(hooks.join(hook), script).expect("hook");
     }
     // The hooks do run for the test's own git (so this test can fail).
     repo.git(&["update-ref", "refs/test/probe", "HEAD"]);

@@ -10,10 +10,8 @@ use std::path::PathBuf;
 /// Writes the stand-in agent into `dir`; its path (run it with `STAND_IN_MODE` = `fork`,
 /// `plain`, `crash`, `hang`, `garbage` or `v2`).
 pub fn stand_in(dir: &std::path::Path) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt;
     let path = dir.join("acp-stand-in");
-    std::fs::write(&path, include_str!("stand_in.py")).expect("the stand-in is written");
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
-        .expect("the stand-in runs");
+    crate::executable::write_executable(&path, include_str!("stand_in.py"))
+        .expect("the stand-in is written");
     path
 }

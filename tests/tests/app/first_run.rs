@@ -240,7 +240,6 @@ async fn newcomer(
 #[cfg(unix)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn app_first_run_shows_a_codex_that_is_not_signed_in() -> Result<()> {
-    use std::os::unix::fs::PermissionsExt;
     let Some(app) = app_binary()? else {
         return Ok(());
     };
@@ -251,11 +250,10 @@ async fn app_first_run_shows_a_codex_that_is_not_signed_in() -> Result<()> {
     std::fs::create_dir_all(&bin)?;
     // Answers like codex-cli 0.171.0 with an empty CODEX_HOME.
     let codex = bin.join("codex");
-    std::fs::write(
+    forkhost_tests::executable::write_executable(
         &codex,
         "#!/bin/sh\ncase \"$1 $2\" in\n  --version*) echo 'codex-cli 0.171.0' ;;\n  'login status') echo 'Not logged in' >&2; exit 1 ;;\n  *) exit 2 ;;\nesac\n",
     )?;
-    std::fs::set_permissions(&codex, std::fs::Permissions::from_mode(0o755))?;
     let env = AppEnv::with_vars(&app, None, &nothing_installed(&bin, Some(&home)))?;
     let mut shots = Shots::new("app_first_run_signed_out")?;
     let mut failure = Shots::new("app_first_run_signed_out_failure")?;

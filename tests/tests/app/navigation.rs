@@ -29,14 +29,13 @@ async fn app_windows_stay_on_the_app_and_links_open_in_the_browser() -> Result<(
     let bin = fake.path().join("bin");
     std::fs::create_dir(&bin)?;
     let xdg_open = bin.join("xdg-open");
-    std::fs::write(
+    forkhost_tests::executable::write_executable(
         &xdg_open,
-        format!(
+        &format!(
             "#!/bin/sh\nprintf '%s\\n' \"$*\" >> {}\n",
             app_support::sh_quote(&opened.to_string_lossy())
         ),
     )?;
-    std::fs::set_permissions(&xdg_open, std::fs::Permissions::from_mode(0o755))?;
     let path = format!(
         "{}:{}",
         bin.display(),

@@ -32,11 +32,7 @@ fn doctor(home: &Path, path_dir: &Path, json: bool) -> (bool, String) {
 
 #[cfg(unix)]
 fn executable(path: &Path, text: &str) {
-    use std::os::unix::fs::PermissionsExt;
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).unwrap();
-    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755)).unwrap();
-    std::fs::rename(&tmp, path).unwrap();
+    forkhost_tests::executable::write_executable(path, text).unwrap();
 }
 
 #[test]

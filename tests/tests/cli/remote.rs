@@ -1017,11 +1017,11 @@ fn a_remote_of_another_architecture_is_refused_naming_the_archive_it_needs() {
     // The remote's `uname` says another machine.
     let fake = tempfile::tempdir().unwrap();
     let uname = fake.path().join("uname");
-    std::fs::write(&uname, format!("#!/bin/sh\necho 'Linux {other}'\n")).unwrap();
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&uname, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
+    forkhost_tests::executable::write_executable(
+        &uname,
+        &format!("#!/bin/sh\necho 'Linux {other}'\n"),
+    )
+    .unwrap();
     let Some(sides) = Sides::start_with(Harness::Pi, FakeModelOptions::default(), |remote| {
         Sshd::start_without_forkhost(remote, Some(fake.path()))
     }) else {

@@ -96,9 +96,7 @@ fn start(test: &str, mode: &str, threads: usize) -> Run {
     let dirs = tempfile::tempdir().unwrap();
     let root = dirs.path();
     let fake = root.join("claude");
-    std::fs::write(&fake, FAKE_CLAUDE).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    forkhost_tests::executable::write_executable(&fake, FAKE_CLAUDE).unwrap();
     for dir in ["data", "cwd", "config"] {
         std::fs::create_dir(root.join(dir)).unwrap();
     }

@@ -13,6 +13,7 @@ use anyhow::{anyhow, bail, ensure, Context, Result};
 use fantoccini::elements::Element;
 use fantoccini::wd::WindowHandle;
 use fantoccini::{Client, ClientBuilder, Locator};
+use forkhost_tests::executable::write_executable;
 use forkhost_tests::fake_model::{FakeModel, Msg};
 use forkhost_tests::harness_env::HarnessEnv;
 use forkhost_tests::need::{need, Group};
@@ -135,8 +136,7 @@ impl AppEnv {
             "exec {} \"$@\"\n",
             sh_quote(&std::fs::canonicalize(app_binary)?.to_string_lossy())
         ));
-        std::fs::write(&launcher, script)?;
-        make_executable(&launcher)?;
+        write_executable(&launcher, &script)?;
         Ok(AppEnv {
             scratch,
             data_dir,
@@ -888,21 +888,8 @@ pub fn write_launcher(dir: &Path, app: &Path, data_dir: &Path) -> Result<PathBuf
         sh_quote(&home.to_string_lossy()),
         sh_quote(&std::fs::canonicalize(app)?.to_string_lossy()),
     );
-    std::fs::write(&path, script)?;
-    make_executable(&path)?;
+    write_executable(&path, &script)?;
     Ok(path)
-}
-
-/// `chmod 755` (the e2e tests run on Linux; elsewhere a file has no mode bits to set).
-fn make_executable(path: &Path) -> Result<()> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))?;
-    }
-    #[cfg(not(unix))]
-    let _ = path;
-    Ok(())
 }
 
 /// Waits for a line satisfying `wanted` in a log file under `log_dir` (the app's writer is
