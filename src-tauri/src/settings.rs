@@ -273,12 +273,11 @@ mod tests {
     #[cfg(unix)]
     #[tokio::test]
     async fn a_harness_path_is_checked_before_it_is_saved() {
-        use std::os::unix::fs::PermissionsExt;
         let dir = std::env::temp_dir().join(format!("forkhost-check-{}", uuid::Uuid::new_v4()));
         std::fs::create_dir_all(&dir).unwrap();
         let codex = dir.join("codex");
-        std::fs::write(&codex, "#!/bin/sh\necho codex-cli 0.171.0\n").unwrap();
-        std::fs::set_permissions(&codex, std::fs::Permissions::from_mode(0o755)).unwrap();
+        forkhost_test_script::write_executable(&codex, "#!/bin/sh\necho codex-cli 0.171.0\n")
+            .unwrap();
         let path = codex.display().to_string();
         let report = check_harness_path("codex".into(), path.clone())
             .await

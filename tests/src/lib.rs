@@ -3,7 +3,6 @@
 #[cfg(unix)]
 pub mod acp;
 pub mod cli;
-pub mod executable;
 pub mod fake_model;
 pub mod harness_env;
 pub mod need;

@@ -102,7 +102,7 @@ fn mirror_binary(binary: &Path, mirror: &Path) -> Result<PathBuf, String> {
         }
         let out = mirror.join("bin").join(real.file_name().unwrap());
         std::fs::create_dir_all(out.parent().unwrap()).map_err(|e| e.to_string())?;
-        crate::executable::write_executable(&out, &script).map_err(|e| e.to_string())?;
+        forkhost_test_script::write_executable(&out, &script).map_err(|e| e.to_string())?;
         return Ok(out);
     }
     match package_of(&real) {
@@ -238,7 +238,8 @@ impl Sshd {
         ));
         session.push_str("exec /bin/sh -c \"$SSH_ORIGINAL_COMMAND\"\n");
         let session_file = server.join("session.sh");
-        crate::executable::write_executable(&session_file, &session).map_err(|e| e.to_string())?;
+        forkhost_test_script::write_executable(&session_file, &session)
+            .map_err(|e| e.to_string())?;
 
         let port = free_port();
         let config = format!(

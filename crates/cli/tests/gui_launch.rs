@@ -8,25 +8,9 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-/// Written through a short-lived `sh`, never open for writing in this process: a child
-/// another test thread forks meanwhile would inherit the descriptor, and running the script
-/// would fail with "text file busy" (ETXTBSY).
 fn executable(path: &Path, text: &str) {
-    use std::io::Write;
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let mut child = Command::new("sh")
-        .args(["-c", "cat > \"$1\" && chmod 755 \"$1\"", "sh"])
-        .arg(path)
-        .stdin(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    assert!(child.wait().unwrap().success());
+    forkhost_test_script::write_executable(path, text).unwrap();
 }
 
 struct Machine {

@@ -115,16 +115,11 @@ async fn imported_thread(
             // Every call is logged beside it (`<script>.calls`), for tests of what was started.
             let script = home.path().join("bin/claude");
             std::fs::create_dir_all(script.parent().unwrap()).unwrap();
-            std::fs::write(
+            forkhost_test_script::write_executable(
                 &script,
                 "#!/bin/sh\necho \"$*\" >> \"$0.calls\"\necho '2.1.332 (Claude Code)'\n",
             )
             .unwrap();
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-            }
             vec![(HarnessKind::Claude, script.display().to_string())]
         }
         ClaudeProgram::Missing => vec![(

@@ -182,10 +182,8 @@ mod tests {
 
     #[cfg(unix)]
     fn fake_shell(dir: &Path, body: &str) -> PathBuf {
-        use std::os::unix::fs::PermissionsExt;
         let path = dir.join("fakesh");
-        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        forkhost_test_script::write_executable(&path, &format!("#!/bin/sh\n{body}\n")).unwrap();
         path
     }
 

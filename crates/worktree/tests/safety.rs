@@ -18,10 +18,7 @@ fn no_user_hook_runs() {
         "post-commit",
     ] {
         let script = format!("#!/bin/sh\necho {hook} >> \"{}\"\n", marker.display());
-        #[cfg(unix)]
-        common::write_executable(&hooks.join(hook), &script);
-        #[cfg(not(unix))]
-        std::fs::write(hooks.join(hook), script).expect("hook");
+        forkhost_test_script::write_executable(&hooks.join(hook), &script).expect("hook");
     }
     // The hooks do run for the test's own git (so this test can fail).
     repo.git(&["update-ref", "refs/test/probe", "HEAD"]);

@@ -44,8 +44,8 @@ impl Drop for Tmp {
 /// A stand-in CLI: a shell script that prints `version`.
 fn fake_cli(path: &Path, version: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, format!("#!/bin/sh\necho '{version}'\n")).unwrap();
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    forkhost_test_script::write_executable(path, &format!("#!/bin/sh\necho '{version}'\n"))
+        .unwrap();
 }
 
 /// An app install: `<dir>/forkhost-app` and its CLI.
@@ -577,12 +577,10 @@ fn encoded_commands_are_utf16_base64() {
 fn version_reports_a_failing_or_silent_cli() {
     let tmp = Tmp::new();
     let bad = tmp.join("bad");
-    std::fs::write(&bad, "#!/bin/sh\nexit 2\n").unwrap();
-    std::fs::set_permissions(&bad, std::fs::Permissions::from_mode(0o755)).unwrap();
+    forkhost_test_script::write_executable(&bad, "#!/bin/sh\nexit 2\n").unwrap();
     assert!(run_version(&bad).unwrap_err().contains("exited"));
     let silent = tmp.join("silent");
-    std::fs::write(&silent, "#!/bin/sh\n").unwrap();
-    std::fs::set_permissions(&silent, std::fs::Permissions::from_mode(0o755)).unwrap();
+    forkhost_test_script::write_executable(&silent, "#!/bin/sh\n").unwrap();
     assert_eq!(run_version(&silent).unwrap_err(), "it printed nothing");
     assert!(run_version(&tmp.join("missing")).is_err());
 }

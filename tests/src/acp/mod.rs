@@ -11,7 +11,7 @@ use std::path::PathBuf;
 /// `plain`, `crash`, `hang`, `garbage` or `v2`).
 pub fn stand_in(dir: &std::path::Path) -> PathBuf {
     let path = dir.join("acp-stand-in");
-    crate::executable::write_executable(&path, include_str!("stand_in.py"))
+    forkhost_test_script::write_executable(&path, include_str!("stand_in.py"))
         .expect("the stand-in is written");
     path
 }

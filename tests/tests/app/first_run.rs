@@ -250,7 +250,7 @@ async fn app_first_run_shows_a_codex_that_is_not_signed_in() -> Result<()> {
     std::fs::create_dir_all(&bin)?;
     // Answers like codex-cli 0.171.0 with an empty CODEX_HOME.
     let codex = bin.join("codex");
-    forkhost_tests::executable::write_executable(
+    forkhost_test_script::write_executable(
         &codex,
         "#!/bin/sh\ncase \"$1 $2\" in\n  --version*) echo 'codex-cli 0.171.0' ;;\n  'login status') echo 'Not logged in' >&2; exit 1 ;;\n  *) exit 2 ;;\nesac\n",
     )?;

@@ -29,7 +29,7 @@ async fn app_windows_stay_on_the_app_and_links_open_in_the_browser() -> Result<(
     let bin = fake.path().join("bin");
     std::fs::create_dir(&bin)?;
     let xdg_open = bin.join("xdg-open");
-    forkhost_tests::executable::write_executable(
+    forkhost_test_script::write_executable(
         &xdg_open,
         &format!(
             "#!/bin/sh\nprintf '%s\\n' \"$*\" >> {}\n",

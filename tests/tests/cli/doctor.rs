@@ -32,7 +32,7 @@ fn doctor(home: &Path, path_dir: &Path, json: bool) -> (bool, String) {
 
 #[cfg(unix)]
 fn executable(path: &Path, text: &str) {
-    forkhost_tests::executable::write_executable(path, text).unwrap();
+    forkhost_test_script::write_executable(path, text).unwrap();
 }
 
 #[test]

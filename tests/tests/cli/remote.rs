@@ -1017,11 +1017,8 @@ fn a_remote_of_another_architecture_is_refused_naming_the_archive_it_needs() {
     // The remote's `uname` says another machine.
     let fake = tempfile::tempdir().unwrap();
     let uname = fake.path().join("uname");
-    forkhost_tests::executable::write_executable(
-        &uname,
-        &format!("#!/bin/sh\necho 'Linux {other}'\n"),
-    )
-    .unwrap();
+    forkhost_test_script::write_executable(&uname, &format!("#!/bin/sh\necho 'Linux {other}'\n"))
+        .unwrap();
     let Some(sides) = Sides::start_with(Harness::Pi, FakeModelOptions::default(), |remote| {
         Sshd::start_without_forkhost(remote, Some(fake.path()))
     }) else {

@@ -96,7 +96,7 @@ fn start(test: &str, mode: &str, threads: usize) -> Run {
     let dirs = tempfile::tempdir().unwrap();
     let root = dirs.path();
     let fake = root.join("claude");
-    forkhost_tests::executable::write_executable(&fake, FAKE_CLAUDE).unwrap();
+    forkhost_test_script::write_executable(&fake, FAKE_CLAUDE).unwrap();
     for dir in ["data", "cwd", "config"] {
         std::fs::create_dir(root.join(dir)).unwrap();
     }

@@ -322,6 +322,7 @@ crates! {
     core: "forkhost-core",
     harness: "forkhost-harness",
     store: "forkhost-store",
+    test_script: "forkhost-test-script",
     tests_kit: "forkhost-tests",
     worktree: "forkhost-worktree",
 }

@@ -218,9 +218,7 @@ pub(super) mod tests {
 
     #[cfg(unix)]
     pub(in crate::binary) fn executable(path: &Path, text: &str) {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::write(path, text).unwrap();
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        forkhost_test_script::write_executable(path, text).unwrap();
     }
 
     #[cfg(unix)]

@@ -261,10 +261,8 @@ exit 3
 "#;
 
     fn fake_server(dir: &Path) -> HarnessBinary {
-        use std::os::unix::fs::PermissionsExt;
         let path = dir.join("codex");
-        std::fs::write(&path, SCRIPT).unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        forkhost_test_script::write_executable(&path, SCRIPT).unwrap();
         HarnessBinary {
             kind: HarnessKind::Codex,
             path,

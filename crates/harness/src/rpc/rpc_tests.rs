@@ -58,10 +58,8 @@ exit 7
 "#;
 
 fn start(dir: &Path, events: Arc<Mutex<Vec<Event<Value>>>>) -> RpcChild<Test> {
-    use std::os::unix::fs::PermissionsExt;
     let path = dir.join("server");
-    std::fs::write(&path, SCRIPT).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    forkhost_test_script::write_executable(&path, SCRIPT).unwrap();
     let spawned = HarnessCommand::new(&path).spawn().unwrap();
     RpcChild::start(
         |m| crate::HarnessError::failed(HarnessKind::Pi, m, ""),

@@ -302,14 +302,8 @@ mod tests {
     #[tokio::test]
     async fn a_cli_that_says_not_logged_in_is_signed_out() {
         use crate::binary::HarnessBinary;
-        fn executable(path: &std::path::Path, text: &str) {
-            use std::os::unix::fs::PermissionsExt;
-            // Written to a new name and renamed, so no writer holds the file when it runs.
-            let tmp = path.with_extension("tmp");
-            std::fs::write(&tmp, text).unwrap();
-            std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755)).unwrap();
-            std::fs::rename(&tmp, path).unwrap();
-        }
+        let executable =
+            |p: &std::path::Path, t: &str| forkhost_test_script::write_executable(p, t).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let codex = dir.path().join("codex");
         executable(

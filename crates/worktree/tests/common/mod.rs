@@ -194,28 +194,6 @@ pub fn outside_folder(name: &str) -> (TempDir, PathBuf) {
     (parent, path)
 }
 
-/// Writes a script and makes it executable through a short-lived `sh`, so that this process
-/// never holds it open for writing: a child another test thread forks meanwhile inherits such
-/// a descriptor until its exec, and running the script then fails with "text file busy"
-/// (ETXTBSY), as CI saw.
-#[cfg(unix)]
-pub fn write_executable(path: &Path, text: &str) {
-    use std::io::Write;
-    let mut child = Command::new("sh")
-        .args(["-c", "cat > \"$1\" && chmod 755 \"$1\"", "sh"])
-        .arg(path)
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .expect("sh");
-    let written = child.stdin.take().unwrap().write_all(text.as_bytes());
-    assert!(
-        child.wait().expect("sh").success(),
-        "{} not written",
-        path.display()
-    );
-    written.expect("script written");
-}
-
 /// A `git` wrapper for tests of failures: a shell script that runs `before` (shell code that
 /// sees the arguments as `"$@"`) and then the real git, isolated as the sandbox's. The folder
 /// it lives in goes when the returned `TempDir` drops.
@@ -231,10 +209,11 @@ pub fn wrapped_git(sb: &Sandbox, before: &str) -> (TempDir, Git) {
     )
     .expect("utf-8 path");
     let wrapper = bin.path().join("git");
-    write_executable(
+    forkhost_test_script::write_executable(
         &wrapper,
         &format!("#!/bin/sh\n{before}\nexec '{}' \"$@\"\n", real.trim()),
-    );
+    )
+    .expect("wrapper");
     let git = Git::with_program(&wrapper)
         .expect("runner")
         .env("HOME", sb.home.path())

@@ -13,7 +13,7 @@ use anyhow::{anyhow, bail, ensure, Context, Result};
 use fantoccini::elements::Element;
 use fantoccini::wd::WindowHandle;
 use fantoccini::{Client, ClientBuilder, Locator};
-use forkhost_tests::executable::write_executable;
+use forkhost_test_script::write_executable;
 use forkhost_tests::fake_model::{FakeModel, Msg};
 use forkhost_tests::harness_env::HarnessEnv;
 use forkhost_tests::need::{need, Group};

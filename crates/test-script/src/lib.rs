@@ -1,11 +1,12 @@
-//! Scripts the tests write and then run: a stand-in agent, a wrapped CLI, a fake `uname`.
+//! Scripts the tests write and then run: a stand-in harness CLI, a wrapped `git`, a hook, a
+//! fake `uname`. Every crate's tests write them through [`write_executable`], one way.
 
 use std::path::Path;
 
-/// Writes `text` to `path` and makes it executable, through a short-lived `sh` so that this
-/// process never holds the file open for writing. A file written by the test process itself
-/// can fail to run with "text file busy" (ETXTBSY): every child another test thread forks
-/// meanwhile inherits the writable descriptor until its own exec — as CI saw.
+/// Writes `text` to `path` and makes it executable, through a short-lived `sh` so that the
+/// test process never holds the file open for writing. A script written by the test process
+/// itself can fail to run with "text file busy" (ETXTBSY): a child that another test thread
+/// forks meanwhile inherits the writable descriptor until its own exec — CI saw it.
 #[cfg(unix)]
 pub fn write_executable(path: &Path, text: &str) -> std::io::Result<()> {
     use std::io::Write;
@@ -32,7 +33,7 @@ pub fn write_executable(path: &Path, text: &str) -> std::io::Result<()> {
     }
 }
 
-/// Elsewhere a file has no mode to set and no fork to inherit it.
+/// Elsewhere a file has no mode to set, and no fork hands a descriptor on.
 #[cfg(not(unix))]
 pub fn write_executable(path: &Path, text: &str) -> std::io::Result<()> {
     std::fs::write(path, text)
