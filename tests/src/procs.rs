@@ -12,6 +12,18 @@ pub fn pids() -> Vec<u32> {
         .collect()
 }
 
+/// Whether a process runs whose command line holds every one of `words` (as whole
+/// arguments): a command started elsewhere, such as a remote host's `forkhost` that ssh ran.
+pub fn running_with_args(words: &[&str]) -> bool {
+    pids().into_iter().any(|pid| {
+        let Ok(raw) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            return false;
+        };
+        let args: Vec<&[u8]> = raw.split(|b| *b == 0).collect();
+        words.iter().all(|w| args.contains(&w.as_bytes()))
+    })
+}
+
 /// The CPU time process `pid` has had so far, in milliseconds: the sum of its threads' time on
 /// a CPU (`/proc/<pid>/task/*/schedstat`, nanoseconds, unlike `stat`'s 10 ms ticks). Threads
 /// that already ended are not counted. `None` once the process is gone.

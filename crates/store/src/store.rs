@@ -23,8 +23,10 @@ pub struct Opened {
     pub store: Store,
     /// Set when the file was unusable and a fresh store took its place.
     pub recovered: Option<Recovery>,
-    /// How many interrupted forks (`creating` rows) were removed.
-    pub removed_creating: u64,
+    /// The interrupted forks (`creating` rows) removed, as they were: one whose harness had
+    /// already derived its session names it, for the Host to remove (the store keeps
+    /// coordinates, never the harnesses' files).
+    pub removed_creating: Vec<ThreadRow>,
 }
 
 /// The mapping store. Cheap to clone; all clones share one pool.
@@ -41,8 +43,11 @@ impl Store {
         let (pool, recovered) = crate::open::heal(path).await?;
         let store = Store::from_pool(pool, path.to_owned());
         let removed_creating = store.remove_abandoned_creating().await?;
-        if removed_creating > 0 {
-            tracing::info!(removed_creating, "removed interrupted forks");
+        if !removed_creating.is_empty() {
+            tracing::info!(
+                removed = removed_creating.len(),
+                "removed interrupted forks"
+            );
         }
         Ok(Opened {
             store,
@@ -70,7 +75,7 @@ impl Store {
         Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
     }
 
-    pub(crate) async fn remove_abandoned_creating(&self) -> Result<u64> {
+    pub(crate) async fn remove_abandoned_creating(&self) -> Result<Vec<ThreadRow>> {
         let mut tx = self.write().await?;
         let ids = threads::abandoned_creating(&mut tx, CREATING_LEASE_MS).await?;
         let removed = threads::delete_creating(&mut tx, &ids).await?;

@@ -245,7 +245,12 @@ async fn creating_rows_of_a_dead_process_are_gone_after_reopen() {
             );
             fork.state = ThreadState::Creating;
             fork.native_session_id = None;
-            store.insert_thread(&fork).await.unwrap();
+            let mut row = store.insert_thread(&fork).await.unwrap();
+            // The harness derived the fork's session; the commit has not run yet.
+            row.native_session_id = Some("derived".into());
+            row.native_path = Some("/sessions/derived.jsonl".into());
+            let row = store.update_thread(&row).await.unwrap();
+            assert_eq!(row.state, ThreadState::Creating);
             println!("FORKHOST_CHILD_READY");
             std::thread::sleep(std::time::Duration::from_secs(600));
         }
@@ -264,7 +269,7 @@ async fn creating_rows_of_a_dead_process_are_gone_after_reopen() {
     // While the child lives, its row is a fork in flight: a concurrent open must keep it.
     {
         let opened = Store::open(&path).await.unwrap();
-        assert_eq!(opened.removed_creating, 0);
+        assert!(opened.removed_creating.is_empty());
         assert!(
             matches!(opened.store.thread("half-made").await, Ok(t) if t.state == ThreadState::Creating)
         );
@@ -273,7 +278,13 @@ async fn creating_rows_of_a_dead_process_are_gone_after_reopen() {
     kill(child);
 
     let opened = Store::open(&path).await.unwrap();
-    assert_eq!(opened.removed_creating, 1);
+    // The row removed names the session its harness derived, for the Host to remove.
+    let removed: Vec<_> = opened
+        .removed_creating
+        .iter()
+        .map(|t| (t.id.as_str(), t.native_path.as_deref()))
+        .collect();
+    assert_eq!(removed, [("half-made", Some("/sessions/derived.jsonl"))]);
     assert!(matches!(
         opened.store.thread("half-made").await,
         Err(StoreError::ThreadNotFound(_))
@@ -403,7 +414,8 @@ async fn a_creating_row_of_a_live_process_is_kept_until_its_lease_ends() {
     made_ago(9).await;
     let opened = Store::open(&path).await.unwrap();
     assert_eq!(
-        opened.removed_creating, 0,
+        opened.removed_creating.len(),
+        0,
         "nine minutes is within the lease"
     );
     assert_eq!(
@@ -414,7 +426,11 @@ async fn a_creating_row_of_a_live_process_is_kept_until_its_lease_ends() {
 
     made_ago(11).await;
     let opened = Store::open(&path).await.unwrap();
-    assert_eq!(opened.removed_creating, 1, "eleven minutes is past it");
+    assert_eq!(
+        opened.removed_creating.len(),
+        1,
+        "eleven minutes is past it"
+    );
     assert!(matches!(
         opened.store.thread("in-flight").await,
         Err(StoreError::ThreadNotFound(_))

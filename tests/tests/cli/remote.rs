@@ -726,15 +726,17 @@ fn pi_a_fork_cut_off_midway_is_whole_on_reconnect_or_not_there_at_all() {
         let mut forking = local.spawn(&["--host", "box", "fork", &thread, "--after", "1"]);
         std::thread::sleep(std::time::Duration::from_millis(delay_ms));
         cut(&mut forking);
-        // Reconnect once the remote's side of the cut fork has settled (ended, or healed).
-        let mut threads = listed();
-        for _ in 0..30 {
-            std::thread::sleep(std::time::Duration::from_secs(1));
-            let again = listed();
-            if again.len() == threads.len() && sessions() == again.len() {
-                break;
-            }
-            threads = again;
+        // Reconnect once the remote's side of the cut fork has settled: its `forkhost` (which
+        // goes on without its client) ended, whole or undone. Counting files and threads
+        // until they agree is not enough: it caught a fork between Pi writing its session
+        // and its commit.
+        let started = std::time::Instant::now();
+        while forkhost_tests::procs::running_with_args(&["remote-exec", "fork", &thread]) {
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(60),
+                "the remote fork cut at {delay_ms} ms never ended"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
         }
         let threads = listed();
         assert_eq!(

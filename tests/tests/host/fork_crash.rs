@@ -1,7 +1,8 @@
 //! Crash safety of the fork engine: a process killed (SIGKILL) at every step of a fork leaves,
-//! after a restart, no `creating` row, no anchor pointing at nothing, the source unchanged, and
-//! the fork either complete or absent. And a commit that fails after the native fork leaves no
-//! row and a typed error.
+//! after a restart, no `creating` row, no anchor pointing at nothing, no session file no thread
+//! names (a harness's derived session removed with its fork), the source unchanged, and the
+//! fork either complete or absent. And a commit that fails after the native fork leaves no
+//! row, no session and a typed error.
 //!
 //! The crashing process is this test binary re-run as a child (`FORKHOST_CRASH_CHILD`), with
 //! forkhost-core's test-only `failpoints` feature. The same holds for a fork that continues in
@@ -73,6 +74,29 @@ struct Fixture {
     native: PathBuf,
     bytes: Vec<u8>,
     into: Option<Harness>,
+    /// The harnesses' session files before any fork.
+    sessions: Vec<PathBuf>,
+}
+
+/// The session files the harnesses keep under the test's home (their prompt histories aside),
+/// canonical.
+fn session_files(env: &HarnessEnv) -> Vec<PathBuf> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "jsonl")
+                && path.file_name().is_some_and(|n| n != "history.jsonl")
+            {
+                out.push(path.canonicalize().unwrap_or(path));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(env.home(), &mut out);
+    out.sort();
+    out
 }
 
 async fn fixture(harness: Harness, into: Option<Harness>) -> Option<Fixture> {
@@ -110,6 +134,7 @@ async fn fixture(harness: Harness, into: Option<Harness>) -> Option<Fixture> {
     let native = PathBuf::from(imported.thread.native.path.clone().unwrap());
     host.shutdown().await;
     let bytes = std::fs::read(&native).unwrap();
+    let sessions = session_files(&env);
     Some(Fixture {
         _model: model,
         env,
@@ -119,6 +144,7 @@ async fn fixture(harness: Harness, into: Option<Harness>) -> Option<Fixture> {
         native,
         bytes,
         into,
+        sessions,
     })
 }
 
@@ -150,12 +176,35 @@ fn run_child(test: &str, fx: &Fixture, failpoint: &str) -> (Option<i32>, String)
 
 /// The invariants after a restart.
 async fn check_after_restart(fx: &Fixture, harness: Harness) -> Option<String> {
-    // The store's own open removes what a crash left; count it.
+    // The Host's open removes what a crash left (the row and the session its harness derived);
+    // count it.
+    let (host, report) = Host::open_with(
+        fx.data.path(),
+        HostOptions {
+            harness_env: fx.env.vars().to_vec(),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    let removed = report.removed_creating;
+    host.shutdown().await;
     let opened = forkhost_store::Store::open(fx.data.path().join("forkhost.sqlite"))
         .await
         .unwrap();
-    let removed = opened.removed_creating;
     let threads = opened.store.threads().await.unwrap();
+    let named: Vec<PathBuf> = threads
+        .iter()
+        .filter_map(|t| t.native_path.as_deref())
+        .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| PathBuf::from(p)))
+        .collect();
+    for file in session_files(&fx.env) {
+        assert!(
+            fx.sessions.contains(&file) || named.contains(&file),
+            "a session no thread names was left behind: {}",
+            file.display()
+        );
+    }
     assert!(threads
         .iter()
         .all(|t| t.state != forkhost_store::ThreadState::Creating));
@@ -255,6 +304,12 @@ async fn crash_at_every_step(harness: Harness, into: Option<Harness>, test: &str
                 .store;
             let row = store.thread(&id).await.unwrap();
             store.delete_thread(&id, row.revision).await.unwrap();
+            if let Some(path) = row
+                .native_path
+                .filter(|p| *p != fx.native.to_string_lossy())
+            {
+                let _ = std::fs::remove_file(path);
+            }
             store.close().await;
             forks += 1;
         }

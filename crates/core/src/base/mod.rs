@@ -5,6 +5,7 @@
 
 pub(crate) mod acp_agents;
 pub(crate) mod branch;
+pub(crate) mod derived_session;
 pub(crate) mod error;
 pub(crate) mod events;
 pub(crate) mod failpoint;

@@ -1,15 +1,20 @@
 //! Steps 2 and 4 of a fork: the child row inserted as `creating`, and the commit that makes it
 //! a thread. Between them a [`ForkTxn`] holds everything the fork made so far — the row, its
-//! worktree, a warm spare it adopted, a session Forkhost seeded — and undoes all of it if a
-//! step fails ([`ForkTxn::attempt`]) or the fork is dropped half-way (a closed window, a
-//! cancelled call), unless [`ForkTxn::commit`] ran. A crash leaves at most the `creating` row,
-//! which the next start removes.
+//! worktree, a warm spare it adopted, the session its harness derived (or Forkhost seeded) —
+//! and undoes all of it if a step fails ([`ForkTxn::attempt`]) or the fork is dropped
+//! half-way (a closed window, a cancelled call), unless [`ForkTxn::commit`] ran. A crash
+//! leaves at most the `creating` row, which names the derived session from the moment the
+//! harness returned it ([`ForkTxn::derived`]); the next start removes both
+//! ([`crate::base::derived_session`]).
+
+use std::path::PathBuf;
 
 use forkhost_harness::{Forked, TurnAnchor};
 use forkhost_store::{Lineage, NewThread, NewTurn, ThreadRow, ThreadState, TurnRow};
 
 use super::plan::Plan;
 use super::Adopted;
+use crate::base::derived_session::remove_derived;
 use crate::base::error::{HostError, HostResult};
 use crate::base::failpoint;
 use crate::base::thread::encode_pending;
@@ -26,8 +31,10 @@ pub(super) struct ForkTxn {
     pub worktree: Option<Box<Prepared>>,
     /// The warm spare that forked it, which is its runtime once committed.
     pub adopted: Option<Adopted>,
-    /// A session Forkhost wrote itself (a seed): removed with the fork.
-    pub seeded: Option<Forked>,
+    /// The session the harness derived (or Forkhost seeded): removed with the fork.
+    derived: Option<Forked>,
+    /// The source's session file, which no undo removes whatever a harness answered.
+    source: Option<PathBuf>,
     /// Committed or undone: nothing is left to do.
     done: bool,
 }
@@ -41,9 +48,31 @@ impl ForkTxn {
             child,
             worktree: None,
             adopted: None,
-            seeded: None,
+            derived: None,
+            source: plan.native.path.clone(),
             done: false,
         })
+    }
+
+    /// Step 3 returned `forked`: the fork owns that session now (its undo removes it), and the
+    /// `creating` row names it, so a process that ends before the commit leaves nothing the
+    /// next start cannot find. A pending fork has no file of its own yet.
+    pub(super) async fn derived(&mut self, forked: &Forked) -> HostResult<()> {
+        self.derived = Some(forked.clone());
+        if forked.pending.is_some() {
+            return Ok(());
+        }
+        let mut row = self.child.clone();
+        row.native_session_id = Some(forked.session.session_id.clone());
+        row.native_path = forked
+            .session
+            .path
+            .as_ref()
+            .map(|p| p.display().to_string());
+        let noted = self.host.store().update_thread(&row).await;
+        let row = self.attempt(noted.map_err(HostError::from)).await?;
+        self.child = row;
+        Ok(())
     }
 
     /// `result`, after undoing the fork when it is an error: the caller returns it with `?`.
@@ -61,8 +90,8 @@ impl ForkTxn {
         (self.worktree.take(), self.adopted.take())
     }
 
-    /// Undoes what the fork made, newest first: the adopted runtime closed, a seeded session
-    /// removed, the row deleted, the worktree removed. The source is never touched.
+    /// Undoes what the fork made, newest first: the adopted runtime closed, the derived
+    /// session removed, the row deleted, the worktree removed. The source is never touched.
     async fn undo(&mut self) {
         if std::mem::replace(&mut self.done, true) {
             return;
@@ -71,7 +100,7 @@ impl ForkTxn {
             &self.host,
             &self.child,
             self.adopted.take(),
-            self.seeded.take(),
+            Derived(self.derived.take(), self.source.take()),
             self.worktree.take(),
         )
         .await;
@@ -89,27 +118,30 @@ impl Drop for ForkTxn {
             return;
         };
         let (host, child) = (self.host.clone(), self.child.clone());
-        let (adopted, seeded, worktree) = (
+        let (adopted, derived, worktree) = (
             self.adopted.take(),
-            self.seeded.take(),
+            Derived(self.derived.take(), self.source.take()),
             self.worktree.take(),
         );
-        runtime.spawn(async move { undo_parts(&host, &child, adopted, seeded, worktree).await });
+        runtime.spawn(async move { undo_parts(&host, &child, adopted, derived, worktree).await });
     }
 }
+
+/// The derived session to remove, beside the source's file that must stay.
+struct Derived(Option<Forked>, Option<PathBuf>);
 
 async fn undo_parts(
     host: &Host,
     child: &ThreadRow,
     adopted: Option<Adopted>,
-    seeded: Option<Forked>,
+    Derived(derived, source): Derived,
     worktree: Option<Box<Prepared>>,
 ) {
     if let Some((runtime, _)) = adopted {
         let _ = runtime.close().await;
     }
-    if let Some(forked) = seeded {
-        host.remove_seeded(&forked);
+    if let Some(forked) = derived {
+        remove_derived(&forked, source.as_deref());
     }
     host.discard(child).await;
     if let Some(worktree) = worktree {

@@ -65,18 +65,4 @@ impl Host {
             &turns[..kept],
         ))
     }
-
-    /// Removes the session a seed wrote when the fork that made it fails after all: it is
-    /// Forkhost's own file (no harness wrote it), so nothing of the failed fork stays behind.
-    pub(crate) fn remove_seeded(&self, forked: &Forked) {
-        let Some(path) = forked.session.path.as_ref().filter(|p| p.is_file()) else {
-            return;
-        };
-        if forked.pending.is_some() {
-            return;
-        }
-        if let Err(err) = std::fs::remove_file(path) {
-            tracing::warn!(path = %path.display(), %err, "could not remove a failed fork's seeded session");
-        }
-    }
 }

@@ -11,8 +11,9 @@
 //!    `before`, its timing.
 //!
 //! Steps 2-4 run inside a [`commit::ForkTxn`], which undoes the row, the worktree, an adopted
-//! spare and a seeded file when a step fails, so a failed fork leaves nothing and the source is
-//! never touched. A crash leaves at most a `creating` row, which the next start removes.
+//! spare and the session the harness derived (or Forkhost seeded) when a step fails, so a
+//! failed fork leaves nothing and the source is never touched. A crash leaves at most a
+//! `creating` row naming the derived session, and the next start removes both.
 //!
 //! Calls: `thread` (names, anchors, warm spares, turns), `files`, `trust` and the base.
 
@@ -108,7 +109,7 @@ impl Host {
         let warm = derived.adopted.is_some();
         let forked = derived.forked;
         txn.adopted = derived.adopted;
-        txn.seeded = derived.seeded.then(|| forked.clone());
+        txn.derived(&forked).await?;
 
         // Step 4: commit.
         let commit_started = Instant::now();

@@ -18,8 +18,6 @@ pub(super) struct Derived {
     pub forked: Forked,
     /// The warm spare that forked it (its runtime from now on).
     pub adopted: Option<Adopted>,
-    /// Forkhost wrote the session itself (a seed), and removes it if the fork fails.
-    pub seeded: bool,
     /// What carried over into another harness, said to the user.
     pub carry_note: Option<String>,
 }
@@ -44,7 +42,6 @@ impl Host {
             return Ok(Derived {
                 forked,
                 adopted: None,
-                seeded: true,
                 // Said only where the conversation crossed into another harness.
                 carry_note: Some(note).filter(|_| cross),
             });
@@ -67,7 +64,6 @@ impl Host {
         Ok(Derived {
             forked: forked?,
             adopted,
-            seeded: false,
             carry_note: None,
         })
     }

@@ -79,9 +79,14 @@ impl Host {
         };
         let mut report = OpenReport {
             recovered: opened.recovered,
-            removed_creating: opened.removed_creating,
+            removed_creating: opened.removed_creating.len() as u64,
             ..OpenReport::default()
         };
+        if !opened.removed_creating.is_empty() {
+            // The interrupted forks' sessions, where their harness had derived one.
+            let kept = host.store().threads().await?;
+            crate::base::derived_session::remove_interrupted(&opened.removed_creating, &kept);
+        }
         if report.recovered.is_some() {
             report.rebuilt = host.rebuild_from_native().await;
         }

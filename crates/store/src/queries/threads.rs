@@ -236,15 +236,23 @@ pub async fn abandoned_creating(conn: &mut SqliteConnection, lease_ms: i64) -> R
         .collect())
 }
 
-/// Deletes the given `creating` rows (a row that has since become something else is kept).
-pub async fn delete_creating(conn: &mut SqliteConnection, ids: &[String]) -> Result<u64> {
-    let mut removed = 0;
+/// Deletes the given `creating` rows (a row that has since become something else is kept);
+/// the rows deleted, as they were.
+pub async fn delete_creating(
+    conn: &mut SqliteConnection,
+    ids: &[String],
+) -> Result<Vec<ThreadRow>> {
+    let mut removed = Vec::new();
     for id in ids {
-        removed += sqlx::query("DELETE FROM threads WHERE id = ? AND state = 'creating'")
-            .bind(id)
-            .execute(&mut *conn)
-            .await?
-            .rows_affected();
+        let row = sqlx::query(&format!(
+            "DELETE FROM threads WHERE id = ? AND state = 'creating' RETURNING {COLUMNS}"
+        ))
+        .bind(id)
+        .fetch_optional(&mut *conn)
+        .await?;
+        if let Some(row) = row {
+            removed.push(from_row(&row)?);
+        }
     }
     Ok(removed)
 }
