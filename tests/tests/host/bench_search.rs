@@ -21,7 +21,15 @@ use forkhost_tests::fake_model::{FakeModel, FakeModelOptions};
 use forkhost_tests::harness_env::{Harness, HarnessEnv};
 
 const TURNS: usize = 600;
-const RUNS: usize = 5;
+/// Each search's runs (the median is quoted); the quick form (`FORKHOST_BENCH_QUICK=1`) runs
+/// each once: it runs so the bench cannot rot, and its debug-build figures are not quoted.
+fn runs() -> usize {
+    if forkhost_tests::bench_quick() {
+        1
+    } else {
+        5
+    }
+}
 /// As long as the seed's "what the user asked. " it replaces, so the JSON stays valid.
 const RARE: &str = "zanzibar retry policy";
 const COMMON: &str = "sentence of the kind";
@@ -92,20 +100,20 @@ fn copies(source: &Path, session_id: &str, bytes: u64, rare: &[usize]) -> Vec<Pa
 async fn timed(host: &Host, query: SearchQuery) -> (f64, SearchResults) {
     let mut ms = Vec::new();
     let mut last = None;
-    for _ in 0..RUNS {
+    for _ in 0..runs() {
         let started = Instant::now();
         let results = host.search(query.clone()).await.unwrap();
         ms.push(started.elapsed().as_secs_f64() * 1e3);
         last = Some(results);
     }
     ms.sort_by(f64::total_cmp);
-    (ms[RUNS / 2], last.unwrap())
+    (ms[ms.len() / 2], last.unwrap())
 }
 
-/// `rg ARGS ROOT…` timed (median of `RUNS`), or `None` without `rg`.
+/// `rg ARGS ROOT…` timed (median of [`runs`]), or `None` without `rg`.
 fn rg(args: &[&str], roots: &[PathBuf]) -> Option<f64> {
     let mut ms = Vec::new();
-    for _ in 0..RUNS {
+    for _ in 0..runs() {
         let started = Instant::now();
         let out = Command::new("rg").args(args).args(roots).output().ok()?;
         ms.push(started.elapsed().as_secs_f64() * 1e3);
@@ -113,7 +121,7 @@ fn rg(args: &[&str], roots: &[PathBuf]) -> Option<f64> {
         assert!(out.status.code().is_some_and(|c| c <= 1), "rg {args:?}");
     }
     ms.sort_by(f64::total_cmp);
-    Some(ms[RUNS / 2])
+    Some(ms[ms.len() / 2])
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -201,10 +209,11 @@ async fn search_over_a_gigabyte_of_transcripts() {
     let rate = |ms: f64| gb / (ms / 1e3);
     println!();
     println!(
-        "=== search {} transcripts, {:.2} GB ({} harnesses' formats; warm, median of {RUNS}) ===",
+        "=== search {} transcripts, {:.2} GB ({} harnesses' formats; warm, median of {}) ===",
         files.len(),
         gb,
-        all.len()
+        all.len(),
+        runs()
     );
     println!("first search (files just written)       {first_ms:>8.1} ms");
     println!(
