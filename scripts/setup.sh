@@ -15,9 +15,10 @@ for_tests=0
 
 app_packages=(libwebkit2gtk-4.1-dev build-essential file libxdo-dev libssl-dev
   libayatana-appindicator3-dev librsvg2-dev pkg-config curl ca-certificates)
-# openssh-server and openssh-client: the remote-host tests' real OpenSSH on loopback.
+# openssh-server and openssh-client: the remote-host tests' real OpenSSH on loopback;
+# iproute2: the network namespace whose link they drop (tests/src/netns.rs).
 test_packages=(xvfb xauth webkit2gtk-driver imagemagick shellcheck sudo ripgrep openssh-server
-  openssh-client)
+  openssh-client iproute2)
 
 wanted=("${app_packages[@]}")
 ((for_tests)) && wanted+=("${test_packages[@]}")

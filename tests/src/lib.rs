@@ -6,6 +6,8 @@ pub mod cli;
 pub mod fake_model;
 pub mod harness_env;
 pub mod need;
+#[cfg(unix)]
+pub mod netns;
 pub mod procs;
 #[cfg(unix)]
 pub mod sshd;

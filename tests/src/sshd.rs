@@ -35,6 +35,8 @@ pub struct Sshd {
     /// The client's `known_hosts` (empty until [`Sshd::trust_host_key`]).
     pub known_hosts: PathBuf,
     host_public_key: String,
+    /// Where it listens (127.0.0.1, or a test network's address).
+    address: std::net::Ipv4Addr,
     /// The remote side's tree: a daemon started there (`forkhost serve`) ends with the server.
     remote_root: PathBuf,
 }
@@ -51,6 +53,8 @@ fn run(cmd: &mut Command) -> Result<String, String> {
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
+
+const LOOPBACK: std::net::Ipv4Addr = std::net::Ipv4Addr::LOCALHOST;
 
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
@@ -125,20 +129,31 @@ impl Sshd {
     /// `FORKHOST_SSHD` is unset and the suite allows skipping; a missing user or a server that
     /// does not come up is a failure that says which step to run.
     pub fn start(env: &HarnessEnv, forkhost: &Path) -> Option<Sshd> {
-        Sshd::start_as(env, Some(forkhost), None, &[])
+        Sshd::start_as(env, Some(forkhost), None, &[], LOOPBACK)
+    }
+
+    /// [`Sshd::start`] listening on `address` alone: a test network's end
+    /// ([`crate::netns::NetLink`]), so that a client inside that network reaches it only over
+    /// the link.
+    pub fn start_on(
+        env: &HarnessEnv,
+        forkhost: &Path,
+        address: std::net::Ipv4Addr,
+    ) -> Option<Sshd> {
+        Sshd::start_as(env, Some(forkhost), None, &[], address)
     }
 
     /// [`Sshd::start`] on a machine without the harnesses whose binary variables are named in
     /// `lacking` (`FORKHOST_CLAUDE_BIN`): set empty there, so its forkhost searches a PATH that
     /// has none of them.
     pub fn start_lacking(env: &HarnessEnv, forkhost: &Path, lacking: &[&str]) -> Option<Sshd> {
-        Sshd::start_as(env, Some(forkhost), None, lacking)
+        Sshd::start_as(env, Some(forkhost), None, lacking, LOOPBACK)
     }
 
     /// A server whose sessions find no forkhost on their PATH (a remote to install it on), and
     /// look in `path_first` before anything else when given (a stand-in `uname`, say).
     pub fn start_without_forkhost(env: &HarnessEnv, path_first: Option<&Path>) -> Option<Sshd> {
-        Sshd::start_as(env, None, path_first, &[])
+        Sshd::start_as(env, None, path_first, &[], LOOPBACK)
     }
 
     fn start_as(
@@ -146,9 +161,10 @@ impl Sshd {
         forkhost: Option<&Path>,
         path_first: Option<&Path>,
         lacking: &[&str],
+        address: std::net::Ipv4Addr,
     ) -> Option<Sshd> {
         let sshd = need(Group::Remote, SSHD_VAR)?;
-        let started = Sshd::start_with(&sshd, env, forkhost, path_first, lacking);
+        let started = Sshd::start_with(&sshd, env, forkhost, path_first, lacking, address);
         Some(started.unwrap_or_else(|e| panic!("{e}")))
     }
 
@@ -158,6 +174,7 @@ impl Sshd {
         forkhost: Option<&Path>,
         path_first: Option<&Path>,
         lacking: &[&str],
+        address: std::net::Ipv4Addr,
     ) -> Result<Sshd, String> {
         run(Command::new("getent").args(["passwd", REMOTE_USER])).map_err(|_| {
             format!("no user {REMOTE_USER}: run scripts/setup.sh --tests (as root) to make it")
@@ -243,7 +260,7 @@ impl Sshd {
 
         let port = free_port();
         let config = format!(
-            "Port {port}\nListenAddress 127.0.0.1\nHostKey {host}\nPidFile {pid}\n\
+            "Port {port}\nListenAddress {address}\nHostKey {host}\nPidFile {pid}\n\
              AuthorizedKeysFile {keys}\nAllowUsers {REMOTE_USER}\nPasswordAuthentication no\n\
              KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\nPermitTTY yes\n\
              ForceCommand {session}\nSubsystem sftp internal-sftp\n",
@@ -272,7 +289,7 @@ impl Sshd {
         std::fs::write(
             &client_config,
             format!(
-                "Host {HOST_ALIAS}\n  HostName 127.0.0.1\n  Port {port}\n  User {REMOTE_USER}\n\
+                "Host {HOST_ALIAS}\n  HostName {address}\n  Port {port}\n  User {REMOTE_USER}\n\
                  Host *\n  IdentityFile {key}\n  IdentitiesOnly yes\n  UserKnownHostsFile {known}\n\
                  GlobalKnownHostsFile /dev/null\n  LogLevel ERROR\n  IdentityAgent none\n",
                 key = client.join("key").display(),
@@ -287,6 +304,7 @@ impl Sshd {
             config: client_config,
             known_hosts,
             host_public_key,
+            address,
             remote_root: env.root().to_path_buf(),
         };
         me.wait_listening()?;
@@ -296,7 +314,7 @@ impl Sshd {
     fn wait_listening(&mut self) -> Result<(), String> {
         let started = Instant::now();
         while started.elapsed() < Duration::from_secs(20) {
-            if TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+            if TcpStream::connect((self.address, self.port)).is_ok() {
                 return Ok(());
             }
             if let Ok(Some(status)) = self.child.try_wait() {
@@ -344,7 +362,7 @@ impl Sshd {
             .append(true)
             .open(&self.known_hosts)
             .unwrap();
-        writeln!(file, "[127.0.0.1]:{port} {} {}", key[0], key[1]).unwrap();
+        writeln!(file, "[{}]:{port} {} {}", self.address, key[0], key[1]).unwrap();
     }
 
     /// The server key's fingerprint (`SHA256:…`).

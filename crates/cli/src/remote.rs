@@ -129,7 +129,22 @@ pub async fn on_host(cli: Cli, name: &str) -> Result<ExitCode, HostError> {
         local.shutdown().await;
         return Ok(Output::new(cli.json).success(&moved?));
     }
-    run(data_dir, name, cli.json).await
+    // A turn sent there runs in that machine's daemon: a connection lost meanwhile leaves it
+    // running, and the words say how to follow it again.
+    let following = match &cli.command {
+        Command::Send { thread, .. } => Some(thread.clone()),
+        _ => None,
+    };
+    run(data_dir, name, cli.json)
+        .await
+        .map_err(|err| match (err, following) {
+            (HostError::HostUnreachable(why), Some(thread)) => HostError::HostUnreachable(format!(
+                "{}. If the turn had started, it runs on there: `forkhost --host {name} \
+                     attach {thread}` follows it again",
+                why.trim_end_matches('.')
+            )),
+            (err, _) => err,
+        })
 }
 
 /// How much of ssh's stderr is kept to explain its failure.

@@ -17,6 +17,8 @@ mod race;
 mod remote;
 #[cfg(unix)]
 mod remote_files;
+#[cfg(unix)]
+mod remote_network;
 mod rewind;
 mod search;
 mod security;

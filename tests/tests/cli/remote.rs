@@ -23,6 +23,8 @@ pub(crate) struct Local<'a> {
     home: tempfile::TempDir,
     pub(crate) ssh: String,
     env: Option<&'a HarnessEnv>,
+    /// The test network this side runs in (its commands inside the namespace).
+    net: Option<&'a forkhost_tests::netns::NetLink>,
 }
 
 impl<'a> Local<'a> {
@@ -32,6 +34,23 @@ impl<'a> Local<'a> {
             home: tempfile::tempdir().unwrap(),
             ssh: sshd.ssh_command(),
             env: None,
+            net: None,
+        }
+    }
+
+    /// This side inside the test network `net`: it reaches the server over its link only.
+    pub(crate) fn inside(self, net: &'a forkhost_tests::netns::NetLink) -> Local<'a> {
+        Local {
+            net: Some(net),
+            ..self
+        }
+    }
+
+    /// `forkhost`, here: inside the test network when this side is in one.
+    fn forkhost(&self) -> Command {
+        match self.net {
+            Some(net) => net.command(forkhost_bin()),
+            None => Command::new(forkhost_bin()),
         }
     }
 
@@ -44,8 +63,8 @@ impl<'a> Local<'a> {
     }
 
     /// `forkhost --json ARGS` here: (success, JSON, stderr).
-    fn run(&self, args: &[&str]) -> (bool, Value, String) {
-        let mut cmd = Command::new(forkhost_bin());
+    pub(crate) fn run(&self, args: &[&str]) -> (bool, Value, String) {
+        let mut cmd = self.forkhost();
         match self.env {
             Some(env) => env.apply_std(&mut cmd),
             None => {
@@ -72,9 +91,9 @@ impl<'a> Local<'a> {
 
     /// `forkhost ARGS` here (text output), started in a process group of its own with its
     /// stdout piped: killing the group ends this side and its ssh, as a closed laptop would.
-    fn spawn(&self, args: &[&str]) -> std::process::Child {
+    pub(crate) fn spawn(&self, args: &[&str]) -> std::process::Child {
         use std::os::unix::process::CommandExt;
-        let mut cmd = Command::new(forkhost_bin());
+        let mut cmd = self.forkhost();
         cmd.env("HOME", self.home.path())
             .env_remove("FORKHOST_PI_BIN")
             .env_remove("FORKHOST_CLAUDE_BIN")
@@ -349,7 +368,7 @@ fn cut(child: &mut std::process::Child) {
 }
 
 /// Reads `from` until what it printed contains `needle`; what it printed.
-fn read_until(from: &mut impl std::io::Read, needle: &str) -> String {
+pub(crate) fn read_until(from: &mut impl std::io::Read, needle: &str) -> String {
     let mut seen = Vec::new();
     let mut buffer = [0u8; 256];
     while !String::from_utf8_lossy(&seen).contains(needle) {

@@ -67,6 +67,7 @@ pub(crate) fn invocation(
         args.push(option.into());
     }
     args.push(if tty { "-t" } else { "-T" }.into());
+    args.extend(keepalive(options).into_iter().map(OsString::from));
     args.extend(multiplexing(options).into_iter().map(OsString::from));
     args.extend(options.iter().map(OsString::from));
     // `--` ends ssh's options: the destination is never read as one.
@@ -86,6 +87,25 @@ pub(crate) fn invocation(
         program: program.into(),
         args,
     })
+}
+
+/// How often ssh asks a silent server whether it is still there, and how many unanswered asks
+/// end the connection. A network that drops (a laptop that sleeps, Wi-Fi that goes) sends no
+/// reset: without this ssh waits on a dead TCP connection for many minutes, and the app's
+/// link to the host hangs with it. With it the connection ends in ~15 s, in words ("Timeout,
+/// server not responding"), and the turn goes on there for `attach` to pick up
+/// (`tests/tests/cli/remote_network.rs`).
+const KEEPALIVE: [&str; 4] = ["-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3"];
+
+/// [`KEEPALIVE`], unless the host's own options choose their own `ServerAlive…` settings.
+fn keepalive(options: &[String]) -> Vec<String> {
+    let theirs = options
+        .iter()
+        .any(|o| o.to_ascii_lowercase().contains("serveralive"));
+    match theirs {
+        true => Vec::new(),
+        false => KEEPALIVE.iter().map(|&o| o.to_owned()).collect(),
+    }
 }
 
 /// Turns off connection sharing (`FORKHOST_SSH_MULTIPLEX=0`).
@@ -194,10 +214,10 @@ pub(crate) fn failure(destination: &str, stderr: &str, fingerprint: Option<&str>
              or append `ssh-keyscan` of it to ~/.ssh/known_hosts"
         ));
     }
-    let last = said
-        .last()
-        .copied()
-        .unwrap_or("ssh failed without saying why");
+    let last = said.last().copied().unwrap_or(
+        "ssh ended without saying why (the connection may have dropped, or its LogLevel \
+             hides the reason: `ssh -v` to the host tells more)",
+    );
     HostError::HostUnreachable(format!("{destination}: {last}"))
 }
 
@@ -244,6 +264,17 @@ mod tests {
             "the remote shell reads back exactly the words sent"
         );
         assert_eq!(args.len(), at + 3);
+    }
+
+    #[test]
+    fn a_silent_server_is_asked_after_and_a_hosts_own_keepalive_is_kept() {
+        let made = invocation("box", &[], &["forkhost".into()], false).unwrap();
+        let args = strings(&made.args);
+        let at = args.iter().position(|a| a == "--").unwrap();
+        assert!(args[..at].contains(&"ServerAliveInterval=5".to_owned()));
+        assert!(args[..at].contains(&"ServerAliveCountMax=3".to_owned()));
+        let own = ["-o".to_owned(), "ServerAliveInterval=60".to_owned()];
+        assert!(keepalive(&own).is_empty());
     }
 
     #[test]
