@@ -149,6 +149,7 @@ async fn app_agents_are_asked_added_and_removed_in_settings() -> Result<()> {
     .await;
     if result.is_err() {
         shots.take(&client, "failure").await;
+        shots.keep_app_log(&env);
     }
     client.close().await.ok();
     result

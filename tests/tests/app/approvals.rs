@@ -53,6 +53,7 @@ async fn app_claude_approval_card() -> Result<()> {
     let result = approvals(&client, harness.work_dir(), &mut shots).await;
     if result.is_err() {
         shots.take(&client, "failure").await;
+        shots.keep_app_log(&env);
     }
     let closed = client.close().await;
     result?;
@@ -259,6 +260,7 @@ where
     let result = body(&client, &env, &mut shots).await;
     if result.is_err() {
         shots.take(&client, "failure").await;
+        shots.keep_app_log(&app_env);
     }
     let closed = client.close().await;
     result?;

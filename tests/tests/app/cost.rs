@@ -54,6 +54,7 @@ async fn app_cost_of_a_branch_its_replies_and_its_tree() -> Result<()> {
     let result = cost(&client, &model, &harness, &mut shots).await;
     if result.is_err() {
         shots.take(&client, "failure").await;
+        shots.keep_app_log(&env);
     }
     client.close().await.ok();
     result

@@ -86,6 +86,7 @@ async fn run(
     let result = body(&client, shots).await;
     if result.is_err() {
         shots.take(&client, "failure").await;
+        shots.keep_app_log(env);
     }
     client.close().await.ok();
     result

@@ -54,6 +54,7 @@ where
     let (client, result) = body(client).await;
     if result.is_err() {
         shots.take(&client, "failure").await;
+        shots.keep_app_log(env);
     }
     let closed = client.close().await;
     result?;

@@ -33,6 +33,7 @@ async fn app_six_forks_have_six_names_and_every_tab_is_reachable() -> Result<()>
     let result = six_forks(&client, &harness, &mut shots).await;
     if result.is_err() {
         shots.take(&client, "failure").await;
+        shots.keep_app_log(&env);
     }
     client.close().await.ok();
     result

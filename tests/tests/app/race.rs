@@ -44,6 +44,7 @@ async fn app_race_three_lanes_from_reply_two_check_and_keep() -> Result<()> {
     let result = race(&client, &repo, &mut shots).await;
     if result.is_err() {
         shots.take(&client, "failure").await;
+        shots.keep_app_log(&env);
     }
     client.close().await.ok();
     result

@@ -117,6 +117,7 @@ async fn app_pi_continue_on_another_machine_with_the_files_and_the_hosts_threads
     .await;
     if result.is_err() {
         shots.take(&client, "failure").await;
+        shots.keep_app_log(&env);
     }
     // Give the debounced layout save a moment before the app goes.
     tokio::time::sleep(Duration::from_millis(500)).await;

@@ -70,6 +70,7 @@ async fn app_pi_race_on_a_remote_thread_runs_there_and_keeps_a_lane_there() -> R
     let result = race_there(&client, &id, &repo, &model, &mut shots).await;
     if result.is_err() {
         shots.take(&client, "failure").await;
+        shots.keep_app_log(&env);
     }
     client.close().await.ok();
     result

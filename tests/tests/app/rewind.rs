@@ -57,6 +57,7 @@ async fn app_pi_rewinds_to_reply_two_and_undoes() -> Result<()> {
     let result = rewind_session(&client, &repo, &mut shots).await;
     if result.is_err() {
         shots.take(&client, "failure").await;
+        shots.keep_app_log(&env);
     }
     client.close().await.ok();
     result

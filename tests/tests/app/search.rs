@@ -33,6 +33,7 @@ async fn app_search_opens_a_hit_scrolled_and_highlighted() -> Result<()> {
     let result = search_and_open(&client, &harness, &mut shots).await;
     if result.is_err() {
         shots.take(&client, "failure").await;
+        shots.keep_app_log(&env);
     }
     client.close().await.ok();
     result
