@@ -6,58 +6,22 @@
 //! written as, since it offers no `session/fork`), plays it back through `session/load`, and a
 //! new process resumes it exactly.
 
-use std::time::Duration;
-
-use forkhost_harness::acp::{gemini_chat, shipped, AcpRuntime, AcpTarget, AgentCommand};
-use forkhost_harness::contract::{RuntimeEvent, TurnOutcome, TurnUsage};
+use forkhost_harness::acp::{gemini_chat, AcpTarget};
+use forkhost_harness::contract::{TurnOutcome, TurnUsage};
 use forkhost_tests::acp::gemini::GeminiEnv;
 use forkhost_tests::fake_model::{FakeModel, FakeModelOptions, Msg, Protocol};
-use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver};
 
-/// A turn may take this long (Gemini CLI's first start in a HOME is slow).
-const TURN_LIMIT: Duration = Duration::from_secs(120);
+use crate::acp_kit::{self, Opened};
 
-fn gemini() -> AgentCommand {
-    shipped()
-        .into_iter()
-        .find(|a| a.name == "gemini")
-        .expect("Gemini CLI is shipped")
+fn open(env: &GeminiEnv, target: AcpTarget) -> impl std::future::Future<Output = Opened> + '_ {
+    acp_kit::open("gemini", &env.bin, &env.vars, target)
 }
 
-struct Opened {
-    runtime: AcpRuntime,
-    events: UnboundedReceiver<RuntimeEvent>,
-}
-
-async fn open(env: &GeminiEnv, target: AcpTarget) -> Opened {
-    let (tx, events) = unbounded_channel();
-    let started = std::time::Instant::now();
-    let runtime = AcpRuntime::open(&gemini(), &env.bin, target, &env.vars, tx)
-        .await
-        .expect("Gemini CLI opens the session");
-    eprintln!(
-        "gemini: process start, initialize and session open {} ms",
-        started.elapsed().as_millis()
-    );
-    Opened { runtime, events }
-}
-
-/// Sends `prompt` and reads the turn to its end: its text, outcome and usage.
+/// Sends `prompt` and reads the turn to its end: its text, outcome and usage (Gemini CLI asks
+/// no approval here).
 async fn turn(opened: &mut Opened, prompt: &str) -> (String, TurnOutcome, Option<TurnUsage>) {
-    opened.runtime.send(prompt).await.expect("the turn starts");
-    let mut text = String::new();
-    loop {
-        let event = tokio::time::timeout(TURN_LIMIT, opened.events.recv())
-            .await
-            .unwrap_or_else(|_| panic!("no end of the turn {prompt:?} in time: {text:?}"))
-            .expect("the runtime's events go on");
-        match event {
-            RuntimeEvent::TextDelta { text: piece } => text.push_str(&piece),
-            RuntimeEvent::TurnEnded { outcome, usage, .. } => return (text, outcome, usage),
-            RuntimeEvent::Exited { error } => panic!("Gemini CLI exited mid-turn: {error:?}"),
-            _ => {}
-        }
-    }
+    let turned = acp_kit::turn(opened, prompt, &[]).await;
+    (turned.text, turned.outcome, turned.usage)
 }
 
 /// What the model received on the last turn: the user and model text, in order.
@@ -88,13 +52,7 @@ async fn gemini_turns_stream_keep_a_chat_file_play_back_and_resume() {
         return;
     };
     let dir = env.work_dir.clone();
-    let mut source = open(
-        &env,
-        AcpTarget::New {
-            cwd: dir.to_path_buf(),
-        },
-    )
-    .await;
+    let mut source = open(&env, acp_kit::new_in(&dir)).await;
     let id = source.runtime.session_id().to_owned();
     assert!(
         !source.runtime.snapshots(),
@@ -152,14 +110,7 @@ async fn gemini_turns_stream_keep_a_chat_file_play_back_and_resume() {
         "gemini: a fork after turn 1 written as a chat file in {:.1} ms",
         started.elapsed().as_secs_f64() * 1000.0
     );
-    let mut fork = open(
-        &env,
-        AcpTarget::Resume {
-            session_id: fork_id.clone(),
-            cwd: dir.to_path_buf(),
-        },
-    )
-    .await;
+    let mut fork = open(&env, acp_kit::resume(&fork_id, &dir)).await;
     assert_eq!(fork.runtime.session_id(), fork_id);
     let (text, outcome, _) = turn(&mut fork, "charlie").await;
     assert_eq!(outcome, TurnOutcome::Completed, "{text:?}");

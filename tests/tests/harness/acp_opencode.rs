@@ -6,111 +6,20 @@
 //! always and declined on the approval card's terms; Stop and a mode change reach it.
 
 use std::path::Path;
-use std::time::Duration;
 
 use forkhost_harness::acp::opencode_db;
-use forkhost_harness::acp::{shipped, AcpRuntime, AcpTarget, AgentCommand, AgentSessions};
+use forkhost_harness::acp::{AcpTarget, AgentSessions};
 use forkhost_harness::contract::{
-    Answer, ApprovalDecision, ApprovalRequest, ApprovalSubject, PermissionMode, RuntimeEvent,
-    TurnOutcome, TurnUsage,
+    ApprovalDecision, ApprovalSubject, PermissionMode, RuntimeEvent, TurnOutcome,
 };
 use forkhost_harness::history::{Role, Turn};
 use forkhost_tests::acp::opencode::{Bash, OpencodeEnv};
 use forkhost_tests::fake_model::{FakeModel, FakeModelOptions, RequestRecord};
-use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver};
 
-/// A turn may take this long (OpenCode's first prompt adds a title request).
-const TURN_LIMIT: Duration = Duration::from_secs(120);
+use crate::acp_kit::{self, new_in, resume, turn, Opened, TURN_LIMIT};
 
-fn opencode() -> AgentCommand {
-    shipped()
-        .into_iter()
-        .find(|a| a.name == "opencode")
-        .expect("OpenCode is shipped")
-}
-
-struct Opened {
-    runtime: AcpRuntime,
-    events: UnboundedReceiver<RuntimeEvent>,
-}
-
-async fn open(env: &OpencodeEnv, target: AcpTarget) -> Opened {
-    let (tx, events) = unbounded_channel();
-    let runtime = AcpRuntime::open(&opencode(), &env.bin, target, &env.vars, tx)
-        .await
-        .expect("OpenCode opens the session");
-    Opened { runtime, events }
-}
-
-fn new_in(dir: &Path) -> AcpTarget {
-    AcpTarget::New {
-        cwd: dir.to_path_buf(),
-    }
-}
-
-fn resume(id: &str, dir: &Path) -> AcpTarget {
-    AcpTarget::Resume {
-        session_id: id.to_owned(),
-        cwd: dir.to_path_buf(),
-    }
-}
-
-/// What one turn produced.
-#[derive(Debug)]
-struct Turned {
-    text: String,
-    checkpoint: Option<String>,
-    outcome: TurnOutcome,
-    usage: Option<TurnUsage>,
-    asked: Vec<ApprovalRequest>,
-    tool_errors: Vec<bool>,
-}
-
-/// Sends `prompt` and reads the turn to its end, answering each approval request with the
-/// next of `answers` (a request beyond them fails the test: it was not expected).
-async fn turn(opened: &mut Opened, prompt: &str, answers: &[ApprovalDecision]) -> Turned {
-    opened.runtime.send(prompt).await.expect("the turn starts");
-    let mut turned = Turned {
-        text: String::new(),
-        checkpoint: None,
-        outcome: TurnOutcome::Completed,
-        usage: None,
-        asked: Vec::new(),
-        tool_errors: Vec::new(),
-    };
-    loop {
-        let event = tokio::time::timeout(TURN_LIMIT, opened.events.recv())
-            .await
-            .unwrap_or_else(|_| panic!("no end of the turn {prompt:?} in time: {turned:?}"))
-            .expect("the runtime's events go on");
-        match event {
-            RuntimeEvent::TextDelta { text } => turned.text.push_str(&text),
-            RuntimeEvent::ToolResult { is_error, .. } => turned.tool_errors.push(is_error),
-            RuntimeEvent::ApprovalRequested { request, reply } => {
-                let decision = *answers.get(turned.asked.len()).unwrap_or_else(|| {
-                    panic!("an approval nobody expected for {prompt:?}: {request:?}")
-                });
-                turned.asked.push(request);
-                reply
-                    .send(Answer::Decision(decision))
-                    .await
-                    .expect("the answer is written");
-            }
-            RuntimeEvent::TurnEnded {
-                native_checkpoint_ref,
-                outcome,
-                usage,
-                ..
-            } => {
-                turned.checkpoint = native_checkpoint_ref;
-                turned.outcome = outcome;
-                turned.usage = usage;
-                return turned;
-            }
-            RuntimeEvent::Exited { error } => panic!("OpenCode exited mid-turn: {error:?}"),
-            _ => {}
-        }
-    }
+fn open(env: &OpencodeEnv, target: AcpTarget) -> impl std::future::Future<Output = Opened> + '_ {
+    acp_kit::open("opencode", &env.bin, &env.vars, target)
 }
 
 /// The model requests made for `session` (OpenCode names its session in a header), without
@@ -191,7 +100,7 @@ fn shape(turns: &[Turn]) -> Shape {
 /// starting OpenCode; both timed (figures, not assertions). The turns read from it.
 async fn stored_equals_replay(env: &OpencodeEnv, id: &str, what: &str) -> Vec<Turn> {
     let sessions = AgentSessions {
-        agent: &opencode(),
+        agent: &acp_kit::agent("opencode"),
         program: &env.bin,
         env: &env.vars,
     };
@@ -271,7 +180,7 @@ async fn opencode_forks_at_every_turn_from_its_snapshots() {
     );
 
     let sessions = AgentSessions {
-        agent: &opencode(),
+        agent: &acp_kit::agent("opencode"),
         program: &env.bin,
         env: &env.vars,
     };

@@ -3,6 +3,8 @@ mod acp;
 #[cfg(unix)]
 mod acp_gemini;
 #[cfg(unix)]
+mod acp_kit;
+#[cfg(unix)]
 mod acp_opencode;
 mod claude;
 mod codex;
