@@ -326,3 +326,67 @@ async fn a_fork_dropped_half_way_leaves_no_row() {
     let made = t.host.fork(&t.thread, after(2)).await.unwrap();
     assert!(t.host.store().thread(&made.thread.thread.id).await.is_ok());
 }
+
+/// The session a fork's harness derived belongs to the fork from the moment the harness
+/// returns it: the `creating` row names it (so a crash before the commit leaves nothing the
+/// next open cannot find), and a step that fails after it removes it with the row. A pending
+/// fork has no file of its own yet: nothing is named, nothing removed.
+#[tokio::test]
+async fn a_derived_session_is_named_by_the_creating_row_and_goes_with_a_failed_fork() {
+    use forkhost_harness::{Forked, HarnessKind, NativeSession, PendingFork};
+    let t = three_turns().await;
+    let before = t.transcript();
+    let dir = tempfile::tempdir().unwrap();
+    let forked = |name: &str, pending: bool| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, "{}\n").unwrap();
+        let session = NativeSession {
+            kind: HarnessKind::Claude,
+            session_id: name.to_owned(),
+            path: Some(path.clone()),
+            cwd: dir.path().to_owned(),
+        };
+        let forked = Forked {
+            pending: pending.then(|| PendingFork {
+                source: None,
+                session: session.clone(),
+                resume_at: None,
+            }),
+            session,
+        };
+        (forked, path)
+    };
+
+    let plan = t.host.plan_fork(&t.thread, &after(2), None).await.unwrap();
+    let mut txn = super::commit::ForkTxn::begin(&t.host, &plan).await.unwrap();
+    let child = txn.child.id.clone();
+    let (derived, file) = forked("derived", false);
+    txn.derived(&derived).await.unwrap();
+    let row = t.host.store().thread(&child).await.unwrap();
+    assert_eq!(row.state, ThreadState::Creating);
+    assert_eq!(row.native_path, Some(file.display().to_string()));
+    assert_eq!(row.native_session_id.as_deref(), Some("derived"));
+    let failed: crate::base::error::HostResult<()> = Err(crate::base::error::HostError::Internal(
+        "a later step failed".into(),
+    ));
+    assert!(txn.attempt(failed).await.is_err());
+    assert!(!file.exists(), "the derived session went with the fork");
+    assert!(t.host.store().thread(&child).await.is_err(), "and its row");
+
+    // A pending fork: its row names no file, and its undo removes none.
+    let mut txn = super::commit::ForkTxn::begin(&t.host, &plan).await.unwrap();
+    let child = txn.child.id.clone();
+    let (pending, kept) = forked("pending", true);
+    txn.derived(&pending).await.unwrap();
+    assert_eq!(
+        t.host.store().thread(&child).await.unwrap().native_path,
+        None
+    );
+    let failed: crate::base::error::HostResult<()> = Err(crate::base::error::HostError::Internal(
+        "a later step failed".into(),
+    ));
+    assert!(txn.attempt(failed).await.is_err());
+    assert!(kept.exists(), "a pending fork's file is not its own");
+    assert!(t.host.store().thread(&child).await.is_err());
+    assert_eq!(t.transcript(), before, "the source is untouched");
+}
