@@ -83,10 +83,12 @@ export interface Highlight {
 
 export type Dialog =
   | null
-  | { kind: "new-thread" }
+  /** `host`: the machine it starts on, chosen already (a host's set-up view's New thread). */
+  | { kind: "new-thread"; host?: string }
   | { kind: "settings" }
-  /** The first-run view: which agents are installed and signed in, and how to get the others. */
-  | { kind: "first-run" }
+  /** The first-run view: which agents are installed and signed in, and how to get the others;
+   * `host`: on that remote host, as its forkhost finds them. */
+  | { kind: "first-run"; host?: string }
   | { kind: "update" }
   /** "Changes in this fork": a worktree fork's files since its fork point, and Bring back. */
   | { kind: "changes"; threadId: string }

@@ -441,6 +441,7 @@ async fn flow(
         agents.contains("Pi ") && agents.contains("Claude Code "),
         "box's agents: {agents:?}"
     );
+    host_setup_view(client).await?;
     open_host(client, "gone").await?;
     let offline = wait_css(client, r#"[data-host="gone"] [data-part="offline"]"#, WAIT).await?;
     let words = offline.text().await?;
@@ -795,6 +796,67 @@ async fn flow(
         "the host remembers the copy: {hosts}"
     );
     Ok(vec![remote_id, fork_id])
+}
+
+/// box's set-up view (its "Set up agents…"): the agents box's forkhost finds, Pi ready with
+/// its version, no file to choose from this machine, and New thread from there starts on box.
+async fn host_setup_view(client: &Client) -> Result<()> {
+    click(client, r#"[data-host="box"] [data-action="host-setup"]"#).await?;
+    let dialog = r#"[data-dialog="first-run"]"#;
+    wait_css(
+        client,
+        &format!(r#"{dialog} .setup-card[data-harness="pi"][data-state="ready"]"#),
+        WAIT,
+    )
+    .await
+    .context("box's set-up view shows its Pi ready")?;
+    let text = wait_css(client, dialog, WAIT).await?.text().await?;
+    ensure!(
+        text.contains("Set up agents on box"),
+        "the view names the host: {text:?}"
+    );
+    let pi = wait_css(
+        client,
+        &format!(r#"{dialog} .setup-card[data-harness="pi"]"#),
+        WAIT,
+    )
+    .await?
+    .text()
+    .await?;
+    ensure!(
+        pi.chars().any(|c| c.is_ascii_digit()),
+        "Pi's version there: {pi:?}"
+    );
+    let choose = js(
+        client,
+        r#"return document.querySelectorAll('[data-dialog="first-run"] [data-action^="choose-file-"]').length;"#,
+    )
+    .await?;
+    ensure!(
+        choose == 0,
+        "no file of box's is chosen from here: {choose}"
+    );
+    click(client, r#"[data-action="first-run-new-thread"]"#).await?;
+    wait_js(
+        client,
+        r#"document.querySelector('[data-dialog="new-thread"] input[data-machine="box"]')?.checked === true"#,
+        WAIT,
+        "New thread from box's set-up view to start on box",
+    )
+    .await?;
+    js(
+        client,
+        r#"document.querySelector('[data-dialog="new-thread"] .form__actions > button:not(.button--primary)').click(); return null;"#,
+    )
+    .await?;
+    wait_js(
+        client,
+        r#"!document.querySelector('[data-dialog]')"#,
+        WAIT,
+        "the dialog to close",
+    )
+    .await?;
+    Ok(())
 }
 
 /// Opens a host's row in the sidebar.

@@ -12,7 +12,7 @@ import { HARNESS_NAMES, HARNESSES, isHarness } from "../harnesses";
 import { HarnessSetupList } from "../firstRun/HarnessSetup";
 import { harnessState, noneUsable, startBlocker, unavailableLine, usableHarnesses } from "../firstRun/words";
 import { defaultModeFor, type ModeChoice, validChoice } from "../permissions";
-import { useApp } from "../state";
+import { store, useApp } from "../state";
 import { loadHostDoctor, loadHosts, remote, useRemote } from "../remote/remote";
 import { createThread } from "../threads/threadActions";
 import { Modal } from "../ui/Modal";
@@ -39,9 +39,16 @@ export function NewThreadDialog() {
     const last = remembered("forkhost.lastHarness");
     return isHarness(last) ? last : "claude";
   });
-  const [cwd, setCwd] = useState(() => remembered("forkhost.lastFolder"));
+  // A host's set-up view opens this on that host.
+  const [startHost] = useState(() => {
+    const dialog = store.get().dialog;
+    return (dialog?.kind === "new-thread" && dialog.host) || "";
+  });
+  const [cwd, setCwd] = useState(() =>
+    remembered(startHost ? `forkhost.lastFolder.${startHost}` : "forkhost.lastFolder"),
+  );
   // "": this machine; else the remote host the thread starts on.
-  const [machine, setMachine] = useState("");
+  const [machine, setMachine] = useState(startHost);
   const hosts = useRemote((s) => s.hosts);
   useEffect(() => {
     if (remote.get().hosts === null) void loadHosts();

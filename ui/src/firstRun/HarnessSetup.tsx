@@ -9,6 +9,7 @@ import { HARNESS_NAMES } from "../harnesses";
 import { ArrowUpRightIcon, CheckIcon, CopyIcon, FolderIcon, RefreshIcon, Spinner } from "../ui/icons";
 import { chooseHarnessPath, doctorAgain, IpcError, openExternal, pickFile } from "../ipc";
 import { store, useApp } from "../state";
+import { loadHostDoctor, useRemote } from "../remote/remote";
 import { notifyError } from "../ui/toasts";
 import { foundByWords, HARNESS_ORDER, type HarnessName, harnessState, statusLabel } from "./words";
 
@@ -58,7 +59,9 @@ function CommandLine({ command, label, needs }: { command: string; label?: strin
 
 type Choice = { state: "idle" } | { state: "checking" } | { state: "error"; message: string };
 
-function SetupCard({ name, report }: { name: HarnessName; report: HarnessReport | undefined }) {
+/** One harness's card; `host`: on that remote host (its file cannot be chosen from here, and
+ * its commands run in a terminal there). */
+function SetupCard({ name, report, host }: { name: HarnessName; report: HarnessReport | undefined; host?: string }) {
   const [choice, setChoice] = useState<Choice>({ state: "idle" });
   const state = harnessState(report);
   const product = HARNESS_NAMES[name];
@@ -115,10 +118,12 @@ function SetupCard({ name, report }: { name: HarnessName; report: HarnessReport 
       )}
       {report && state !== "ready" && (
         <div className="setup-card__actions">
-          <button type="button" className="button button--small" data-action={`choose-file-${name}`} disabled={choice.state === "checking"} onClick={() => void choose()}>
-            {choice.state === "checking" ? <Spinner size={11} /> : <FolderIcon width={12} height={12} />}
-            Choose its file…
-          </button>
+          {!host && (
+            <button type="button" className="button button--small" data-action={`choose-file-${name}`} disabled={choice.state === "checking"} onClick={() => void choose()}>
+              {choice.state === "checking" ? <Spinner size={11} /> : <FolderIcon width={12} height={12} />}
+              Choose its file…
+            </button>
+          )}
           <button type="button" className="button button--ghost button--small" data-action={`install-page-${name}`} onClick={() => void openExternal(report.install.page)}>
             Install page <ArrowUpRightIcon width={11} height={11} />
           </button>
@@ -128,7 +133,7 @@ function SetupCard({ name, report }: { name: HarnessName; report: HarnessReport 
       <div className="setup-card__body">
         {report && state === "missing" && (
           <div className="setup-card__steps">
-            <p className="setup-card__say">Install it in a terminal:</p>
+            <p className="setup-card__say">{host ? `Install it in a terminal on ${host}:` : "Install it in a terminal:"}</p>
             {report.install.commands.map((c) => (
               <CommandLine key={c.command} command={c.command} label={c.label} needs={c.needs} />
             ))}
@@ -136,7 +141,9 @@ function SetupCard({ name, report }: { name: HarnessName; report: HarnessReport 
         )}
         {report && state === "signed_out" && (
           <div className="setup-card__steps">
-            <p className="setup-card__say">Installed, but not signed in. Sign in in a terminal:</p>
+            <p className="setup-card__say">
+              {host ? `Installed, but not signed in. Sign in in a terminal on ${host}:` : "Installed, but not signed in. Sign in in a terminal:"}
+            </p>
             <CommandLine command={report.install.sign_in_command} />
           </div>
         )}
@@ -151,20 +158,28 @@ function SetupCard({ name, report }: { name: HarnessName; report: HarnessReport 
   );
 }
 
-/** Every harness's card, then Check again. */
-export function HarnessSetupList() {
-  const doctor = useApp((s) => s.doctor);
+/** Every harness's card, then Check again: this machine's, or `host`'s as its forkhost finds
+ * them (through its login shell's PATH). */
+export function HarnessSetupList({ host }: { host?: string } = {}) {
+  const here = useApp((s) => s.doctor);
+  const there = useRemote((s) => (host ? s.doctors[host] : undefined));
+  const doctor = host ? (Array.isArray(there) ? there : null) : here;
   const [busy, setBusy] = useState(false);
   return (
     <div className="setup" data-first-run-list>
       <ul className="setup__list" role="list">
         {HARNESS_ORDER.map((name) => (
-          <SetupCard key={name} name={name} report={doctor?.find((r) => r.name === name)} />
+          <SetupCard key={name} name={name} report={doctor?.find((r) => r.name === name)} host={host} />
         ))}
       </ul>
       <div className="setup__foot">
+        {host && there === "failed" && (
+          <span className="setup__hint" role="alert" data-host-doctor-failed>
+            {host}'s agents could not be listed: check its connection, then check again.
+          </span>
+        )}
         <span className="setup__hint">
-          Installed one? Open a new terminal to sign in, then check again.
+          {host ? `Installed one on ${host}? Sign in there, then check again.` : "Installed one? Open a new terminal to sign in, then check again."}
         </span>
         <button
           type="button"
@@ -173,7 +188,7 @@ export function HarnessSetupList() {
           disabled={busy}
           onClick={() => {
             setBusy(true);
-            void checkAgain().finally(() => setBusy(false));
+            void (host ? loadHostDoctor(host) : checkAgain()).finally(() => setBusy(false));
           }}
         >
           {busy ? <Spinner size={11} /> : <RefreshIcon width={12} height={12} />} Check again

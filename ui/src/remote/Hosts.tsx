@@ -7,6 +7,7 @@ import { harnessName } from "../harnesses";
 import { relativeTime } from "../sidebar/SessionButton";
 import { ChevronIcon, RefreshIcon, Spinner } from "../ui/icons";
 import { useApp } from "../state";
+import { openDialog } from "../ui/open";
 import { openTab } from "../tabs/tabs";
 import { clock, harnessesLine, loadHostThreads, loadHosts, remoteThreadId, updateHost, useRemote } from "./remote";
 
@@ -96,8 +97,19 @@ function HostRow({ name, destination }: { name: string; destination: string }) {
         </p>
       )}
       {open && state?.status === "ready" && harnesses && (
-        <p className="host__note host__note--quiet" data-part="harnesses" title="The agents installed there">
-          {harnesses}
+        <p className="host__note host__note--quiet">
+          <span data-part="harnesses" title="The agents installed there">
+            {harnesses}
+          </span>
+          {" · "}
+          <button
+            type="button"
+            className="link-button"
+            data-action="host-setup"
+            onClick={() => openDialog({ kind: "first-run", host: name })}
+          >
+            Set up agents…
+          </button>
         </p>
       )}
       {open && state?.status === "ready" && (

@@ -193,3 +193,43 @@ describe("Continue on another machine…", () => {
     expect(ipc.hostThreads).toHaveBeenCalledWith("gone");
   });
 });
+
+describe("a host's set-up view", () => {
+  it("shows the agents its forkhost finds, with what to run there, and checks again there", async () => {
+    const { FirstRunDialog } = await import("../firstRun/FirstRunDialog");
+    vi.mocked(ipc.hostDoctor).mockResolvedValue([
+      harnessReport("pi", { version: "1.6.0" }),
+      missingReport("claude"),
+      harnessReport("codex", { sign_in: "signed_out" }),
+    ]);
+    remote.set({ hosts: [box] });
+    vi.mocked(ipc.hostThreads).mockResolvedValue([]);
+    const hosts = render(<Hosts />);
+    fireEvent.click(hosts.container.querySelector('[data-host="box"] [data-action="toggle-host"]')!);
+    await waitFor(() => expect(hosts.container.querySelector('[data-action="host-setup"]')).not.toBeNull());
+    fireEvent.click(hosts.container.querySelector('[data-action="host-setup"]')!);
+    expect(store.get().dialog).toEqual({ kind: "first-run", host: "box" });
+    cleanup();
+
+    const calls = vi.mocked(ipc.hostDoctor).mock.calls.length;
+    const view = render(<FirstRunDialog />);
+    await waitFor(() => expect(view.baseElement.querySelector('.setup-card[data-harness="pi"]')?.getAttribute("data-state")).toBe("ready"));
+    const card = (name: string) => view.baseElement.querySelector<HTMLElement>(`.setup-card[data-harness="${name}"]`)!;
+    expect(view.baseElement.textContent).toContain("Set up agents on box");
+    expect(card("pi").textContent).toContain("1.6.0");
+    expect(card("claude").dataset.state).toBe("missing");
+    expect(card("claude").textContent).toContain("Install it in a terminal on box:");
+    expect(card("codex").textContent).toContain("Sign in in a terminal on box:");
+    // A file on another machine cannot be chosen from here.
+    expect(view.baseElement.querySelector('[data-action^="choose-file-"]')).toBeNull();
+    // This machine's own sessions are not listed for a host.
+    expect(view.baseElement.querySelector("[data-first-run-sessions]")).toBeNull();
+    fireEvent.click(view.baseElement.querySelector('[data-action="check-again"]')!);
+    await waitFor(() => expect(vi.mocked(ipc.hostDoctor).mock.calls.length).toBeGreaterThan(calls + 1));
+    expect(ipc.hostDoctor).toHaveBeenLastCalledWith("box");
+    expect(ipc.doctor).not.toHaveBeenCalled();
+    // New thread from here starts on box.
+    fireEvent.click(view.baseElement.querySelector('[data-action="first-run-new-thread"]')!);
+    expect(store.get().dialog).toEqual({ kind: "new-thread", host: "box" });
+  });
+});

@@ -6,6 +6,7 @@ import { notifyError } from "./toasts";
 
 export function openDialog(dialog: Dialog) {
   store.set({ dialog, menu: null });
+  if (dialog?.kind === "first-run" && dialog.host) return;
   if (dialog?.kind === "settings" || dialog?.kind === "new-thread" || dialog?.kind === "first-run") void loadDoctor();
 }
 
