@@ -37,6 +37,8 @@ pub struct Sshd {
     host_public_key: String,
     /// Where it listens (127.0.0.1, or a test network's address).
     address: std::net::Ipv4Addr,
+    /// A small disk its sessions see ([`Sshd::start_with_small_disk`]).
+    disk: Option<SmallDisk>,
     /// The remote side's tree: a daemon started there (`forkhost serve`) ends with the server.
     remote_root: PathBuf,
 }
@@ -52,6 +54,12 @@ fn run(cmd: &mut Command) -> Result<String, String> {
         ));
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// A tmpfs of `kilobytes` at `folder`, in the server's own mount namespace.
+struct SmallDisk {
+    folder: PathBuf,
+    kilobytes: u32,
 }
 
 const LOOPBACK: std::net::Ipv4Addr = std::net::Ipv4Addr::LOCALHOST;
@@ -132,6 +140,70 @@ impl Sshd {
         Sshd::start_as(env, Some(forkhost), None, &[], LOOPBACK)
     }
 
+    /// [`Sshd::start`] with a small disk of `kilobytes` mounted at `folder` (a folder of the
+    /// remote's tree, made if missing): a tmpfs in a mount namespace of the server's own, so
+    /// only its sessions see it. [`Sshd::fill_disk`] fills it, [`Sshd::free_disk`] empties it
+    /// again: the remote's disk full, as a user's box gets.
+    pub fn start_with_small_disk(
+        env: &HarnessEnv,
+        forkhost: &Path,
+        folder: &Path,
+        kilobytes: u32,
+    ) -> Option<Sshd> {
+        let sshd = need(Group::Remote, SSHD_VAR)?;
+        std::fs::create_dir_all(folder).expect("the small disk's folder");
+        let disk = SmallDisk {
+            folder: folder.to_owned(),
+            kilobytes,
+        };
+        let started = Sshd::start_with(&sshd, env, Some(forkhost), None, &[], LOOPBACK, Some(disk));
+        Some(started.unwrap_or_else(|e| panic!("{e}")))
+    }
+
+    /// Fills the small disk ([`Sshd::start_with_small_disk`]) to its last byte, from outside
+    /// (through the server's view of the files, `/proc/PID/root`). How many bytes it took.
+    pub fn fill_disk(&self) -> u64 {
+        use std::io::Write;
+        let filler = self.disk_path("filler");
+        let mut file = std::fs::File::create(&filler).expect("the filler");
+        let block = vec![0u8; 64 * 1024];
+        let mut written = 0u64;
+        loop {
+            match file.write(&block) {
+                Ok(0) => break,
+                Ok(n) => written += n as u64,
+                Err(e) if e.raw_os_error() == Some(28) => break, // ENOSPC
+                Err(e) => panic!("filling the small disk: {e}"),
+            }
+        }
+        let _ = file.sync_all();
+        written
+    }
+
+    /// `path` (a file under the small disk, as the remote names it) as this process reaches it:
+    /// through the server's view of the files.
+    pub fn as_seen_there(&self, path: &Path) -> PathBuf {
+        let inside = path.strip_prefix("/").unwrap_or(path);
+        PathBuf::from(format!("/proc/{}/root", self.child.id())).join(inside)
+    }
+
+    /// Empties the small disk of the filler.
+    pub fn free_disk(&self) {
+        std::fs::remove_file(self.disk_path("filler")).expect("the filler goes");
+    }
+
+    /// `name` on the small disk, as this process reaches it.
+    fn disk_path(&self, name: &str) -> PathBuf {
+        let disk = self
+            .disk
+            .as_ref()
+            .expect("a server started with a small disk");
+        let inside = disk.folder.strip_prefix("/").unwrap_or(&disk.folder);
+        PathBuf::from(format!("/proc/{}/root", self.child.id()))
+            .join(inside)
+            .join(name)
+    }
+
     /// [`Sshd::start`] listening on `address` alone: a test network's end
     /// ([`crate::netns::NetLink`]), so that a client inside that network reaches it only over
     /// the link.
@@ -164,7 +236,7 @@ impl Sshd {
         address: std::net::Ipv4Addr,
     ) -> Option<Sshd> {
         let sshd = need(Group::Remote, SSHD_VAR)?;
-        let started = Sshd::start_with(&sshd, env, forkhost, path_first, lacking, address);
+        let started = Sshd::start_with(&sshd, env, forkhost, path_first, lacking, address, None);
         Some(started.unwrap_or_else(|e| panic!("{e}")))
     }
 
@@ -175,6 +247,7 @@ impl Sshd {
         path_first: Option<&Path>,
         lacking: &[&str],
         address: std::net::Ipv4Addr,
+        disk: Option<SmallDisk>,
     ) -> Result<Sshd, String> {
         run(Command::new("getent").args(["passwd", REMOTE_USER])).map_err(|_| {
             format!("no user {REMOTE_USER}: run scripts/setup.sh --tests (as root) to make it")
@@ -273,7 +346,28 @@ impl Sshd {
         // sshd's privilege separation folder, which a package install makes at boot only.
         let _ = std::fs::create_dir_all("/run/sshd");
         let log = std::fs::File::create(server.join("sshd.log")).map_err(|e| e.to_string())?;
-        let child = Command::new(sshd)
+        let mut command = match &disk {
+            None => Command::new(sshd),
+            Some(disk) => {
+                let id = |flag: &str| {
+                    run(Command::new("id").args([flag, REMOTE_USER])).map(|s| s.trim().to_owned())
+                };
+                let mut cmd = Command::new("unshare");
+                cmd.args(["-m", "--propagation", "private", "sh", "-c"])
+                    .arg(
+                        "mount -t tmpfs -o \"size=$2k,uid=$3,gid=$4,mode=0700\" tmpfs \"$1\" \
+                         && shift 4 && exec \"$@\"",
+                    )
+                    .arg("sh")
+                    .arg(&disk.folder)
+                    .arg(disk.kilobytes.to_string())
+                    .arg(id("-u")?)
+                    .arg(id("-g")?)
+                    .arg(sshd);
+                cmd
+            }
+        };
+        let child = command
             .arg("-D")
             .arg("-e")
             .arg("-f")
@@ -305,6 +399,7 @@ impl Sshd {
             known_hosts,
             host_public_key,
             address,
+            disk,
             remote_root: env.root().to_path_buf(),
         };
         me.wait_listening()?;

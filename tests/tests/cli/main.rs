@@ -16,6 +16,8 @@ mod race;
 #[cfg(unix)]
 mod remote;
 #[cfg(unix)]
+mod remote_disk;
+#[cfg(unix)]
 mod remote_files;
 #[cfg(unix)]
 mod remote_network;

@@ -103,7 +103,10 @@ impl Host {
 
         // Step 3: derive.
         let native_started = Instant::now();
-        let derived = self.derive(&plan, &binary, txn.worktree.as_deref()).await;
+        let derived = self
+            .derive(&plan, &binary, txn.worktree.as_deref())
+            .await
+            .map_err(crate::thread::disk_full::fork_failure);
         let derived = txn.attempt(derived).await?;
         let native_ms = ms(native_started);
         let warm = derived.adopted.is_some();

@@ -7,6 +7,7 @@
 
 pub(crate) mod anchors;
 pub(crate) mod discovery;
+pub(crate) mod disk_full;
 pub(crate) mod export;
 pub(crate) mod follow;
 pub(crate) mod layout;

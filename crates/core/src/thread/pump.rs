@@ -72,6 +72,11 @@ pub(crate) async fn pump(
                             .await;
                     }
                 }
+                // A full disk left the turn half-written: taken off before anything reads it.
+                let disk_full = matches!(&outcome, TurnOutcome::Failed { message } if super::disk_full::says_disk_full(message));
+                if disk_full {
+                    host.drop_torn_session_tail(&thread_id).await;
+                }
                 if let Err(err) = host.sync_thread(&thread_id).await {
                     host.report(&thread_id, &err, "sync after turn failed");
                 }
@@ -83,6 +88,9 @@ pub(crate) async fn pump(
                     }
                 }
                 let outcome = match outcome {
+                    TurnOutcome::Failed { message } if disk_full => TurnOutcome::Failed {
+                        message: super::disk_full::disk_full_words(&message),
+                    },
                     TurnOutcome::Failed { message } => TurnOutcome::Failed {
                         message: explained(&host, &thread_id, message).await,
                     },
@@ -98,7 +106,8 @@ pub(crate) async fn pump(
                 });
                 host.thread_changed(&thread_id).await;
                 turn.finish(outcome);
-                if turn.retiring() {
+                // A runtime that believes it wrote the torn turn does not take the next one.
+                if turn.retiring() || disk_full {
                     // A grant it may remember was revoked during the turn.
                     let (host, thread, turn) = (host.clone(), id(), turn.clone());
                     tokio::spawn(async move { host.retire_runtime(&thread, &turn).await });
@@ -118,7 +127,12 @@ pub(crate) async fn pump(
                 host.drop_pending(&thread_id, &turn);
                 if let Some(message) = error {
                     tracing::warn!(thread = %thread_id, "harness exited unexpectedly");
-                    let message = explained(&host, &thread_id, message).await;
+                    let message = if super::disk_full::says_disk_full(&message) {
+                        host.drop_torn_session_tail(&thread_id).await;
+                        super::disk_full::disk_full_words(&message)
+                    } else {
+                        explained(&host, &thread_id, message).await
+                    };
                     host.emit(HostEvent::Error {
                         thread_id: id(),
                         code: crate::base::error::ErrorCode::HarnessFailed,
@@ -149,5 +163,30 @@ async fn explained(host: &Host, thread_id: &str, message: String) -> String {
     match host.thread(thread_id).await {
         Ok(thread) => crate::base::harnesses::explain_failure(thread.kind, message),
         Err(_) => message,
+    }
+}
+
+impl Host {
+    /// After a turn that failed on a full disk: the half-written last line taken off the
+    /// thread's session file (`disk_full.rs`). Only a file the harness appends lines to.
+    async fn drop_torn_session_tail(&self, thread_id: &str) {
+        let Ok(row) = self.store().thread(thread_id).await else {
+            return;
+        };
+        let Some(path) = row.native_path.map(std::path::PathBuf::from) else {
+            return;
+        };
+        if !path.is_file() {
+            return;
+        }
+        match super::disk_full::drop_torn_tail(&path) {
+            Ok(0) => {}
+            Ok(bytes) => {
+                tracing::warn!(thread = %thread_id, bytes, "a turn torn by a full disk was taken off its session")
+            }
+            Err(err) => {
+                tracing::warn!(thread = %thread_id, %err, "the torn end of a session could not be taken off")
+            }
+        }
     }
 }
