@@ -211,18 +211,35 @@ impl Sides {
 
     /// A new `harness` thread on the remote, its first turn "first prompt" done: its id.
     fn new_thread(&self, harness: &str) -> String {
-        let cwd = self.remote.work_dir().display().to_string();
-        id(&self.local.ok(&[
-            "--host",
-            "box",
-            "new",
-            "--harness",
-            harness,
-            "--cwd",
-            &cwd,
-            "first prompt",
-        ]))
+        id(&new_on_box(&self.local, harness, self.remote.work_dir()))
     }
+}
+
+/// A new `harness` thread on the host `box`, in `cwd` there, its first turn "first prompt"
+/// done: its detail.
+pub(crate) fn new_on_box(local: &Local<'_>, harness: &str, cwd: &Path) -> Value {
+    let cwd = cwd.display().to_string();
+    local.ok(&[
+        "--host",
+        "box",
+        "new",
+        "--harness",
+        harness,
+        "--cwd",
+        &cwd,
+        "first prompt",
+    ])
+}
+
+/// The assistant's texts in turn `index` (from 0) of a thread's detail.
+pub(crate) fn assistant_texts(detail: &Value, index: usize) -> Vec<String> {
+    detail["thread"]["turns"][index]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "assistant")
+        .map(|m| m["text"].as_str().unwrap().to_owned())
+        .collect()
 }
 
 /// A fake model whose `SLOW` replies take 6 s.
@@ -688,14 +705,11 @@ fn pi_a_remote_turn_runs_on_when_the_connection_drops_and_attach_shows_all_of_it
     let turns = attached["thread"]["turns"].as_array().unwrap();
     assert_eq!(turns.len(), 2, "{attached}");
     assert!(turns[1]["complete"].as_bool().unwrap(), "{attached}");
-    let texts: Vec<&str> = turns[1]["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "assistant")
-        .map(|m| m["text"].as_str().unwrap())
-        .collect();
-    assert_eq!(texts, [whole.as_str()], "{attached}");
+    assert_eq!(
+        assistant_texts(&attached, 1),
+        [whole.as_str()],
+        "{attached}"
+    );
     let asked = sides
         .model
         .model_requests()

@@ -10,7 +10,7 @@ use forkhost_tests::fake_model::{FakeModel, FakeModelOptions, Msg};
 use forkhost_tests::harness_env::{Harness, HarnessEnv};
 use forkhost_tests::sshd::{Sshd, HOST_ALIAS};
 
-use crate::remote::{id, Local};
+use crate::remote::{id, new_on_box, Local};
 
 fn reply(turn: usize, text: &str) -> Msg {
     Msg::assistant(format!("reply (turn {turn}) to: {text}"))
@@ -29,17 +29,7 @@ fn pi_on_a_full_remote_disk_a_turn_and_a_fork_fail_in_words_and_nothing_is_half_
     sshd.trust_host_key();
     let local = Local::new(&sshd);
     local.ok(&["hosts", "add", "box", HOST_ALIAS]);
-    let cwd = remote.work_dir().display().to_string();
-    let made = local.ok(&[
-        "--host",
-        "box",
-        "new",
-        "--harness",
-        "pi",
-        "--cwd",
-        &cwd,
-        "first prompt",
-    ]);
+    let made = new_on_box(&local, "pi", remote.work_dir());
     let thread = id(&made);
     let native = PathBuf::from(made["thread"]["native"]["path"].as_str().unwrap());
     let source = sshd.as_seen_there(&native);

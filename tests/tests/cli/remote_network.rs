@@ -12,7 +12,7 @@ use forkhost_tests::harness_env::{Harness, HarnessEnv};
 use forkhost_tests::netns::NetLink;
 use forkhost_tests::sshd::{Sshd, HOST_ALIAS};
 
-use crate::remote::{id, read_until, Local};
+use crate::remote::{assistant_texts, id, new_on_box, read_until, Local};
 
 /// How long the slow reply streams: longer than ssh takes to give up on a dead link
 /// (ServerAliveInterval 5 s × 3), so the turn is still running when this side learns the link
@@ -44,17 +44,7 @@ fn pi_a_remote_turn_runs_on_when_the_network_drops_and_this_side_is_told_in_word
     sshd.trust_host_key();
     let local = Local::new(&sshd).inside(&net);
     local.ok(&["hosts", "add", "box", HOST_ALIAS]);
-    let cwd = remote.work_dir().display().to_string();
-    let thread = id(&local.ok(&[
-        "--host",
-        "box",
-        "new",
-        "--harness",
-        "pi",
-        "--cwd",
-        &cwd,
-        "first prompt",
-    ]));
+    let thread = id(&new_on_box(&local, "pi", remote.work_dir()));
 
     const PROMPT: &str = "SLOW second prompt";
     let mut sending = local.spawn(&["--host", "box", "send", &thread, PROMPT]);
@@ -95,15 +85,8 @@ fn pi_a_remote_turn_runs_on_when_the_network_drops_and_this_side_is_told_in_word
     let turns = attached["thread"]["turns"].as_array().unwrap();
     assert_eq!(turns.len(), 2, "{attached}");
     assert!(turns[1]["complete"].as_bool().unwrap(), "{attached}");
-    let texts: Vec<&str> = turns[1]["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "assistant")
-        .map(|m| m["text"].as_str().unwrap())
-        .collect();
     assert_eq!(
-        texts,
+        assistant_texts(&attached, 1),
         [whole.as_str()],
         "the whole reply, ended there: {attached}"
     );
