@@ -1,23 +1,21 @@
 //! Install on connect (docs/architecture.md "Remote hosts"): a remote host with no forkhost
-//! gets this one, copied over the same ssh, when it runs this build's OS and architecture;
+//! gets this one, copied over the same ssh, when it runs this build's OS and architecture (or
+//! its system's CLI of this version from the release archives folder, `cli_archives_folder`);
 //! `forkhost hosts install NAME` does it by hand (a remote of another version, say). The host
 //! then remembers where it went.
 
 use forkhost_core::{
-    Host, HostError, RemoteCommand, RemoteHostSpec, RemoteHostView, RemoteSystem, SSH_FAILED,
-    VERSION,
+    cli_archives_folder, Host, HostError, RemoteCommand, RemoteHostSpec, RemoteHostView,
+    RemoteSystem, SSH_FAILED, VERSION,
 };
 
 /// Copies this forkhost to `remote` and records its path there; the host as it is now.
 pub async fn install(host: &Host, remote: &RemoteHostView) -> Result<RemoteHostView, HostError> {
     let printed = captured(remote, remote.probe_command()?, Vec::new()).await?;
     let system = RemoteSystem::read(&printed)?;
-    system.runs_this_build(&remote.name)?;
+    let source = system.program_source(&remote.name, cli_archives_folder().as_deref())?;
     let path = system.install_path();
-    let exe = std::env::current_exe()
-        .map_err(|e| HostError::Internal(format!("this program's path: {e}")))?;
-    let program =
-        std::fs::read(&exe).map_err(|e| HostError::Internal(format!("{}: {e}", exe.display())))?;
+    let program = source.read()?;
     eprintln!(
         "forkhost: installing forkhost {VERSION} on {} ({path}, {} MB)…",
         remote.name,

@@ -46,8 +46,9 @@ pub use race::{
     LaneFile, LaneSpec, LaneState, OnLane, RaceLane, RaceSpec, RaceView, CHECK_TIMEOUT, MAX_LANES,
 };
 pub use remote::{
-    remote_thread_id, version_mismatch, RemoteCommand, RemoteHostSpec, RemoteHostView,
-    RemoteSystem, ThreadAddress, LOCAL_HOST, REMOTE_EXEC, SSH_FAILED, VERSION,
+    cli_archives_folder, remote_thread_id, version_mismatch, ProgramSource, RemoteCommand,
+    RemoteHostSpec, RemoteHostView, RemoteSystem, ThreadAddress, CLI_ARCHIVES_ENV, LOCAL_HOST,
+    REMOTE_EXEC, SSH_FAILED, VERSION,
 };
 pub use rewind::files::RewindFileView;
 pub use rewind::{RewindKind, RewindPlan, RewindView, RewoundView};

@@ -38,6 +38,11 @@ impl<'a> Local<'a> {
         }
     }
 
+    /// This side's HOME (when it runs no harness of its own).
+    pub(crate) fn home(&self) -> &Path {
+        self.home.path()
+    }
+
     /// This side inside the test network `net`: it reaches the server over its link only.
     pub(crate) fn inside(self, net: &'a forkhost_tests::netns::NetLink) -> Local<'a> {
         Local {
@@ -69,6 +74,7 @@ impl<'a> Local<'a> {
             Some(env) => env.apply_std(&mut cmd),
             None => {
                 cmd.env("HOME", self.home.path())
+                    .env("XDG_CACHE_HOME", self.home.path().join(".cache"))
                     .env_remove("FORKHOST_PI_BIN")
                     .env_remove("FORKHOST_CLAUDE_BIN")
                     .env_remove("FORKHOST_CODEX_BIN")
@@ -1040,10 +1046,14 @@ fn pi_a_remote_without_forkhost_gets_this_one_on_the_first_command() {
     );
 }
 
-/// A remote of another architecture is refused in words naming the release archive it
-/// needs; nothing is written there and the host stays as it was.
+/// A remote of another architecture: without its CLI here, refused in words naming the release
+/// archive it needs and the folder to put it in, nothing written there, the host as it was;
+/// with the release's archive in that folder, the first command copies that archive's
+/// `forkhost` there and runs it. (The remote is this machine behind a `uname` that says another
+/// architecture, so the archive holds this build: what is proved is which file is chosen,
+/// unpacked and copied, not that an aarch64 build runs.)
 #[test]
-fn a_remote_of_another_architecture_is_refused_naming_the_archive_it_needs() {
+fn a_remote_of_another_architecture_gets_the_release_archives_cli_or_is_refused_naming_it() {
     let other = if std::env::consts::ARCH == "x86_64" {
         "aarch64"
     } else {
@@ -1071,6 +1081,45 @@ fn a_remote_of_another_architecture_is_refused_naming_the_archive_it_needs() {
     );
     assert!(!remote.home().join(".cache/forkhost/bin").exists());
     assert!(local.ok(&["hosts"])["hosts"][0]["remote_program"].is_null());
+    // This side's CLI archives folder: the user's cache.
+    let folder = local.home().join(".cache/forkhost/cli");
+    assert!(
+        message.contains(&folder.display().to_string()),
+        "the words name where to put it: {message}"
+    );
+
+    // The release's archive for that system, put where the words said.
+    std::fs::create_dir_all(&folder).unwrap();
+    let staging = tempfile::tempdir().unwrap();
+    std::fs::copy(forkhost_bin(), staging.path().join("forkhost")).unwrap();
+    let archive = folder.join(format!(
+        "forkhost-cli-{}-{other}-unknown-linux-gnu.tar.gz",
+        forkhost_core::VERSION
+    ));
+    let tarred = Command::new("tar")
+        .arg("-czf")
+        .arg(&archive)
+        .arg("-C")
+        .arg(staging.path())
+        .arg("forkhost")
+        .status()
+        .unwrap();
+    assert!(tarred.success());
+    let threads = local.ok(&["--host", "box", "threads"]);
+    assert_eq!(threads["threads"].as_array().unwrap().len(), 0, "{threads}");
+    let installed = local.ok(&["hosts"])["hosts"][0]["remote_program"]
+        .as_str()
+        .expect("the host remembers the copy")
+        .to_owned();
+    assert!(
+        installed.contains(".cache/forkhost/bin/forkhost-"),
+        "{installed}"
+    );
+    assert_eq!(
+        std::fs::read(&installed).unwrap(),
+        std::fs::read(forkhost_bin()).unwrap(),
+        "the archive's forkhost, copied whole"
+    );
 }
 
 #[test]

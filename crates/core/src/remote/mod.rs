@@ -18,7 +18,7 @@ use serde::Serialize;
 use crate::base::error::{HostError, HostResult};
 use crate::host::Host;
 pub use address::{remote_thread_id, ThreadAddress};
-pub use install::RemoteSystem;
+pub use install::{cli_archives_folder, ProgramSource, RemoteSystem, CLI_ARCHIVES_ENV};
 pub use ssh::{RemoteCommand, SSH_FAILED};
 
 /// The name that always means this machine (`--to-host local`, `--host local`).
