@@ -294,7 +294,6 @@ mod tests {
         file.set_len(256 * 1024 * 1024).unwrap();
         let asked = AtomicUsize::new(0);
         let stop = || asked.fetch_add(1, Ordering::Relaxed) >= 1;
-        let started = std::time::Instant::now();
         let stats = ScanStats::default();
         assert_eq!(
             file_passes(
@@ -306,7 +305,8 @@ mod tests {
             ),
             None
         );
-        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+        // Left after its first chunk: what it read says so (a time bound would be a speed
+        // assertion, and failed on a loaded machine).
         assert_eq!(stats.bytes.load(Ordering::Relaxed), CHUNK as u64);
     }
 
