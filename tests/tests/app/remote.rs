@@ -810,19 +810,23 @@ async fn host_setup_view(client: &Client) -> Result<()> {
     )
     .await
     .context("box's set-up view shows its Pi ready")?;
-    let text = wait_css(client, dialog, WAIT).await?.text().await?;
+    // The text as the page holds it (a modal's rendered text read empty over WebDriver).
+    let text = js(
+        client,
+        r#"return document.querySelector('[data-dialog="first-run"]')?.textContent ?? '';"#,
+    )
+    .await?;
+    let text = text.as_str().unwrap_or_default();
     ensure!(
         text.contains("Set up agents on box"),
         "the view names the host: {text:?}"
     );
-    let pi = wait_css(
+    let pi = js(
         client,
-        &format!(r#"{dialog} .setup-card[data-harness="pi"]"#),
-        WAIT,
+        r#"return document.querySelector('[data-dialog="first-run"] .setup-card[data-harness="pi"]')?.textContent ?? '';"#,
     )
-    .await?
-    .text()
     .await?;
+    let pi = pi.as_str().unwrap_or_default();
     ensure!(
         pi.chars().any(|c| c.is_ascii_digit()),
         "Pi's version there: {pi:?}"

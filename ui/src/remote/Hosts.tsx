@@ -96,22 +96,6 @@ function HostRow({ name, destination }: { name: string; destination: string }) {
           <span className="host__why">{state.message}</span>
         </p>
       )}
-      {open && state?.status === "ready" && harnesses && (
-        <p className="host__note host__note--quiet">
-          <span data-part="harnesses" title="The agents installed there">
-            {harnesses}
-          </span>
-          {" · "}
-          <button
-            type="button"
-            className="link-button"
-            data-action="host-setup"
-            onClick={() => openDialog({ kind: "first-run", host: name })}
-          >
-            Set up agents…
-          </button>
-        </p>
-      )}
       {open && state?.status === "ready" && (
         <ul className="sessions__list" role="list">
           {state.threads.length === 0 && <li className="sessions__empty">No threads there yet.</li>}
@@ -137,6 +121,23 @@ function HostRow({ name, destination }: { name: string; destination: string }) {
             </li>
           ))}
         </ul>
+      )}
+      {/* Below its threads: read after them, it never moves a row under the pointer. */}
+      {open && state?.status === "ready" && harnesses && (
+        <p className="host__note host__note--quiet">
+          <span data-part="harnesses" title="The agents installed there">
+            {harnesses}
+          </span>
+          {" · "}
+          <button
+            type="button"
+            className="link-button"
+            data-action="host-setup"
+            onClick={() => openDialog({ kind: "first-run", host: name })}
+          >
+            Set up agents…
+          </button>
+        </p>
       )}
     </li>
   );
