@@ -237,6 +237,35 @@ pub(crate) fn new_on_box(local: &Local<'_>, harness: &str, cwd: &Path) -> Value 
     ])
 }
 
+/// `attach` to `thread` after its connection was lost mid-turn 2: the turn ended there whole
+/// (complete, its reply the whole reply to `prompt`) and was asked of the model once. What
+/// attach printed on stderr.
+pub(crate) fn attached_whole(
+    local: &Local<'_>,
+    model: &FakeModel,
+    thread: &str,
+    prompt: &str,
+) -> String {
+    let whole = format!("reply (turn 2) to: {prompt}");
+    let (ok, attached, stderr) = local.run(&["--host", "box", "attach", thread]);
+    assert!(ok, "attach failed: {attached}\n{stderr}");
+    let turns = attached["thread"]["turns"].as_array().unwrap();
+    assert_eq!(turns.len(), 2, "{attached}");
+    assert!(turns[1]["complete"].as_bool().unwrap(), "{attached}");
+    assert_eq!(
+        assistant_texts(&attached, 1),
+        [whole.as_str()],
+        "the whole reply, ended there: {attached}"
+    );
+    let asked = model
+        .model_requests()
+        .iter()
+        .filter(|r| r.last_user_text() == Some(prompt))
+        .count();
+    assert_eq!(asked, 1, "the turn ran once");
+    stderr
+}
+
 /// The assistant's texts in turn `index` (from 0) of a thread's detail.
 pub(crate) fn assistant_texts(detail: &Value, index: usize) -> Vec<String> {
     detail["thread"]["turns"][index]["messages"]
@@ -702,27 +731,11 @@ fn pi_a_remote_turn_runs_on_when_the_connection_drops_and_attach_shows_all_of_it
     );
 
     // Back: attach replays what streamed meanwhile and follows the turn to its end.
-    let (ok, attached, stderr) = local.run(&["--host", "box", "attach", &thread]);
-    assert!(ok, "attach failed: {attached}\n{stderr}");
+    let stderr = attached_whole(local, &sides.model, &thread, PROMPT);
     assert!(
         stderr.replace('\n', "").contains(&whole),
         "attach shows the whole reply, from its first word: {stderr:?}"
     );
-    let turns = attached["thread"]["turns"].as_array().unwrap();
-    assert_eq!(turns.len(), 2, "{attached}");
-    assert!(turns[1]["complete"].as_bool().unwrap(), "{attached}");
-    assert_eq!(
-        assistant_texts(&attached, 1),
-        [whole.as_str()],
-        "{attached}"
-    );
-    let asked = sides
-        .model
-        .model_requests()
-        .iter()
-        .filter(|r| r.last_user_text() == Some(PROMPT))
-        .count();
-    assert_eq!(asked, 1, "the turn ran once");
 
     // Attached again after its end: the finished turn, not a wait.
     let (ok, again, stderr) = local.run(&["--host", "box", "attach", &thread]);

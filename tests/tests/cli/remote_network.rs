@@ -12,7 +12,7 @@ use forkhost_tests::harness_env::{Harness, HarnessEnv};
 use forkhost_tests::netns::NetLink;
 use forkhost_tests::sshd::{Sshd, HOST_ALIAS};
 
-use crate::remote::{assistant_texts, id, new_on_box, read_until, Local};
+use crate::remote::{attached_whole, id, new_on_box, read_until, Local};
 
 /// How long the slow reply streams: longer than ssh takes to give up on a dead link
 /// (ServerAliveInterval 5 s × 3), so the turn is still running when this side learns the link
@@ -74,26 +74,10 @@ fn pi_a_remote_turn_runs_on_when_the_network_drops_and_this_side_is_told_in_word
         said.contains(&format!("forkhost --host box attach {thread}")),
         "it says how to follow the turn again: {said}"
     );
-    let whole = format!("reply (turn 2) to: {PROMPT}");
 
     // The turn runs on there; once it has surely ended, the link comes back.
     let ends = REPLY_TAKES.saturating_sub(cut_at.elapsed()) + Duration::from_secs(3);
     std::thread::sleep(ends);
     net.restore();
-    let (ok, attached, stderr) = local.run(&["--host", "box", "attach", &thread]);
-    assert!(ok, "attach failed: {attached}\n{stderr}");
-    let turns = attached["thread"]["turns"].as_array().unwrap();
-    assert_eq!(turns.len(), 2, "{attached}");
-    assert!(turns[1]["complete"].as_bool().unwrap(), "{attached}");
-    assert_eq!(
-        assistant_texts(&attached, 1),
-        [whole.as_str()],
-        "the whole reply, ended there: {attached}"
-    );
-    let asked = model
-        .model_requests()
-        .iter()
-        .filter(|r| r.last_user_text() == Some(PROMPT))
-        .count();
-    assert_eq!(asked, 1, "the turn ran once");
+    attached_whole(&local, &model, &thread, PROMPT);
 }

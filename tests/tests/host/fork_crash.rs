@@ -174,11 +174,9 @@ fn run_child(test: &str, fx: &Fixture, failpoint: &str) -> (Option<i32>, String)
     )
 }
 
-/// The invariants after a restart.
-async fn check_after_restart(fx: &Fixture, harness: Harness) -> Option<String> {
-    // The Host's open removes what a crash left (the row and the session its harness derived);
-    // count it.
-    let (host, report) = Host::open_with(
+/// The Host on the fixture's data folder, with its harnesses' environment.
+async fn open_host(fx: &Fixture) -> (Host, forkhost_core::OpenReport) {
+    Host::open_with(
         fx.data.path(),
         HostOptions {
             harness_env: fx.env.vars().to_vec(),
@@ -186,7 +184,14 @@ async fn check_after_restart(fx: &Fixture, harness: Harness) -> Option<String> {
         },
     )
     .await
-    .unwrap();
+    .unwrap()
+}
+
+/// The invariants after a restart.
+async fn check_after_restart(fx: &Fixture, harness: Harness) -> Option<String> {
+    // The Host's open removes what a crash left (the row and the session its harness derived);
+    // count it.
+    let (host, report) = open_host(fx).await;
     let removed = report.removed_creating;
     host.shutdown().await;
     let opened = forkhost_store::Store::open(fx.data.path().join("forkhost.sqlite"))
@@ -249,15 +254,7 @@ async fn check_after_restart(fx: &Fixture, harness: Harness) -> Option<String> {
     match &fork {
         Some(id) => {
             // Complete: lineage and its one inherited turn.
-            let (host, _) = Host::open_with(
-                fx.data.path(),
-                HostOptions {
-                    harness_env: fx.env.vars().to_vec(),
-                    ..Default::default()
-                },
-            )
-            .await
-            .unwrap();
+            let (host, _) = open_host(fx).await;
             let shown = host.show(id).await.unwrap();
             assert_eq!(shown.turns.len(), 1);
             assert_eq!(shown.thread.fork.as_ref().unwrap().source_thread, fx.source);

@@ -99,14 +99,17 @@ mod tests {
         }
     }
 
+    /// A session file `name` in `dir`.
+    fn written(dir: &Path, name: &str) -> std::path::PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, "x").unwrap();
+        p
+    }
+
     #[test]
     fn a_derived_session_goes_but_never_the_source_nor_a_pending_one() {
         let dir = tempfile::tempdir().unwrap();
-        let file = |name: &str| {
-            let p = dir.path().join(name);
-            std::fs::write(&p, "x").unwrap();
-            p
-        };
+        let file = |name: &str| written(dir.path(), name);
         let (derived, source, pending) = (file("d.jsonl"), file("s.jsonl"), file("p.jsonl"));
         remove_derived(&forked(&source, false), Some(&source));
         remove_derived(&forked(&pending, true), Some(&source));
@@ -118,11 +121,7 @@ mod tests {
     #[test]
     fn an_interrupted_forks_session_goes_unless_a_thread_names_it() {
         let dir = tempfile::tempdir().unwrap();
-        let file = |name: &str| {
-            let p = dir.path().join(name);
-            std::fs::write(&p, "x").unwrap();
-            p
-        };
+        let file = |name: &str| written(dir.path(), name);
         let (half, shared, pending) = (file("h.jsonl"), file("shared.jsonl"), file("p.jsonl"));
         let removed = [
             row("half", &half, false),
